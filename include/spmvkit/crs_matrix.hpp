@@ -1,0 +1,154 @@
+#ifndef SPMVKIT_CRS_MATRIX_HPP
+#define SPMVKIT_CRS_MATRIX_HPP
+
+#include <spmvkit/detail/memory.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace spmvkit {
+
+/// Compressed Row Storage matrix held in rank-1 Views of ExecutionSpace's memory.
+///
+/// row_starts has num_rows + 1 entries; the entries of row i are
+/// [row_starts(i), row_starts(i + 1)) of column_indices and values.
+///
+/// Ordinal indexes rows and columns, Offset indexes nonzeros. The default
+/// Offset = int keeps row_starts at 4 bytes and matches cuSPARSE's 32-bit
+/// path; a matrix with more than 2^31 - 1 nonzeros is rejected at construction
+/// with std::length_error and needs Offset = std::int64_t.
+template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
+class CrsMatrix {
+  static_assert(std::is_floating_point_v<Scalar>, "CrsMatrix: Scalar must be a floating-point type");
+  static_assert(std::is_integral_v<Ordinal> && std::is_signed_v<Ordinal>,
+                "CrsMatrix: Ordinal must be a signed integral type");
+  static_assert(std::is_integral_v<Offset> && sizeof(Offset) >= sizeof(Ordinal),
+                "CrsMatrix: Offset must be integral and at least as wide as Ordinal");
+
+public:
+  using value_type = Scalar;
+  using ordinal_type = Ordinal;
+  using offset_type = Offset;
+  using execution_space = ExecutionSpace;
+  using memory_space = typename ExecutionSpace::memory_space;
+  using device_type = Kokkos::Device<execution_space, memory_space>;
+  using row_starts_type = Kokkos::View<Offset*, device_type>;
+  using column_indices_type = Kokkos::View<Ordinal*, device_type>;
+  using values_type = Kokkos::View<Scalar*, device_type>;
+
+  CrsMatrix() = default;
+
+  /// Allocates (uninitialised) storage for a num_rows x num_cols matrix with
+  /// nnz entries; the caller fills the three Views.
+  CrsMatrix(std::string const& label, std::int64_t num_rows, std::int64_t num_cols,
+            std::int64_t nnz, ExecutionSpace const& exec = ExecutionSpace())
+      : num_rows_(detail::checked_index<Ordinal>(num_rows, "num_rows", "spmvkit::CrsMatrix")),
+        num_cols_(detail::checked_index<Ordinal>(num_cols, "num_cols", "spmvkit::CrsMatrix")) {
+    detail::checked_index<Offset>(nnz, "nnz", "spmvkit::CrsMatrix");
+    // row_starts(num_rows) == nnz must itself be representable.
+    detail::checked_index<Offset>(num_rows, "num_rows", "spmvkit::CrsMatrix");
+    row_starts_ = detail::allocate_view<row_starts_type>(
+        exec, "SpMVKit::CrsMatrix::row_starts(" + label + ")", num_rows + 1);
+    column_indices_ = detail::allocate_view<column_indices_type>(
+        exec, "SpMVKit::CrsMatrix::column_indices(" + label + ")", nnz);
+    values_ =
+        detail::allocate_view<values_type>(exec, "SpMVKit::CrsMatrix::values(" + label + ")", nnz);
+  }
+
+  /// Wraps existing Views without copying. Extents are checked; the contents
+  /// (monotone row_starts, column indices in range) are the caller's promise;
+  /// check_structure() verifies them.
+  CrsMatrix(std::int64_t num_rows, std::int64_t num_cols, row_starts_type row_starts,
+            column_indices_type column_indices, values_type values)
+      : num_rows_(detail::checked_index<Ordinal>(num_rows, "num_rows", "spmvkit::CrsMatrix")),
+        num_cols_(detail::checked_index<Ordinal>(num_cols, "num_cols", "spmvkit::CrsMatrix")),
+        row_starts_(row_starts), column_indices_(column_indices), values_(values) {
+    if (static_cast<std::int64_t>(row_starts_.extent(0)) != num_rows + 1) {
+      throw std::invalid_argument("spmvkit::CrsMatrix: row_starts has " +
+                                  std::to_string(row_starts_.extent(0)) + " entries, expected " +
+                                  "num_rows + 1 = " + std::to_string(num_rows + 1));
+    }
+    if (column_indices_.extent(0) != values_.extent(0)) {
+      throw std::invalid_argument("spmvkit::CrsMatrix: column_indices has " +
+                                  std::to_string(column_indices_.extent(0)) +
+                                  " entries but values has " + std::to_string(values_.extent(0)));
+    }
+    detail::checked_index<Offset>(static_cast<std::int64_t>(values_.extent(0)), "nnz",
+                                  "spmvkit::CrsMatrix");
+  }
+
+  KOKKOS_INLINE_FUNCTION Ordinal num_rows() const { return num_rows_; }
+  KOKKOS_INLINE_FUNCTION Ordinal num_cols() const { return num_cols_; }
+  KOKKOS_INLINE_FUNCTION Offset nnz() const { return static_cast<Offset>(values_.extent(0)); }
+
+  row_starts_type const& row_starts() const { return row_starts_; }
+  column_indices_type const& column_indices() const { return column_indices_; }
+  values_type const& values() const { return values_; }
+
+private:
+  Ordinal num_rows_ = 0;
+  Ordinal num_cols_ = 0;
+  row_starts_type row_starts_;
+  column_indices_type column_indices_;
+  values_type values_;
+};
+
+namespace detail {
+template <class Ordinal, class Offset, class Device>
+struct CrsStructureCheck {
+  Kokkos::View<const Offset*, Device> row_starts;
+  Kokkos::View<const Ordinal*, Device> cols;
+  Ordinal num_cols;
+  // Finds the first row whose offsets or column indices are invalid.
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal row, Ordinal& first_bad) const {
+    const Offset begin = row_starts(row), end = row_starts(row + 1);
+    bool bad = end < begin || begin < 0 || end > static_cast<Offset>(cols.extent(0));
+    for (Offset k = begin; !bad && k < end; ++k) bad = cols(k) < 0 || cols(k) >= num_cols;
+    if (bad && row < first_bad) first_bad = row;
+  }
+};
+} // namespace detail
+
+/// Checks row_starts (starts at 0, non-decreasing, ends at nnz) and that every
+/// column index lies in [0, num_cols). Throws std::invalid_argument naming the
+/// first offending row. Runs on the matrix's execution space; costs about one SpMV.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+void check_structure(ExecutionSpace const& exec,
+                     CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
+  using Device = typename CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
+  Offset first = 0, last = 0;
+  Kokkos::deep_copy(first, Kokkos::subview(A.row_starts(), 0));
+  Kokkos::deep_copy(last, Kokkos::subview(A.row_starts(), A.num_rows()));
+  exec.fence();
+  if (first != 0 || last != A.nnz()) {
+    throw std::invalid_argument("spmvkit::check_structure: row_starts must run from 0 to nnz = " +
+                                std::to_string(A.nnz()) + ", got " + std::to_string(first) +
+                                " .. " + std::to_string(last));
+  }
+  Ordinal first_bad = 0;
+  Kokkos::parallel_reduce(
+      "SpMVKit::CrsMatrix::check_structure",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>(exec, 0, A.num_rows()),
+      detail::CrsStructureCheck<Ordinal, Offset, Device>{A.row_starts(), A.column_indices(),
+                                                         A.num_cols()},
+      Kokkos::Min<Ordinal>(first_bad));
+  if (first_bad < A.num_rows()) { // the Min reducer starts at the largest Ordinal
+    throw std::invalid_argument("spmvkit::check_structure: row " + std::to_string(first_bad) +
+                                " has decreasing row_starts or a column index outside [0, " +
+                                std::to_string(A.num_cols()) + ")");
+  }
+}
+
+template <class T>
+struct is_crs_matrix : std::false_type {};
+template <class S, class E, class O, class F>
+struct is_crs_matrix<CrsMatrix<S, E, O, F>> : std::true_type {};
+template <class T>
+inline constexpr bool is_crs_matrix_v = is_crs_matrix<T>::value;
+
+} // namespace spmvkit
+
+#endif

@@ -1,0 +1,111 @@
+#ifndef SPMVKIT_DETAIL_LAUNCH_PARAMETERS_HPP
+#define SPMVKIT_DETAIL_LAUNCH_PARAMETERS_HPP
+
+#include <spmvkit/detail/memory.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace spmvkit {
+
+/// CRS kernel variants of the founding study: one row per thread (the
+/// report's "Thread" kernel) or one row per group of vector lanes ("warp").
+enum class CrsKernel { automatic, row_per_thread, vector };
+
+namespace detail {
+
+enum class KernelKind { crs_row_per_thread, crs_vector, sell };
+
+struct LaunchParameters {
+  std::int64_t league_size = 0;
+  int team_size = 1;
+  int vector_length = 1;
+  /// Rows (CRS) or chunks (SELL) handled by one team.
+  std::int64_t work_per_team = 1;
+  /// SELL: rows of a chunk handled by one thread (compile-time in the kernel).
+  int rows_per_thread = 1;
+};
+
+/// Row counts per thread for which the SELL kernel is instantiated; on the
+/// host one thread walks a whole chunk, column by column, when C is one of
+/// these, so that its C accumulators stay in registers.
+inline constexpr int sell_host_rows_per_thread[] = {1, 2, 4, 8, 16, 32, 64};
+
+inline int largest_power_of_two_at_most(double v) {
+  int p = 1;
+  while (p * 2 <= v && p < (1 << 30)) p *= 2;
+  return p;
+}
+
+/// Every launch heuristic of SpMVKit lives here, so that the kernels stay
+/// free of backend conditionals: host backends get teams of one thread that
+/// loop over a block of rows (or chunks); GPU backends get C threads per SELL
+/// chunk, and CRS rows spread over vector lanes sized to the mean row length.
+template <class ExecutionSpace>
+LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
+                                   std::int64_t num_rows, std::int64_t nnz, int chunk_size = 1) {
+  LaunchParameters p;
+  const double mean_row = num_rows > 0 ? static_cast<double>(nnz) / num_rows : 0.0;
+  const std::int64_t num_chunks =
+      kind == KernelKind::sell ? (num_rows + chunk_size - 1) / chunk_size : 0;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    // About 8 teams per thread for dynamic balance, but no team under ~4K
+    // nonzeros so that scheduling overhead stays small against the work.
+    const std::int64_t threads = std::max<std::int64_t>(1, exec.concurrency());
+    const double target_nnz =
+        std::max(4096.0, static_cast<double>(nnz) / static_cast<double>(8 * threads));
+    if (kind == KernelKind::sell) {
+      p.rows_per_thread = 1;
+      for (int r : sell_host_rows_per_thread)
+        if (r == chunk_size) p.rows_per_thread = r;
+      const double nnz_per_chunk = std::max(1.0, mean_row * chunk_size);
+      p.work_per_team = std::max<std::int64_t>(1, static_cast<std::int64_t>(target_nnz / nnz_per_chunk));
+      p.league_size = (num_chunks + p.work_per_team - 1) / p.work_per_team;
+    } else {
+      p.work_per_team =
+          std::max<std::int64_t>(1, static_cast<std::int64_t>(target_nnz / std::max(1.0, mean_row)));
+      p.league_size = (num_rows + p.work_per_team - 1) / p.work_per_team;
+    }
+  } else {
+    (void)exec;
+    switch (kind) {
+    case KernelKind::sell: {
+      if (chunk_size > 1024) {
+        throw std::invalid_argument("spmvkit::spmv: SELL chunk size C = " +
+                                    std::to_string(chunk_size) +
+                                    " exceeds 1024 threads per team on this backend");
+      }
+      // Several chunks per team keep enough warps resident per multiprocessor
+      // even when C = 32 (a 32-thread team caps occupancy at half).
+      const int chunks_per_team = std::max(1, 256 / chunk_size);
+      p.team_size = chunk_size * chunks_per_team;
+      p.work_per_team = chunks_per_team;
+      p.league_size = (num_chunks + chunks_per_team - 1) / chunks_per_team;
+      break;
+    }
+    case KernelKind::crs_row_per_thread:
+      p.team_size = 128;
+      p.work_per_team = p.team_size;
+      p.league_size = (num_rows + p.work_per_team - 1) / p.work_per_team;
+      break;
+    case KernelKind::crs_vector:
+      // Lanes ~ mean row length: fewer lanes idle on short rows, and a warp
+      // still reads whole rows in one or two coalesced sweeps.
+      p.vector_length = std::min(32, largest_power_of_two_at_most(std::max(1.0, mean_row)));
+      p.team_size = 256 / p.vector_length;
+      p.work_per_team = p.team_size;
+      p.league_size = (num_rows + p.work_per_team - 1) / p.work_per_team;
+      break;
+    }
+  }
+  return p;
+}
+
+} // namespace detail
+} // namespace spmvkit
+
+#endif

@@ -1,0 +1,72 @@
+#ifndef SPMVKIT_DETAIL_MEMORY_HPP
+#define SPMVKIT_DETAIL_MEMORY_HPP
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace spmvkit {
+
+/// Thrown when a device or host allocation fails; names the View and its size.
+class AllocationError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+
+/// Whether kernels launched on ExecutionSpace run on host threads (team size 1)
+/// rather than on a GPU (teams of C threads). Accessibility of HostSpace is the
+/// portable test: Serial, OpenMP and Threads can read it, Cuda/HIP/SYCL cannot.
+template <class ExecutionSpace>
+inline constexpr bool is_host_space_v =
+    Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible;
+
+/// Narrows a 64-bit count into an index type, or throws naming what overflowed,
+/// so that a matrix too large for its Ordinal/Offset types is rejected at
+/// construction instead of wrapping around inside a kernel.
+template <class Index>
+Index checked_index(std::int64_t value, char const* what, char const* where) {
+  static_assert(std::is_integral_v<Index>, "index types must be integral");
+  if (value < 0) {
+    std::ostringstream os;
+    os << where << ": " << what << " is negative (" << value << ")";
+    throw std::invalid_argument(os.str());
+  }
+  if (static_cast<std::uint64_t>(value) >
+      static_cast<std::uint64_t>(std::numeric_limits<Index>::max())) {
+    std::ostringstream os;
+    os << where << ": " << what << " = " << value << " does not fit the " << sizeof(Index) * 8
+       << "-bit index type (max " << std::numeric_limits<Index>::max()
+       << "); use a wider Ordinal/Offset template argument";
+    throw std::length_error(os.str());
+  }
+  return static_cast<Index>(value);
+}
+
+/// Allocates a rank-1 View without initialisation and turns an allocation
+/// failure into an AllocationError that names the View and the bytes asked for.
+template <class View, class ExecutionSpace>
+View allocate_view(ExecutionSpace const& exec, std::string const& label, std::int64_t extent) {
+  try {
+    return View(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label),
+                static_cast<std::size_t>(extent));
+  } catch (std::exception const& e) {
+    std::ostringstream os;
+    os << "SpMVKit: cannot allocate '" << label << "' (" << extent << " entries, "
+       << static_cast<double>(extent) * sizeof(typename View::value_type) / (1024.0 * 1024.0)
+       << " MiB) in " << View::memory_space::name() << ": " << e.what();
+    throw AllocationError(os.str());
+  }
+}
+
+} // namespace detail
+} // namespace spmvkit
+
+#endif

@@ -1,0 +1,110 @@
+#ifndef SPMVKIT_DETAIL_SPMV_CRS_HPP
+#define SPMVKIT_DETAIL_SPMV_CRS_HPP
+
+#include <spmvkit/crs_matrix.hpp>
+#include <spmvkit/detail/launch_parameters.hpp>
+#include <spmvkit/detail/spmv_common.hpp>
+
+#include <Kokkos_Core.hpp>
+
+namespace spmvkit::detail {
+
+/// One row per thread: on a GPU neighbouring threads read different rows, so
+/// loads are not coalesced; on the host this is the natural row loop.
+template <class Matrix, class X, class Y>
+struct CrsRowPerThread {
+  using Scalar = typename Matrix::value_type;
+  using Ordinal = typename Matrix::ordinal_type;
+  using Offset = typename Matrix::offset_type;
+  using Device = typename Matrix::device_type;
+  using member_type = typename Kokkos::TeamPolicy<typename Matrix::execution_space>::member_type;
+
+  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> row_starts;
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> cols;
+  Kokkos::View<const Scalar*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> vals;
+  X x;
+  Y y;
+  Scalar alpha, beta;
+  Ordinal num_rows;
+  std::int64_t rows_per_team;
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t first = team.league_rank() * rows_per_team;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](std::int64_t r) {
+      const std::int64_t row = first + r;
+      if (row >= num_rows) return;
+      Scalar sum = 0;
+      const Offset end = row_starts(row + 1);
+      for (Offset k = row_starts(row); k < end; ++k) sum += vals(k) * x(cols(k));
+      store_row(y, row, alpha, beta, sum);
+    });
+  }
+};
+
+/// One row per group of vector lanes: lanes read consecutive entries of a row
+/// (coalesced on a GPU) and combine them with a lane reduction.
+template <class Matrix, class X, class Y>
+struct CrsVector {
+  using Scalar = typename Matrix::value_type;
+  using Ordinal = typename Matrix::ordinal_type;
+  using Offset = typename Matrix::offset_type;
+  using Device = typename Matrix::device_type;
+  using member_type = typename Kokkos::TeamPolicy<typename Matrix::execution_space>::member_type;
+
+  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> row_starts;
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> cols;
+  Kokkos::View<const Scalar*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> vals;
+  X x;
+  Y y;
+  Scalar alpha, beta;
+  Ordinal num_rows;
+  std::int64_t rows_per_team;
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t first = team.league_rank() * rows_per_team;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](std::int64_t r) {
+      const std::int64_t row = first + r;
+      if (row >= num_rows) return;
+      const Offset begin = row_starts(row);
+      const Offset length = row_starts(row + 1) - begin;
+      Scalar sum = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, length),
+          [&](Offset k, Scalar& partial) { partial += vals(begin + k) * x(cols(begin + k)); },
+          sum);
+      Kokkos::single(Kokkos::PerThread(team), [&]() { store_row(y, row, alpha, beta, sum); });
+    });
+  }
+};
+
+template <class ExecutionSpace, class Matrix, class X, class Y>
+void spmv_crs(ExecutionSpace const& exec, typename Matrix::value_type alpha, Matrix const& A,
+              X const& x, typename Matrix::value_type beta, Y const& y, CrsKernel kernel) {
+  if (kernel == CrsKernel::automatic) {
+    // Short rows waste most lanes of a vector team; long rows serialize a
+    // single GPU thread. The host has one lane, so both are the same loop.
+    const double mean_row = A.num_rows() > 0 ? double(A.nnz()) / A.num_rows() : 0.0;
+    kernel = (!is_host_space_v<ExecutionSpace> && mean_row >= 4.0) ? CrsKernel::vector
+                                                                    : CrsKernel::row_per_thread;
+  }
+  const auto kind =
+      kernel == CrsKernel::vector ? KernelKind::crs_vector : KernelKind::crs_row_per_thread;
+  const LaunchParameters p = launch_parameters(exec, kind, A.num_rows(), A.nnz());
+  using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  const Policy policy(exec, p.league_size, p.team_size, p.vector_length);
+  if (kernel == CrsKernel::vector) {
+    Kokkos::parallel_for("SpMVKit::spmv::crs_vector", policy,
+                         CrsVector<Matrix, X, Y>{A.row_starts(), A.column_indices(), A.values(),
+                                                 x, y, alpha, beta, A.num_rows(),
+                                                 p.work_per_team});
+  } else {
+    Kokkos::parallel_for("SpMVKit::spmv::crs_row_per_thread", policy,
+                         CrsRowPerThread<Matrix, X, Y>{A.row_starts(), A.column_indices(),
+                                                       A.values(), x, y, alpha, beta,
+                                                       A.num_rows(), p.work_per_team});
+  }
+}
+
+} // namespace spmvkit::detail
+
+#endif

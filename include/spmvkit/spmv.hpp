@@ -1,0 +1,136 @@
+#ifndef SPMVKIT_SPMV_HPP
+#define SPMVKIT_SPMV_HPP
+
+#include <spmvkit/crs_matrix.hpp>
+#include <spmvkit/detail/launch_parameters.hpp>
+#include <spmvkit/detail/spmv_common.hpp>
+#include <spmvkit/detail/spmv_crs.hpp>
+#include <spmvkit/detail/spmv_sell.hpp>
+#include <spmvkit/sell_matrix.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <sstream>
+#include <stdexcept>
+#include <type_traits>
+
+namespace spmvkit {
+
+template <class T>
+inline constexpr bool is_spmvkit_matrix_v = is_crs_matrix_v<T> || is_sell_matrix_v<T>;
+
+namespace detail {
+
+template <class ExecutionSpace, class Matrix, class XView, class YView>
+void check_spmv_arguments(Matrix const& A, XView const& x, YView const& y) {
+  static_assert(Kokkos::is_execution_space<ExecutionSpace>::value,
+                "spmvkit::spmv: the first argument must be a Kokkos execution space instance");
+  static_assert(std::is_same_v<ExecutionSpace, typename Matrix::execution_space>,
+                "spmvkit::spmv: the execution space must be the matrix's execution space");
+  static_assert(Kokkos::is_view<XView>::value, "spmvkit::spmv: x must be a Kokkos::View");
+  static_assert(Kokkos::is_view<YView>::value, "spmvkit::spmv: y must be a Kokkos::View");
+  static_assert(static_cast<int>(XView::rank) == 1, "spmvkit::spmv: x must have rank 1");
+  static_assert(static_cast<int>(YView::rank) == 1, "spmvkit::spmv: y must have rank 1");
+  static_assert(std::is_same_v<typename YView::value_type, typename YView::non_const_value_type>,
+                "spmvkit::spmv: y must be non-const");
+  static_assert(
+      std::is_same_v<typename XView::non_const_value_type, typename Matrix::value_type> &&
+          std::is_same_v<typename YView::non_const_value_type, typename Matrix::value_type>,
+      "spmvkit::spmv: x and y must hold the matrix's value_type");
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename XView::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecutionSpace, typename YView::memory_space>::accessible,
+      "spmvkit::spmv: x and y must be accessible from the execution space");
+
+  if (static_cast<std::int64_t>(x.extent(0)) != A.num_cols() ||
+      static_cast<std::int64_t>(y.extent(0)) != A.num_rows()) {
+    std::ostringstream os;
+    os << "spmvkit::spmv: dimensions do not match: A is " << A.num_rows() << " x " << A.num_cols()
+       << ", x has " << x.extent(0) << " entries (needs " << A.num_cols() << "), y has "
+       << y.extent(0) << " entries (needs " << A.num_rows() << ")";
+    throw std::invalid_argument(os.str());
+  }
+  // y is written while x is read: overlapping storage would give a result
+  // that depends on thread timing.
+  if (x.span() > 0 && y.span() > 0) {
+    auto const* xb = reinterpret_cast<char const*>(x.data());
+    auto const* yb = reinterpret_cast<char const*>(y.data());
+    auto const* xe = xb + x.span() * sizeof(typename XView::value_type);
+    auto const* ye = yb + y.span() * sizeof(typename YView::value_type);
+    if (xb < ye && yb < xe) {
+      throw std::invalid_argument("spmvkit::spmv: x and y must not share storage");
+    }
+  }
+}
+
+template <class ExecutionSpace, class Matrix, class XView, class YView, class Launch>
+void spmv_dispatch(ExecutionSpace const& exec, typename Matrix::value_type alpha, Matrix const& A,
+                   XView const& x, typename Matrix::value_type beta, YView const& y,
+                   Launch&& launch) {
+  check_spmv_arguments<ExecutionSpace>(A, x, y);
+  using Scalar = typename Matrix::value_type;
+  using Device = typename Matrix::device_type;
+  using X = kernel_x_type<Scalar, Device, typename XView::array_layout>;
+  using Y = kernel_y_type<Scalar, Device, typename YView::array_layout>;
+  const X xk = x;
+  const Y yk = y;
+  if (alpha == Scalar(0)) {
+    Kokkos::parallel_for("SpMVKit::spmv::scale_y",
+                         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                             exec, 0, static_cast<std::int64_t>(y.extent(0))),
+                         ScaleY<Y, Scalar>{yk, beta});
+    return;
+  }
+  launch(xk, yk);
+}
+
+} // namespace detail
+
+/// y = beta * y + alpha * A * x on the execution space instance `exec`.
+///
+/// - beta == 0: y is overwritten without being read, so NaN/Inf in y do not
+///   propagate (BLAS semantics).
+/// - alpha == 0: A and x are not read; y = beta * y (zero if beta == 0).
+/// - x and y must not overlap; their extents must be num_cols and num_rows
+///   (std::invalid_argument otherwise).
+/// The call is asynchronous with respect to the host, like any Kokkos kernel
+/// launched on `exec`.
+///
+/// CrsMatrix: `kernel` picks the one-row-per-thread or the vector-lane kernel;
+/// `automatic` uses vector lanes on GPUs when rows average 4+ entries.
+template <class ExecutionSpace, class Scalar, class Ordinal, class Offset, class XView,
+          class YView>
+void spmv(ExecutionSpace const& exec, detail::non_deduced_t<Scalar> alpha,
+          CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, XView const& x,
+          detail::non_deduced_t<Scalar> beta, YView const& y,
+          CrsKernel kernel = CrsKernel::automatic) {
+  using Matrix = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  detail::spmv_dispatch(exec, alpha, A, x, beta, y, [&](auto const& xk, auto const& yk) {
+    detail::spmv_crs<ExecutionSpace, Matrix>(exec, alpha, A, xk, beta, yk, kernel);
+  });
+}
+
+/// SellMatrix: one TeamPolicy kernel; C threads per chunk on GPUs, one thread
+/// per chunk on host backends (see detail/launch_parameters.hpp).
+template <class ExecutionSpace, class Scalar, class Ordinal, class Offset, class XView,
+          class YView>
+void spmv(ExecutionSpace const& exec, detail::non_deduced_t<Scalar> alpha,
+          SellMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, XView const& x,
+          detail::non_deduced_t<Scalar> beta, YView const& y) {
+  using Matrix = SellMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  detail::spmv_dispatch(exec, alpha, A, x, beta, y, [&](auto const& xk, auto const& yk) {
+    detail::spmv_sell<ExecutionSpace, Matrix>(exec, alpha, A, xk, beta, yk);
+  });
+}
+
+/// Overloads on the matrix's default execution space instance.
+template <class Matrix, class XView, class YView,
+          class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
+void spmv(typename Matrix::value_type alpha, Matrix const& A, XView const& x,
+          typename Matrix::value_type beta, YView const& y) {
+  spmv(typename Matrix::execution_space(), alpha, A, x, beta, y);
+}
+
+} // namespace spmvkit
+
+#endif

@@ -1,0 +1,174 @@
+#include "test_utils.hpp"
+
+#include <spmvkit/kokkos_kernels.hpp>
+#include <spmvkit/sell_matrix.hpp>
+#include <spmvkit/spmv.hpp>
+
+#include <functional>
+#include <limits>
+#include <string>
+
+namespace {
+
+using namespace spmvkit;
+using namespace spmvkit::test;
+
+template <class C>
+class SpmvTest : public ::testing::Test {};
+TYPED_TEST_SUITE(SpmvTest, AllConfigs, ConfigNames);
+
+struct Shape {
+  char const* name;
+  std::int64_t rows, cols;
+  int max_row;
+  double empty_fraction;
+  std::int64_t long_row;
+};
+
+// Each shape targets one way a kernel can go wrong: chunk tails (n % C != 0,
+// n < C), empty rows and chunks, one row far longer than the rest (CRS vector
+// lanes, SELL chunk width), degenerate sizes and non-square shapes.
+const Shape shapes[] = {
+    {"random_with_empty_rows", 1000, 1000, 40, 0.2, 0},
+    {"single_very_long_row", 777, 5000, 8, 0.1, 4000},
+    {"n_below_chunk", 5, 9, 6, 0.0, 0},
+    {"empty_0x0", 0, 0, 0, 0.0, 0},
+    {"one_by_one", 1, 1, 1, 0.0, 0},
+    {"wide", 37, 400, 60, 0.1, 0},
+    {"tall", 523, 17, 12, 0.25, 0},
+    {"all_rows_empty", 70, 70, 0, 1.0, 0},
+    {"no_columns", 45, 0, 0, 0.0, 0},
+};
+
+struct Coefficients {
+  double alpha, beta;
+};
+const Coefficients coefficients[] = {{1.0, 0.0}, {2.5, -1.5}, {-1.0, 1.0},
+                                     {0.0, 2.0}, {0.0, 0.0},  {0.75, 0.0}};
+
+/// Every SpMV variant the library ships, applied to one CRS matrix.
+template <class Scalar, class Exec>
+struct Variant {
+  std::string name;
+  std::function<void(Scalar, CrsMatrix<Scalar, Exec> const&, Kokkos::View<Scalar*, Exec>,
+                      Scalar, Kokkos::View<Scalar*, Exec>)>
+      run;
+};
+
+template <class Scalar, class Exec>
+std::vector<Variant<Scalar, Exec>> variants() {
+  using Crs = CrsMatrix<Scalar, Exec>;
+  using V = Kokkos::View<Scalar*, Exec>;
+  std::vector<Variant<Scalar, Exec>> out;
+  out.push_back({"crs_row_per_thread", [](Scalar a, Crs const& A, V x, Scalar b, V y) {
+                   spmv(Exec(), a, A, x, b, y, CrsKernel::row_per_thread);
+                 }});
+  out.push_back({"crs_vector", [](Scalar a, Crs const& A, V x, Scalar b, V y) {
+                   spmv(Exec(), a, A, x, b, y, CrsKernel::vector);
+                 }});
+  out.push_back({"crs_automatic",
+                 [](Scalar a, Crs const& A, V x, Scalar b, V y) { spmv(a, A, x, b, y); }});
+  for (int C : {1, 4, 7, 32, 64}) {
+    for (std::int64_t sigma : {std::int64_t(1), std::int64_t(4) * C, std::int64_t(1) << 20}) {
+      out.push_back({"sell_C" + std::to_string(C) + "_sigma" + std::to_string(sigma),
+                     [C, sigma](Scalar a, Crs const& A, V x, Scalar b, V y) {
+                       auto S = make_sell(Exec(), A, C, sigma);
+                       spmv(Exec(), a, S, x, b, y);
+                     }});
+    }
+  }
+  return out;
+}
+
+TYPED_TEST(SpmvTest, EveryFormatMatchesReferenceAndKokkosKernels) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  unsigned seed = 7;
+  for (auto const& shape : shapes) {
+    HostCrs h = random_crs(shape.rows, shape.cols, shape.max_row, shape.empty_fraction,
+                           shape.long_row, ++seed);
+    auto A = make_device_crs<Scalar, Exec>(h);
+    auto kkA = to_kokkos_kernels(A);
+    V x = random_vector<V>(shape.cols, ++seed, "x");
+    V y0 = random_vector<V>(shape.rows, ++seed, "y0");
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    auto y0h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y0);
+    for (auto const& ab : coefficients) {
+      SCOPED_TRACE(std::string(shape.name) + " alpha=" + std::to_string(ab.alpha) +
+                   " beta=" + std::to_string(ab.beta));
+      const auto ref = reference_spmv<Scalar>(h, ab.alpha, xh, ab.beta, y0h);
+      // beta == 0 must overwrite whatever y holds, NaN included.
+      const Scalar fill =
+          ab.beta == 0.0 ? std::numeric_limits<Scalar>::quiet_NaN() : Scalar(0);
+      V y("y", static_cast<std::size_t>(shape.rows));
+
+      if (ab.beta == 0.0) Kokkos::deep_copy(y, fill); else Kokkos::deep_copy(y, y0);
+      KokkosSparse::spmv("N", Scalar(ab.alpha), kkA, x, Scalar(ab.beta), y);
+      Kokkos::fence();
+      ASSERT_TRUE(matches_reference<Scalar>(y, ref)) << "Kokkos Kernels spmv";
+
+      for (auto const& v : variants<Scalar, Exec>()) {
+        if (ab.beta == 0.0) Kokkos::deep_copy(y, fill); else Kokkos::deep_copy(y, y0);
+        v.run(Scalar(ab.alpha), A, x, Scalar(ab.beta), y);
+        Kokkos::fence();
+        EXPECT_TRUE(matches_reference<Scalar>(y, ref)) << v.name;
+      }
+    }
+  }
+}
+
+TYPED_TEST(SpmvTest, RejectsMismatchedExtentsAndAliasing) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  auto A = make_device_crs<Scalar, Exec>(random_crs(10, 12, 4, 0.0, 0, 3));
+  auto S = make_sell(Exec(), A, 4, 1);
+  V x("x", 12), y("y", 10), short_x("x", 11), long_y("y", 11), square("v", 12);
+  EXPECT_THROW(spmv(Exec(), Scalar(1), A, short_x, Scalar(0), y), std::invalid_argument);
+  EXPECT_THROW(spmv(Exec(), Scalar(1), A, x, Scalar(0), long_y), std::invalid_argument);
+  EXPECT_THROW(spmv(Exec(), Scalar(1), S, short_x, Scalar(0), y), std::invalid_argument);
+  try {
+    spmv(Exec(), Scalar(1), S, x, Scalar(0), long_y);
+    FAIL() << "expected std::invalid_argument";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_NE(std::string(e.what()).find("spmvkit::spmv"), std::string::npos) << e.what();
+  }
+  auto Asq = make_device_crs<Scalar, Exec>(random_crs(12, 12, 4, 0.0, 0, 4));
+  EXPECT_THROW(spmv(Exec(), Scalar(1), Asq, square, Scalar(0), square), std::invalid_argument);
+}
+
+TYPED_TEST(SpmvTest, RejectsIndexOverflowAtConstruction) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const std::int64_t too_many = std::int64_t(std::numeric_limits<int>::max()) + 1;
+  try {
+    CrsMatrix<Scalar, Exec> A("huge", 10, 10, too_many);
+    FAIL() << "expected std::length_error";
+  } catch (std::length_error const& e) {
+    EXPECT_NE(std::string(e.what()).find("nnz"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((CrsMatrix<Scalar, Exec>("huge", too_many, 10, 0)), std::length_error);
+  EXPECT_THROW((CrsMatrix<Scalar, Exec>("neg", -1, 10, 0)), std::invalid_argument);
+}
+
+TYPED_TEST(SpmvTest, CheckStructureFindsBadRows) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  HostCrs h = random_crs(50, 30, 6, 0.0, 0, 11);
+  auto good = make_device_crs<Scalar, Exec>(h);
+  EXPECT_NO_THROW(check_structure(Exec(), good));
+  HostCrs bad = h;
+  std::int64_t row = 20;
+  while (bad.row_starts[row] == bad.row_starts[row + 1]) ++row; // first non-empty row >= 20
+  bad.col[bad.row_starts[row]] = 30;                            // out of range
+  auto A = make_device_crs<Scalar, Exec>(bad);
+  try {
+    check_structure(Exec(), A);
+    FAIL() << "expected std::invalid_argument";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_NE(std::string(e.what()).find("row " + std::to_string(row)), std::string::npos) << e.what();
+  }
+}
+
+} // namespace

@@ -1,0 +1,218 @@
+#ifndef SPMVKIT_UNIT_TESTS_TEST_UTILS_HPP
+#define SPMVKIT_UNIT_TESTS_TEST_UTILS_HPP
+
+#include <spmvkit/crs_matrix.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <tuple>
+#include <vector>
+
+namespace spmvkit::test {
+
+/// (value type, execution space) pairs every typed test runs over: double and
+/// float on each enabled backend.
+template <class Scalar, class Exec>
+struct Config {
+  using value_type = Scalar;
+  using execution_space = Exec;
+};
+
+template <class Tuple>
+struct to_gtest_types;
+template <class... Ts>
+struct to_gtest_types<std::tuple<Ts...>> {
+  using type = ::testing::Types<Ts...>;
+};
+
+using AllConfigs = typename to_gtest_types<decltype(std::tuple_cat(
+#ifdef KOKKOS_ENABLE_SERIAL
+    std::tuple<Config<double, Kokkos::Serial>, Config<float, Kokkos::Serial>>{},
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+    std::tuple<Config<double, Kokkos::OpenMP>, Config<float, Kokkos::OpenMP>>{},
+#endif
+#ifdef KOKKOS_ENABLE_THREADS
+    std::tuple<Config<double, Kokkos::Threads>, Config<float, Kokkos::Threads>>{},
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+    std::tuple<Config<double, Kokkos::Cuda>, Config<float, Kokkos::Cuda>>{},
+#endif
+#ifdef KOKKOS_ENABLE_HIP
+    std::tuple<Config<double, Kokkos::HIP>, Config<float, Kokkos::HIP>>{},
+#endif
+    std::tuple<>{}))>::type;
+
+struct ConfigNames {
+  template <class T>
+  static std::string GetName(int i) {
+    return std::string(sizeof(typename T::value_type) == 8 ? "double_" : "float_") +
+           T::execution_space::name() + "_" + std::to_string(i);
+  }
+};
+
+/// A CRS matrix on the host, in plain vectors: what tests build, the serial
+/// reference reads, and make_device_crs() uploads.
+struct HostCrs {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::int64_t> row_starts{0};
+  std::vector<std::int64_t> col;
+  std::vector<double> val;
+  std::int64_t nnz() const { return static_cast<std::int64_t>(val.size()); }
+};
+
+/// Random sparse matrix: each row gets a length drawn from [0, max_row], some
+/// rows are forced empty, and optionally one row is very long. Columns within
+/// a row are distinct and sorted; values are in [-1, 1] and never zero.
+inline HostCrs random_crs(std::int64_t rows, std::int64_t cols, int max_row, double empty_fraction,
+                          std::int64_t long_row_length, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> value(0.05, 1.0);
+  std::uniform_int_distribution<int> sign(0, 1);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  HostCrs A;
+  A.rows = rows;
+  A.cols = cols;
+  const std::int64_t long_row = rows > 0 && long_row_length > 0 ? rows / 3 : -1;
+  std::vector<std::int64_t> pick;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    std::int64_t len = 0;
+    if (i == long_row) {
+      len = std::min(long_row_length, cols);
+    } else if (cols > 0 && unit(gen) >= empty_fraction) {
+      len = std::min<std::int64_t>(cols, std::uniform_int_distribution<int>(0, max_row)(gen));
+    }
+    pick.clear();
+    if (len == 0) {
+    } else if (len * 4 > cols) {
+      // Dense-ish row: take a random subset by shuffling all columns.
+      std::vector<std::int64_t> all(cols);
+      for (std::int64_t c = 0; c < cols; ++c) all[c] = c;
+      std::shuffle(all.begin(), all.end(), gen);
+      pick.assign(all.begin(), all.begin() + len);
+    } else {
+      std::uniform_int_distribution<std::int64_t> column(0, cols - 1);
+      while (static_cast<std::int64_t>(pick.size()) < len) {
+        const auto c = column(gen);
+        if (std::find(pick.begin(), pick.end(), c) == pick.end()) pick.push_back(c);
+      }
+    }
+    std::sort(pick.begin(), pick.end());
+    for (auto c : pick) {
+      A.col.push_back(c);
+      A.val.push_back(sign(gen) ? value(gen) : -value(gen));
+    }
+    A.row_starts.push_back(static_cast<std::int64_t>(A.col.size()));
+  }
+  return A;
+}
+
+template <class Scalar, class Exec, class Ordinal = int, class Offset = int>
+CrsMatrix<Scalar, Exec, Ordinal, Offset> make_device_crs(HostCrs const& h) {
+  CrsMatrix<Scalar, Exec, Ordinal, Offset> A("test", h.rows, h.cols, h.nnz());
+  auto rs = Kokkos::create_mirror_view(A.row_starts());
+  auto ci = Kokkos::create_mirror_view(A.column_indices());
+  auto va = Kokkos::create_mirror_view(A.values());
+  for (std::int64_t i = 0; i <= h.rows; ++i) rs(i) = static_cast<Offset>(h.row_starts[i]);
+  for (std::int64_t k = 0; k < h.nnz(); ++k) {
+    ci(k) = static_cast<Ordinal>(h.col[k]);
+    va(k) = static_cast<Scalar>(h.val[k]);
+  }
+  Kokkos::deep_copy(A.row_starts(), rs);
+  Kokkos::deep_copy(A.column_indices(), ci);
+  Kokkos::deep_copy(A.values(), va);
+  return A;
+}
+
+template <class Matrix>
+HostCrs to_host(Matrix const& A) {
+  HostCrs h;
+  h.rows = A.num_rows();
+  h.cols = A.num_cols();
+  auto rs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_starts());
+  auto ci = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.column_indices());
+  auto va = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values());
+  h.row_starts.assign(rs.data(), rs.data() + rs.extent(0));
+  h.col.assign(ci.data(), ci.data() + ci.extent(0));
+  h.val.assign(va.data(), va.data() + va.extent(0));
+  return h;
+}
+
+template <class View>
+View random_vector(std::int64_t n, unsigned seed, char const* label) {
+  View v(std::string(label), static_cast<std::size_t>(n));
+  auto h = Kokkos::create_mirror_view(v);
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  for (std::int64_t i = 0; i < n; ++i) h(i) = static_cast<typename View::value_type>(d(gen));
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
+/// Serial reference y = beta*y0 + alpha*A*x in long double, with the error
+/// bound each entry may carry in precision Scalar: a few ulps per term of the
+/// row (Higham's bound for a dot product), scaled by the row's magnitude.
+template <class Scalar>
+struct Reference {
+  std::vector<long double> y;
+  std::vector<long double> bound;
+};
+
+template <class Scalar, class XH, class YH>
+Reference<Scalar> reference_spmv(HostCrs const& A, double alpha, XH const& x, double beta,
+                                 YH const& y0) {
+  Reference<Scalar> r;
+  r.y.resize(A.rows);
+  r.bound.resize(A.rows);
+  const long double eps = std::numeric_limits<Scalar>::epsilon();
+  for (std::int64_t i = 0; i < A.rows; ++i) {
+    long double sum = 0, mag = 0;
+    for (std::int64_t k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k) {
+      const long double v = static_cast<Scalar>(A.val[k]);
+      sum += v * static_cast<long double>(x(A.col[k]));
+      mag += std::fabs(v * static_cast<long double>(x(A.col[k])));
+    }
+    const long double len = static_cast<long double>(A.row_starts[i + 1] - A.row_starts[i]);
+    const long double yterm = beta == 0.0 ? 0.0L : static_cast<long double>(beta) * y0(i);
+    r.y[i] = yterm + static_cast<long double>(alpha) * sum;
+    r.bound[i] = 4 * eps * (len + 3) *
+                     (std::fabs(yterm) + std::fabs(static_cast<long double>(alpha)) * mag) +
+                 std::numeric_limits<Scalar>::min();
+  }
+  return r;
+}
+
+/// Compares a device result with the reference; on failure reports how many
+/// entries differ and the first few, with their bounds.
+template <class Scalar, class YView>
+::testing::AssertionResult matches_reference(YView const& y, Reference<Scalar> const& ref) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+  std::ostringstream os;
+  std::int64_t bad = 0;
+  for (std::size_t i = 0; i < ref.y.size(); ++i) {
+    const long double got = h(i);
+    const bool ok = std::isfinite(static_cast<double>(got)) &&
+                    std::fabs(got - ref.y[i]) <= ref.bound[i];
+    if (!ok) {
+      if (bad < 8) {
+        os << "\n  y(" << i << ") = " << static_cast<double>(got) << ", expected "
+           << static_cast<double>(ref.y[i]) << " +- " << static_cast<double>(ref.bound[i]);
+      }
+      ++bad;
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " of " << ref.y.size() << " entries differ:"
+                                       << os.str();
+}
+
+} // namespace spmvkit::test
+
+#endif
