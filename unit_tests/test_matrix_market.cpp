@@ -75,8 +75,8 @@ void expect_error(std::string const& path, std::int64_t line, std::string const&
     EXPECT_EQ(e.file(), path);
     EXPECT_EQ(e.line(), line) << what;
     std::string const prefix = line > 0 ? path + ":" + std::to_string(line) + ": " : path + ": ";
-    EXPECT_EQ(what.rfind(prefix, 0), 0u) << "message '" << what << "' should start with '"
-                                         << prefix << "'";
+    EXPECT_EQ(what.rfind(prefix, 0), 0u)
+        << "message '" << what << "' should start with '" << prefix << "'";
     EXPECT_NE(what.find(phrase), std::string::npos)
         << "message '" << what << "' lacks '" << phrase << "'";
   }
@@ -130,25 +130,26 @@ TEST_F(MatrixMarket, MissingOrBadBanner) {
   expect_error(write_text("nobanner.mtx", "3 3 1\n1 1 1.0\n"), 1, "missing Matrix Market banner");
   expect_error(write_text("comment_first.mtx", "% hi\n" + general_banner + "1 1 0\n"), 1,
                "missing Matrix Market banner");
-  expect_error(write_text("typo.mtx", "%%MatrixMarkt matrix coordinate real general\n1 1 0\n"),
-               1, "missing Matrix Market banner");
+  expect_error(write_text("typo.mtx", "%%MatrixMarkt matrix coordinate real general\n1 1 0\n"), 1,
+               "missing Matrix Market banner");
   expect_error(write_text("empty.mtx", ""), 1, "empty file");
-  expect_error(write_text("short_banner.mtx", "%%MatrixMarket matrix coordinate real\n1 1 0\n"),
-               1, "bad banner: expected 5 fields, got 4");
+  expect_error(write_text("short_banner.mtx", "%%MatrixMarket matrix coordinate real\n1 1 0\n"), 1,
+               "bad banner: expected 5 fields, got 4");
 }
 
 TEST_F(MatrixMarket, BadHeaderKeywords) {
-  expect_error(write_text("array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n"),
-               1, "array format not supported");
+  expect_error(
+      write_text("array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n"), 1,
+      "array format not supported");
   expect_error(write_text("complex.mtx",
                           "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n"),
                1, "unsupported field 'complex'");
-  expect_error(write_text("herm.mtx",
-                          "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n"),
-               1, "unsupported symmetry 'hermitian'");
-  expect_error(write_text("skew.mtx",
-                          "%%MatrixMarket matrix coordinate real Skew-Symmetric\n1 1 0\n"),
-               1, "unsupported symmetry 'skew-symmetric'");
+  expect_error(
+      write_text("herm.mtx", "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n"), 1,
+      "unsupported symmetry 'hermitian'");
+  expect_error(
+      write_text("skew.mtx", "%%MatrixMarket matrix coordinate real Skew-Symmetric\n1 1 0\n"), 1,
+      "unsupported symmetry 'skew-symmetric'");
   expect_error(write_text("field.mtx", "%%MatrixMarket matrix coordinate float general\n1 1 0\n"),
                1, "unknown field 'float'");
   expect_error(write_text("format.mtx", "%%MatrixMarket matrix sparse real general\n1 1 0\n"), 1,
@@ -166,8 +167,7 @@ TEST_F(MatrixMarket, BadSizeLine) {
                "bad size line: 'x' is not a valid integer");
   expect_error(write_text("float.mtx", general_banner + "3 3 1.5\n"), 2,
                "bad size line: '1.5' is not a valid integer");
-  expect_error(write_text("neg.mtx", general_banner + "-3 3 1\n1 1 1\n"), 2,
-               "negative size -3");
+  expect_error(write_text("neg.mtx", general_banner + "-3 3 1\n1 1 1\n"), 2, "negative size -3");
   expect_error(write_text("negnnz.mtx", general_banner + "3 3 -1\n"), 2, "negative size -1");
   expect_error(write_text("nosize.mtx", general_banner + "% only a comment\n"), 3,
                "file ends before the size line");
@@ -195,9 +195,9 @@ TEST_F(MatrixMarket, NonNumericValue) {
                "value '1,5' is not a valid number");
   expect_error(write_text("huge.mtx", general_banner + "2 2 1\n1 1 1e999\n"), 3,
                "value '1e999' overflows double");
-  expect_error(write_text("int.mtx",
-                          "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n"),
-               3, "value '1.5' is not a valid integer");
+  expect_error(
+      write_text("int.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n"),
+      3, "value '1.5' is not a valid integer");
 }
 
 TEST_F(MatrixMarket, NonNumericIndex) {
@@ -205,8 +205,8 @@ TEST_F(MatrixMarket, NonNumericIndex) {
                "row index 'a' is not a valid integer");
   expect_error(write_text("col.mtx", general_banner + "2 2 1\n1 2.0 1.0\n"), 3,
                "column index '2.0' is not a valid integer");
-  expect_error(write_text("overflow.mtx", general_banner + "2 2 1\n99999999999999999999 1 1\n"),
-               3, "row index '99999999999999999999' is not a valid integer");
+  expect_error(write_text("overflow.mtx", general_banner + "2 2 1\n99999999999999999999 1 1\n"), 3,
+               "row index '99999999999999999999' is not a valid integer");
 }
 
 TEST_F(MatrixMarket, IndexOutOfRange) {
@@ -286,13 +286,12 @@ TEST_F(MatrixMarket, TruncatedGzip) {
 TEST_F(MatrixMarket, MissingFileOrDirectory) {
   expect_error(path("does_not_exist.mtx"), 0, "No such file or directory");
   expect_error(dir_.string(), 0, "is a directory");
-  EXPECT_THROW((spmvkit::read_matrix_market<double, Host>(path("nope.mtx.gz"))),
-               MatrixMarketError);
+  EXPECT_THROW((spmvkit::read_matrix_market<double, Host>(path("nope.mtx.gz"))), MatrixMarketError);
 }
 
 TEST_F(MatrixMarket, DeclaredSizeBeyondPhysicalMemory) {
-  expect_error(write_text("huge.mtx", general_banner + "% c\n10 10 1000000000000000\n1 1 1\n"),
-               3, "file declares 1000000000000000 entries");
+  expect_error(write_text("huge.mtx", general_banner + "% c\n10 10 1000000000000000\n1 1 1\n"), 3,
+               "file declares 1000000000000000 entries");
   expect_error(write_text("huge2.mtx", general_banner + "1000000000000000 10 0\n"), 2,
                "of physical memory");
 }
@@ -315,15 +314,14 @@ TEST_F(MatrixMarket, IndexTypeTooNarrow) {
 
 TEST_F(MatrixMarket, SymmetricExpansion) {
   // The (1,3) entry is above the diagonal; it is accepted and mirrored too.
-  std::string const p = write_text("sym.mtx",
-                                    "%%MatrixMarket matrix coordinate real symmetric\n"
-                                    "% lower triangle plus one upper entry\n"
-                                    "3 3 5\n"
-                                    "1 1 2.0\n"
-                                    "2 1 -1.0\n"
-                                    "3 2 -1.5\n"
-                                    "1 3 4.0\n"
-                                    "3 3 5.0\n");
+  std::string const p = write_text("sym.mtx", "%%MatrixMarket matrix coordinate real symmetric\n"
+                                              "% lower triangle plus one upper entry\n"
+                                              "3 3 5\n"
+                                              "1 1 2.0\n"
+                                              "2 1 -1.0\n"
+                                              "3 2 -1.5\n"
+                                              "1 3 4.0\n"
+                                              "3 3 5.0\n");
   auto coo = spmvkit::detail::read_matrix_market_coo(p);
   EXPECT_EQ(coo.info.rows, 3);
   EXPECT_EQ(coo.info.cols, 3);
@@ -336,22 +334,21 @@ TEST_F(MatrixMarket, SymmetricExpansion) {
   EXPECT_EQ(A.num_rows(), 3);
   EXPECT_EQ(A.num_cols(), 3);
   EXPECT_EQ(A.nnz(), 8);
-  std::vector<double> const expected = {2.0, -1.0, 4.0,   //
-                                        -1.0, 0.0, -1.5,  //
-                                        4.0, -1.5, 5.0};
+  std::vector<double> const expected = {2.0,  -1.0, 4.0,  //
+                                        -1.0, 0.0,  -1.5, //
+                                        4.0,  -1.5, 5.0};
   EXPECT_EQ(to_dense(A), expected);
 }
 
 TEST_F(MatrixMarket, DuplicatesAreSummedAndColumnsSorted) {
-  std::string const p = write_text("dup.mtx", general_banner +
-                                                  "3 4 7\n"
-                                                  "1 4 1.0\n"
-                                                  "1 2 2.0\n"
-                                                  "1 4 0.5\n"
-                                                  "3 1 -2.0\n"
-                                                  "1 1 3.0\n"
-                                                  "3 1 -0.25\n"
-                                                  "1 4 0.25\n");
+  std::string const p = write_text("dup.mtx", general_banner + "3 4 7\n"
+                                                               "1 4 1.0\n"
+                                                               "1 2 2.0\n"
+                                                               "1 4 0.5\n"
+                                                               "3 1 -2.0\n"
+                                                               "1 1 3.0\n"
+                                                               "3 1 -0.25\n"
+                                                               "1 4 0.25\n");
   auto A = spmvkit::read_matrix_market<double, Host>(p);
   EXPECT_EQ(A.nnz(), 4); // (1,1) (1,2) (1,4) (3,1); row 2 empty
   std::vector<double> const expected = {3.0,   2.0, 0.0, 1.75, //
@@ -364,26 +361,26 @@ TEST_F(MatrixMarket, DuplicatesAreSummedAndColumnsSorted) {
   EXPECT_EQ((std::vector<int>{ci(0), ci(1), ci(2), ci(3)}), (std::vector<int>{0, 1, 3, 0}));
 
   // Symmetric file listing both triangles: each off-diagonal doubles.
-  std::string const both = write_text("both.mtx",
-                                       "%%MatrixMarket matrix coordinate real symmetric\n"
-                                       "2 2 3\n1 1 1\n2 1 5\n1 2 5\n");
+  std::string const both =
+      write_text("both.mtx", "%%MatrixMarket matrix coordinate real symmetric\n"
+                             "2 2 3\n1 1 1\n2 1 5\n1 2 5\n");
   auto B = spmvkit::read_matrix_market<double, Host>(both);
   EXPECT_EQ(to_dense(B), (std::vector<double>{1.0, 10.0, 10.0, 0.0}));
 }
 
 TEST_F(MatrixMarket, PatternAndIntegerFields) {
-  std::string const pattern = write_text("pat.mtx",
-                                          "%%MatrixMarket matrix coordinate pattern symmetric\n"
-                                          "3 3 3\n2 1\n3 3\n3 1\n");
+  std::string const pattern =
+      write_text("pat.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n"
+                            "3 3 3\n2 1\n3 3\n3 1\n");
   auto coo = spmvkit::detail::read_matrix_market_coo(pattern);
   EXPECT_EQ(coo.info.field, MatrixMarketInfo::Field::pattern);
   auto P = spmvkit::read_matrix_market<float, Host>(pattern);
   EXPECT_EQ(P.nnz(), 5);
   EXPECT_EQ(to_dense(P), (std::vector<double>{0, 1, 1, 1, 0, 0, 1, 0, 1}));
 
-  std::string const integer = write_text("int.mtx",
-                                          "%%MatrixMarket matrix coordinate integer general\n"
-                                          "2 3 3\n1 3 -7\n2 2 +12\n2 1 9007199254740992\n");
+  std::string const integer =
+      write_text("int.mtx", "%%MatrixMarket matrix coordinate integer general\n"
+                            "2 3 3\n1 3 -7\n2 2 +12\n2 1 9007199254740992\n");
   auto coo_int = spmvkit::detail::read_matrix_market_coo(integer);
   EXPECT_EQ(coo_int.info.field, MatrixMarketInfo::Field::integer);
   auto I = spmvkit::read_matrix_market<double, Host>(integer);
@@ -391,18 +388,17 @@ TEST_F(MatrixMarket, PatternAndIntegerFields) {
 }
 
 TEST_F(MatrixMarket, CrlfCaseCommentsAndBlankLines) {
-  std::string const p = write_text("crlf.mtx",
-                                    "%%matrixmarket MATRIX Coordinate REAL General\r\n"
-                                    "% comment\r\n"
-                                    "\r\n"
-                                    "   % indented comment\r\n"
-                                    "2 2 3\r\n"
-                                    "1 1 1.5\r\n"
-                                    "\r\n"
-                                    "  2\t1   -2.5e0  \r\n"
-                                    "% trailing comment\r\n"
-                                    "2 2 .5\r\n"
-                                    "\r\n");
+  std::string const p = write_text("crlf.mtx", "%%matrixmarket MATRIX Coordinate REAL General\r\n"
+                                               "% comment\r\n"
+                                               "\r\n"
+                                               "   % indented comment\r\n"
+                                               "2 2 3\r\n"
+                                               "1 1 1.5\r\n"
+                                               "\r\n"
+                                               "  2\t1   -2.5e0  \r\n"
+                                               "% trailing comment\r\n"
+                                               "2 2 .5\r\n"
+                                               "\r\n");
   auto A = spmvkit::read_matrix_market<double, Host>(p);
   EXPECT_EQ(to_dense(A), (std::vector<double>{1.5, 0.0, -2.5, 0.5}));
   // Line numbers count physical lines, CRLF included.
@@ -411,9 +407,9 @@ TEST_F(MatrixMarket, CrlfCaseCommentsAndBlankLines) {
 }
 
 TEST_F(MatrixMarket, NanAndInfValuesAreAccepted) {
-  std::string const p = write_text("naninf.mtx", general_banner +
-                                                      "2 2 4\n1 1 nan\n1 2 -Inf\n2 1 infinity\n"
-                                                      "2 2 4.9e-324\n");
+  std::string const p =
+      write_text("naninf.mtx", general_banner + "2 2 4\n1 1 nan\n1 2 -Inf\n2 1 infinity\n"
+                                                "2 2 4.9e-324\n");
   auto coo = spmvkit::detail::read_matrix_market_coo(p);
   ASSERT_EQ(coo.values.size(), 4u);
   EXPECT_TRUE(std::isnan(coo.values[0]));
@@ -423,11 +419,13 @@ TEST_F(MatrixMarket, NanAndInfValuesAreAccepted) {
 }
 
 TEST_F(MatrixMarket, EmptyMatrices) {
-  auto A = spmvkit::read_matrix_market<double, Host>(write_text("zero.mtx", general_banner + "0 0 0\n"));
+  auto A =
+      spmvkit::read_matrix_market<double, Host>(write_text("zero.mtx", general_banner + "0 0 0\n"));
   EXPECT_EQ(A.num_rows(), 0);
   EXPECT_EQ(A.nnz(), 0);
   EXPECT_EQ(A.row_starts().extent(0), 1u);
-  auto B = spmvkit::read_matrix_market<double, Host>(write_text("nonz.mtx", general_banner + "5 7 0\n"));
+  auto B =
+      spmvkit::read_matrix_market<double, Host>(write_text("nonz.mtx", general_banner + "5 7 0\n"));
   EXPECT_EQ(B.num_rows(), 5);
   EXPECT_EQ(B.num_cols(), 7);
   EXPECT_EQ(B.nnz(), 0);
@@ -447,9 +445,8 @@ TEST_F(MatrixMarket, EmptyMatrices) {
 // --- round trips ---------------------------------------------------------------
 
 template <class Scalar, class Ordinal, class Offset>
-spmvkit::CrsMatrix<Scalar, Host, Ordinal, Offset> random_matrix(std::int64_t rows,
-                                                                 std::int64_t cols,
-                                                                 std::uint64_t seed) {
+spmvkit::CrsMatrix<Scalar, Host, Ordinal, Offset>
+random_matrix(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<int> per_row(0, 12);
   std::uniform_int_distribution<std::int64_t> col(0, cols - 1);
@@ -551,8 +548,7 @@ TEST_F(MatrixMarket, WriteErrors) {
     ADD_FAILURE() << "writing into a missing directory succeeded";
   } catch (MatrixMarketError const& e) {
     EXPECT_EQ(e.file(), path("no_such_dir/out.mtx"));
-    EXPECT_NE(std::string(e.what()).find("cannot open for writing"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot open for writing"), std::string::npos) << e.what();
   }
   if (fs::exists("/dev/full")) {
     // /dev/full fails every write with ENOSPC, i.e. a full disk.
@@ -568,9 +564,8 @@ TEST_F(MatrixMarket, WriteErrors) {
 }
 
 TEST_F(MatrixMarket, ReadIntoDefaultExecutionSpace) {
-  std::string const p = write_text("dev.mtx",
-                                    "%%MatrixMarket matrix coordinate real symmetric\n"
-                                    "3 3 4\n1 1 4\n2 1 -1\n3 3 4\n3 2 -1\n");
+  std::string const p = write_text("dev.mtx", "%%MatrixMarket matrix coordinate real symmetric\n"
+                                              "3 3 4\n1 1 4\n2 1 -1\n3 3 4\n3 2 -1\n");
   auto A = spmvkit::read_matrix_market<double, Kokkos::DefaultExecutionSpace>(p);
   EXPECT_EQ(A.nnz(), 6);
   EXPECT_EQ(to_dense(A), (std::vector<double>{4, -1, 0, -1, 0, -1, 0, -1, 4}));
