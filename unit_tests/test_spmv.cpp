@@ -1,9 +1,12 @@
 #include "test_utils.hpp"
 
 #include <spmvkit/kokkos_kernels.hpp>
+#include <spmvkit/matrix_market.hpp>
 #include <spmvkit/sell_matrix.hpp>
 #include <spmvkit/spmv.hpp>
 
+#include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <string>
@@ -114,6 +117,50 @@ TYPED_TEST(SpmvTest, EveryFormatMatchesReferenceAndKokkosKernels) {
         Kokkos::fence();
         EXPECT_TRUE(matches_reference<Scalar>(y, ref)) << v.name;
       }
+    }
+  }
+}
+
+std::filesystem::path matrix_dir() {
+  if (char const* env = std::getenv("SPMVKIT_MATRIX_DIR")) return env;
+  return SPMVKIT_MATRIX_DIR;
+}
+
+// The SuiteSparse matrices shipped with the project: real, integer and
+// pattern fields, symmetric and general, 1K to 126K rows.
+TYPED_TEST(SpmvTest, RealMatricesMatchReferenceAndKokkosKernels) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  const auto dir = matrix_dir();
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no matrix directory " << dir;
+  std::vector<std::filesystem::path> files;
+  for (auto const& e : std::filesystem::directory_iterator(dir))
+    if (e.path().string().size() > 7 &&
+        e.path().string().compare(e.path().string().size() - 7, 7, ".mtx.gz") == 0)
+      files.push_back(e.path());
+  ASSERT_FALSE(files.empty()) << "no .mtx.gz files in " << dir;
+  unsigned seed = 99;
+  for (auto const& file : files) {
+    SCOPED_TRACE(file.string());
+    auto A = read_matrix_market<Scalar, Exec>(file.string());
+    const HostCrs h = to_host(A);
+    V x = random_vector<V>(A.num_cols(), ++seed, "x");
+    V y0 = random_vector<V>(A.num_rows(), ++seed, "y0");
+    V y("y", static_cast<std::size_t>(A.num_rows()));
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    auto y0h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y0);
+    const double alpha = 1.5, beta = -0.5;
+    const auto ref = reference_spmv<Scalar>(h, alpha, xh, beta, y0h);
+    Kokkos::deep_copy(y, y0);
+    KokkosSparse::spmv("N", Scalar(alpha), to_kokkos_kernels(A), x, Scalar(beta), y);
+    Kokkos::fence();
+    ASSERT_TRUE(matches_reference<Scalar>(y, ref)) << "Kokkos Kernels spmv";
+    for (auto const& v : variants<Scalar, Exec>()) {
+      Kokkos::deep_copy(y, y0);
+      v.run(Scalar(alpha), A, x, Scalar(beta), y);
+      Kokkos::fence();
+      EXPECT_TRUE(matches_reference<Scalar>(y, ref)) << v.name;
     }
   }
 }

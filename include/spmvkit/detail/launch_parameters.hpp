@@ -35,6 +35,10 @@ struct LaunchParameters {
 /// these, so that its C accumulators stay in registers.
 inline constexpr int sell_host_rows_per_thread[] = {1, 2, 4, 8, 16, 32, 64};
 
+/// Width-loop unrolling of the GPU SELL kernel (independent loads in flight
+/// per thread); measured on an H200, see docs/performance.md.
+inline constexpr int sell_gpu_unroll = 8;
+
 inline int largest_power_of_two_at_most(double v) {
   int p = 1;
   while (p * 2 <= v && p < (1 << 30)) p *= 2;
@@ -63,7 +67,8 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
       for (int r : sell_host_rows_per_thread)
         if (r == chunk_size) p.rows_per_thread = r;
       const double nnz_per_chunk = std::max(1.0, mean_row * chunk_size);
-      p.work_per_team = std::max<std::int64_t>(1, static_cast<std::int64_t>(target_nnz / nnz_per_chunk));
+      p.work_per_team = std::clamp<std::int64_t>(
+          static_cast<std::int64_t>(target_nnz / nnz_per_chunk), 1, std::int64_t(1) << 20);
       p.league_size = (num_chunks + p.work_per_team - 1) / p.work_per_team;
     } else {
       p.work_per_team =
@@ -80,8 +85,9 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
                                     " exceeds 1024 threads per team on this backend");
       }
       // Several chunks per team keep enough warps resident per multiprocessor
-      // even when C = 32 (a 32-thread team caps occupancy at half).
-      const int chunks_per_team = std::max(1, 256 / chunk_size);
+      // even when C = 32 (a 32-thread team caps occupancy at half); 128-thread
+      // teams measured best on an H200 (within 1% of 64 and 256).
+      const int chunks_per_team = std::max(1, 128 / chunk_size);
       p.team_size = chunk_size * chunks_per_team;
       p.work_per_team = chunks_per_team;
       p.league_size = (num_chunks + chunks_per_team - 1) / chunks_per_team;
@@ -93,10 +99,12 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
       p.league_size = (num_rows + p.work_per_team - 1) / p.work_per_team;
       break;
     case KernelKind::crs_vector:
-      // Lanes ~ mean row length: fewer lanes idle on short rows, and a warp
-      // still reads whole rows in one or two coalesced sweeps.
-      p.vector_length = std::min(32, largest_power_of_two_at_most(std::max(1.0, mean_row)));
-      p.team_size = 256 / p.vector_length;
+      // About six entries per lane: fewer lanes mean a shorter reduction and
+      // more rows in flight per warp, while each lane still streams several
+      // entries (measured on an H200 for 27-entry rows: 4 lanes beat 8, 16
+      // and 32 by 1.1-2x). Teams of 128 threads did best.
+      p.vector_length = std::min(32, largest_power_of_two_at_most(std::max(1.0, mean_row / 6.0)));
+      p.team_size = 128 / p.vector_length;
       p.work_per_team = p.team_size;
       p.league_size = (num_rows + p.work_per_team - 1) / p.work_per_team;
       break;

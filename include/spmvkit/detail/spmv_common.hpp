@@ -23,6 +23,18 @@ using kernel_x_type = Kokkos::View<const Scalar*, Layout, Device,
 template <class Scalar, class Device, class Layout>
 using kernel_y_type = Kokkos::View<Scalar*, Layout, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
+/// Load of data that is read exactly once (matrix values and indices). On
+/// CUDA devices it bypasses cache retention (ld.global.cs) so that the
+/// re-used x entries stay in L1/L2; elsewhere it is a plain load.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T load_streaming(T const* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldcs(p);
+#else
+  return *p;
+#endif
+}
+
 /// y = beta * y + alpha * Ax for one row; beta == 0 never reads y, so NaN or
 /// garbage in y is overwritten (BLAS semantics).
 template <class Y, class Scalar, class Index>

@@ -15,7 +15,14 @@ namespace spmvkit::detail {
 /// T = C, so a warp reads one chunk column in one coalesced sweep. On the host
 /// one thread owns the whole chunk (RowsPerThread = C) and reads it
 /// contiguously, keeping C accumulators in registers.
-template <int RowsPerThread, class Matrix, class X, class Y>
+///
+/// The width loop is unrolled Unroll times with all loads of a step issued
+/// before the first multiply, so a GPU thread has that many independent
+/// requests in flight. Matrix entries are read once, so they are loaded as
+/// streaming data: x, which is re-read by neighbouring rows, keeps the cache.
+/// Index arithmetic stays in 32 bits where the values allow: 64-bit division
+/// per thread costs as much as several multiply-adds on a GPU.
+template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
 struct SellSpmv {
   using Scalar = typename Matrix::value_type;
   using Ordinal = typename Matrix::ordinal_type;
@@ -36,48 +43,64 @@ struct SellSpmv {
   Ordinal num_rows;
   Ordinal num_chunks;
   int chunk_size;
-  std::int64_t chunks_per_team;
+  int chunks_per_team;
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const int threads_per_chunk = chunk_size / RowsPerThread;
-    const std::int64_t first_chunk = team.league_rank() * chunks_per_team;
+    const Ordinal first_chunk = static_cast<Ordinal>(team.league_rank()) * chunks_per_team;
     const bool permuted = perm.extent(0) != 0;
+    Ordinal const* const col_ptr = cols.data();
+    Scalar const* const val_ptr = vals.data();
     Kokkos::parallel_for(
-        Kokkos::TeamThreadRange(team, chunks_per_team * threads_per_chunk), [&](std::int64_t t) {
-          const std::int64_t chunk = first_chunk + t / threads_per_chunk;
+        Kokkos::TeamThreadRange(team, chunks_per_team * threads_per_chunk), [&](int t) {
+          const Ordinal chunk = first_chunk + t / threads_per_chunk;
           if (chunk >= num_chunks) return;
-          const int lane = static_cast<int>(t % threads_per_chunk);
+          const int lane = t % threads_per_chunk;
           const Offset base = chunk_starts(chunk) + lane;
           const Ordinal width = chunk_widths(chunk);
           Scalar sum[RowsPerThread];
           for (int r = 0; r < RowsPerThread; ++r) sum[r] = 0;
-          for (Ordinal j = 0; j < width; ++j) {
+          Ordinal j = 0;
+          for (; j + Unroll <= width; j += Unroll) {
+            Ordinal c[Unroll][RowsPerThread];
+            Scalar v[Unroll][RowsPerThread];
+            for (int u = 0; u < Unroll; ++u) {
+              const Offset slot = base + static_cast<Offset>(j + u) * chunk_size;
+              for (int r = 0; r < RowsPerThread; ++r) {
+                c[u][r] = load_streaming(col_ptr + slot + r * threads_per_chunk);
+                v[u][r] = load_streaming(val_ptr + slot + r * threads_per_chunk);
+              }
+            }
+            for (int u = 0; u < Unroll; ++u)
+              for (int r = 0; r < RowsPerThread; ++r) sum[r] += v[u][r] * x(c[u][r]);
+          }
+          for (; j < width; ++j) {
             const Offset slot = base + static_cast<Offset>(j) * chunk_size;
             for (int r = 0; r < RowsPerThread; ++r) {
-              sum[r] += vals(slot + r * threads_per_chunk) * x(cols(slot + r * threads_per_chunk));
+              sum[r] += load_streaming(val_ptr + slot + r * threads_per_chunk) *
+                        x(load_streaming(col_ptr + slot + r * threads_per_chunk));
             }
           }
           for (int r = 0; r < RowsPerThread; ++r) {
-            const std::int64_t stored_row = chunk * chunk_size + lane + r * threads_per_chunk;
+            const Ordinal stored_row = chunk * chunk_size + lane + r * threads_per_chunk;
             if (stored_row < num_rows) {
-              const Ordinal row = permuted ? perm(stored_row) : static_cast<Ordinal>(stored_row);
-              store_row(y, row, alpha, beta, sum[r]);
+              store_row(y, permuted ? perm(stored_row) : stored_row, alpha, beta, sum[r]);
             }
           }
         });
   }
 };
 
-template <int RowsPerThread, class ExecutionSpace, class Matrix, class X, class Y>
+template <int RowsPerThread, int Unroll, class ExecutionSpace, class Matrix, class X, class Y>
 void launch_sell(ExecutionSpace const& exec, LaunchParameters const& p,
                  typename Matrix::value_type alpha, Matrix const& A, X const& x,
                  typename Matrix::value_type beta, Y const& y) {
   using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   Kokkos::parallel_for("SpMVKit::spmv::sell", Policy(exec, p.league_size, p.team_size, 1),
-                       SellSpmv<RowsPerThread, Matrix, X, Y>{
+                       SellSpmv<RowsPerThread, Unroll, Matrix, X, Y>{
                            A.chunk_starts(), A.chunk_widths(), A.column_indices(), A.values(),
                            A.row_permutation(), x, y, alpha, beta, A.num_rows(), A.num_chunks(),
-                           A.chunk_size(), p.work_per_team});
+                           A.chunk_size(), static_cast<int>(p.work_per_team)});
 }
 
 template <class ExecutionSpace, class Matrix, class X, class Y>
@@ -88,17 +111,19 @@ void spmv_sell(ExecutionSpace const& exec, typename Matrix::value_type alpha, Ma
   // Only host backends walk whole chunks per thread; GPU builds instantiate
   // the one-row-per-thread kernel alone.
   if constexpr (is_host_space_v<ExecutionSpace>) {
+    // The C accumulators already give the host independent work: no unrolling.
     switch (p.rows_per_thread) {
-    case 2: launch_sell<2>(exec, p, alpha, A, x, beta, y); return;
-    case 4: launch_sell<4>(exec, p, alpha, A, x, beta, y); return;
-    case 8: launch_sell<8>(exec, p, alpha, A, x, beta, y); return;
-    case 16: launch_sell<16>(exec, p, alpha, A, x, beta, y); return;
-    case 32: launch_sell<32>(exec, p, alpha, A, x, beta, y); return;
-    case 64: launch_sell<64>(exec, p, alpha, A, x, beta, y); return;
-    default: break;
+    case 2: launch_sell<2, 1>(exec, p, alpha, A, x, beta, y); return;
+    case 4: launch_sell<4, 1>(exec, p, alpha, A, x, beta, y); return;
+    case 8: launch_sell<8, 1>(exec, p, alpha, A, x, beta, y); return;
+    case 16: launch_sell<16, 1>(exec, p, alpha, A, x, beta, y); return;
+    case 32: launch_sell<32, 1>(exec, p, alpha, A, x, beta, y); return;
+    case 64: launch_sell<64, 1>(exec, p, alpha, A, x, beta, y); return;
+    default: launch_sell<1, 1>(exec, p, alpha, A, x, beta, y); return;
     }
+  } else {
+    launch_sell<1, sell_gpu_unroll>(exec, p, alpha, A, x, beta, y);
   }
-  launch_sell<1>(exec, p, alpha, A, x, beta, y);
 }
 
 } // namespace spmvkit::detail

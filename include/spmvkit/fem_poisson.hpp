@@ -1,0 +1,457 @@
+#ifndef SPMVKIT_FEM_POISSON_HPP
+#define SPMVKIT_FEM_POISSON_HPP
+
+#include <spmvkit/crs_matrix.hpp>
+#include <spmvkit/detail/memory.hpp>
+#include <spmvkit/sell_matrix.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+/// The founding study's model problem: -Δu = f on the unit cube with
+/// homogeneous Dirichlet conditions, trilinear (Q1) hexahedral elements on a
+/// uniform mesh of N intervals per direction. The unknowns are the (N-1)^3
+/// interior nodes, numbered x fastest: row = i + n*(j + n*k), n = N-1, node
+/// (i, j, k) at ((i+1)h, (j+1)h, (k+1)h), h = 1/N.
+///
+/// Everything is assembled on the execution space. Because the mesh is
+/// uniform, an interior row is a fixed 27-point stencil cut off at the
+/// boundary, and every entry depends only on how many coordinates differ
+/// between the two nodes (0: same node, 1: face, 2: edge, 3: corner
+/// neighbour). The assembled Q1 stencils are tensor products of the 1D ones
+/// (stiffness [-1 2 -1]/h, mass h[1 4 1]/6):
+///
+///   stiffness  h * ( 8/3,  0,    -1/6,  -1/12 )
+///   mass     h^3 * ( 8/27, 2/27, 1/54,  1/216 )   (= h^3 (2/3)^(3-d) (1/6)^d)
+///
+/// The face couplings of the stiffness matrix are exactly zero but belong to
+/// the element connectivity, so they are stored: a row has 8, 12, 18 or 27
+/// entries and nnz = (3n - 2)^3, the pattern a general FEM code would produce.
+///
+/// With u = sin(πx)sin(πy)sin(πz), f = 3π²u and the consistent right-hand side
+/// b = M f, the nodal samples of u are an eigenvector of both K and M, so the
+/// discrete solution is exactly c_h * u at the nodes with
+/// c_h = (πh)²(2 + cos πh) / (3 (2 - 2 cos πh)) = 1 - (πh)²/12 + O(h⁴):
+/// second-order nodal error, known in closed form (FemPoisson::predicted_l2_error).
+/// A consequence worth knowing: CG started from zero converges in one
+/// iteration on this problem. To time CG realistically, start it from
+/// fem_poisson_rough_guess(), which excites every mode.
+namespace spmvkit {
+
+/// Sizes of the FEM Poisson problem with N intervals per direction.
+struct FemPoisson {
+  std::int64_t N = 0;        ///< intervals per direction
+  std::int64_t n = 0;        ///< interior nodes per direction, N - 1
+  double h = 0;              ///< mesh width 1/N
+  std::int64_t num_rows = 0; ///< (N-1)^3 unknowns
+  std::int64_t nnz = 0;      ///< (3n-2)^3 stored entries, zero face couplings included
+
+  explicit FemPoisson(std::int64_t intervals) : N(intervals) {
+    if (intervals < 2) {
+      throw std::invalid_argument(
+          "spmvkit::FemPoisson: N (intervals per direction) must be >= 2 so that there is an "
+          "interior node, got " +
+          std::to_string(intervals));
+    }
+    // Keeps (3n-2)^3 well inside int64; such a mesh would need terabytes anyway.
+    if (intervals > 100000) {
+      throw std::length_error("spmvkit::FemPoisson: N = " + std::to_string(intervals) +
+                              " is too large (max 100000)");
+    }
+    n = N - 1;
+    h = 1.0 / static_cast<double>(N);
+    num_rows = n * n * n;
+    nnz = (3 * n - 2) * (3 * n - 2) * (3 * n - 2);
+  }
+
+  /// Stiffness entry between two nodes whose coordinates differ in `differing`
+  /// (0..3) directions; multiply by h.
+  // KOKKOS_INLINE_FUNCTION rather than constexpr: nvcc only calls constexpr
+  // host functions from kernels with --expt-relaxed-constexpr.
+  KOKKOS_INLINE_FUNCTION static double stiffness_weight(int differing) {
+    return differing == 0 ? 8.0 / 3.0
+                          : differing == 1 ? 0.0 : differing == 2 ? -1.0 / 6.0 : -1.0 / 12.0;
+  }
+  /// Consistent mass entry, likewise; multiply by h^3.
+  KOKKOS_INLINE_FUNCTION static double mass_weight(int differing) {
+    return differing == 0 ? 8.0 / 27.0
+                          : differing == 1 ? 2.0 / 27.0 : differing == 2 ? 1.0 / 54.0 : 1.0 / 216.0;
+  }
+
+  /// The factor c_h with u_h = c_h * u(x_i) at every node (exact solve).
+  double discrete_solution_factor() const {
+    const double pi = 3.14159265358979323846;
+    const double c = std::cos(pi * h);
+    return (pi * h) * (pi * h) * (2.0 + c) / (3.0 * (2.0 - 2.0 * c));
+  }
+  /// Nodal L2 error of the exact discrete solution: |c_h - 1| * ||u||_h with
+  /// ||u||_h = (1/2)^(3/2), since h * sum_i sin²(π i h) = 1/2 for any N.
+  double predicted_l2_error() const {
+    return std::fabs(discrete_solution_factor() - 1.0) * std::pow(0.5, 1.5);
+  }
+};
+
+/// Vector type used for the right-hand side, the exact solution and the guess.
+template <class Scalar, class ExecSpace>
+using fem_vector_t =
+    Kokkos::View<Scalar*, Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>>;
+
+namespace detail {
+
+// sin(π t): Kokkos 3.4 keeps its math functions in Experimental; 3.7 moved them
+// to Kokkos:: and 4.x dropped the old names.
+KOKKOS_INLINE_FUNCTION double fem_sin_pi(double t) {
+  constexpr double pi = 3.14159265358979323846;
+#if KOKKOS_VERSION >= 30700
+  return Kokkos::sin(pi * t);
+#else
+  return Kokkos::Experimental::sin(pi * t);
+#endif
+}
+
+/// Calls f(column, differing_coordinates) for every stored coupling of `row`,
+/// in increasing column order (z slowest, x fastest, like the numbering).
+template <class F>
+KOKKOS_INLINE_FUNCTION void for_each_fem_coupling(std::int64_t n, std::int64_t row, F&& f) {
+  const std::int64_t i = row % n, j = (row / n) % n, k = row / (n * n);
+  for (int dk = -1; dk <= 1; ++dk) {
+    if (k + dk < 0 || k + dk >= n) continue;
+    for (int dj = -1; dj <= 1; ++dj) {
+      if (j + dj < 0 || j + dj >= n) continue;
+      for (int di = -1; di <= 1; ++di) {
+        if (i + di < 0 || i + di >= n) continue;
+        f((i + di) + n * ((j + dj) + n * (k + dk)), (di != 0) + (dj != 0) + (dk != 0));
+      }
+    }
+  }
+}
+
+KOKKOS_INLINE_FUNCTION std::int64_t fem_row_length(std::int64_t n, std::int64_t row) {
+  const std::int64_t i = row % n, j = (row / n) % n, k = row / (n * n);
+  auto per_direction = [n](std::int64_t a) -> std::int64_t {
+    return 1 + (a > 0 ? 1 : 0) + (a < n - 1 ? 1 : 0);
+  };
+  return per_direction(i) * per_direction(j) * per_direction(k);
+}
+
+template <class Ordinal, class Offset, class Device>
+struct FemRowStarts {
+  Kokkos::View<Offset*, Device> starts;
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal row, Offset& partial, bool final) const {
+    if (final) starts(row) = partial;
+    partial += static_cast<Offset>(fem_row_length(n, row));
+    if (final && static_cast<std::int64_t>(row) + 1 == n * n * n) starts(row + 1) = partial;
+  }
+};
+
+template <class Scalar, class Ordinal, class Offset, class Device>
+struct FemCrsFill {
+  Kokkos::View<const Offset*, Device> starts;
+  Kokkos::View<Ordinal*, Device> cols;
+  Kokkos::View<Scalar*, Device> vals;
+  std::int64_t n;
+  Scalar weight[4]; // h * stiffness_weight(d)
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal row) const {
+    Offset slot = starts(row);
+    for_each_fem_coupling(n, row, [&](std::int64_t col, int differing) {
+      cols(slot) = static_cast<Ordinal>(col);
+      vals(slot) = weight[differing];
+      ++slot;
+    });
+  }
+};
+
+template <class Ordinal, class Device>
+struct FemRowLengths {
+  Kokkos::View<Ordinal*, Device> lengths;
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal row) const {
+    lengths(row) = static_cast<Ordinal>(fem_row_length(n, row));
+  }
+};
+
+/// One thread per stored SELL row: writes the row's stencil straight into the
+/// chunk's column-major slots, then the padding (value 0, the row's first
+/// column, as make_sell does, so that padding reads an x entry the row reads).
+template <class Scalar, class Ordinal, class Offset, class Device>
+struct FemSellFill {
+  Kokkos::View<const Ordinal*, Device> perm; // empty: identity
+  Kokkos::View<const Offset*, Device> chunk_starts;
+  Kokkos::View<const Ordinal*, Device> widths;
+  Kokkos::View<Ordinal*, Device> cols;
+  Kokkos::View<Scalar*, Device> vals;
+  std::int64_t n;
+  std::int64_t num_rows;
+  int chunk_size;
+  Scalar weight[4];
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t stored_row) const {
+    const std::int64_t chunk = stored_row / chunk_size;
+    const Offset base = chunk_starts(chunk) + static_cast<Offset>(stored_row % chunk_size);
+    const Ordinal width = widths(chunk);
+    Ordinal j = 0;
+    Ordinal pad_col = 0;
+    if (stored_row < num_rows) {
+      const std::int64_t row = perm.extent(0) ? perm(stored_row) : stored_row;
+      for_each_fem_coupling(n, row, [&](std::int64_t col, int differing) {
+        const Offset slot = base + static_cast<Offset>(j) * chunk_size;
+        if (j == 0) pad_col = static_cast<Ordinal>(col);
+        cols(slot) = static_cast<Ordinal>(col);
+        vals(slot) = weight[differing];
+        ++j;
+      });
+    }
+    for (; j < width; ++j) {
+      const Offset slot = base + static_cast<Offset>(j) * chunk_size;
+      cols(slot) = pad_col;
+      vals(slot) = Scalar(0);
+    }
+  }
+};
+
+/// b = M f with f = 3π² sin(πx)sin(πy)sin(πz) at the nodes. Boundary nodes
+/// would contribute M_ij f_j with f_j = 0 exactly (sin 0 = sin π = 0), so only
+/// interior neighbours are summed; evaluating sin(π) in floating point would
+/// only add rounding noise of 1e-16.
+template <class Vector>
+struct FemRhs {
+  Vector b;
+  std::int64_t n;
+  double h;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row) const {
+    constexpr double pi = 3.14159265358979323846;
+    const std::int64_t i = row % n, j = (row / n) % n, k = row / (n * n);
+    // Nodal sines of the 3 x 3 neighbourhood in each direction: 9 sin calls
+    // instead of 27 x 3.
+    double sx[3], sy[3], sz[3];
+    for (int d = 0; d < 3; ++d) {
+      sx[d] = fem_sin_pi(static_cast<double>(i + d) * h);
+      sy[d] = fem_sin_pi(static_cast<double>(j + d) * h);
+      sz[d] = fem_sin_pi(static_cast<double>(k + d) * h);
+    }
+    double sum = 0;
+    for_each_fem_coupling(n, row, [&](std::int64_t col, int differing) {
+      const std::int64_t ci = col % n, cj = (col / n) % n, ck = col / (n * n);
+      sum += FemPoisson::mass_weight(differing) * sx[ci - i + 1] * sy[cj - j + 1] *
+             sz[ck - k + 1];
+    });
+    b(row) = static_cast<typename Vector::value_type>(3.0 * pi * pi * h * h * h * sum);
+  }
+};
+
+template <class Vector>
+struct FemExact {
+  Vector u;
+  std::int64_t n;
+  double h;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row) const {
+    const std::int64_t i = row % n, j = (row / n) % n, k = row / (n * n);
+    u(row) = static_cast<typename Vector::value_type>(fem_sin_pi(static_cast<double>(i + 1) * h) *
+                                                      fem_sin_pi(static_cast<double>(j + 1) * h) *
+                                                      fem_sin_pi(static_cast<double>(k + 1) * h));
+  }
+};
+
+template <class Vector>
+struct FemSquaredError {
+  Vector u_h;
+  std::int64_t n;
+  double h;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row, double& sum) const {
+    const std::int64_t i = row % n, j = (row / n) % n, k = row / (n * n);
+    const double exact = fem_sin_pi(static_cast<double>(i + 1) * h) *
+                         fem_sin_pi(static_cast<double>(j + 1) * h) *
+                         fem_sin_pi(static_cast<double>(k + 1) * h);
+    const double e = static_cast<double>(u_h(row)) - exact;
+    sum += e * e;
+  }
+};
+
+/// Deterministic values in [0, 1) from the row index (SplitMix64), the same on
+/// every backend and thread count.
+template <class Vector>
+struct FemRoughGuess {
+  Vector x;
+  std::uint64_t seed;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row) const {
+    std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(row + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    x(row) = static_cast<typename Vector::value_type>(static_cast<double>(z >> 11) *
+                                                      (1.0 / 9007199254740992.0));
+  }
+};
+
+template <class ExecSpace>
+using FemRange64 = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+
+template <class Scalar>
+void fem_stiffness_weights(double h, Scalar (&weight)[4]) {
+  for (int d = 0; d < 4; ++d) weight[d] = static_cast<Scalar>(h * FemPoisson::stiffness_weight(d));
+}
+
+} // namespace detail
+
+/// Assembles the FEM stiffness matrix in CRS on `exec`: row lengths are known
+/// in closed form, so a parallel_scan gives row_starts and one parallel_for
+/// writes every row in sorted column order. Nothing is built on the host.
+/// Throws std::invalid_argument for N < 2 and std::length_error when the
+/// problem does not fit Ordinal (rows) or Offset (nonzeros).
+template <class Scalar, class ExecSpace, class Ordinal = int, class Offset = int>
+CrsMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_crs(ExecSpace const& exec,
+                                                                    std::int64_t N) {
+  using Crs = CrsMatrix<Scalar, ExecSpace, Ordinal, Offset>;
+  using Device = typename Crs::device_type;
+  const FemPoisson p(N);
+  detail::checked_index<Ordinal>(p.num_rows, "number of unknowns (N-1)^3",
+                                 "spmvkit::make_fem_poisson_crs");
+  detail::checked_index<Offset>(p.nnz, "nonzeros (3N-5)^3", "spmvkit::make_fem_poisson_crs");
+  Crs A("fem_poisson", p.num_rows, p.num_rows, p.nnz, exec);
+  const auto rows = static_cast<Ordinal>(p.num_rows);
+  using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>>;
+  Kokkos::parallel_scan("SpMVKit::fem_poisson::row_starts", Range(exec, 0, rows),
+                        detail::FemRowStarts<Ordinal, Offset, Device>{A.row_starts(), p.n});
+  detail::FemCrsFill<Scalar, Ordinal, Offset, Device> fill{A.row_starts(), A.column_indices(),
+                                                           A.values(), p.n, {}};
+  detail::fem_stiffness_weights(p.h, fill.weight);
+  Kokkos::parallel_for("SpMVKit::fem_poisson::crs_fill", Range(exec, 0, rows), fill);
+  return A;
+}
+
+/// Assembles the FEM stiffness matrix straight into SELL-C-σ on `exec`, with
+/// the same chunking, σ-window sort and padding as make_sell() of the CRS
+/// assembly (the result is identical entry for entry), without building the
+/// CRS matrix first.
+template <class Scalar, class ExecSpace, class Ordinal = int, class Offset = int>
+SellMatrix<Scalar, ExecSpace, Ordinal, Offset>
+make_fem_poisson_sell(ExecSpace const& exec, std::int64_t N, int chunk_size,
+                      std::int64_t sigma = 1) {
+  using Sell = SellMatrix<Scalar, ExecSpace, Ordinal, Offset>;
+  using Device = typename Sell::device_type;
+  using Ordinals = typename Sell::ordinals_type;
+  using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>>;
+  constexpr char const* where = "spmvkit::make_fem_poisson_sell";
+  if (chunk_size < 1) {
+    throw std::invalid_argument(std::string(where) + ": chunk size C must be >= 1, got " +
+                                std::to_string(chunk_size));
+  }
+  if (sigma < 1) {
+    throw std::invalid_argument(std::string(where) + ": sigma must be >= 1, got " +
+                                std::to_string(sigma));
+  }
+  const FemPoisson p(N);
+  const Ordinal rows = detail::checked_index<Ordinal>(p.num_rows, "number of unknowns (N-1)^3",
+                                                      where);
+  detail::checked_index<Offset>(p.nnz, "nonzeros (3N-5)^3", where);
+  const std::int64_t num_chunks = (p.num_rows + chunk_size - 1) / chunk_size;
+  detail::checked_index<Ordinal>(num_chunks * chunk_size, "rows padded to a multiple of C", where);
+
+  auto lengths = detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_row_lengths",
+                                                 p.num_rows);
+  Kokkos::parallel_for("SpMVKit::fem_poisson::sell_row_lengths", Range(exec, 0, rows),
+                       detail::FemRowLengths<Ordinal, Device>{lengths, p.n});
+
+  // The σ sort and the chunk bookkeeping are make_sell's own functors, so both
+  // routes agree on the permutation and the padding.
+  Ordinals perm;
+  if (sigma > 1) {
+    perm = detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_row_permutation",
+                                           p.num_rows);
+    const std::int64_t windows = (p.num_rows + sigma - 1) / sigma;
+    Kokkos::parallel_for("SpMVKit::fem_poisson::sell_sort_windows",
+                         detail::FemRange64<ExecSpace>(exec, 0, windows),
+                         detail::SortWindows<Ordinal, Device>{perm, lengths, sigma, p.num_rows});
+  }
+  auto widths = detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_chunk_widths",
+                                                num_chunks);
+  std::int64_t stored = 0;
+  Kokkos::parallel_reduce(
+      "SpMVKit::fem_poisson::sell_chunk_widths", Range(exec, 0, static_cast<Ordinal>(num_chunks)),
+      detail::ChunkWidths<Ordinal, Offset, Device>{lengths, perm, widths, rows, chunk_size},
+      stored);
+  detail::checked_index<Offset>(stored, "stored entries (nonzeros + padding)", where);
+  auto starts = detail::allocate_view<typename Sell::chunk_starts_type>(
+      exec, "SpMVKit::fem_poisson::sell_chunk_starts", num_chunks + 1);
+  Kokkos::parallel_scan(
+      "SpMVKit::fem_poisson::sell_chunk_starts", Range(exec, 0, static_cast<Ordinal>(num_chunks)),
+      detail::ChunkStartsScan<Ordinal, Offset, Device>{widths, starts, chunk_size});
+
+  auto cols =
+      detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_column_indices", stored);
+  auto vals = detail::allocate_view<typename Sell::values_type>(
+      exec, "SpMVKit::fem_poisson::sell_values", stored);
+  detail::FemSellFill<Scalar, Ordinal, Offset, Device> fill{
+      perm, starts, widths, cols, vals, p.n, p.num_rows, chunk_size, {}};
+  detail::fem_stiffness_weights(p.h, fill.weight);
+  Kokkos::parallel_for("SpMVKit::fem_poisson::sell_fill",
+                       detail::FemRange64<ExecSpace>(exec, 0, num_chunks * chunk_size), fill);
+  return Sell(p.num_rows, p.num_rows, p.nnz, chunk_size, sigma, starts, widths, cols, vals, perm,
+              lengths);
+}
+
+/// Right-hand side b = M f (consistent Q1 mass matrix times the nodal values
+/// of f = 3π² sin(πx)sin(πy)sin(πz)), computed in double and rounded to Scalar.
+template <class Scalar, class ExecSpace>
+fem_vector_t<Scalar, ExecSpace> fem_poisson_rhs(ExecSpace const& exec, std::int64_t N) {
+  using Vector = fem_vector_t<Scalar, ExecSpace>;
+  const FemPoisson p(N);
+  auto b = detail::allocate_view<Vector>(exec, "SpMVKit::fem_poisson::rhs", p.num_rows);
+  Kokkos::parallel_for("SpMVKit::fem_poisson::rhs", detail::FemRange64<ExecSpace>(exec, 0, p.num_rows),
+                       detail::FemRhs<Vector>{b, p.n, p.h});
+  return b;
+}
+
+/// The exact solution u = sin(πx)sin(πy)sin(πz) at the interior nodes.
+template <class Scalar, class ExecSpace>
+fem_vector_t<Scalar, ExecSpace> fem_poisson_exact(ExecSpace const& exec, std::int64_t N) {
+  using Vector = fem_vector_t<Scalar, ExecSpace>;
+  const FemPoisson p(N);
+  auto u = detail::allocate_view<Vector>(exec, "SpMVKit::fem_poisson::exact", p.num_rows);
+  Kokkos::parallel_for("SpMVKit::fem_poisson::exact",
+                       detail::FemRange64<ExecSpace>(exec, 0, p.num_rows),
+                       detail::FemExact<Vector>{u, p.n, p.h});
+  return u;
+}
+
+/// A reproducible rough start in [0, 1) for CG: the zero start converges in
+/// one iteration on this problem (b is an eigenvector of K), a rough one needs
+/// the O(N) iterations of a general right-hand side.
+template <class Scalar, class ExecSpace>
+fem_vector_t<Scalar, ExecSpace> fem_poisson_rough_guess(ExecSpace const& exec, std::int64_t N,
+                                                        std::uint64_t seed = 1) {
+  using Vector = fem_vector_t<Scalar, ExecSpace>;
+  const FemPoisson p(N);
+  auto x = detail::allocate_view<Vector>(exec, "SpMVKit::fem_poisson::rough_guess", p.num_rows);
+  Kokkos::parallel_for("SpMVKit::fem_poisson::rough_guess",
+                       detail::FemRange64<ExecSpace>(exec, 0, p.num_rows),
+                       detail::FemRoughGuess<Vector>{x, seed});
+  return x;
+}
+
+/// Nodal L2 error sqrt(h^3 * sum_i (u_h,i - u(x_i))^2), accumulated in double
+/// on `exec`. u_h is any rank-1 View of (N-1)^3 entries accessible from exec.
+template <class ExecSpace, class UView>
+double fem_poisson_l2_error(ExecSpace const& exec, std::int64_t N, UView const& u_h) {
+  const FemPoisson p(N);
+  if (static_cast<std::int64_t>(u_h.extent(0)) != p.num_rows) {
+    throw std::invalid_argument("spmvkit::fem_poisson_l2_error: u_h has " +
+                                std::to_string(u_h.extent(0)) + " entries, the problem has " +
+                                std::to_string(p.num_rows));
+  }
+  using Const = Kokkos::View<typename UView::const_value_type*, typename UView::array_layout,
+                             typename UView::device_type>;
+  double sum = 0;
+  Kokkos::parallel_reduce("SpMVKit::fem_poisson::l2_error",
+                          detail::FemRange64<ExecSpace>(exec, 0, p.num_rows),
+                          detail::FemSquaredError<Const>{u_h, p.n, p.h}, sum);
+  return std::sqrt(p.h * p.h * p.h * sum);
+}
+
+} // namespace spmvkit
+
+#endif
