@@ -165,6 +165,36 @@ TYPED_TEST(SpmvTest, RealMatricesMatchReferenceAndKokkosKernels) {
   }
 }
 
+// Products are deterministic: repeating one gives bit-identical results, so
+// CG runs are reproducible whatever the thread count or schedule.
+TYPED_TEST(SpmvTest, RepeatedProductsAreBitIdentical) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  HostCrs h = random_crs(3000, 2500, 30, 0.1, 900, 21);
+  auto A = make_device_crs<Scalar, Exec>(h);
+  auto S = make_sell(Exec(), A, 8, 32);
+  V x = random_vector<V>(h.cols, 5, "x");
+  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  const auto ref = reference_spmv<Scalar>(h, 1.0, xh, 0.0, xh);
+  std::vector<std::function<void(V)>> products = {
+      [&](V y) { spmv(Exec(), Scalar(1), A, x, Scalar(0), y, CrsKernel::row_per_thread); },
+      [&](V y) { spmv(Exec(), Scalar(1), A, x, Scalar(0), y, CrsKernel::vector); },
+      [&](V y) { spmv(Exec(), Scalar(1), S, x, Scalar(0), y); }};
+  for (auto const& product : products) {
+    V first("first", static_cast<std::size_t>(h.rows));
+    product(first);
+    auto f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first);
+    ASSERT_TRUE(matches_reference<Scalar>(first, ref));
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      V again("again", static_cast<std::size_t>(h.rows));
+      product(again);
+      auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), again);
+      for (std::int64_t i = 0; i < h.rows; ++i) ASSERT_EQ(f(i), g(i)) << "row " << i;
+    }
+  }
+}
+
 TYPED_TEST(SpmvTest, RejectsMismatchedExtentsAndAliasing) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

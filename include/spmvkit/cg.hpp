@@ -94,6 +94,7 @@ struct CgResult {
   CgStatus status = CgStatus::iteration_limit;
   /// Why the solve broke down; empty otherwise.
   std::string message;
+  /// Completed iterations (one SpMV each); a breakdown in iteration k leaves k - 1.
   int iterations = 0;
   /// ‖r_k‖/‖b‖ from the CG recurrence (what the stopping test saw).
   double relative_residual = 0;
