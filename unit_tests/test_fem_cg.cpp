@@ -60,9 +60,9 @@ BruteForce brute_force_fem(int N) {
             const auto col = node(ex + bx, ey + by, ez + bz);
             if (col < 0) continue;
             // 1D stiffness scales as 1/h, mass as h: h^-1 * h * h = h.
-            K[{row, col}] += h * (S[ax][bx] * Mm[ay][by] * Mm[az][bz] +
-                                  Mm[ax][bx] * S[ay][by] * Mm[az][bz] +
-                                  Mm[ax][bx] * Mm[ay][by] * S[az][bz]);
+            K[{row, col}] +=
+                h * (S[ax][bx] * Mm[ay][by] * Mm[az][bz] + Mm[ax][bx] * S[ay][by] * Mm[az][bz] +
+                     Mm[ax][bx] * Mm[ay][by] * S[az][bz]);
             M[{row, col}] += h * h * h * Mm[ax][bx] * Mm[ay][by] * Mm[az][bz];
           }
         }
@@ -247,8 +247,8 @@ TEST(FemCgConvergence, SecondOrderWithEveryFormat) {
               << p.predicted_l2_error() << ")";
     // N = 64 costs most of the test's time: CRS only there.
     for (std::size_t f = 1; N < 64 && f < formats.size(); ++f) {
-      const auto S = spmvkit::make_fem_poisson_sell<double>(Exec(), N, formats[f].C,
-                                                            formats[f].sigma);
+      const auto S =
+          spmvkit::make_fem_poisson_sell<double>(Exec(), N, formats[f].C, formats[f].sigma);
       const Solve s = solve_fem<double, Exec>(S, N, opts);
       EXPECT_TRUE(s.result.converged()) << formats[f].name << ": " << s.result.message;
       EXPECT_NEAR(s.result.iterations, ref.result.iterations, 1) << formats[f].name;
@@ -408,17 +408,17 @@ TYPED_TEST(FemCgTest, JacobiRejectsUnusableDiagonal) {
   spmvkit::fem_vector_t<Scalar, Exec> x("x", 6);
   CgOptions opts;
   opts.jacobi = true;
-  const auto r0 = spmvkit::cg(Exec(), diagonal_matrix<Scalar, Exec>({1, 2, 0, 4, nan, 6}), b, x,
-                              opts);
+  const auto r0 =
+      spmvkit::cg(Exec(), diagonal_matrix<Scalar, Exec>({1, 2, 0, 4, nan, 6}), b, x, opts);
   EXPECT_EQ(r0.status, CgStatus::breakdown);
   EXPECT_TRUE(contains(r0.message, "2 of 6 rows")) << r0.message;
   EXPECT_TRUE(contains(r0.message, "first: row 2")) << r0.message;
   EXPECT_EQ(r0.iterations, 0);
   // Without Jacobi the same matrix is just indefinite-or-worse: still a breakdown.
   opts.jacobi = false;
-  EXPECT_EQ(spmvkit::cg(Exec(), diagonal_matrix<Scalar, Exec>({1, 2, 0, 4, nan, 6}), b, x, opts)
-                .status,
-            CgStatus::breakdown);
+  EXPECT_EQ(
+      spmvkit::cg(Exec(), diagonal_matrix<Scalar, Exec>({1, 2, 0, 4, nan, 6}), b, x, opts).status,
+      CgStatus::breakdown);
 }
 
 TYPED_TEST(FemCgTest, IterationLimitAndZeroRightHandSide) {

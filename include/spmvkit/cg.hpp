@@ -291,20 +291,17 @@ public:
   }
   void diagonal(execution_space const& exec, vector_type const& d) const {
     if constexpr (is_crs_matrix_v<Matrix>) {
-      Kokkos::parallel_for("SpMVKit::cg::diagonal", CgRange<execution_space>(exec, 0, num_rows()),
-                           CrsDiagonal<typename Matrix::row_starts_type,
-                                       typename Matrix::column_indices_type,
-                                       typename Matrix::values_type, vector_type>{
-                               A_.row_starts(), A_.column_indices(), A_.values(), d});
+      Kokkos::parallel_for(
+          "SpMVKit::cg::diagonal", CgRange<execution_space>(exec, 0, num_rows()),
+          CrsDiagonal<typename Matrix::row_starts_type, typename Matrix::column_indices_type,
+                      typename Matrix::values_type, vector_type>{
+              A_.row_starts(), A_.column_indices(), A_.values(), d});
     } else {
-      const std::int64_t stored_rows =
-          static_cast<std::int64_t>(A_.num_chunks()) * A_.chunk_size();
-      Kokkos::parallel_for("SpMVKit::cg::diagonal",
-                           CgRange<execution_space>(exec, 0, stored_rows),
+      const std::int64_t stored_rows = static_cast<std::int64_t>(A_.num_chunks()) * A_.chunk_size();
+      Kokkos::parallel_for("SpMVKit::cg::diagonal", CgRange<execution_space>(exec, 0, stored_rows),
                            SellDiagonal<Matrix, vector_type>{
                                A_.chunk_starts(), A_.chunk_widths(), A_.column_indices(),
-                               A_.row_permutation(), A_.values(), d, num_rows(),
-                               A_.chunk_size()});
+                               A_.row_permutation(), A_.values(), d, num_rows(), A_.chunk_size()});
     }
   }
 
@@ -334,9 +331,8 @@ public:
   void diagonal(execution_space const& exec, vector_type const& d) const {
     Kokkos::parallel_for(
         "SpMVKit::cg::diagonal", CgRange<execution_space>(exec, 0, num_rows()),
-        CrsDiagonal<decltype(A_.graph.row_map), decltype(A_.graph.entries),
-                    decltype(A_.values), vector_type>{A_.graph.row_map, A_.graph.entries,
-                                                      A_.values, d});
+        CrsDiagonal<decltype(A_.graph.row_map), decltype(A_.graph.entries), decltype(A_.values),
+                    vector_type>{A_.graph.row_map, A_.graph.entries, A_.values, d});
   }
 
 private:
@@ -373,10 +369,9 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
   static_assert(std::is_same_v<typename BView::non_const_value_type, Scalar> &&
                     std::is_same_v<typename XView::value_type, Scalar>,
                 "spmvkit::cg: b and x must hold the matrix's scalar type, x non-const");
-  static_assert(
-      Kokkos::SpaceAccessibility<ExecSpace, typename BView::memory_space>::accessible &&
-          Kokkos::SpaceAccessibility<ExecSpace, typename XView::memory_space>::accessible,
-      "spmvkit::cg: b and x must be accessible from the execution space");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename BView::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<ExecSpace, typename XView::memory_space>::accessible,
+                "spmvkit::cg: b and x must be accessible from the execution space");
 
   Kokkos::Timer total_timer;
   Op op(A, opts);
@@ -384,7 +379,8 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
   if (op.num_cols() != n || static_cast<std::int64_t>(b.extent(0)) != n ||
       static_cast<std::int64_t>(x.extent(0)) != n) {
     throw std::invalid_argument("spmvkit::cg: A must be square with b and x of matching size; A "
-                                "is " + std::to_string(n) + " x " + std::to_string(op.num_cols()) +
+                                "is " +
+                                std::to_string(n) + " x " + std::to_string(op.num_cols()) +
                                 ", b has " + std::to_string(b.extent(0)) + " entries, x has " +
                                 std::to_string(x.extent(0)));
   }
@@ -413,10 +409,10 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
     dinv = detail::allocate_view<Vec>(exec, "SpMVKit::cg::inverse_diagonal", n);
     op.diagonal(exec, dinv);
     std::int64_t bad = 0;
-    Kokkos::parallel_reduce("SpMVKit::cg::check_diagonal", Range(exec, 0, n),
-                            detail::InvertDiagonal<Vec>{
-                                dinv, static_cast<double>(std::numeric_limits<Scalar>::max())},
-                            bad);
+    Kokkos::parallel_reduce(
+        "SpMVKit::cg::check_diagonal", Range(exec, 0, n),
+        detail::InvertDiagonal<Vec>{dinv, static_cast<double>(std::numeric_limits<Scalar>::max())},
+        bad);
     if (bad > 0) {
       std::int64_t first = n;
       Kokkos::parallel_reduce("SpMVKit::cg::first_bad_diagonal", Range(exec, 0, n),
@@ -438,10 +434,10 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
                          detail::CgCopy<XView, Vec>{x, p});
     op.apply(exec, p, q);
   }
-  Kokkos::parallel_reduce("SpMVKit::cg::start", Range(exec, 0, n),
-                          detail::CgStart<BView, Vec>{3, b, q, r, p, dinv, opts.use_initial_guess,
-                                                      opts.jacobi},
-                          HostSums(sums, 3));
+  Kokkos::parallel_reduce(
+      "SpMVKit::cg::start", Range(exec, 0, n),
+      detail::CgStart<BView, Vec>{3, b, q, r, p, dinv, opts.use_initial_guess, opts.jacobi},
+      HostSums(sums, 3));
   double rr = sums[0], rz = sums[1];
   const double norm_b = std::sqrt(sums[2]);
 
@@ -485,7 +481,8 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
                             << 1e3 * elapsed / k << " ms/iteration" << std::defaultfloat
                             << std::endl;
     }
-    if (opts.progress_callback) opts.progress_callback(CgProgress{k, result.relative_residual, elapsed});
+    if (opts.progress_callback)
+      opts.progress_callback(CgProgress{k, result.relative_residual, elapsed});
   };
 
   CgStatus status = CgStatus::iteration_limit;

@@ -73,13 +73,17 @@ struct FemPoisson {
   // KOKKOS_INLINE_FUNCTION rather than constexpr: nvcc only calls constexpr
   // host functions from kernels with --expt-relaxed-constexpr.
   KOKKOS_INLINE_FUNCTION static double stiffness_weight(int differing) {
-    return differing == 0 ? 8.0 / 3.0
-                          : differing == 1 ? 0.0 : differing == 2 ? -1.0 / 6.0 : -1.0 / 12.0;
+    return differing == 0   ? 8.0 / 3.0
+           : differing == 1 ? 0.0
+           : differing == 2 ? -1.0 / 6.0
+                            : -1.0 / 12.0;
   }
   /// Consistent mass entry, likewise; multiply by h^3.
   KOKKOS_INLINE_FUNCTION static double mass_weight(int differing) {
-    return differing == 0 ? 8.0 / 27.0
-                          : differing == 1 ? 2.0 / 27.0 : differing == 2 ? 1.0 / 54.0 : 1.0 / 216.0;
+    return differing == 0   ? 8.0 / 27.0
+           : differing == 1 ? 2.0 / 27.0
+           : differing == 2 ? 1.0 / 54.0
+                            : 1.0 / 216.0;
   }
 
   /// The factor c_h with u_h = c_h * u(x_i) at every node (exact solve).
@@ -236,8 +240,7 @@ struct FemRhs {
     double sum = 0;
     for_each_fem_coupling(n, row, [&](std::int64_t col, int differing) {
       const std::int64_t ci = col % n, cj = (col / n) % n, ck = col / (n * n);
-      sum += FemPoisson::mass_weight(differing) * sx[ci - i + 1] * sy[cj - j + 1] *
-             sz[ck - k + 1];
+      sum += FemPoisson::mass_weight(differing) * sx[ci - i + 1] * sy[cj - j + 1] * sz[ck - k + 1];
     });
     b(row) = static_cast<typename Vector::value_type>(3.0 * pi * pi * h * h * h * sum);
   }
@@ -304,7 +307,7 @@ void fem_stiffness_weights(double h, Scalar (&weight)[4]) {
 /// problem does not fit Ordinal (rows) or Offset (nonzeros).
 template <class Scalar, class ExecSpace, class Ordinal = int, class Offset = int>
 CrsMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_crs(ExecSpace const& exec,
-                                                                    std::int64_t N) {
+                                                                   std::int64_t N) {
   using Crs = CrsMatrix<Scalar, ExecSpace, Ordinal, Offset>;
   using Device = typename Crs::device_type;
   const FemPoisson p(N);
@@ -316,8 +319,8 @@ CrsMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_crs(ExecSpace con
   using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>>;
   Kokkos::parallel_scan("SpMVKit::fem_poisson::row_starts", Range(exec, 0, rows),
                         detail::FemRowStarts<Ordinal, Offset, Device>{A.row_starts(), p.n});
-  detail::FemCrsFill<Scalar, Ordinal, Offset, Device> fill{A.row_starts(), A.column_indices(),
-                                                           A.values(), p.n, {}};
+  detail::FemCrsFill<Scalar, Ordinal, Offset, Device> fill{
+      A.row_starts(), A.column_indices(), A.values(), p.n, {}};
   detail::fem_stiffness_weights(p.h, fill.weight);
   Kokkos::parallel_for("SpMVKit::fem_poisson::crs_fill", Range(exec, 0, rows), fill);
   return A;
@@ -328,9 +331,9 @@ CrsMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_crs(ExecSpace con
 /// assembly (the result is identical entry for entry), without building the
 /// CRS matrix first.
 template <class Scalar, class ExecSpace, class Ordinal = int, class Offset = int>
-SellMatrix<Scalar, ExecSpace, Ordinal, Offset>
-make_fem_poisson_sell(ExecSpace const& exec, std::int64_t N, int chunk_size,
-                      std::int64_t sigma = 1) {
+SellMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_sell(ExecSpace const& exec,
+                                                                     std::int64_t N, int chunk_size,
+                                                                     std::int64_t sigma = 1) {
   using Sell = SellMatrix<Scalar, ExecSpace, Ordinal, Offset>;
   using Device = typename Sell::device_type;
   using Ordinals = typename Sell::ordinals_type;
@@ -345,14 +348,14 @@ make_fem_poisson_sell(ExecSpace const& exec, std::int64_t N, int chunk_size,
                                 std::to_string(sigma));
   }
   const FemPoisson p(N);
-  const Ordinal rows = detail::checked_index<Ordinal>(p.num_rows, "number of unknowns (N-1)^3",
-                                                      where);
+  const Ordinal rows =
+      detail::checked_index<Ordinal>(p.num_rows, "number of unknowns (N-1)^3", where);
   detail::checked_index<Offset>(p.nnz, "nonzeros (3N-5)^3", where);
   const std::int64_t num_chunks = (p.num_rows + chunk_size - 1) / chunk_size;
   detail::checked_index<Ordinal>(num_chunks * chunk_size, "rows padded to a multiple of C", where);
 
-  auto lengths = detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_row_lengths",
-                                                 p.num_rows);
+  auto lengths =
+      detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_row_lengths", p.num_rows);
   Kokkos::parallel_for("SpMVKit::fem_poisson::sell_row_lengths", Range(exec, 0, rows),
                        detail::FemRowLengths<Ordinal, Device>{lengths, p.n});
 
@@ -367,8 +370,8 @@ make_fem_poisson_sell(ExecSpace const& exec, std::int64_t N, int chunk_size,
                          detail::FemRange64<ExecSpace>(exec, 0, windows),
                          detail::SortWindows<Ordinal, Device>{perm, lengths, sigma, p.num_rows});
   }
-  auto widths = detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_chunk_widths",
-                                                num_chunks);
+  auto widths =
+      detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_chunk_widths", num_chunks);
   std::int64_t stored = 0;
   Kokkos::parallel_reduce(
       "SpMVKit::fem_poisson::sell_chunk_widths", Range(exec, 0, static_cast<Ordinal>(num_chunks)),
@@ -401,7 +404,8 @@ fem_vector_t<Scalar, ExecSpace> fem_poisson_rhs(ExecSpace const& exec, std::int6
   using Vector = fem_vector_t<Scalar, ExecSpace>;
   const FemPoisson p(N);
   auto b = detail::allocate_view<Vector>(exec, "SpMVKit::fem_poisson::rhs", p.num_rows);
-  Kokkos::parallel_for("SpMVKit::fem_poisson::rhs", detail::FemRange64<ExecSpace>(exec, 0, p.num_rows),
+  Kokkos::parallel_for("SpMVKit::fem_poisson::rhs",
+                       detail::FemRange64<ExecSpace>(exec, 0, p.num_rows),
                        detail::FemRhs<Vector>{b, p.n, p.h});
   return b;
 }

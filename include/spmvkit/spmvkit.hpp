@@ -2,7 +2,9 @@
 #define SPMVKIT_SPMVKIT_HPP
 
 // Everything public in one include. Each header also stands on its own.
+#include <spmvkit/cg.hpp>
 #include <spmvkit/crs_matrix.hpp>
+#include <spmvkit/fem_poisson.hpp>
 #include <spmvkit/kokkos_kernels.hpp>
 #include <spmvkit/matrix_market.hpp>
 #include <spmvkit/sell_matrix.hpp>
