@@ -1,0 +1,221 @@
+// Matrix sources (FEM sweep, real matrices, --mtx files, R-MAT) and formats.
+
+#include "benchmarks.hpp"
+#include "options.hpp"
+#include "rmat.hpp"
+
+#include <spmvkit/fem_poisson.hpp>
+#include <spmvkit/matrix_market.hpp>
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+namespace spmvkit::perf {
+
+namespace {
+
+std::string file_stem(std::string const& path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  for (char const* ext : {".gz", ".mtx"}) {
+    const std::string e = ext;
+    if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0) {
+      name.resize(name.size() - e.size());
+    }
+  }
+  return name;
+}
+
+std::vector<std::string> list_matrix_dir(std::string const& dir) {
+  std::vector<std::string> out;
+  if (dir.empty()) return out;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() > 7 && name.compare(name.size() - 7, 7, ".mtx.gz") == 0) {
+      out.push_back(dir + "/" + name);
+    }
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// R-MAT graphs are generated once and kept on the host for both precisions.
+HostCrsGraph const& rmat_graph(int scale, int edge_factor) {
+  static std::unique_ptr<HostCrsGraph> graph;
+  static std::pair<int, int> key{-1, -1};
+  if (!graph || key != std::make_pair(scale, edge_factor)) {
+    graph.reset();
+    graph = std::make_unique<HostCrsGraph>(generate_rmat(scale, edge_factor, options().seed));
+    key = {scale, edge_factor};
+  }
+  return *graph;
+}
+
+template <class Scalar>
+Crs<Scalar> upload(std::string const& label, HostCrsGraph const& g) {
+  const auto nnz = static_cast<std::int64_t>(g.cols.size());
+  Crs<Scalar> A(label, g.rows, g.rows, nnz);
+  auto rs = Kokkos::create_mirror_view(A.row_starts());
+  auto ci = Kokkos::create_mirror_view(A.column_indices());
+  auto va = Kokkos::create_mirror_view(A.values());
+  for (std::size_t i = 0; i < g.row_starts.size(); ++i) rs(i) = g.row_starts[i];
+  for (std::size_t k = 0; k < g.cols.size(); ++k) {
+    ci(k) = g.cols[k];
+    va(k) = static_cast<Scalar>(g.values[k]);
+  }
+  Kokkos::deep_copy(A.row_starts(), rs);
+  Kokkos::deep_copy(A.column_indices(), ci);
+  Kokkos::deep_copy(A.values(), va);
+  return A;
+}
+
+template <class Scalar>
+struct MatrixCache {
+  std::string key;
+  Crs<Scalar> matrix;
+  MatrixCache() {
+    register_cleanup([this] {
+      matrix = Crs<Scalar>();
+      key.clear();
+    });
+  }
+};
+
+} // namespace
+
+std::string FormatSpec::name() const {
+  switch (kind) {
+  case Kind::crs_row_per_thread: return "crs_row_per_thread";
+  case Kind::crs_vector: return "crs_vector";
+  case Kind::crs_automatic: return "crs";
+  case Kind::sell: return "sell_c" + std::to_string(chunk) + "_s" + std::to_string(sigma);
+  case Kind::kk_native: return "kk_native";
+  case Kind::kk_default: return "kk_default";
+  }
+  return "unknown";
+}
+
+FormatSpec parse_format(std::string const& name) {
+  FormatSpec f;
+  if (name == "crs") {
+    f.kind = FormatSpec::Kind::crs_automatic;
+  } else if (name == "crs_row_per_thread") {
+    f.kind = FormatSpec::Kind::crs_row_per_thread;
+  } else if (name == "crs_vector") {
+    f.kind = FormatSpec::Kind::crs_vector;
+  } else if (name == "kk_native") {
+    f.kind = FormatSpec::Kind::kk_native;
+  } else if (name == "kk_default") {
+    f.kind = FormatSpec::Kind::kk_default;
+  } else {
+    int c = 0;
+    long long s = 0;
+    char tail = 0;
+    if (std::sscanf(name.c_str(), "sell_c%d_s%lld%c", &c, &s, &tail) != 2 || c < 1 || s < 1) {
+      throw std::invalid_argument("spmvkit_perf: unknown format '" + name + "'");
+    }
+    f.kind = FormatSpec::Kind::sell;
+    f.chunk = c;
+    f.sigma = s;
+  }
+  return f;
+}
+
+std::vector<FormatSpec> selected_formats() {
+  std::vector<FormatSpec> all;
+  all.push_back(parse_format("crs_row_per_thread"));
+  all.push_back(parse_format("crs_vector"));
+  for (int c : options().sell_c) {
+    for (std::int64_t s : options().sell_sigma) {
+      FormatSpec f;
+      f.kind = FormatSpec::Kind::sell;
+      f.chunk = c;
+      f.sigma = s;
+      all.push_back(f);
+    }
+  }
+  all.push_back(parse_format("kk_native"));
+  all.push_back(parse_format("kk_default"));
+  std::vector<FormatSpec> out;
+  for (auto const& f : all) {
+    if (options().has_format(f.name())) out.push_back(f);
+  }
+  return out;
+}
+
+std::vector<MatrixSource> matrix_sources() {
+  std::vector<MatrixSource> out;
+  const Options& o = options();
+  std::set<int> fem(o.fem_n.begin(), o.fem_n.end());
+  for (int n : o.cg_n) fem.insert(n);
+  for (int n : fem) {
+    MatrixSource s;
+    s.kind = MatrixSource::Kind::fem;
+    s.fem_n = n;
+    s.name = "fem_N" + std::to_string(n);
+    s.in_sweep = std::find(o.fem_n.begin(), o.fem_n.end(), n) != o.fem_n.end();
+    s.in_cg = std::find(o.cg_n.begin(), o.cg_n.end(), n) != o.cg_n.end();
+    out.push_back(s);
+  }
+  for (auto const& path : list_matrix_dir(o.matrix_dir)) {
+    if (!o.wants_real_matrix(file_stem(path))) continue;
+    MatrixSource s;
+    s.kind = MatrixSource::Kind::mtx;
+    s.path = path;
+    s.name = file_stem(path);
+    out.push_back(s);
+  }
+  for (auto const& path : o.mtx_files) {
+    MatrixSource s;
+    s.kind = MatrixSource::Kind::mtx;
+    s.path = path;
+    s.name = file_stem(path);
+    out.push_back(s);
+  }
+  for (int scale : o.rmat_scales) {
+    MatrixSource s;
+    s.kind = MatrixSource::Kind::rmat;
+    s.rmat_scale = scale;
+    s.rmat_edge_factor = o.rmat_edge_factor;
+    s.name = "rmat_s" + std::to_string(scale) + "_e" + std::to_string(o.rmat_edge_factor);
+    out.push_back(s);
+  }
+  return out;
+}
+
+template <class Scalar>
+Crs<Scalar> const& load_matrix(MatrixSource const& source) {
+  static MatrixCache<Scalar> cache;
+  const std::string key = source.name + "|" + source.path;
+  if (cache.key == key) return cache.matrix;
+  cache.matrix = Crs<Scalar>(); // release the previous matrix first
+  cache.key.clear();
+  const Exec exec;
+  switch (source.kind) {
+  case MatrixSource::Kind::fem:
+    cache.matrix = make_fem_poisson_crs<Scalar, Exec>(exec, source.fem_n);
+    break;
+  case MatrixSource::Kind::mtx:
+    cache.matrix = read_matrix_market<Scalar, Exec>(source.path, exec);
+    break;
+  case MatrixSource::Kind::rmat:
+    cache.matrix =
+        upload<Scalar>(source.name, rmat_graph(source.rmat_scale, source.rmat_edge_factor));
+    break;
+  }
+  exec.fence();
+  cache.key = key;
+  return cache.matrix;
+}
+
+template Crs<double> const& load_matrix<double>(MatrixSource const&);
+template Crs<float> const& load_matrix<float>(MatrixSource const&);
+
+} // namespace spmvkit::perf

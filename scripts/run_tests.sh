@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite: sets up the dependencies (scripts/setup_deps.sh), configures and builds
+# SpMVKit (scripts/build.sh; build dir ${SPMVKIT_BUILD_DIR:-build}), then runs ctest.
+# Extra arguments go to ctest (e.g. -R crs, -L install, -j2).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=$(bash "$repo/scripts/build.sh" | tail -n 1)
+cd "$build_dir"
+ctest --output-on-failure "$@"
