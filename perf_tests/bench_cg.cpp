@@ -13,8 +13,8 @@
 
 #include <cstdio>
 #include <exception>
-#include <stdexcept>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,9 +32,9 @@ struct CgProblem {
     const Exec exec;
     b = fem_poisson_rhs<Scalar, Exec>(exec, N);
     guess = fem_poisson_rough_guess<Scalar, Exec>(exec, N);
-    x = Vector<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                          std::string("SpMVKit::perf::cg_x")),
-                       b.extent(0));
+    x = Vector<Scalar>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("SpMVKit::perf::cg_x")),
+        b.extent(0));
     exec.fence();
   }
 };
@@ -142,12 +142,11 @@ void bm_cg(benchmark::State& state, std::string const& name, MatrixSource const&
 
 template <class Scalar>
 void register_cg_benchmark(MatrixSource const& source, FormatSpec const& format) {
-  const std::string name = std::string("cg/") + precision_name<Scalar>() + "/" + source.name +
-                           "/" + format.name();
-  benchmark::RegisterBenchmark(name.c_str(),
-                               [name, source, format](benchmark::State& st) {
-                                 bm_cg<Scalar>(st, name, source, format);
-                               })
+  const std::string name =
+      std::string("cg/") + precision_name<Scalar>() + "/" + source.name + "/" + format.name();
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [name, source, format](benchmark::State& st) { bm_cg<Scalar>(st, name, source, format); })
       ->UseManualTime()
       ->Iterations(1)
       ->Repetitions(options().cg_repetitions)

@@ -106,8 +106,7 @@ double copy_bandwidth_gbs() {
 
 void register_copy_benchmarks() {
   if (!options().has_family("copy")) return;
-  const std::string name =
-      "copy/double/n=" + std::to_string(copy_elements()) + "/stream_copy";
+  const std::string name = "copy/double/n=" + std::to_string(copy_elements()) + "/stream_copy";
   benchmark::RegisterBenchmark(name.c_str(), bm_copy)
       ->UseManualTime()
       ->Iterations(options().copy_iterations)

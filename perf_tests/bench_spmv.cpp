@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
-#include <stdexcept>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -176,7 +176,8 @@ public:
     for (auto const& a : arrays) {
       if (a.extent(0) == 0) continue;
       Kokkos::View<char*, HostSpace> h(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("SpMVKit::perf::transfer_host")),
+          Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                             std::string("SpMVKit::perf::transfer_host")),
           a.extent(0));
       DeviceBytes d(Kokkos::view_alloc(Kokkos::WithoutInitializing,
                                        std::string("SpMVKit::perf::transfer_device")),
@@ -207,8 +208,8 @@ std::unique_ptr<TransferBase> make_transfer(SpmvSetup<Scalar>& s, HostMemory mem
   std::vector<DeviceBytesUnmanaged> arrays;
   if (s.format().is_sell()) {
     auto const& S = s.sell_matrix();
-    arrays = {as_bytes(S.chunk_starts()), as_bytes(S.chunk_widths()),
-              as_bytes(S.column_indices()), as_bytes(S.values()), as_bytes(S.row_permutation())};
+    arrays = {as_bytes(S.chunk_starts()), as_bytes(S.chunk_widths()), as_bytes(S.column_indices()),
+              as_bytes(S.values()), as_bytes(S.row_permutation())};
   } else {
     auto const& A = s.crs_matrix();
     arrays = {as_bytes(A.row_starts()), as_bytes(A.column_indices()), as_bytes(A.values())};
@@ -334,12 +335,12 @@ void register_matrix_benchmarks(MatrixSource const& source) {
         const HostMemory memory = kind.first;
         const std::string name =
             prefix<Scalar>("transfer", source) + format.name() + "/" + kind.second;
-        configure(benchmark::RegisterBenchmark(
-                      name.c_str(),
-                      [name, source, format, memory](benchmark::State& st) {
-                        bm_transfer<Scalar>(st, name, source, format, memory);
-                      }),
-                  benchmark::kMillisecond, long_repetitions);
+        configure(
+            benchmark::RegisterBenchmark(name.c_str(),
+                                         [name, source, format, memory](benchmark::State& st) {
+                                           bm_transfer<Scalar>(st, name, source, format, memory);
+                                         }),
+            benchmark::kMillisecond, long_repetitions);
       }
     }
   }

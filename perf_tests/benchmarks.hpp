@@ -33,7 +33,8 @@ struct FormatSpec {
   bool is_kk() const { return kind == Kind::kk_native || kind == Kind::kk_default; }
 };
 
-/// The selected formats, in a fixed order: CRS kernels, SELL (C, then sigma), KK native, KK default.
+/// The selected formats, in a fixed order: CRS kernels, SELL (C, then sigma), KK native, KK
+/// default.
 std::vector<FormatSpec> selected_formats();
 /// "crs" (CRS, automatic kernel), "crs_vector", "sell_c32_s1", "kk_native", ...
 FormatSpec parse_format(std::string const& name);

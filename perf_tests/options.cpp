@@ -36,8 +36,7 @@ std::vector<Int> split_ints(std::string const& option, std::string const& s) {
     char* end = nullptr;
     const long long v = std::strtoll(item.c_str(), &end, 10);
     if (end == item.c_str() || *end != '\0') {
-      throw std::invalid_argument("spmvkit_perf: " + option + ": '" + item +
-                                  "' is not an integer");
+      throw std::invalid_argument("spmvkit_perf: " + option + ": '" + item + "' is not an integer");
     }
     out.push_back(static_cast<Int>(v));
   }

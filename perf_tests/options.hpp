@@ -12,12 +12,12 @@ namespace spmvkit::perf {
 struct Options {
   std::vector<std::string> precisions{"double", "float"};
   std::vector<std::string> families{"copy", "spmv", "spmv200", "transfer", "cg"};
-  std::vector<int> fem_n;     // FEM sweep (N intervals, (N-1)^3 rows)
-  std::vector<int> cg_n;      // FEM sizes for CG; defaults to fem_n
+  std::vector<int> fem_n; // FEM sweep (N intervals, (N-1)^3 rows)
+  std::vector<int> cg_n;  // FEM sizes for CG; defaults to fem_n
   std::vector<int> rmat_scales;
   int rmat_edge_factor = 16;
   std::uint64_t seed = 20211024;
-  std::string matrix_dir;           // every *.mtx.gz in it
+  std::string matrix_dir;                        // every *.mtx.gz in it
   std::vector<std::string> real_matrices{"all"}; // "all", "none" or names (file stems)
   std::vector<std::string> mtx_files;            // --mtx=path,...
   std::vector<std::string> formats{"all"};       // names or prefixes: crs, sell, kk, sell_c32_s1...
@@ -25,10 +25,10 @@ struct Options {
   std::vector<std::int64_t> sell_sigma{1, 32, 1024};
   std::vector<std::string> transfer_formats{"crs", "sell_c32_s1"};
   int repetitions = 5;
-  double min_time = 0.1;     // seconds per repetition (Google Benchmark MinTime)
-  int warmup = 5;            // untimed SpMVs before timing (at least one per rotated copy)
-  int max_rotation = 512;    // upper bound on rotated (matrix, x, y) copies
-  double rotation_factor = 3.0; // rotate until the copies exceed this many times the LLC
+  double min_time = 0.1;          // seconds per repetition (Google Benchmark MinTime)
+  int warmup = 5;                 // untimed SpMVs before timing (at least one per rotated copy)
+  int max_rotation = 512;         // upper bound on rotated (matrix, x, y) copies
+  double rotation_factor = 3.0;   // rotate until the copies exceed this many times the LLC
   std::int64_t copy_elements = 0; // 0: automatic (>= 4x LLC on CPU, 2^27 on GPU)
   int copy_iterations = 20;
   int cg_max_iterations = 10000;

@@ -61,7 +61,7 @@ inline char const* precision_name() {
 // Machine description (system_info.cpp)
 // ---------------------------------------------------------------------------------------------
 struct DeviceInfo {
-  std::string name;          // GPU name, or the CPU model name
+  std::string name;           // GPU name, or the CPU model name
   std::int64_t llc_bytes = 0; // last-level cache: L2 on GPUs, L3 (or highest level) on CPUs
 };
 DeviceInfo const& device_info();
@@ -172,9 +172,9 @@ void fill_random(Vector<Scalar> const& v, std::uint64_t seed) {
 
 template <class Scalar>
 Vector<Scalar> random_vector(std::string const& what, std::int64_t n, std::uint64_t seed) {
-  Vector<Scalar> v(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                      std::string("SpMVKit::perf::") + what),
-                   static_cast<std::size_t>(n));
+  Vector<Scalar> v(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("SpMVKit::perf::") + what),
+      static_cast<std::size_t>(n));
   fill_random(v, seed);
   return v;
 }

@@ -63,8 +63,8 @@ HostCrsGraph generate_rmat(int scale, int edge_factor, std::uint64_t seed, doubl
       for (int level = 0; level < scale; ++level) {
         state = splitmix64(state);
         const double u = to_unit(state);
-        const int down = u >= ab;                          // c or d
-        const int right = (u >= a && u < ab) || u >= abc;  // b or d
+        const int down = u >= ab;                         // c or d
+        const int right = (u >= a && u < ab) || u >= abc; // b or d
         row = 2 * row + down;
         col = 2 * col + right;
       }
@@ -108,7 +108,8 @@ HostCrsGraph generate_rmat(int scale, int edge_factor, std::uint64_t seed, doubl
       auto first = bucket.begin() + start[static_cast<std::size_t>(r)];
       auto last = bucket.begin() + start[static_cast<std::size_t>(r + 1)];
       std::sort(first, last);
-      unique_length[static_cast<std::size_t>(r)] = static_cast<int>(std::unique(first, last) - first);
+      unique_length[static_cast<std::size_t>(r)] =
+          static_cast<int>(std::unique(first, last) - first);
     }
   });
 

@@ -25,8 +25,8 @@ public:
     if (format_.is_sell()) {
       auto const& S = sell_[0];
       stored_ = S.stored_entries();
-      bytes_ = sell_bytes<Scalar>(S.num_rows(), S.num_cols(), stored_, S.num_chunks(),
-                                  S.is_permuted());
+      bytes_ =
+          sell_bytes<Scalar>(S.num_rows(), S.num_cols(), stored_, S.num_chunks(), S.is_permuted());
     } else {
       stored_ = base_.nnz();
       bytes_ = crs_bytes<Scalar>(base_.num_rows(), base_.num_cols(), base_.nnz());
@@ -79,9 +79,7 @@ public:
     case FormatSpec::Kind::crs_automatic:
       spmv(exec_, Scalar(1), crs_[i], x_[i], Scalar(0), y_[i], CrsKernel::automatic);
       break;
-    case FormatSpec::Kind::sell:
-      spmv(exec_, Scalar(1), sell_[i], x_[i], Scalar(0), y_[i]);
-      break;
+    case FormatSpec::Kind::sell: spmv(exec_, Scalar(1), sell_[i], x_[i], Scalar(0), y_[i]); break;
     case FormatSpec::Kind::kk_native:
     case FormatSpec::Kind::kk_default:
       kk_spmv_[i]->apply(exec_, Scalar(1), kk_[i], x_[i], Scalar(0), y_[i]);
@@ -111,9 +109,9 @@ private:
 
   /// ||y - y_ref||_inf <= tol * (|A||x|)_inf with y_ref from Kokkos Kernels native.
   void check() {
-    Vector<Scalar> y_ref(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                            std::string("SpMVKit::perf::y_ref")),
-                         static_cast<std::size_t>(base_.num_rows()));
+    Vector<Scalar> y_ref(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("SpMVKit::perf::y_ref")),
+        static_cast<std::size_t>(base_.num_rows()));
     KKSpmv<Scalar> reference(KokkosKernelsAlgorithm::native);
     reference.apply(exec_, Scalar(1), to_kokkos_kernels(base_), x_[0], Scalar(0), y_ref);
     apply(0);

@@ -53,8 +53,8 @@ const Coefficients coefficients[] = {{1.0, 0.0}, {2.5, -1.5}, {-1.0, 1.0},
 template <class Scalar, class Exec>
 struct Variant {
   std::string name;
-  std::function<void(Scalar, CrsMatrix<Scalar, Exec> const&, Kokkos::View<Scalar*, Exec>,
-                      Scalar, Kokkos::View<Scalar*, Exec>)>
+  std::function<void(Scalar, CrsMatrix<Scalar, Exec> const&, Kokkos::View<Scalar*, Exec>, Scalar,
+                     Kokkos::View<Scalar*, Exec>)>
       run;
 };
 
@@ -69,8 +69,8 @@ std::vector<Variant<Scalar, Exec>> variants() {
   out.push_back({"crs_vector", [](Scalar a, Crs const& A, V x, Scalar b, V y) {
                    spmv(Exec(), a, A, x, b, y, CrsKernel::vector);
                  }});
-  out.push_back({"crs_automatic",
-                 [](Scalar a, Crs const& A, V x, Scalar b, V y) { spmv(a, A, x, b, y); }});
+  out.push_back(
+      {"crs_automatic", [](Scalar a, Crs const& A, V x, Scalar b, V y) { spmv(a, A, x, b, y); }});
   for (int C : {1, 4, 7, 32, 64}) {
     for (std::int64_t sigma : {std::int64_t(1), std::int64_t(4) * C, std::int64_t(1) << 20}) {
       out.push_back({"sell_C" + std::to_string(C) + "_sigma" + std::to_string(sigma),
@@ -102,17 +102,22 @@ TYPED_TEST(SpmvTest, EveryFormatMatchesReferenceAndKokkosKernels) {
                    " beta=" + std::to_string(ab.beta));
       const auto ref = reference_spmv<Scalar>(h, ab.alpha, xh, ab.beta, y0h);
       // beta == 0 must overwrite whatever y holds, NaN included.
-      const Scalar fill =
-          ab.beta == 0.0 ? std::numeric_limits<Scalar>::quiet_NaN() : Scalar(0);
+      const Scalar fill = ab.beta == 0.0 ? std::numeric_limits<Scalar>::quiet_NaN() : Scalar(0);
       V y("y", static_cast<std::size_t>(shape.rows));
 
-      if (ab.beta == 0.0) Kokkos::deep_copy(y, fill); else Kokkos::deep_copy(y, y0);
+      if (ab.beta == 0.0)
+        Kokkos::deep_copy(y, fill);
+      else
+        Kokkos::deep_copy(y, y0);
       KokkosSparse::spmv("N", Scalar(ab.alpha), kkA, x, Scalar(ab.beta), y);
       Kokkos::fence();
       ASSERT_TRUE(matches_reference<Scalar>(y, ref)) << "Kokkos Kernels spmv";
 
       for (auto const& v : variants<Scalar, Exec>()) {
-        if (ab.beta == 0.0) Kokkos::deep_copy(y, fill); else Kokkos::deep_copy(y, y0);
+        if (ab.beta == 0.0)
+          Kokkos::deep_copy(y, fill);
+        else
+          Kokkos::deep_copy(y, y0);
         v.run(Scalar(ab.alpha), A, x, Scalar(ab.beta), y);
         Kokkos::fence();
         EXPECT_TRUE(matches_reference<Scalar>(y, ref)) << v.name;
@@ -244,7 +249,8 @@ TYPED_TEST(SpmvTest, CheckStructureFindsBadRows) {
     check_structure(Exec(), A);
     FAIL() << "expected std::invalid_argument";
   } catch (std::invalid_argument const& e) {
-    EXPECT_NE(std::string(e.what()).find("row " + std::to_string(row)), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("row " + std::to_string(row)), std::string::npos)
+        << e.what();
   }
 }
 

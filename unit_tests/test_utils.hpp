@@ -198,8 +198,8 @@ template <class Scalar, class YView>
   std::int64_t bad = 0;
   for (std::size_t i = 0; i < ref.y.size(); ++i) {
     const long double got = h(i);
-    const bool ok = std::isfinite(static_cast<double>(got)) &&
-                    std::fabs(got - ref.y[i]) <= ref.bound[i];
+    const bool ok =
+        std::isfinite(static_cast<double>(got)) && std::fabs(got - ref.y[i]) <= ref.bound[i];
     if (!ok) {
       if (bad < 8) {
         os << "\n  y(" << i << ") = " << static_cast<double>(got) << ", expected "
@@ -209,8 +209,8 @@ template <class Scalar, class YView>
     }
   }
   if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " of " << ref.y.size() << " entries differ:"
-                                       << os.str();
+  return ::testing::AssertionFailure()
+         << bad << " of " << ref.y.size() << " entries differ:" << os.str();
 }
 
 } // namespace spmvkit::test

@@ -22,7 +22,8 @@ namespace spmvkit {
 /// with std::length_error and needs Offset = std::int64_t.
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
 class CrsMatrix {
-  static_assert(std::is_floating_point_v<Scalar>, "CrsMatrix: Scalar must be a floating-point type");
+  static_assert(std::is_floating_point_v<Scalar>,
+                "CrsMatrix: Scalar must be a floating-point type");
   static_assert(std::is_integral_v<Ordinal> && std::is_signed_v<Ordinal>,
                 "CrsMatrix: Ordinal must be a signed integral type");
   static_assert(std::is_integral_v<Offset> && sizeof(Offset) >= sizeof(Ordinal),
@@ -124,9 +125,9 @@ void check_structure(ExecutionSpace const& exec,
   Kokkos::deep_copy(last, Kokkos::subview(A.row_starts(), A.num_rows()));
   exec.fence();
   if (first != 0 || last != A.nnz()) {
-    throw std::invalid_argument("spmvkit::check_structure: row_starts must run from 0 to nnz = " +
-                                std::to_string(A.nnz()) + ", got " + std::to_string(first) +
-                                " .. " + std::to_string(last));
+    throw std::invalid_argument(
+        "spmvkit::check_structure: row_starts must run from 0 to nnz = " + std::to_string(A.nnz()) +
+        ", got " + std::to_string(first) + " .. " + std::to_string(last));
   }
   Ordinal first_bad = 0;
   Kokkos::parallel_reduce(

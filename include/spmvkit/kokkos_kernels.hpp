@@ -48,9 +48,9 @@ CrsMatrix<typename KKMatrix::non_const_value_type, typename KKMatrix::execution_
           typename KKMatrix::non_const_ordinal_type, typename KKMatrix::non_const_size_type>
 from_kokkos_kernels(KKMatrix const& A) {
   using Exec = typename KKMatrix::execution_space;
-  using Result = CrsMatrix<typename KKMatrix::non_const_value_type, Exec,
-                           typename KKMatrix::non_const_ordinal_type,
-                           typename KKMatrix::non_const_size_type>;
+  using Result =
+      CrsMatrix<typename KKMatrix::non_const_value_type, Exec,
+                typename KKMatrix::non_const_ordinal_type, typename KKMatrix::non_const_size_type>;
   static_assert(std::is_same_v<typename KKMatrix::memory_space, typename Exec::memory_space>,
                 "spmvkit::from_kokkos_kernels: the matrix must live in its execution space's "
                 "default memory space");

@@ -327,8 +327,8 @@ make_sell(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal,
 
   typename Sell::ordinals_type perm;
   if (sigma > 1) {
-    perm = detail::allocate_view<typename Sell::ordinals_type>(
-        exec, "SpMVKit::Sell::row_permutation", n);
+    perm = detail::allocate_view<typename Sell::ordinals_type>(exec,
+                                                               "SpMVKit::Sell::row_permutation", n);
     const std::int64_t windows = (static_cast<std::int64_t>(n) + sigma - 1) / sigma;
     Kokkos::parallel_for("SpMVKit::Sell::sort_windows", Range64(exec, 0, windows),
                          detail::SortWindows<Ordinal, Device>{perm, lengths, sigma, n});
@@ -337,11 +337,9 @@ make_sell(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal,
   auto widths = detail::allocate_view<typename Sell::ordinals_type>(
       exec, "SpMVKit::Sell::chunk_widths", num_chunks);
   std::int64_t stored = 0;
-  Kokkos::parallel_reduce("SpMVKit::Sell::chunk_widths",
-                          Range(exec, 0, static_cast<Ordinal>(num_chunks)),
-                          detail::ChunkWidths<Ordinal, Offset, Device>{lengths, perm, widths, n,
-                                                                        chunk_size},
-                          stored);
+  Kokkos::parallel_reduce(
+      "SpMVKit::Sell::chunk_widths", Range(exec, 0, static_cast<Ordinal>(num_chunks)),
+      detail::ChunkWidths<Ordinal, Offset, Device>{lengths, perm, widths, n, chunk_size}, stored);
   detail::checked_index<Offset>(stored, "stored entries (nonzeros + padding)",
                                 "spmvkit::make_sell");
 
@@ -388,9 +386,9 @@ to_crs(ExecutionSpace const& exec, SellMatrix<Scalar, ExecutionSpace, Ordinal, O
     Kokkos::deep_copy(exec, A.row_starts(), Offset(0));
     return A;
   }
-  Kokkos::parallel_scan("SpMVKit::Sell::to_crs_row_starts", Range(exec, 0, n),
-                        detail::LengthsToStarts<Ordinal, Offset, Device>{S.row_lengths(),
-                                                                          A.row_starts()});
+  Kokkos::parallel_scan(
+      "SpMVKit::Sell::to_crs_row_starts", Range(exec, 0, n),
+      detail::LengthsToStarts<Ordinal, Offset, Device>{S.row_lengths(), A.row_starts()});
   Kokkos::parallel_for("SpMVKit::Sell::to_crs_entries", Range64(exec, 0, n),
                        detail::SellToCrs<Scalar, Ordinal, Offset, Device>{
                            S.chunk_starts(), S.column_indices(), S.values(), S.row_permutation(),

@@ -98,8 +98,7 @@ void spmv_dispatch(ExecutionSpace const& exec, typename Matrix::value_type alpha
 ///
 /// CrsMatrix: `kernel` picks the one-row-per-thread or the vector-lane kernel;
 /// `automatic` uses vector lanes on GPUs when rows average 4+ entries.
-template <class ExecutionSpace, class Scalar, class Ordinal, class Offset, class XView,
-          class YView>
+template <class ExecutionSpace, class Scalar, class Ordinal, class Offset, class XView, class YView>
 void spmv(ExecutionSpace const& exec, detail::non_deduced_t<Scalar> alpha,
           CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, XView const& x,
           detail::non_deduced_t<Scalar> beta, YView const& y,
@@ -112,8 +111,7 @@ void spmv(ExecutionSpace const& exec, detail::non_deduced_t<Scalar> alpha,
 
 /// SellMatrix: one TeamPolicy kernel; C threads per chunk on GPUs, one thread
 /// per chunk on host backends (see detail/launch_parameters.hpp).
-template <class ExecutionSpace, class Scalar, class Ordinal, class Offset, class XView,
-          class YView>
+template <class ExecutionSpace, class Scalar, class Ordinal, class Offset, class XView, class YView>
 void spmv(ExecutionSpace const& exec, detail::non_deduced_t<Scalar> alpha,
           SellMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, XView const& x,
           detail::non_deduced_t<Scalar> beta, YView const& y) {

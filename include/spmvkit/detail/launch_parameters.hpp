@@ -72,8 +72,8 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
           static_cast<std::int64_t>(target_nnz / nnz_per_chunk), 1, std::int64_t(1) << 20);
       p.league_size = (num_chunks + p.work_per_team - 1) / p.work_per_team;
     } else {
-      p.work_per_team =
-          std::max<std::int64_t>(1, static_cast<std::int64_t>(target_nnz / std::max(1.0, mean_row)));
+      p.work_per_team = std::max<std::int64_t>(
+          1, static_cast<std::int64_t>(target_nnz / std::max(1.0, mean_row)));
       p.league_size = (num_rows + p.work_per_team - 1) / p.work_per_team;
     }
   } else {
@@ -81,9 +81,9 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
     switch (kind) {
     case KernelKind::sell: {
       if (chunk_size > 1024) {
-        throw std::invalid_argument("spmvkit::spmv: SELL chunk size C = " +
-                                    std::to_string(chunk_size) +
-                                    " exceeds 1024 threads per team on this backend");
+        throw std::invalid_argument(
+            "spmvkit::spmv: SELL chunk size C = " + std::to_string(chunk_size) +
+            " exceeds 1024 threads per team on this backend");
       }
       // Several chunks per team keep enough warps resident per multiprocessor
       // even when C = 32 (a 32-thread team caps occupancy at half); 128-thread

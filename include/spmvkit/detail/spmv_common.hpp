@@ -21,7 +21,8 @@ template <class Scalar, class Device, class Layout>
 using kernel_x_type = Kokkos::View<const Scalar*, Layout, Device,
                                    Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
 template <class Scalar, class Device, class Layout>
-using kernel_y_type = Kokkos::View<Scalar*, Layout, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using kernel_y_type =
+    Kokkos::View<Scalar*, Layout, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 /// Load of data that is read exactly once (matrix values and indices). On
 /// CUDA devices it bypasses cache retention (ld.global.cs) so that the

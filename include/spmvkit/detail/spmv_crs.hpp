@@ -70,8 +70,7 @@ struct CrsVector {
       Scalar sum = 0;
       Kokkos::parallel_reduce(
           Kokkos::ThreadVectorRange(team, length),
-          [&](Offset k, Scalar& partial) { partial += vals(begin + k) * x(cols(begin + k)); },
-          sum);
+          [&](Offset k, Scalar& partial) { partial += vals(begin + k) * x(cols(begin + k)); }, sum);
       Kokkos::single(Kokkos::PerThread(team), [&]() { store_row(y, row, alpha, beta, sum); });
     });
   }
@@ -85,7 +84,7 @@ void spmv_crs(ExecutionSpace const& exec, typename Matrix::value_type alpha, Mat
     // single GPU thread. The host has one lane, so both are the same loop.
     const double mean_row = A.num_rows() > 0 ? double(A.nnz()) / A.num_rows() : 0.0;
     kernel = (!is_host_space_v<ExecutionSpace> && mean_row >= 4.0) ? CrsKernel::vector
-                                                                    : CrsKernel::row_per_thread;
+                                                                   : CrsKernel::row_per_thread;
   }
   const auto kind =
       kernel == CrsKernel::vector ? KernelKind::crs_vector : KernelKind::crs_row_per_thread;
@@ -94,14 +93,13 @@ void spmv_crs(ExecutionSpace const& exec, typename Matrix::value_type alpha, Mat
   const Policy policy(exec, p.league_size, p.team_size, p.vector_length);
   if (kernel == CrsKernel::vector) {
     Kokkos::parallel_for("SpMVKit::spmv::crs_vector", policy,
-                         CrsVector<Matrix, X, Y>{A.row_starts(), A.column_indices(), A.values(),
-                                                 x, y, alpha, beta, A.num_rows(),
-                                                 p.work_per_team});
+                         CrsVector<Matrix, X, Y>{A.row_starts(), A.column_indices(), A.values(), x,
+                                                 y, alpha, beta, A.num_rows(), p.work_per_team});
   } else {
     Kokkos::parallel_for("SpMVKit::spmv::crs_row_per_thread", policy,
                          CrsRowPerThread<Matrix, X, Y>{A.row_starts(), A.column_indices(),
-                                                       A.values(), x, y, alpha, beta,
-                                                       A.num_rows(), p.work_per_team});
+                                                       A.values(), x, y, alpha, beta, A.num_rows(),
+                                                       p.work_per_team});
   }
 }
 
