@@ -5,6 +5,7 @@
 #include <spmvkit/cg.hpp>
 #include <spmvkit/fem_poisson.hpp>
 #include <spmvkit/kokkos_kernels.hpp>
+#include <spmvkit/sell16_matrix.hpp>
 #include <spmvkit/sell_matrix.hpp>
 #include <spmvkit/spmv.hpp>
 
@@ -246,6 +247,23 @@ TEST(FemCgConvergence, SecondOrderWithEveryFormat) {
               << " iterations, nodal L2 error " << ref.error << " (predicted "
               << p.predicted_l2_error() << ")";
     // N = 64 costs most of the test's time: CRS only there.
+    if (N < 64) {
+      // 16-bit column offsets, with and without Jacobi (its diagonal search
+      // differs from SELL's: the diagonal is the entry with offset 0).
+      const auto S16 = spmvkit::make_sell16(Exec(), A, 32, 1);
+      const Solve s = solve_fem<double, Exec>(S16, N, opts);
+      EXPECT_TRUE(s.result.converged()) << "sell16-32-1: " << s.result.message;
+      EXPECT_NEAR(s.result.iterations, ref.result.iterations, 1) << "sell16-32-1";
+      EXPECT_NEAR(s.error, ref.error, 1e-6 * ref.error) << "sell16-32-1";
+      CgOptions jacobi = opts;
+      jacobi.jacobi = true;
+      const Solve rj = solve_fem<double, Exec>(A, N, jacobi);
+      const Solve sj = solve_fem<double, Exec>(spmvkit::make_sell16(Exec(), A, 8, 64), N, jacobi);
+      EXPECT_TRUE(sj.result.converged()) << "sell16-8-64 jacobi: " << sj.result.message;
+      EXPECT_NEAR(sj.result.iterations, rj.result.iterations, 1) << "sell16-8-64 jacobi";
+      EXPECT_NEAR(sj.error, rj.error, 1e-6 * rj.error) << "sell16-8-64 jacobi";
+      std::cout << ", sell16-32-1 " << s.result.iterations;
+    }
     for (std::size_t f = 1; N < 64 && f < formats.size(); ++f) {
       const auto S =
           spmvkit::make_fem_poisson_sell<double>(Exec(), N, formats[f].C, formats[f].sigma);

@@ -4,6 +4,7 @@
 #include <spmvkit/crs_matrix.hpp>
 #include <spmvkit/detail/memory.hpp>
 #include <spmvkit/kokkos_kernels.hpp>
+#include <spmvkit/sell16_matrix.hpp>
 #include <spmvkit/sell_matrix.hpp>
 #include <spmvkit/spmv.hpp>
 
@@ -135,11 +136,15 @@ struct CrsDiagonal {
 };
 
 /// Same for SELL, one thread per stored row; padding holds 0 so walking the
-/// full chunk width is harmless.
-template <class Sell, class Diag>
+/// full chunk width is harmless. Sell16Matrix stores column - row, so there
+/// the diagonal is the entry whose stored offset is 0.
+template <class Sell, class Diag, class Columns = typename Sell::ordinals_type,
+          bool RelativeColumns = false>
 struct SellDiagonal {
   typename Sell::chunk_starts_type chunk_starts;
-  typename Sell::ordinals_type widths, cols, perm;
+  typename Sell::ordinals_type widths;
+  Columns cols;
+  typename Sell::ordinals_type perm;
   typename Sell::values_type values;
   Diag diag;
   std::int64_t num_rows;
@@ -151,7 +156,7 @@ struct SellDiagonal {
     const std::int64_t row = perm.extent(0) ? perm(stored_row) : stored_row;
     double d = 0;
     for (std::int64_t j = 0; j < widths(chunk); ++j)
-      if (static_cast<std::int64_t>(cols(base + j * chunk_size)) == row)
+      if (static_cast<std::int64_t>(cols(base + j * chunk_size)) == (RelativeColumns ? 0 : row))
         d += static_cast<double>(values(base + j * chunk_size));
     diag(row) = static_cast<typename Diag::value_type>(d);
   }
@@ -267,8 +272,8 @@ struct CgResidualNorm {
 template <class Matrix, class Enable = void>
 class CgOperator {
   static_assert(sizeof(Matrix) == 0,
-                "spmvkit::cg: the matrix must be a spmvkit::CrsMatrix, spmvkit::SellMatrix or "
-                "KokkosSparse::CrsMatrix");
+                "spmvkit::cg: the matrix must be a spmvkit::CrsMatrix, SellMatrix, Sell16Matrix "
+                "or a KokkosSparse::CrsMatrix");
 };
 
 template <class Matrix>
@@ -296,6 +301,13 @@ public:
           CrsDiagonal<typename Matrix::row_starts_type, typename Matrix::column_indices_type,
                       typename Matrix::values_type, vector_type>{
               A_.row_starts(), A_.column_indices(), A_.values(), d});
+    } else if constexpr (is_sell16_matrix_v<Matrix>) {
+      const std::int64_t stored_rows = static_cast<std::int64_t>(A_.num_chunks()) * A_.chunk_size();
+      using Offsets = std::decay_t<decltype(A_.column_offsets())>;
+      Kokkos::parallel_for("SpMVKit::cg::diagonal", CgRange<execution_space>(exec, 0, stored_rows),
+                           SellDiagonal<Matrix, vector_type, Offsets, true>{
+                               A_.chunk_starts(), A_.chunk_widths(), A_.column_offsets(),
+                               A_.row_permutation(), A_.values(), d, num_rows(), A_.chunk_size()});
     } else {
       const std::int64_t stored_rows = static_cast<std::int64_t>(A_.num_chunks()) * A_.chunk_size();
       Kokkos::parallel_for("SpMVKit::cg::diagonal", CgRange<execution_space>(exec, 0, stored_rows),

@@ -16,8 +16,12 @@
 
 namespace spmvkit {
 
+/// Matrix types that spmvkit::spmv (and so spmvkit::cg) accepts. A format
+/// defined in its own header specializes this to true.
 template <class T>
-inline constexpr bool is_spmvkit_matrix_v = is_crs_matrix_v<T> || is_sell_matrix_v<T>;
+struct is_spmvkit_matrix : std::bool_constant<is_crs_matrix_v<T> || is_sell_matrix_v<T>> {};
+template <class T>
+inline constexpr bool is_spmvkit_matrix_v = is_spmvkit_matrix<T>::value;
 
 namespace detail {
 

@@ -7,6 +7,7 @@
 #include <spmvkit/fem_poisson.hpp>
 #include <spmvkit/kokkos_kernels.hpp>
 #include <spmvkit/matrix_market.hpp>
+#include <spmvkit/sell16_matrix.hpp>
 #include <spmvkit/sell_matrix.hpp>
 #include <spmvkit/spmv.hpp>
 #include <spmvkit/version.hpp>
