@@ -61,6 +61,7 @@ CgResult solve(SpmvSetup<Scalar>& s, CgProblem<Scalar>& p, CgOptions const& opts
   exec.fence();
   switch (s.format().kind) {
   case FormatSpec::Kind::sell: return cg(exec, s.sell_matrix(), p.b, p.x, opts);
+  case FormatSpec::Kind::sell16: return cg(exec, s.sell16_matrix(), p.b, p.x, opts);
   case FormatSpec::Kind::crs_row_per_thread: {
     CgOptions o = opts;
     o.crs_kernel = CrsKernel::row_per_thread;

@@ -210,6 +210,10 @@ std::unique_ptr<TransferBase> make_transfer(SpmvSetup<Scalar>& s, HostMemory mem
     auto const& S = s.sell_matrix();
     arrays = {as_bytes(S.chunk_starts()), as_bytes(S.chunk_widths()), as_bytes(S.column_indices()),
               as_bytes(S.values()), as_bytes(S.row_permutation())};
+  } else if (s.format().is_sell16()) {
+    auto const& S = s.sell16_matrix();
+    arrays = {as_bytes(S.chunk_starts()), as_bytes(S.chunk_widths()), as_bytes(S.column_offsets()),
+              as_bytes(S.values()), as_bytes(S.row_permutation())};
   } else {
     auto const& A = s.crs_matrix();
     arrays = {as_bytes(A.row_starts()), as_bytes(A.column_indices()), as_bytes(A.values())};

@@ -24,12 +24,21 @@ struct MatrixSource {
 
 /// An SpMV implementation: CRS kernels, SELL-C-sigma, or Kokkos Kernels.
 struct FormatSpec {
-  enum class Kind { crs_row_per_thread, crs_vector, crs_automatic, sell, kk_native, kk_default };
+  enum class Kind {
+    crs_row_per_thread,
+    crs_vector,
+    crs_automatic,
+    sell,
+    sell16,
+    kk_native,
+    kk_default
+  };
   Kind kind = Kind::crs_automatic;
   int chunk = 0;
   std::int64_t sigma = 1;
   std::string name() const; // crs_row_per_thread, sell_c32_s1024, kk_native, crs (automatic)
   bool is_sell() const { return kind == Kind::sell; }
+  bool is_sell16() const { return kind == Kind::sell16; }
   bool is_kk() const { return kind == Kind::kk_native || kind == Kind::kk_default; }
 };
 

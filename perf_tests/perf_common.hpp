@@ -3,6 +3,7 @@
 
 #include <spmvkit/crs_matrix.hpp>
 #include <spmvkit/kokkos_kernels.hpp>
+#include <spmvkit/sell16_matrix.hpp>
 #include <spmvkit/sell_matrix.hpp>
 #include <spmvkit/spmv.hpp>
 
@@ -32,6 +33,8 @@ template <class Scalar>
 using Crs = CrsMatrix<Scalar, Exec>;
 template <class Scalar>
 using Sell = SellMatrix<Scalar, Exec>;
+template <class Scalar>
+using Sell16 = Sell16Matrix<Scalar, Exec>;
 template <class Scalar>
 using KKMatrix = kokkos_kernels_matrix_t<Crs<Scalar>>;
 template <class Scalar>
@@ -97,10 +100,11 @@ double crs_bytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
          static_cast<double>(cols) * sizeof(Scalar) + static_cast<double>(rows) * sizeof(Scalar);
 }
 
-template <class Scalar>
+/// ColumnIndex: what one stored column index takes (Ordinal; int16 for Sell16Matrix).
+template <class Scalar, class ColumnIndex = Ordinal>
 double sell_bytes(std::int64_t rows, std::int64_t cols, std::int64_t stored,
                   std::int64_t num_chunks, bool permuted) {
-  return static_cast<double>(stored) * (sizeof(Scalar) + sizeof(Ordinal)) +
+  return static_cast<double>(stored) * (sizeof(Scalar) + sizeof(ColumnIndex)) +
          static_cast<double>(num_chunks + 1) * sizeof(Offset) +
          static_cast<double>(num_chunks) * sizeof(Ordinal) +
          (permuted ? static_cast<double>(rows) * sizeof(Ordinal) : 0.0) +

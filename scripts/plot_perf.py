@@ -42,6 +42,9 @@ def format_key(name):
     m = re.match(r"sell_c(\d+)_s(\d+)$", name)
     if m:
         return (1, int(m.group(1)), int(m.group(2)))
+    m = re.match(r"sell16_c(\d+)_s(\d+)$", name)
+    if m:
+        return (1.5, int(m.group(1)), int(m.group(2)))
     if name in KK_FORMATS:
         return (2, KK_FORMATS.index(name), 0)
     return (3, 0, 0)
@@ -56,9 +59,15 @@ SELL_COLORS = {4: ("#1f77b4", "#6baed6", "#c6dbef"), 8: ("#2ca02c", "#74c476", "
                32: ("#9467bd", "#9e9ac8", "#dadaeb"), 64: ("#8c564b", "#c49c94", "#e7cbc5")}
 
 
+SELL16_COLORS = {4: "#08306b", 8: "#00441b", 32: "#3f007d", 64: "#67000d"}
+
+
 def format_color(name):
     if name in FORMAT_COLORS:
         return FORMAT_COLORS[name]
+    m = re.match(r"sell16_c(\d+)_s(\d+)$", name)
+    if m:
+        return SELL16_COLORS.get(int(m.group(1)), "#17becf")
     m = re.match(r"sell_c(\d+)_s(\d+)$", name)
     if m:
         shades = SELL_COLORS.get(int(m.group(1)), ("#17becf", "#9edae5", "#dbf1f4"))
@@ -72,6 +81,9 @@ def format_style(name):
     style = {"color": format_color(name)}
     if name.startswith("kk_"):
         style.update({"linestyle": ":", "marker": "s", "linewidth": 2.0})
+        return style
+    if name.startswith("sell16_"):
+        style.update({"linestyle": "-", "marker": "D", "markersize": 3, "linewidth": 1.5})
         return style
     m = re.match(r"sell_c(\d+)_s(\d+)$", name)
     if m:
