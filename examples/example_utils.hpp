@@ -6,6 +6,7 @@
 
 #include <spmvkit/crs_matrix.hpp>
 #include <spmvkit/kokkos_kernels.hpp>
+#include <spmvkit/sell16_matrix.hpp>
 #include <spmvkit/sell_matrix.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -133,6 +134,15 @@ double spmv_bytes(CrsMatrix<S, E, O, F> const& A) {
 template <class S, class E, class O, class F>
 double spmv_bytes(SellMatrix<S, E, O, F> const& A) {
   return static_cast<double>(A.stored_entries()) * (sizeof(S) + sizeof(O)) +
+         static_cast<double>(A.num_chunks() + 1) * sizeof(F) +
+         static_cast<double>(A.num_chunks()) * sizeof(O) +
+         (A.is_permuted() ? static_cast<double>(A.num_rows()) * sizeof(O) : 0.0) +
+         static_cast<double>(A.num_cols() + A.num_rows()) * sizeof(S);
+}
+
+template <class S, class E, class O, class F>
+double spmv_bytes(Sell16Matrix<S, E, O, F> const& A) {
+  return static_cast<double>(A.stored_entries()) * (sizeof(S) + sizeof(std::int16_t)) +
          static_cast<double>(A.num_chunks() + 1) * sizeof(F) +
          static_cast<double>(A.num_chunks()) * sizeof(O) +
          (A.is_permuted() ? static_cast<double>(A.num_rows()) * sizeof(O) : 0.0) +

@@ -1,7 +1,7 @@
 // The founding study's main job: -Δu = f on the unit cube with Q1 finite
 // elements, assembled on the device and solved by CG with every matrix format.
 //
-//   fem_cg [--N 64] [--formats crs-thread,crs-vector,sell,kk-native,kk-default]
+//   fem_cg [--N 64] [--formats crs-thread,crs-vector,sell,sell16,kk-native,kk-default]
 //          [--precision double|float] [--C 4|32] [--sigma 1] [--tol auto]
 //          [--max-iters 10000] [--jacobi] [--progress-every 100] [--zero-start]
 //
@@ -103,6 +103,10 @@ int run(ex::Args const& args) {
       const auto S = spmvkit::make_fem_poisson_sell<Scalar>(exec, N, C, sigma);
       solve("sell-" + std::to_string(C) + "-" + std::to_string(sigma), S, ex::spmv_bytes(S),
             [&] { spmvkit::spmv(exec, Scalar(1), S, x, Scalar(0), y); });
+    } else if (format == "sell16") {
+      const auto S = spmvkit::make_sell16(exec, A, C, 1);
+      solve("sell16-" + std::to_string(C) + "-1", S, ex::spmv_bytes(S),
+            [&] { spmvkit::spmv(exec, Scalar(1), S, x, Scalar(0), y); });
     } else if (format == "kk-native" || format == "kk-default") {
       const auto algorithm = format == "kk-native"
                                  ? spmvkit::KokkosKernelsAlgorithm::native
@@ -114,7 +118,7 @@ int run(ex::Args const& args) {
             [&] { kk.apply(exec, Scalar(1), K, x, Scalar(0), y); });
     } else {
       std::cerr << "unknown format '" << format
-                << "' (crs-thread, crs-vector, sell, kk-native, kk-default)\n";
+                << "' (crs-thread, crs-vector, sell, sell16, kk-native, kk-default)\n";
       return 2;
     }
   }
@@ -166,7 +170,7 @@ int main(int argc, char* argv[]) {
   try {
     const ex::Args args(argc, argv,
                         {{"N", "64"},
-                         {"formats", "crs-thread,crs-vector,sell,kk-native,kk-default"},
+                         {"formats", "crs-thread,crs-vector,sell,sell16,kk-native,kk-default"},
                          {"precision", "double"},
                          {"C", "auto"},
                          {"sigma", "1"},
