@@ -121,6 +121,15 @@ void bm_cg(benchmark::State& state, std::string const& name, MatrixSource const&
     state.counters["time_per_iteration_s"] = t_iter;
     state.counters["time_s"] = median(loop_seconds);
     state.counters["MUPS"] = t_iter > 0 ? static_cast<double>(s.rows()) / t_iter * 1e-6 : 0.0;
+    // Bytes an iteration must move: one SpMV under the byte model (it already counts reading
+    // p and writing q) plus the other vector traffic of spmvkit::cg, 11 n s (include/spmvkit/
+    // cg.hpp: 13 n s in all, 2 n s of which are the SpMV's). time / (bytes / copy bandwidth)
+    // says how close an iteration runs to the copy yardstick (1 = as fast as a copy).
+    const double iteration_bytes =
+        s.bytes() + 11.0 * static_cast<double>(s.rows()) * sizeof(Scalar);
+    state.counters["iteration_bytes"] = iteration_bytes;
+    state.counters["iteration_vs_copy_bound"] =
+        t_iter / (iteration_bytes / (copy_bandwidth_gbs() * 1e9));
     state.counters["relative_residual"] = result.relative_residual;
     state.counters["true_relative_residual"] = result.true_relative_residual;
     state.counters["rows"] = static_cast<double>(s.rows());
