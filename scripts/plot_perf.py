@@ -397,14 +397,15 @@ def cg_table(results):
     if not rows:
         return []
     lines = [
-        "| precision | N | format | iterations | converged | time / iteration (ms) | MUPS | true rel. residual |",
-        "|---|---:|---|---:|---:|---:|---:|---:|",
+        "| precision | N | format | iterations | converged | time / iteration (ms) | MUPS | true rel. residual | vs copy bound |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in sorted(rows, key=lambda r: (r.precision, r.fem_n, format_key(r.format))):
-        lines.append("| {} | {} | {} | {} | {} | {} | {} | {} |".format(
+        lines.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
             r.precision, r.fem_n, r.format, int(r.get("cg_iterations", 0)),
             "yes" if r.get("converged", 0) else "no", fmt(r.get("time_per_iteration_s") * 1e3),
-            fmt(r.get("MUPS")), "{:.2e}".format(r.get("true_relative_residual"))))
+            fmt(r.get("MUPS")), "{:.2e}".format(r.get("true_relative_residual")),
+            fmt(r.get("iteration_vs_copy_bound"))))
     return lines
 
 
@@ -471,6 +472,65 @@ def headline(results, ctx):
     return lines
 
 
+def targets_table(results):
+    """The speed checks of the project's GPU/CPU issue, from the largest FEM size measured:
+    plain SELL and Sell16 against Kokkos Kernels default, CRS vector against KK native, the
+    fastest format against KK native, and CG time per iteration against KK default and
+    against the copy bound."""
+    lines = ["| precision | N | check | ours | reference | ratio |", "|---|---:|---|---|---|---:|"]
+
+    def best_of(rows, prefix):
+        rows = [r for r in rows if r.format.startswith(prefix)]
+        return min(rows, key=lambda r: r.get("time_s")) if rows else None
+
+    for prec in precisions_of(results):
+        fem = [r for r in results if r.family == "spmv" and r.kind == "fem" and r.precision == prec]
+        if fem:
+            n = max(r.fem_n for r in fem)
+            at_n = {r.format: r for r in fem if r.fem_n == n}
+            kkd, kkn = at_n.get("kk_default"), at_n.get("kk_native")
+            for prefix, label in [("sell_c", "SELL-C-sigma"), ("sell16_c", "Sell16")]:
+                b = best_of(at_n.values(), prefix)
+                if b and kkd:
+                    lines.append("| {} | {} | {} SpMV vs KK default | {} {} GF/s | {} GF/s | **{}** |".format(
+                        prec, n, label, b.format, fmt(b.get("GFlop/s")), fmt(kkd.get("GFlop/s")),
+                        fmt(kkd.get("time_s") / b.get("time_s"))))
+                if b:
+                    lines.append("| {} | {} | {} SpMV fraction of copy bandwidth | {} {} GB/s | copy | **{}** |".format(
+                        prec, n, label, b.format, fmt(b.get("GB/s")), fmt(b.get("frac_copy"))))
+            cv = at_n.get("crs_vector")
+            if cv and kkn:
+                lines.append("| {} | {} | CRS vector vs KK native | {} GF/s | {} GF/s | **{}** |".format(
+                    prec, n, fmt(cv.get("GFlop/s")), fmt(kkn.get("GFlop/s")),
+                    fmt(kkn.get("time_s") / cv.get("time_s"))))
+            ours = [r for r in at_n.values() if not r.format.startswith("kk_")]
+            if ours and kkn:
+                b = min(ours, key=lambda r: r.get("time_s"))
+                lines.append("| {} | {} | fastest format vs KK native | {} {} GF/s | {} GF/s | **{}** |".format(
+                    prec, n, b.format, fmt(b.get("GFlop/s")), fmt(kkn.get("GFlop/s")),
+                    fmt(kkn.get("time_s") / b.get("time_s"))))
+        cg = [r for r in results if r.family == "cg" and r.precision == prec]
+        if cg:
+            n = max(r.fem_n for r in cg)
+            at_n = {r.format: r for r in cg if r.fem_n == n}
+            kkd = at_n.get("kk_default")
+            for prefix, label in [("sell_c", "SELL-C-sigma"), ("sell16_c", "Sell16")]:
+                rows = [r for r in at_n.values() if r.format.startswith(prefix)]
+                if not rows:
+                    continue
+                b = min(rows, key=lambda r: r.get("time_per_iteration_s"))
+                if kkd:
+                    lines.append("| {} | {} | CG with {}: time/iteration vs CG with KK default | {} {} ms | {} ms | **{}** |".format(
+                        prec, n, label, b.format, fmt(b.get("time_per_iteration_s") * 1e3),
+                        fmt(kkd.get("time_per_iteration_s") * 1e3),
+                        fmt(kkd.get("time_per_iteration_s") / b.get("time_per_iteration_s"))))
+                if "iteration_vs_copy_bound" in b.row:
+                    lines.append("| {} | {} | CG with {}: time/iteration / (iteration bytes / copy bandwidth) | {} {} ms | {} MB | **{}** |".format(
+                        prec, n, label, b.format, fmt(b.get("time_per_iteration_s") * 1e3),
+                        fmt(b.get("iteration_bytes") * 1e-6), fmt(b.get("iteration_vs_copy_bound"))))
+    return lines if len(lines) > 2 else []
+
+
 def markdown(results, ctx, charts, chart_prefix):
     out = []
     out.append("Generated by `scripts/plot_perf.py` from the benchmark JSON; do not edit by hand.")
@@ -491,6 +551,12 @@ def markdown(results, ctx, charts, chart_prefix):
     out.append("")
     out.extend(headline(results, ctx))
     out.append("")
+    targets = targets_table(results)
+    if targets:
+        out.append("### Speed checks (largest FEM size of the run)")
+        out.append("")
+        out.extend(targets)
+        out.append("")
     for title, path in charts:
         out.append("![{}]({})".format(title, chart_prefix + os.path.basename(path)))
         out.append("")
