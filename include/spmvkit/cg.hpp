@@ -245,6 +245,21 @@ struct CgUpdate {
   }
 };
 
+/// The same update without preconditioning: rᵀz = rᵀr, so a scalar reduction
+/// suffices, and scalar reductions are cheaper than array ones on GPUs.
+template <class X, class Vec>
+struct CgUpdatePlain {
+  X x;
+  Vec p, q, r;
+  typename Vec::value_type alpha;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& rr) const {
+    x(i) += alpha * p(i);
+    const auto ri = r(i) - alpha * q(i);
+    r(i) = ri;
+    rr += static_cast<double>(ri) * static_cast<double>(ri);
+  }
+};
+
 /// p = z + βp with z = D⁻¹r recomputed (or r).
 template <class Vec>
 struct CgDirection {
@@ -528,9 +543,15 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
       break;
     }
     const auto alpha = static_cast<Scalar>(rz / pq);
-    Kokkos::parallel_reduce("SpMVKit::cg::update", Range(exec, 0, n),
-                            detail::CgUpdate<XView, Vec>{2, x, p, q, r, dinv, alpha, opts.jacobi},
-                            HostSums(sums, 2));
+    if (opts.jacobi) {
+      Kokkos::parallel_reduce("SpMVKit::cg::update", Range(exec, 0, n),
+                              detail::CgUpdate<XView, Vec>{2, x, p, q, r, dinv, alpha, true},
+                              HostSums(sums, 2));
+    } else {
+      Kokkos::parallel_reduce("SpMVKit::cg::update", Range(exec, 0, n),
+                              detail::CgUpdatePlain<XView, Vec>{x, p, q, r, alpha}, sums[0]);
+      sums[1] = sums[0];
+    }
     result.iterations = k;
     if (!std::isfinite(sums[0]) || !std::isfinite(sums[1])) {
       status = CgStatus::breakdown;
