@@ -26,8 +26,10 @@
 /// positive definite systems, running entirely on one execution space
 /// instance.
 ///
-/// Per iteration: one SpMV, two reductions read to the host (pᵀAp, and rᵀr
-/// fused with the x/r update; plus rᵀz with Jacobi), and one direction update.
+/// Per iteration: one SpMV, two reductions (pᵀAp, and rᵀr fused with the x/r
+/// update; plus rᵀz with Jacobi) whose results stay on the device, where the
+/// update forms α itself, then one copy of those scalars to the host (the only
+/// synchronisation of the iteration) and one direction update.
 /// The vector kernels are SpMVKit's own rather than KokkosBlas calls, for two
 /// reasons: KokkosBlas 3.x has no execution-space-instance overloads (its calls
 /// would run on the default instance, out of order with `exec`), and fusing
@@ -226,37 +228,35 @@ struct CgDot {
   }
 };
 
-/// x += αp, r −= αq, sums = {rᵀr, rᵀz}: one pass instead of two axpys and a dot.
-template <class X, class Vec>
-struct CgUpdate {
+/// x += αp, r −= αq with α = rᵀz / pᵀAp formed on the device from the pᵀAp
+/// reduction that precedes it, so that an iteration reads its scalars back to
+/// the host once instead of twice. sums = {rᵀr, rᵀz, pᵀAp}: the last is passed
+/// through (added by one index only) so that one copy brings all three. When
+/// pᵀAp is not a positive finite number nothing is updated: the host sees the
+/// breakdown in the same copy and x keeps the last good iterate.
+template <class X, class Vec, class DeviceScalar>
+struct CgUpdateDevice {
   using value_type = double[];
-  unsigned value_count = 2;
+  unsigned value_count = 3;
   X x;
   Vec p, q, r, dinv;
-  typename Vec::value_type alpha;
+  DeviceScalar pq;
+  double rz;
+  double largest; // std::numeric_limits<double>::max(), from the host
   bool jacobi;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type sums) const {
-    x(i) += alpha * p(i);
-    const auto ri = r(i) - alpha * q(i);
-    r(i) = ri;
+    const double pAp = pq();
+    auto ri = r(i);
+    if (pAp > 0 && pAp <= largest) {
+      const auto alpha = static_cast<typename Vec::value_type>(rz / pAp);
+      x(i) += alpha * p(i);
+      ri -= alpha * q(i);
+      r(i) = ri;
+    }
     const double rd = static_cast<double>(ri);
     sums[0] += rd * rd;
     sums[1] += jacobi ? rd * static_cast<double>(dinv(i) * ri) : rd * rd;
-  }
-};
-
-/// The same update without preconditioning: rᵀz = rᵀr, so a scalar reduction
-/// suffices, and scalar reductions are cheaper than array ones on GPUs.
-template <class X, class Vec>
-struct CgUpdatePlain {
-  X x;
-  Vec p, q, r;
-  typename Vec::value_type alpha;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& rr) const {
-    x(i) += alpha * p(i);
-    const auto ri = r(i) - alpha * q(i);
-    r(i) = ri;
-    rr += static_cast<double>(ri) * static_cast<double>(ri);
+    if (i == 0) sums[2] += pAp;
   }
 };
 
@@ -422,6 +422,11 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
   Vec dinv; // stays empty without Jacobi; the kernels then never read it
   double sums[3] = {0, 0, 0};
   using HostSums = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  // The iteration's scalars live on the device; one copy per iteration brings them back.
+  Kokkos::View<double, typename Vec::memory_space> device_pq(std::string("SpMVKit::cg::pAp"));
+  Kokkos::View<double*, typename Vec::memory_space> device_sums(std::string("SpMVKit::cg::sums"),
+                                                                3);
+  auto host_sums = Kokkos::create_mirror_view(device_sums);
 
   auto finish = [&](CgStatus status, std::string message) {
     result.status = status;
@@ -529,8 +534,16 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
       exec.fence();
       spmv_seconds += spmv_timer.seconds();
     }
-    double pq = 0;
-    Kokkos::parallel_reduce("SpMVKit::cg::pAp", Range(exec, 0, n), detail::CgDot<Vec>{p, q}, pq);
+    Kokkos::parallel_reduce("SpMVKit::cg::pAp", Range(exec, 0, n), detail::CgDot<Vec>{p, q},
+                            device_pq);
+    Kokkos::parallel_reduce(
+        "SpMVKit::cg::update", Range(exec, 0, n),
+        detail::CgUpdateDevice<XView, Vec, decltype(device_pq)>{
+            3, x, p, q, r, dinv, device_pq, rz, std::numeric_limits<double>::max(), opts.jacobi},
+        device_sums);
+    Kokkos::deep_copy(exec, host_sums, device_sums);
+    exec.fence();
+    const double pq = host_sums(2);
     if (!std::isfinite(pq)) {
       status = CgStatus::breakdown;
       message = "non-finite value in pᵀAp at iteration " + std::to_string(k);
@@ -542,16 +555,8 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
                 " at iteration " + std::to_string(k) + ")";
       break;
     }
-    const auto alpha = static_cast<Scalar>(rz / pq);
-    if (opts.jacobi) {
-      Kokkos::parallel_reduce("SpMVKit::cg::update", Range(exec, 0, n),
-                              detail::CgUpdate<XView, Vec>{2, x, p, q, r, dinv, alpha, true},
-                              HostSums(sums, 2));
-    } else {
-      Kokkos::parallel_reduce("SpMVKit::cg::update", Range(exec, 0, n),
-                              detail::CgUpdatePlain<XView, Vec>{x, p, q, r, alpha}, sums[0]);
-      sums[1] = sums[0];
-    }
+    sums[0] = host_sums(0);
+    sums[1] = host_sums(1);
     result.iterations = k;
     if (!std::isfinite(sums[0]) || !std::isfinite(sums[1])) {
       status = CgStatus::breakdown;
