@@ -397,6 +397,95 @@ TYPED_TEST(FemCgTest, IndefiniteMatrixBreaksDown) {
   EXPECT_TRUE(contains(r.message, "iteration 1")) << r.message;
 }
 
+// The device applies the stopping test itself, so how often the host reads
+// the scalars back changes nothing: the same iterations, residuals and status,
+// and bit-identical x, for convergence, the iteration limit and a breakdown.
+TYPED_TEST(FemCgTest, ResultDoesNotDependOnCheckInterval) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const int N = 10;
+  const auto A = spmvkit::make_fem_poisson_crs<Scalar>(Exec(), N);
+  const auto S = spmvkit::make_sell(Exec(), A, 8, 1);
+  const auto b = spmvkit::fem_poisson_rhs<Scalar>(Exec(), N);
+  const auto guess = spmvkit::fem_poisson_rough_guess<Scalar>(Exec(), N);
+  spmvkit::fem_vector_t<Scalar, Exec> x("x", FemPoisson(N).num_rows);
+  auto run = [&](auto const& M, CgOptions opts) {
+    Kokkos::deep_copy(x, guess);
+    opts.use_initial_guess = true;
+    const CgResult r = spmvkit::cg(Exec(), M, b, x, opts);
+    return std::make_pair(r, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x));
+  };
+  for (int max_iterations : {1000, 5}) {
+    CgOptions opts;
+    opts.relative_tolerance = sizeof(Scalar) == 8 ? 1e-10 : 1e-5;
+    opts.max_iterations = max_iterations;
+    opts.reproducible = true; // bit-identical x needs fixed-order sums
+    opts.check_interval = 1;
+    const auto [ref, ref_x] = run(A, opts);
+    ASSERT_EQ(ref.status, max_iterations == 5 ? CgStatus::iteration_limit : CgStatus::converged);
+    for (int interval : {1, 2, 3, 8, 1000}) {
+      opts.check_interval = interval;
+      for (auto const& [name, result] : {std::make_pair(std::string("crs"), run(A, opts)),
+                                         std::make_pair(std::string("sell"), run(S, opts))}) {
+        SCOPED_TRACE(name + " check_interval=" + std::to_string(interval) +
+                     " max_iterations=" + std::to_string(max_iterations));
+        auto const& [r, rx] = result;
+        EXPECT_EQ(r.status, ref.status);
+        EXPECT_EQ(r.iterations, ref.iterations);
+        if (name == "crs") {
+          EXPECT_EQ(r.relative_residual, ref.relative_residual);
+          for (std::size_t i = 0; i < rx.extent(0); ++i)
+            ASSERT_EQ(rx(i), ref_x(i)) << "x(" << i << ")";
+        } else { // another format: the same iterates up to rounding
+          EXPECT_NEAR(r.relative_residual, ref.relative_residual, 1e-3 * ref.relative_residual);
+        }
+      }
+    }
+  }
+  // A breakdown in iteration 1 is reported as such, and x keeps the start.
+  const auto D = diagonal_matrix<Scalar, Exec>({1, -1, 2, 3, 4});
+  const auto bd = vector_of<Scalar, Exec>({1, 2, 0, 0, 0});
+  for (int interval : {1, 4}) {
+    spmvkit::fem_vector_t<Scalar, Exec> xd("x", 5);
+    CgOptions opts;
+    opts.check_interval = interval;
+    const auto r = spmvkit::cg(Exec(), D, bd, xd, opts);
+    EXPECT_EQ(r.status, CgStatus::breakdown);
+    EXPECT_EQ(r.iterations, 0);
+    EXPECT_TRUE(contains(r.message, "iteration 1")) << r.message;
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xd);
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(xh(i), Scalar(0)) << "x(" << i << ")";
+  }
+}
+
+// pᵀAp formed inside the SELL SpMV (the default) against the fixed-order sum:
+// the same solve up to rounding.
+TYPED_TEST(FemCgTest, FusedDotSolveMatchesReproducibleSolve) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const int N = 12;
+  const auto A = spmvkit::make_fem_poisson_crs<Scalar>(Exec(), N);
+  CgOptions opts;
+  opts.relative_tolerance = sizeof(Scalar) == 8 ? 1e-10 : 1e-5;
+  opts.max_iterations = 1000;
+  for (auto const& S :
+       {spmvkit::make_sell(Exec(), A, 32, 1), spmvkit::make_sell(Exec(), A, 4, 64)}) {
+    opts.reproducible = true;
+    const Solve fixed = solve_fem<Scalar, Exec>(S, N, opts);
+    opts.reproducible = false;
+    const Solve fused = solve_fem<Scalar, Exec>(S, N, opts);
+    const Solve fused16 = solve_fem<Scalar, Exec>(
+        spmvkit::make_sell16(Exec(), A, S.chunk_size(), S.sigma()), N, opts);
+    ASSERT_TRUE(fixed.result.converged()) << fixed.result.message;
+    for (Solve const* s : {&fused, &fused16}) {
+      EXPECT_TRUE(s->result.converged()) << s->result.message;
+      EXPECT_NEAR(s->result.iterations, fixed.result.iterations, 1);
+      EXPECT_NEAR(s->error, fixed.error, (sizeof(Scalar) == 8 ? 1e-6 : 1e-2) * fixed.error);
+      EXPECT_LT(s->result.true_relative_residual, 10 * opts.relative_tolerance);
+    }
+  }
+}
+
 TYPED_TEST(FemCgTest, NanInMatrixBreaksDown) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

@@ -1,7 +1,15 @@
+// The SELL formats (sell_matrix.hpp, sell16_matrix.hpp): layout, conversions
+// and the checks of the 16-bit encoding. Their SpMV is tested with every other
+// format in test_spmv.cpp.
 #include "test_utils.hpp"
 
+#include <spmvkit/fem_poisson.hpp>
+#include <spmvkit/sell16_matrix.hpp>
 #include <spmvkit/sell_matrix.hpp>
+#include <spmvkit/spmv.hpp>
 
+#include <limits>
+#include <string>
 #include <vector>
 
 namespace {
@@ -13,13 +21,48 @@ template <class C>
 class SellTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SellTest, AllConfigs, ConfigNames);
 
+/// Calls f(name, make) for each SELL format, make(A, C, sigma) converting a
+/// CrsMatrix to it, so that one test body covers every column encoding.
+template <class Scalar, class Exec, class F>
+void for_each_sell_format(F&& f) {
+  using Crs = CrsMatrix<Scalar, Exec>;
+  f(std::string("sell"),
+    [](Crs const& A, int C, std::int64_t sigma) { return make_sell(Exec(), A, C, sigma); });
+  f(std::string("sell16"),
+    [](Crs const& A, int C, std::int64_t sigma) { return make_sell16(Exec(), A, C, sigma); });
+}
+
 template <class View>
 std::vector<double> host_values(View const& v) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
   return std::vector<double>(h.data(), h.data() + h.extent(0));
 }
 
-// The SELL-2-1 example of the founding report, entry for entry.
+/// Matrices every layout test runs over: random rows (empty rows, one long
+/// row), chunk tails (n % C != 0, n < C), degenerate and rectangular shapes,
+/// empty rows past the last column (padding must reach back to it) and
+/// offsets at the int16 limits. All of them fit Sell16Matrix.
+std::vector<std::pair<std::string, HostCrs>> layout_matrices() {
+  return {
+      {"random_with_long_row", random_crs(1000, 900, 30, 0.2, 700, 17)},
+      {"random_33x5", random_crs(33, 5, 5, 0.5, 0, 18)},
+      {"random_3x100", random_crs(3, 100, 20, 0.0, 0, 19)},
+      {"banded_with_empty_rows", banded_crs(1000, 1000, 40, 30, 0.2, 32)},
+      {"band_at_int16_limit", banded_crs(40000, 40000, 32767, 4, 0.1, 33)},
+      {"n_below_chunk", banded_crs(5, 9, 3, 6, 0.0, 34)},
+      {"empty_0x0", HostCrs{}},
+      {"one_by_one", banded_crs(1, 1, 0, 1, 0.0, 36)},
+      {"tall", banded_crs(523, 17, 8, 12, 0.25, 37)},
+      {"all_rows_empty", banded_crs(70, 70, 5, 0, 1.0, 38)},
+      {"no_columns", banded_crs(45, 0, 5, 3, 0.0, 39)},
+  };
+}
+
+const int chunk_sizes[] = {1, 3, 4, 32};
+const std::int64_t sigmas[] = {1, 2, 64};
+
+// The SELL-2-1 example of the founding report, entry for entry, as columns
+// and as offsets from the row.
 TYPED_TEST(SellTest, MatchesReportExampleLayout) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -28,15 +71,28 @@ TYPED_TEST(SellTest, MatchesReportExampleLayout) {
   h.row_starts = {0, 2, 4, 5, 8};
   h.col = {1, 2, 0, 3, 2, 0, 2, 3};
   h.val = {3, 1, 4, 7, 6, 9, 5, 3};
-  auto S = make_sell(Exec(), make_device_crs<Scalar, Exec>(h), 2, 1);
-  EXPECT_EQ(S.num_chunks(), 2);
-  EXPECT_EQ(host_values(S.values()), (std::vector<double>{3, 4, 1, 7, 6, 9, 0, 5, 0, 3}));
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  auto S = make_sell(Exec(), A, 2, 1);
+  auto S16 = make_sell16(Exec(), A, 2, 1);
   EXPECT_EQ(host_values(S.column_indices()), (std::vector<double>{1, 0, 2, 3, 2, 0, 2, 2, 2, 3}));
-  EXPECT_EQ(host_values(S.chunk_starts()), (std::vector<double>{0, 4, 10}));
-  EXPECT_EQ(host_values(S.chunk_widths()), (std::vector<double>{2, 3}));
-  EXPECT_EQ(S.stored_entries(), 10);
-  EXPECT_DOUBLE_EQ(S.padding_ratio(), 10.0 / 8.0);
-  EXPECT_FALSE(S.is_permuted());
+  EXPECT_EQ(host_values(S16.column_offsets()),
+            (std::vector<double>{1, -1, 2, 2, 0, -3, 0, -1, 0, 0}));
+  for (auto const& [name, values, starts, widths, stored, padding, permuted] :
+       {std::make_tuple(std::string("sell"), host_values(S.values()), host_values(S.chunk_starts()),
+                        host_values(S.chunk_widths()), std::int64_t(S.stored_entries()),
+                        S.padding_ratio(), S.is_permuted()),
+        std::make_tuple(std::string("sell16"), host_values(S16.values()),
+                        host_values(S16.chunk_starts()), host_values(S16.chunk_widths()),
+                        std::int64_t(S16.stored_entries()), S16.padding_ratio(),
+                        S16.is_permuted())}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(values, (std::vector<double>{3, 4, 1, 7, 6, 9, 0, 5, 0, 3}));
+    EXPECT_EQ(starts, (std::vector<double>{0, 4, 10}));
+    EXPECT_EQ(widths, (std::vector<double>{2, 3}));
+    EXPECT_EQ(stored, 10);
+    EXPECT_DOUBLE_EQ(padding, 10.0 / 8.0);
+    EXPECT_FALSE(permuted);
+  }
 }
 
 TYPED_TEST(SellTest, SortingWithinWindowsReducesPaddingAndKeepsPermutation) {
@@ -77,43 +133,177 @@ TYPED_TEST(SellTest, SortingWithinWindowsReducesPaddingAndKeepsPermutation) {
   EXPECT_DOUBLE_EQ(S.padding_ratio(), double(stored) / double(h.nnz()));
 }
 
+// Every stored slot, padding included, must decode to a valid x entry, padding
+// must hold zeros, and the entries must be the row's CRS entries in order.
+// Both encodings share the chunk layout (permutation, widths, starts).
+TYPED_TEST(SellTest, EverySlotDecodesToValidColumnAndEntriesFollowCrs) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  for (auto const& [name, h] : layout_matrices()) {
+    auto A = make_device_crs<Scalar, Exec>(h);
+    for (int C : chunk_sizes)
+      for (auto sigma : sigmas) {
+        const auto R = make_sell(Exec(), A, C, sigma);
+        for_each_sell_format<Scalar, Exec>([&, &h = h, &name = name](std::string const& format,
+                                                                     auto make) {
+          SCOPED_TRACE(format + " " + name + " C=" + std::to_string(C) +
+                       " sigma=" + std::to_string(sigma));
+          auto S = make(A, C, sigma);
+          using Columns = typename decltype(S)::column_encoding;
+          EXPECT_EQ(S.nnz(), h.nnz());
+          EXPECT_EQ(S.is_permuted(), sigma > 1 && h.rows > 0);
+          EXPECT_EQ(host_values(S.chunk_starts()), host_values(R.chunk_starts()));
+          EXPECT_EQ(host_values(S.row_permutation()), host_values(R.row_permutation()));
+          EXPECT_DOUBLE_EQ(S.padding_ratio(), R.padding_ratio());
+          auto starts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), S.chunk_starts());
+          auto widths = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), S.chunk_widths());
+          auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), S.stored_columns());
+          auto val = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), S.values());
+          auto perm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), S.row_permutation());
+          for (std::int64_t s = 0; s < std::int64_t(S.num_chunks()) * C; ++s) {
+            const std::int64_t chunk = s / C;
+            const std::int64_t row = s >= h.rows ? 0 : S.is_permuted() ? perm(s) : s;
+            const std::int64_t begin = s >= h.rows ? 0 : h.row_starts[row];
+            const std::int64_t len = s >= h.rows ? 0 : h.row_starts[row + 1] - begin;
+            for (std::int64_t j = 0; j < widths(chunk); ++j) {
+              const std::int64_t slot = starts(chunk) + s % C + j * C;
+              const std::int64_t col = Columns::decode(cols(slot), static_cast<int>(row));
+              ASSERT_GE(col, 0) << "stored row " << s << " slot " << j;
+              ASSERT_LT(col, h.cols) << "stored row " << s << " slot " << j;
+              if (j < len) {
+                ASSERT_EQ(col, h.col[begin + j]) << "stored row " << s << " slot " << j;
+                ASSERT_EQ(val(slot), static_cast<Scalar>(h.val[begin + j]));
+              } else {
+                ASSERT_EQ(val(slot), Scalar(0)) << "stored row " << s << " slot " << j;
+              }
+            }
+          }
+        });
+      }
+  }
+}
+
 TYPED_TEST(SellTest, RoundTripThroughSellIsExact) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
-  struct Case {
-    std::int64_t rows, cols;
-    int max_row;
-    double empty;
-    std::int64_t long_row;
-  };
-  for (auto c : {Case{1000, 900, 30, 0.2, 700}, Case{0, 0, 0, 0.0, 0}, Case{1, 1, 1, 0.0, 0},
-                 Case{33, 5, 5, 0.5, 0}, Case{3, 100, 20, 0.0, 0}}) {
-    HostCrs h = random_crs(c.rows, c.cols, c.max_row, c.empty, c.long_row, 17);
+  for (auto [name, h] : layout_matrices()) {
     // Explicit zeros must survive: they are indistinguishable from padding
     // by value, so this checks that the conversion tracks true row lengths.
-    if (h.nnz() > 0) h.val[h.nnz() - 1] = 0.0;
+    for (std::int64_t k = 0; k < h.nnz(); k += 5) h.val[k] = 0.0;
     auto A = make_device_crs<Scalar, Exec>(h);
-    for (int C : {1, 3, 32}) {
-      for (std::int64_t sigma : {1, 2, 100}) {
-        auto back = to_host(to_crs(Exec(), make_sell(Exec(), A, C, sigma)));
-        EXPECT_EQ(back.rows, h.rows);
-        EXPECT_EQ(back.cols, h.cols);
-        EXPECT_EQ(back.row_starts, h.row_starts) << "C=" << C << " sigma=" << sigma;
-        EXPECT_EQ(back.col, h.col) << "C=" << C << " sigma=" << sigma;
-        std::vector<double> expected(h.val.size());
-        for (std::size_t k = 0; k < h.val.size(); ++k) expected[k] = static_cast<Scalar>(h.val[k]);
-        EXPECT_EQ(back.val, expected) << "C=" << C << " sigma=" << sigma;
-      }
-    }
+    std::vector<double> expected(h.val.size());
+    for (std::size_t k = 0; k < h.val.size(); ++k) expected[k] = static_cast<Scalar>(h.val[k]);
+    for (int C : chunk_sizes)
+      for (auto sigma : sigmas)
+        for_each_sell_format<Scalar, Exec>(
+            [&, &h = h, &name = name](std::string const& format, auto make) {
+              SCOPED_TRACE(format + " " + name + " C=" + std::to_string(C) +
+                           " sigma=" + std::to_string(sigma));
+              auto back = to_host(to_crs(Exec(), make(A, C, sigma)));
+              EXPECT_EQ(back.rows, h.rows);
+              EXPECT_EQ(back.cols, h.cols);
+              EXPECT_EQ(back.row_starts, h.row_starts);
+              EXPECT_EQ(back.col, h.col);
+              EXPECT_EQ(back.val, expected);
+            });
   }
+}
+
+TYPED_TEST(SellTest, FemMatrixConvertsExactly) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  auto A = make_fem_poisson_crs<Scalar, Exec>(Exec(), 20);
+  ASSERT_TRUE(can_use_sell16(Exec(), A));
+  const HostCrs h = to_host(A);
+  for (int C : {8, 32})
+    for (auto sigma : sigmas)
+      for_each_sell_format<Scalar, Exec>([&](std::string const& format, auto make) {
+        const auto back = to_host(to_crs(Exec(), make(A, C, sigma)));
+        EXPECT_EQ(back.col, h.col) << format << " C=" << C << " sigma=" << sigma;
+        EXPECT_EQ(back.val, h.val) << format << " C=" << C << " sigma=" << sigma;
+      });
 }
 
 TYPED_TEST(SellTest, RejectsBadParameters) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   auto A = make_device_crs<Scalar, Exec>(random_crs(10, 10, 3, 0.0, 0, 1));
-  EXPECT_THROW(make_sell(Exec(), A, 0, 1), std::invalid_argument);
-  EXPECT_THROW(make_sell(Exec(), A, 4, 0), std::invalid_argument);
+  for_each_sell_format<Scalar, Exec>([&](std::string const& format, auto make) {
+    EXPECT_THROW(make(A, 0, 1), std::invalid_argument) << format;
+    EXPECT_THROW(make(A, 4, 0), std::invalid_argument) << format;
+  });
+}
+
+/// make_sell16's error message for h, or "" if it accepts h; checks that
+/// can_use_sell16 agrees.
+template <class Scalar, class Exec>
+std::string sell16_rejection(HostCrs const& h) {
+  auto A = make_device_crs<Scalar, Exec>(h);
+  const bool usable = can_use_sell16(Exec(), A);
+  try {
+    make_sell16(Exec(), A, 4, 1);
+  } catch (std::invalid_argument const& e) {
+    EXPECT_FALSE(usable) << "can_use_sell16 disagrees with make_sell16";
+    return e.what();
+  }
+  EXPECT_TRUE(usable) << "can_use_sell16 disagrees with make_sell16";
+  return "";
+}
+
+TYPED_TEST(SellTest, Sell16RejectsOffsetsOutsideInt16NamingTheFirstRow) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  // Row 17 reaches column 40000; row 30, also too far, must not be named.
+  std::vector<std::pair<std::int64_t, std::int64_t>> e;
+  for (std::int64_t i = 0; i < 50; ++i) {
+    e.push_back({i, i});
+    if (i == 17) e.push_back({i, 40000});
+    if (i == 30) e.push_back({i, 39000});
+  }
+  EXPECT_EQ((sell16_rejection<Scalar, Exec>(from_entries(50, 40001, e))),
+            "spmvkit::make_sell16: row 17 has column 40000, offset 39983 outside int16; use "
+            "SellMatrix");
+  EXPECT_NE((sell16_rejection<Scalar, Exec>(from_entries(40001, 40001, {{40000, 0}})))
+                .find("row 40000 has column 0, offset -40000"),
+            std::string::npos);
+  // The int16 limits themselves are accepted, one past them is not.
+  EXPECT_EQ((sell16_rejection<Scalar, Exec>(from_entries(40000, 40000, {{0, 32767}, {32768, 0}}))),
+            "");
+  EXPECT_NE(
+      (sell16_rejection<Scalar, Exec>(from_entries(40000, 40000, {{0, 32768}}))).find("row 0 "),
+      std::string::npos);
+  EXPECT_NE(
+      (sell16_rejection<Scalar, Exec>(from_entries(40000, 40000, {{32769, 0}}))).find("row 32769"),
+      std::string::npos);
+}
+
+// An empty row pads with the nearest valid column; one more than 32768 rows
+// past the last column cannot, so a matrix with such a row is rejected,
+// unless it has no entries at all (nothing is padded then).
+TYPED_TEST(SellTest, Sell16PaddingOfEmptyRowsPastTheLastColumn) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  // Row 32768 is empty and pads with offset -32767, row 32769 holds offset
+  // -32768, and with C = 4 the last chunk also holds two rows past the end.
+  HostCrs edge = from_entries(32770, 2, {{0, 0}, {0, 1}, {32769, 1}});
+  EXPECT_EQ((sell16_rejection<Scalar, Exec>(edge)), "");
+  auto A = make_device_crs<Scalar, Exec>(edge);
+  V x = random_vector<V>(2, 1, "x");
+  V y("y", 32770);
+  Kokkos::deep_copy(y, std::numeric_limits<Scalar>::quiet_NaN());
+  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  const auto ref = reference_spmv<Scalar>(edge, 1.0, xh, 0.0, xh);
+  for (int C : chunk_sizes)
+    for (auto sigma : sigmas) {
+      spmv(Exec(), Scalar(1), make_sell16(Exec(), A, C, sigma), x, Scalar(0), y);
+      Kokkos::fence();
+      EXPECT_TRUE(matches_reference<Scalar>(y, ref)) << "C=" << C << " sigma=" << sigma;
+    }
+  EXPECT_EQ((sell16_rejection<Scalar, Exec>(from_entries(32771, 2, {{0, 0}, {32769, 1}}))),
+            "spmvkit::make_sell16: row 32770 has no entries and lies more than 32768 rows past "
+            "the last column, so its padding could not address x; use SellMatrix");
+  EXPECT_EQ((sell16_rejection<Scalar, Exec>(from_entries(40000, 1, {}))), "");
 }
 
 } // namespace

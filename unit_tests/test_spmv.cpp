@@ -2,6 +2,7 @@
 
 #include <spmvkit/kokkos_kernels.hpp>
 #include <spmvkit/matrix_market.hpp>
+#include <spmvkit/sell16_matrix.hpp>
 #include <spmvkit/sell_matrix.hpp>
 #include <spmvkit/spmv.hpp>
 
@@ -56,6 +57,7 @@ struct Variant {
   std::function<void(Scalar, CrsMatrix<Scalar, Exec> const&, Kokkos::View<Scalar*, Exec>, Scalar,
                      Kokkos::View<Scalar*, Exec>)>
       run;
+  bool needs_int16_offsets = false; ///< Sell16Matrix: only where can_use_sell16()
 };
 
 template <class Scalar, class Exec>
@@ -73,13 +75,22 @@ std::vector<Variant<Scalar, Exec>> variants() {
       {"crs_automatic", [](Scalar a, Crs const& A, V x, Scalar b, V y) { spmv(a, A, x, b, y); }});
   for (int C : {1, 4, 7, 32, 64}) {
     for (std::int64_t sigma : {std::int64_t(1), std::int64_t(4) * C, std::int64_t(1) << 20}) {
-      out.push_back({"sell_C" + std::to_string(C) + "_sigma" + std::to_string(sigma),
-                     [C, sigma](Scalar a, Crs const& A, V x, Scalar b, V y) {
-                       auto S = make_sell(Exec(), A, C, sigma);
-                       spmv(Exec(), a, S, x, b, y);
+      const std::string suffix = "_C" + std::to_string(C) + "_sigma" + std::to_string(sigma);
+      out.push_back({"sell" + suffix, [C, sigma](Scalar a, Crs const& A, V x, Scalar b, V y) {
+                       spmv(Exec(), a, make_sell(Exec(), A, C, sigma), x, b, y);
                      }});
+      out.push_back({"sell16" + suffix,
+                     [C, sigma](Scalar a, Crs const& A, V x, Scalar b, V y) {
+                       spmv(Exec(), a, make_sell16(Exec(), A, C, sigma), x, b, y);
+                     },
+                     true});
     }
   }
+  out.push_back({"sell16_default_instance",
+                 [](Scalar a, Crs const& A, V x, Scalar b, V y) {
+                   spmv(a, make_sell16(Exec(), A, 32, 1), x, b, y);
+                 },
+                 true});
   return out;
 }
 
@@ -88,22 +99,28 @@ TYPED_TEST(SpmvTest, EveryFormatMatchesReferenceAndKokkosKernels) {
   using Exec = typename TypeParam::execution_space;
   using V = Kokkos::View<Scalar*, Exec>;
   unsigned seed = 7;
+  std::vector<std::pair<std::string, HostCrs>> matrices;
   for (auto const& shape : shapes) {
-    HostCrs h = random_crs(shape.rows, shape.cols, shape.max_row, shape.empty_fraction,
-                           shape.long_row, ++seed);
+    matrices.push_back({shape.name, random_crs(shape.rows, shape.cols, shape.max_row,
+                                               shape.empty_fraction, shape.long_row, ++seed)});
+  }
+  // Column offsets of exactly ±32767 (the Sell16 limit) and a band with empty rows.
+  matrices.push_back({"band_at_int16_limit", banded_crs(40000, 40000, 32767, 4, 0.1, ++seed)});
+  matrices.push_back({"banded_with_empty_rows", banded_crs(1000, 1000, 40, 30, 0.2, ++seed)});
+  for (auto const& [name, h] : matrices) {
     auto A = make_device_crs<Scalar, Exec>(h);
     auto kkA = to_kokkos_kernels(A);
-    V x = random_vector<V>(shape.cols, ++seed, "x");
-    V y0 = random_vector<V>(shape.rows, ++seed, "y0");
+    V x = random_vector<V>(h.cols, ++seed, "x");
+    V y0 = random_vector<V>(h.rows, ++seed, "y0");
     auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
     auto y0h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y0);
     for (auto const& ab : coefficients) {
-      SCOPED_TRACE(std::string(shape.name) + " alpha=" + std::to_string(ab.alpha) +
+      SCOPED_TRACE(name + " alpha=" + std::to_string(ab.alpha) +
                    " beta=" + std::to_string(ab.beta));
       const auto ref = reference_spmv<Scalar>(h, ab.alpha, xh, ab.beta, y0h);
       // beta == 0 must overwrite whatever y holds, NaN included.
       const Scalar fill = ab.beta == 0.0 ? std::numeric_limits<Scalar>::quiet_NaN() : Scalar(0);
-      V y("y", static_cast<std::size_t>(shape.rows));
+      V y("y", static_cast<std::size_t>(h.rows));
 
       if (ab.beta == 0.0)
         Kokkos::deep_copy(y, fill);
@@ -146,6 +163,7 @@ TYPED_TEST(SpmvTest, RealMatricesMatchReferenceAndKokkosKernels) {
       files.push_back(e.path());
   ASSERT_FALSE(files.empty()) << "no .mtx.gz files in " << dir;
   unsigned seed = 99;
+  int sell16_checked = 0;
   for (auto const& file : files) {
     SCOPED_TRACE(file.string());
     auto A = read_matrix_market<Scalar, Exec>(file.string());
@@ -161,17 +179,22 @@ TYPED_TEST(SpmvTest, RealMatricesMatchReferenceAndKokkosKernels) {
     KokkosSparse::spmv("N", Scalar(alpha), to_kokkos_kernels(A), x, Scalar(beta), y);
     Kokkos::fence();
     ASSERT_TRUE(matches_reference<Scalar>(y, ref)) << "Kokkos Kernels spmv";
+    const bool fits_int16 = can_use_sell16(Exec(), A);
+    sell16_checked += fits_int16 ? 1 : 0;
     for (auto const& v : variants<Scalar, Exec>()) {
+      if (v.needs_int16_offsets && !fits_int16) continue;
       Kokkos::deep_copy(y, y0);
       v.run(Scalar(alpha), A, x, Scalar(beta), y);
       Kokkos::fence();
       EXPECT_TRUE(matches_reference<Scalar>(y, ref)) << v.name;
     }
   }
+  // Most SuiteSparse matrices here are banded enough for 16-bit offsets.
+  EXPECT_GT(sell16_checked, 0);
 }
 
-// Products are deterministic: repeating one gives bit-identical results, so
-// CG runs are reproducible whatever the thread count or schedule.
+// Products are deterministic: repeating one gives bit-identical results
+// whatever the thread count or schedule.
 TYPED_TEST(SpmvTest, RepeatedProductsAreBitIdentical) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -179,13 +202,15 @@ TYPED_TEST(SpmvTest, RepeatedProductsAreBitIdentical) {
   HostCrs h = random_crs(3000, 2500, 30, 0.1, 900, 21);
   auto A = make_device_crs<Scalar, Exec>(h);
   auto S = make_sell(Exec(), A, 8, 32);
+  auto S16 = make_sell16(Exec(), A, 8, 32);
   V x = random_vector<V>(h.cols, 5, "x");
   auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
   const auto ref = reference_spmv<Scalar>(h, 1.0, xh, 0.0, xh);
   std::vector<std::function<void(V)>> products = {
       [&](V y) { spmv(Exec(), Scalar(1), A, x, Scalar(0), y, CrsKernel::row_per_thread); },
       [&](V y) { spmv(Exec(), Scalar(1), A, x, Scalar(0), y, CrsKernel::vector); },
-      [&](V y) { spmv(Exec(), Scalar(1), S, x, Scalar(0), y); }};
+      [&](V y) { spmv(Exec(), Scalar(1), S, x, Scalar(0), y); },
+      [&](V y) { spmv(Exec(), Scalar(1), S16, x, Scalar(0), y); }};
   for (auto const& product : products) {
     V first("first", static_cast<std::size_t>(h.rows));
     product(first);
@@ -200,6 +225,58 @@ TYPED_TEST(SpmvTest, RepeatedProductsAreBitIdentical) {
   }
 }
 
+// detail::spmv_dot, which CG uses for pᵀAp: y = A x as plain spmv, and xᵀy
+// added to the target within the error the rounded y entries carry.
+TYPED_TEST(SpmvTest, FusedDotMatchesReference) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  using Dot = Kokkos::View<double, typename Exec::memory_space>;
+  const std::pair<std::string, HostCrs> matrices[] = {
+      {"random_with_empty_rows", random_crs(1000, 1000, 40, 0.2, 0, 61)},
+      {"long_row", random_crs(777, 777, 8, 0.1, 700, 62)},
+      {"banded", banded_crs(5000, 5000, 300, 27, 0.05, 63)},
+      {"one_by_one", random_crs(1, 1, 1, 0.0, 0, 64)},
+      {"all_rows_empty", random_crs(70, 70, 0, 1.0, 0, 65)},
+      {"empty_0x0", HostCrs{}}};
+  for (auto const& [name, h] : matrices) {
+    auto A = make_device_crs<Scalar, Exec>(h);
+    V x = random_vector<V>(h.cols, 66, "x");
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    const auto ref = reference_spmv<Scalar>(h, 1.0, xh, 0.0, xh);
+    long double exact = 0, bound = 0;
+    for (std::int64_t i = 0; i < h.rows; ++i) {
+      exact += static_cast<long double>(xh(i)) * ref.y[i];
+      bound += std::fabs(static_cast<long double>(xh(i))) *
+               (ref.bound[i] + std::fabs(ref.y[i]) * 1e-13L);
+    }
+    auto check = [&, &name = name, &h = h](std::string const& format, auto const& S) {
+      SCOPED_TRACE(format + " " + name);
+      V y("y", static_cast<std::size_t>(h.rows));
+      Kokkos::deep_copy(y, std::numeric_limits<Scalar>::quiet_NaN());
+      Dot dot("dot");
+      Kokkos::deep_copy(dot, 0.5); // spmv_dot adds to what is there
+      detail::spmv_dot(Exec(), S, x, y, dot.data());
+      Kokkos::fence();
+      EXPECT_TRUE(matches_reference<Scalar>(y, ref));
+      double got = 0;
+      Kokkos::deep_copy(got, dot);
+      EXPECT_LE(std::fabs(static_cast<long double>(got) - 0.5L - exact), bound + 1e-300L)
+          << "dot " << got - 0.5 << " expected " << static_cast<double>(exact);
+    };
+    for (int C : {1, 4, 32})
+      for (std::int64_t sigma : {1, 64}) {
+        const std::string suffix = "_C" + std::to_string(C) + "_sigma" + std::to_string(sigma);
+        check("sell" + suffix, make_sell(Exec(), A, C, sigma));
+        check("sell16" + suffix, make_sell16(Exec(), A, C, sigma));
+      }
+  }
+  auto rect = make_sell(Exec(), make_device_crs<Scalar, Exec>(random_crs(10, 12, 4, 0.0, 0, 3)), 4);
+  V x("x", 12), y("y", 10);
+  Dot dot("dot");
+  EXPECT_THROW(detail::spmv_dot(Exec(), rect, x, y, dot.data()), std::invalid_argument);
+}
+
 TYPED_TEST(SpmvTest, RejectsMismatchedExtentsAndAliasing) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -210,6 +287,8 @@ TYPED_TEST(SpmvTest, RejectsMismatchedExtentsAndAliasing) {
   EXPECT_THROW(spmv(Exec(), Scalar(1), A, short_x, Scalar(0), y), std::invalid_argument);
   EXPECT_THROW(spmv(Exec(), Scalar(1), A, x, Scalar(0), long_y), std::invalid_argument);
   EXPECT_THROW(spmv(Exec(), Scalar(1), S, short_x, Scalar(0), y), std::invalid_argument);
+  EXPECT_THROW(spmv(Exec(), Scalar(1), make_sell16(Exec(), A, 4, 1), x, Scalar(0), long_y),
+               std::invalid_argument);
   try {
     spmv(Exec(), Scalar(1), S, x, Scalar(0), long_y);
     FAIL() << "expected std::invalid_argument";

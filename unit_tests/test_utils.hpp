@@ -114,6 +114,61 @@ inline HostCrs random_crs(std::int64_t rows, std::int64_t cols, int max_row, dou
   return A;
 }
 
+/// Random matrix whose columns lie within [row - K, row + K] ∩ [0, cols):
+/// lengths drawn from [0, max_row], some rows forced empty, and about a third
+/// of the rows also get both ends of their band, so that offsets of exactly
+/// ±K (the int16 limits when K = 32767) occur.
+inline HostCrs banded_crs(std::int64_t rows, std::int64_t cols, std::int64_t K, int max_row,
+                          double empty_fraction, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> value(0.05, 1.0), unit(0.0, 1.0);
+  HostCrs A;
+  A.rows = rows;
+  A.cols = cols;
+  std::vector<std::int64_t> pick;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::int64_t lo = std::max<std::int64_t>(0, i - K);
+    const std::int64_t hi = std::min<std::int64_t>(cols - 1, i + K);
+    pick.clear();
+    if (lo <= hi && unit(gen) >= empty_fraction) {
+      const std::int64_t len =
+          std::min<std::int64_t>(hi - lo + 1, std::uniform_int_distribution<int>(0, max_row)(gen));
+      std::uniform_int_distribution<std::int64_t> column(lo, hi);
+      while (static_cast<std::int64_t>(pick.size()) < len) {
+        const auto c = column(gen);
+        if (std::find(pick.begin(), pick.end(), c) == pick.end()) pick.push_back(c);
+      }
+      if (len > 0 && unit(gen) < 0.3) {
+        for (auto c : {lo, hi})
+          if (std::find(pick.begin(), pick.end(), c) == pick.end()) pick.push_back(c);
+      }
+    }
+    std::sort(pick.begin(), pick.end());
+    for (auto c : pick) {
+      A.col.push_back(c);
+      A.val.push_back(unit(gen) < 0.5 ? value(gen) : -value(gen));
+    }
+    A.row_starts.push_back(static_cast<std::int64_t>(A.col.size()));
+  }
+  return A;
+}
+
+/// A matrix with the given (row, col) entries, sorted by row then column.
+inline HostCrs from_entries(std::int64_t rows, std::int64_t cols,
+                            std::vector<std::pair<std::int64_t, std::int64_t>> const& entries) {
+  HostCrs h;
+  h.rows = rows;
+  h.cols = cols;
+  h.row_starts.assign(static_cast<std::size_t>(rows + 1), 0);
+  for (auto const& e : entries) ++h.row_starts[e.first + 1];
+  for (std::int64_t i = 0; i < rows; ++i) h.row_starts[i + 1] += h.row_starts[i];
+  for (auto const& e : entries) { // entries come sorted by (row, col)
+    h.col.push_back(e.second);
+    h.val.push_back(1.0 + 0.5 * static_cast<double>(h.col.size()));
+  }
+  return h;
+}
+
 template <class Scalar, class Exec, class Ordinal = int, class Offset = int>
 CrsMatrix<Scalar, Exec, Ordinal, Offset> make_device_crs(HostCrs const& h) {
   CrsMatrix<Scalar, Exec, Ordinal, Offset> A("test", h.rows, h.cols, h.nnz());

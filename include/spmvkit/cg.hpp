@@ -2,6 +2,7 @@
 #define SPMVKIT_CG_HPP
 
 #include <spmvkit/crs_matrix.hpp>
+#include <spmvkit/detail/launch_parameters.hpp>
 #include <spmvkit/detail/memory.hpp>
 #include <spmvkit/kokkos_kernels.hpp>
 #include <spmvkit/sell16_matrix.hpp>
@@ -26,10 +27,15 @@
 /// positive definite systems, running entirely on one execution space
 /// instance.
 ///
-/// Per iteration: one SpMV, two reductions (pᵀAp, and rᵀr fused with the x/r
-/// update; plus rᵀz with Jacobi) whose results stay on the device, where the
-/// update forms α itself, then one copy of those scalars to the host (the only
-/// synchronisation of the iteration) and one direction update.
+/// Per iteration: one SpMV, with pᵀAp formed in the same pass for SpMVKit's
+/// SELL formats (a separate reduction otherwise), one update kernel (x, r and
+/// the reductions rᵀr, rᵀz) and one direction kernel. All scalars (α, β, the
+/// stopping test) are formed on the device, so the host only queues kernels
+/// and reads the scalars back every CgOptions::check_interval iterations: on a
+/// GPU the device never waits for the host. The device applies the stopping
+/// test itself and leaves x untouched after the iteration that meets it, so
+/// the result does not depend on the interval.
+///
 /// The vector kernels are SpMVKit's own rather than KokkosBlas calls, for two
 /// reasons: KokkosBlas 3.x has no execution-space-instance overloads (its calls
 /// would run on the default instance, out of order with `exec`), and fusing
@@ -37,11 +43,11 @@
 /// traffic per iteration is
 ///
 ///   SpMV        read p, write q                          2 n s
-///   pᵀq         read p, q                                2 n s
+///   pᵀq         read p, q (fused into a SELL SpMV)        2 n s
 ///   update      read x, p, r, q (+ D⁻¹); write x, r      6 n s (7 n s)
 ///   direction   read r, p (+ D⁻¹); write p               3 n s (4 n s)
 ///                                                        -------------
-///                                                        13 n s (15 n s)
+///                                                        13 n s (15 n s); 11 (13) fused
 ///
 /// plus the matrix once (unfused KokkosBlas dot/axpy/dot/axpby: 14 n s).
 /// z = D⁻¹r is recomputed where needed rather than stored: same traffic, one
@@ -87,6 +93,21 @@ struct CgOptions {
   /// Time the SpMVs separately (CgResult::spmv_seconds). Costs two extra
   /// fences per iteration, so it is off unless asked for.
   bool time_spmv = false;
+  /// Iterations between two reads of the iteration scalars by the host (the
+  /// only synchronisation in the loop). The device stops updating x at the
+  /// exact iteration that meets the tolerance or breaks down, so iterations,
+  /// residuals, status and x do not depend on it; a longer interval saves a
+  /// device-to-host round trip per iteration and costs up to interval - 1
+  /// SpMVs run after the stop. Progress reports read back at their own
+  /// iterations. 0: automatic (detail::cg_check_interval).
+  int check_interval = 0;
+  /// true: every reduction sums in a fixed order, so that repeated solves on
+  /// the same backend and thread count give bit-identical results. false lets
+  /// SELL formats form pᵀAp inside the SpMV (one pass over two vectors and
+  /// one launch less per iteration), where teams add their partial sums
+  /// atomically in whatever order they finish: results then vary in the last
+  /// bits from run to run, and iteration counts by one at times.
+  bool reproducible = false;
   /// Which SpMVKit kernel a spmvkit::CrsMatrix is applied with.
   CrsKernel crs_kernel = CrsKernel::automatic;
   /// Which Kokkos Kernels SpMV a KokkosSparse::CrsMatrix is applied with.
@@ -107,7 +128,9 @@ struct CgResult {
   double total_seconds = 0;         ///< whole call, set-up and final residual included
   double iteration_seconds = 0;     ///< the iteration loop only
   double seconds_per_iteration = 0; ///< iteration_seconds / iterations (0 if none)
-  double spmv_seconds = -1;         ///< SpMV share of the loop; -1 unless options.time_spmv
+  /// SpMV share of the loop (pᵀAp included where it is fused into the SpMV);
+  /// -1 unless options.time_spmv.
+  double spmv_seconds = -1;
   bool converged() const { return status == CgStatus::converged; }
 };
 
@@ -137,15 +160,15 @@ struct CrsDiagonal {
   }
 };
 
-/// Same for SELL, one thread per stored row; padding holds 0 so walking the
-/// full chunk width is harmless. Sell16Matrix stores column - row, so there
-/// the diagonal is the entry whose stored offset is 0.
-template <class Sell, class Diag, class Columns = typename Sell::ordinals_type,
-          bool RelativeColumns = false>
+/// Same for every SELL format, one thread per stored row; padding holds 0 so
+/// walking the full chunk width is harmless.
+template <class Sell, class Diag>
 struct SellDiagonal {
+  using Ordinal = typename Sell::ordinal_type;
+  using Columns = typename Sell::column_encoding;
   typename Sell::chunk_starts_type chunk_starts;
   typename Sell::ordinals_type widths;
-  Columns cols;
+  typename Sell::columns_type cols;
   typename Sell::ordinals_type perm;
   typename Sell::values_type values;
   Diag diag;
@@ -155,10 +178,11 @@ struct SellDiagonal {
     if (stored_row >= num_rows) return;
     const std::int64_t chunk = stored_row / chunk_size;
     const auto base = chunk_starts(chunk) + stored_row % chunk_size;
-    const std::int64_t row = perm.extent(0) ? perm(stored_row) : stored_row;
+    const auto row =
+        static_cast<Ordinal>(perm.extent(0) ? perm(stored_row) : static_cast<Ordinal>(stored_row));
     double d = 0;
     for (std::int64_t j = 0; j < widths(chunk); ++j)
-      if (static_cast<std::int64_t>(cols(base + j * chunk_size)) == (RelativeColumns ? 0 : row))
+      if (Columns::decode(cols(base + j * chunk_size), row) == row)
         d += static_cast<double>(values(base + j * chunk_size));
     diag(row) = static_cast<typename Diag::value_type>(d);
   }
@@ -228,27 +252,53 @@ struct CgDot {
   }
 };
 
-/// x += αp, r −= αq with α = rᵀz / pᵀAp formed on the device from the pᵀAp
-/// reduction that precedes it, so that an iteration reads its scalars back to
-/// the host once instead of twice. sums = {rᵀr, rᵀz, pᵀAp}: the last is passed
-/// through (added by one index only) so that one copy brings all three. When
-/// pᵀAp is not a positive finite number nothing is updated: the host sees the
-/// breakdown in the same copy and x keeps the last good iterate.
-template <class X, class Vec, class DeviceScalar>
-struct CgUpdateDevice {
+/// Where the iteration scalars live on the device: two pᵀAp accumulators used
+/// in turn (the update kernel of iteration k zeroes the one of k + 1, which a
+/// fused SpMV adds into), then a ring of `slots` records {rᵀr, rᵀz, pᵀAp},
+/// one per iteration, slot 0 first holding the start. The host reads the
+/// ring every check interval, so `slots` = interval + 1 keeps every record
+/// until it is read and the previous iteration's rᵀz until it is used.
+struct CgScalarLayout {
+  int slots = 2;
+  KOKKOS_INLINE_FUNCTION static int pq(int k) { return k % 2; }
+  KOKKOS_INLINE_FUNCTION int record(int k) const { return 2 + 3 * (k % slots); }
+  int size() const { return 2 + 3 * slots; }
+};
+
+/// The stopping test, applied alike by the device (to stop updating) and by
+/// the host (to report): pᵀAp must be a positive finite number, rᵀr and rᵀz
+/// finite, and rᵀr <= (tol ‖b‖)² means converged. `largest` is the largest
+/// double (std::numeric_limits is not device code); the comparisons are false
+/// for NaN.
+KOKKOS_INLINE_FUNCTION bool cg_stops(double rr, double rz, double pAp, double threshold_sq,
+                                     double largest) {
+  const bool pAp_ok = pAp > 0 && pAp <= largest;
+  const bool finite = rr <= largest && rz >= -largest && rz <= largest;
+  return !pAp_ok || !finite || rr <= threshold_sq;
+}
+
+/// x += αp, r −= αq with α = rᵀz / pᵀAp read from the device scalars;
+/// sums = {rᵀr, rᵀz, pᵀAp}, the last passed through (added by one index only)
+/// so that the iteration's record holds all three. Nothing is updated when
+/// pᵀAp is not a positive finite number (x keeps the last good iterate) or
+/// when an earlier iteration stopped; the record then carries pᵀAp = 0, which
+/// stops the direction kernel too.
+template <class X, class Vec, class Scalars, class Flag>
+struct CgUpdate {
   using value_type = double[];
   unsigned value_count = 3;
   X x;
   Vec p, q, r, dinv;
-  DeviceScalar pq;
-  double rz;
-  double largest; // std::numeric_limits<double>::max(), from the host
+  Scalars scalars;
+  Flag stopped;
+  int pq, next_pq, previous;
+  double largest;
   bool jacobi;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type sums) const {
-    const double pAp = pq();
+    const double pAp = stopped() ? 0.0 : scalars(pq);
     auto ri = r(i);
     if (pAp > 0 && pAp <= largest) {
-      const auto alpha = static_cast<typename Vec::value_type>(rz / pAp);
+      const auto alpha = static_cast<typename Vec::value_type>(scalars(previous + 1) / pAp);
       x(i) += alpha * p(i);
       ri -= alpha * q(i);
       r(i) = ri;
@@ -256,17 +306,32 @@ struct CgUpdateDevice {
     const double rd = static_cast<double>(ri);
     sums[0] += rd * rd;
     sums[1] += jacobi ? rd * static_cast<double>(dinv(i) * ri) : rd * rd;
-    if (i == 0) sums[2] += pAp;
+    if (i == 0) {
+      sums[2] += pAp;
+      scalars(next_pq) = 0;
+    }
   }
 };
 
-/// p = z + βp with z = D⁻¹r recomputed (or r).
-template <class Vec>
+/// p = z + βp with z = D⁻¹r recomputed (or r) and β = rᵀz / previous rᵀz,
+/// unless this iteration's record meets the stopping test: then p stays and
+/// the flag tells later iterations' updates to leave x and r alone. Every
+/// thread evaluates the same test, so only index 0 writes the flag.
+template <class Vec, class Scalars, class Flag>
 struct CgDirection {
   Vec r, p, dinv;
-  typename Vec::value_type beta;
+  Scalars scalars;
+  Flag stopped;
+  int current, previous;
+  double threshold_sq, largest;
   bool jacobi;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    const double rz = scalars(current + 1);
+    if (cg_stops(scalars(current), rz, scalars(current + 2), threshold_sq, largest)) {
+      if (i == 0) stopped() = 1;
+      return;
+    }
+    const auto beta = static_cast<typename Vec::value_type>(rz / scalars(previous + 1));
     p(i) = (jacobi ? dinv(i) * r(i) : r(i)) + beta * p(i);
   }
 };
@@ -299,7 +364,8 @@ public:
   using device_type = typename Matrix::device_type;
   using vector_type = Kokkos::View<scalar_type*, device_type>;
 
-  CgOperator(Matrix const& A, CgOptions const& opts) : A_(A), crs_kernel_(opts.crs_kernel) {}
+  CgOperator(Matrix const& A, CgOptions const& opts)
+      : A_(A), crs_kernel_(opts.crs_kernel), fuse_dot_(!opts.reproducible) {}
   std::int64_t num_rows() const { return A_.num_rows(); }
   std::int64_t num_cols() const { return A_.num_cols(); }
   void apply(execution_space const& exec, vector_type const& x, vector_type const& y) {
@@ -316,25 +382,34 @@ public:
           CrsDiagonal<typename Matrix::row_starts_type, typename Matrix::column_indices_type,
                       typename Matrix::values_type, vector_type>{
               A_.row_starts(), A_.column_indices(), A_.values(), d});
-    } else if constexpr (is_sell16_matrix_v<Matrix>) {
-      const std::int64_t stored_rows = static_cast<std::int64_t>(A_.num_chunks()) * A_.chunk_size();
-      using Offsets = std::decay_t<decltype(A_.column_offsets())>;
-      Kokkos::parallel_for("SpMVKit::cg::diagonal", CgRange<execution_space>(exec, 0, stored_rows),
-                           SellDiagonal<Matrix, vector_type, Offsets, true>{
-                               A_.chunk_starts(), A_.chunk_widths(), A_.column_offsets(),
-                               A_.row_permutation(), A_.values(), d, num_rows(), A_.chunk_size()});
     } else {
       const std::int64_t stored_rows = static_cast<std::int64_t>(A_.num_chunks()) * A_.chunk_size();
       Kokkos::parallel_for("SpMVKit::cg::diagonal", CgRange<execution_space>(exec, 0, stored_rows),
                            SellDiagonal<Matrix, vector_type>{
-                               A_.chunk_starts(), A_.chunk_widths(), A_.column_indices(),
+                               A_.chunk_starts(), A_.chunk_widths(), A_.stored_columns(),
                                A_.row_permutation(), A_.values(), d, num_rows(), A_.chunk_size()});
     }
+  }
+  /// q = A p and *dot = pᵀq (dot zeroed beforehand), in one pass where the
+  /// format's kernel can form the product.
+  template <class Dot>
+  void apply_dot(execution_space const& exec, vector_type const& p, vector_type const& q,
+                 Dot const& dot) {
+    if constexpr (has_fused_spmv_dot_v<Matrix>) {
+      if (fuse_dot_) {
+        spmv_dot(exec, A_, p, q, dot.data());
+        return;
+      }
+    }
+    apply(exec, p, q);
+    Kokkos::parallel_reduce("SpMVKit::cg::pAp", CgRange<execution_space>(exec, 0, num_rows()),
+                            CgDot<vector_type>{p, q}, dot);
   }
 
 private:
   Matrix const& A_;
   CrsKernel crs_kernel_;
+  bool fuse_dot_;
 };
 
 /// KokkosSparse::CrsMatrix goes through one KokkosKernelsSpmv for the whole
@@ -354,6 +429,13 @@ public:
   std::int64_t num_cols() const { return A_.numCols(); }
   void apply(execution_space const& exec, vector_type const& x, vector_type const& y) {
     spmv_.apply(exec, scalar_type(1), A_, x, scalar_type(0), y);
+  }
+  template <class Dot>
+  void apply_dot(execution_space const& exec, vector_type const& p, vector_type const& q,
+                 Dot const& dot) {
+    apply(exec, p, q);
+    Kokkos::parallel_reduce("SpMVKit::cg::pAp", CgRange<execution_space>(exec, 0, num_rows()),
+                            CgDot<vector_type>{p, q}, dot);
   }
   void diagonal(execution_space const& exec, vector_type const& d) const {
     Kokkos::parallel_for(
@@ -422,11 +504,17 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
   Vec dinv; // stays empty without Jacobi; the kernels then never read it
   double sums[3] = {0, 0, 0};
   using HostSums = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
-  // The iteration's scalars live on the device; one copy per iteration brings them back.
-  Kokkos::View<double, typename Vec::memory_space> device_pq(std::string("SpMVKit::cg::pAp"));
-  Kokkos::View<double*, typename Vec::memory_space> device_sums(std::string("SpMVKit::cg::sums"),
-                                                                3);
-  auto host_sums = Kokkos::create_mirror_view(device_sums);
+  const int check_interval =
+      opts.check_interval > 0 ? opts.check_interval : detail::cg_check_interval<ExecSpace>();
+  const detail::CgScalarLayout layout{check_interval + 1};
+  using MemorySpace = typename Vec::memory_space;
+  auto scalars = detail::allocate_view<Kokkos::View<double*, MemorySpace>>(
+      exec, "SpMVKit::cg::scalars", layout.size());
+  auto host_scalars = Kokkos::create_mirror_view(scalars);
+  Kokkos::View<int, MemorySpace> stopped(std::string("SpMVKit::cg::stopped"));
+  using DeviceSum = Kokkos::View<double, MemorySpace, Kokkos::MemoryUnmanaged>;
+  using DeviceSums = Kokkos::View<double*, MemorySpace, Kokkos::MemoryUnmanaged>;
+  constexpr double largest = std::numeric_limits<double>::max();
 
   auto finish = [&](CgStatus status, std::string message) {
     result.status = status;
@@ -519,62 +607,81 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
 
   CgStatus status = CgStatus::iteration_limit;
   std::string message;
-  if (result.relative_residual <= opts.relative_tolerance) status = CgStatus::converged;
+  // The device applies this same test (detail::cg_stops); comparing squares
+  // keeps both sides free of a square root. A threshold that overflows to Inf
+  // accepts every finite rᵀr, as ‖r‖ <= tol ‖b‖ would.
+  const double threshold_sq =
+      (opts.relative_tolerance * norm_b) * (opts.relative_tolerance * norm_b);
+  if (rr <= threshold_sq) status = CgStatus::converged;
+
+  // Iteration 0's record: the start. The pᵀAp accumulators start at 0.
+  for (int i = 0; i < layout.size(); ++i) host_scalars(i) = 0;
+  host_scalars(layout.record(0)) = rr;
+  host_scalars(layout.record(0) + 1) = rz;
+  Kokkos::deep_copy(exec, scalars, host_scalars);
   exec.fence();
-  Kokkos::Timer loop_timer;
-  Kokkos::Timer spmv_timer;
-  double spmv_seconds = 0;
-  for (int k = 1; status == CgStatus::iteration_limit && k <= opts.max_iterations; ++k) {
-    if (opts.time_spmv) {
-      exec.fence();
-      spmv_timer.reset();
-    }
-    op.apply(exec, p, q);
-    if (opts.time_spmv) {
-      exec.fence();
-      spmv_seconds += spmv_timer.seconds();
-    }
-    Kokkos::parallel_reduce("SpMVKit::cg::pAp", Range(exec, 0, n), detail::CgDot<Vec>{p, q},
-                            device_pq);
-    Kokkos::parallel_reduce(
-        "SpMVKit::cg::update", Range(exec, 0, n),
-        detail::CgUpdateDevice<XView, Vec, decltype(device_pq)>{
-            3, x, p, q, r, dinv, device_pq, rz, std::numeric_limits<double>::max(), opts.jacobi},
-        device_sums);
-    Kokkos::deep_copy(exec, host_sums, device_sums);
-    exec.fence();
-    const double pq = host_sums(2);
+
+  // What the host learns from iteration k's record; sets status when the solve ends there.
+  auto examine = [&](int k, double elapsed) {
+    const int at = layout.record(k);
+    const double pq = host_scalars(at + 2);
     if (!std::isfinite(pq)) {
       status = CgStatus::breakdown;
       message = "non-finite value in pᵀAp at iteration " + std::to_string(k);
-      break;
+      return;
     }
     if (pq <= 0) {
       status = CgStatus::breakdown;
       message = "matrix is not positive definite (pᵀAp = " + detail::cg_number(pq) +
                 " at iteration " + std::to_string(k) + ")";
-      break;
+      return;
     }
-    sums[0] = host_sums(0);
-    sums[1] = host_sums(1);
+    sums[0] = host_scalars(at);
+    sums[1] = host_scalars(at + 1);
     result.iterations = k;
     if (!std::isfinite(sums[0]) || !std::isfinite(sums[1])) {
       status = CgStatus::breakdown;
       message = std::string("non-finite value in ") + (std::isfinite(sums[0]) ? "rᵀz" : "rᵀr") +
                 " at iteration " + std::to_string(k);
-      break;
+      return;
     }
     rr = sums[0];
     result.relative_residual = std::sqrt(rr) / norm_b;
-    report(k, loop_timer.seconds());
-    if (result.relative_residual <= opts.relative_tolerance) {
-      status = CgStatus::converged;
-      break;
+    report(k, elapsed);
+    if (rr <= threshold_sq) status = CgStatus::converged;
+  };
+
+  Kokkos::Timer loop_timer;
+  Kokkos::Timer spmv_timer;
+  double spmv_seconds = 0;
+  int examined = 0;
+  for (int k = 1; status == CgStatus::iteration_limit && k <= opts.max_iterations; ++k) {
+    const int current = layout.record(k), previous = layout.record(k - 1);
+    if (opts.time_spmv) {
+      exec.fence();
+      spmv_timer.reset();
     }
-    const auto beta = static_cast<Scalar>(sums[1] / rz);
-    rz = sums[1];
-    Kokkos::parallel_for("SpMVKit::cg::direction", Range(exec, 0, n),
-                         detail::CgDirection<Vec>{r, p, dinv, beta, opts.jacobi});
+    op.apply_dot(exec, p, q, DeviceSum(scalars.data() + detail::CgScalarLayout::pq(k)));
+    if (opts.time_spmv) {
+      exec.fence();
+      spmv_seconds += spmv_timer.seconds();
+    }
+    Kokkos::parallel_reduce("SpMVKit::cg::update", Range(exec, 0, n),
+                            detail::CgUpdate<XView, Vec, decltype(scalars), decltype(stopped)>{
+                                3, x, p, q, r, dinv, scalars, stopped,
+                                detail::CgScalarLayout::pq(k), detail::CgScalarLayout::pq(k + 1),
+                                previous, largest, opts.jacobi},
+                            DeviceSums(scalars.data() + current, 3));
+    Kokkos::parallel_for(
+        "SpMVKit::cg::direction", Range(exec, 0, n),
+        detail::CgDirection<Vec, decltype(scalars), decltype(stopped)>{
+            r, p, dinv, scalars, stopped, current, previous, threshold_sq, largest, opts.jacobi});
+    const bool progress_due = opts.progress_every > 0 && k % opts.progress_every == 0;
+    if (k % check_interval != 0 && k != opts.max_iterations && !progress_due) continue;
+    Kokkos::deep_copy(exec, host_scalars, scalars);
+    exec.fence();
+    const double elapsed = loop_timer.seconds();
+    while (examined < k && status == CgStatus::iteration_limit) examine(++examined, elapsed);
   }
   exec.fence();
   result.iteration_seconds = loop_timer.seconds();

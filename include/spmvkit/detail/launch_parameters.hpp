@@ -116,6 +116,17 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
   return p;
 }
 
+/// Iterations between the host's reads of CG's scalars (CgOptions::
+/// check_interval = 0). Host backends finish each reduction before the host
+/// goes on, so a read costs nothing there and checking every iteration wastes
+/// no SpMV. On a GPU each read stalls the device for a round trip while the
+/// host queues the next kernels; every 8 iterations hides that and wastes at
+/// most 7 SpMVs after convergence.
+template <class ExecutionSpace>
+constexpr int cg_check_interval() {
+  return is_host_space_v<ExecutionSpace> ? 1 : 8;
+}
+
 } // namespace detail
 } // namespace spmvkit
 

@@ -9,12 +9,13 @@
 
 namespace spmvkit::detail {
 
-/// SELL-C-σ SpMV. A team covers `chunks_per_team` chunks; each of its threads
-/// owns RowsPerThread rows of one chunk, lanes lane, lane + T, lane + 2T, ...
-/// (T = C / RowsPerThread threads per chunk). On a GPU RowsPerThread = 1 and
-/// T = C, so a warp reads one chunk column in one coalesced sweep. On the host
-/// one thread owns the whole chunk (RowsPerThread = C) and reads it
-/// contiguously, keeping C accumulators in registers.
+/// SELL-C-σ SpMV for every column encoding. A team covers `chunks_per_team`
+/// chunks; each of its threads owns RowsPerThread rows of one chunk, lanes
+/// lane, lane + T, lane + 2T, ... (T = C / RowsPerThread threads per chunk).
+/// On a GPU RowsPerThread = 1 and T = C, so a warp reads one chunk column in
+/// one coalesced sweep. On the host one thread owns the whole chunk
+/// (RowsPerThread = C) and reads it contiguously, keeping C accumulators in
+/// registers.
 ///
 /// The width loop is unrolled Unroll times with all loads of a step issued
 /// before the first multiply, so a GPU thread has that many independent
@@ -22,19 +23,27 @@ namespace spmvkit::detail {
 /// streaming data: x, which is re-read by neighbouring rows, keeps the cache.
 /// Index arithmetic stays in 32 bits where the values allow: 64-bit division
 /// per thread costs as much as several multiply-adds on a GPU.
-template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
+///
+/// With WithDot the kernel also adds xᵀy (square A) to *dot: CG needs pᵀAp
+/// right after q = Ap, and forming it here, where each q entry is still in a
+/// register and x(row) in cache, saves a pass over two vectors and a launch.
+/// Each team reduces its rows in double and adds once atomically, so the sum
+/// order, and the last bits of the result, vary from run to run.
+template <int RowsPerThread, int Unroll, bool WithDot, class Matrix, class X, class Y>
 struct SellSpmv {
   using Scalar = typename Matrix::value_type;
   using Ordinal = typename Matrix::ordinal_type;
   using Offset = typename Matrix::offset_type;
   using Device = typename Matrix::device_type;
+  using Columns = typename Matrix::column_encoding;
+  using Stored = typename Matrix::stored_column_type;
   using member_type = typename Kokkos::TeamPolicy<typename Matrix::execution_space>::member_type;
   template <class T>
   using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   ro_view<Offset> chunk_starts;
   ro_view<Ordinal> chunk_widths;
-  ro_view<Ordinal> cols;
+  ro_view<Stored> cols;
   ro_view<Scalar> vals;
   ro_view<Ordinal> perm; // empty when rows are not permuted
   X x;
@@ -44,85 +53,145 @@ struct SellSpmv {
   Ordinal num_chunks;
   int chunk_size;
   int chunks_per_team;
+  double* dot; // WithDot only
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const int threads = chunks_per_team * (chunk_size / RowsPerThread);
+    if constexpr (WithDot) {
+      double team_dot = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, threads),
+          [&](int t, double& partial) { thread_rows(team, t, partial); }, team_dot);
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(dot, team_dot); });
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](int t) {
+        double unused = 0;
+        thread_rows(team, t, unused);
+      });
+    }
+  }
+
+  // Rows past num_rows (the tail of the last chunk) count as row 0, as in FillSell.
+  KOKKOS_FORCEINLINE_FUNCTION Ordinal original_row(Ordinal stored_row) const {
+    return stored_row >= num_rows ? Ordinal(0)
+           : perm.extent(0) != 0  ? perm(stored_row)
+                                  : stored_row;
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION void thread_rows(member_type const& team, int t,
+                                               double& partial_dot) const {
     const int threads_per_chunk = chunk_size / RowsPerThread;
-    const Ordinal first_chunk = static_cast<Ordinal>(team.league_rank()) * chunks_per_team;
-    const bool permuted = perm.extent(0) != 0;
-    Ordinal const* const col_ptr = cols.data();
+    const Ordinal chunk =
+        static_cast<Ordinal>(team.league_rank()) * chunks_per_team + t / threads_per_chunk;
+    if (chunk >= num_chunks) return;
+    const int lane = t % threads_per_chunk;
+    const Offset base = chunk_starts(chunk) + lane;
+    const Ordinal width = chunk_widths(chunk);
+    const Ordinal first_stored_row = chunk * chunk_size + lane;
+    // Offset encodings decode against the row, so they load rows up front;
+    // absolute columns need them only for the store.
+    Ordinal row[Columns::relative ? RowsPerThread : 1];
+    (void)row;
+    if constexpr (Columns::relative) {
+      for (int r = 0; r < RowsPerThread; ++r)
+        row[r] = original_row(first_stored_row + r * threads_per_chunk);
+    }
+    auto column = [&](Stored stored, int r) {
+      if constexpr (Columns::relative) {
+        return Columns::decode(stored, row[r]);
+      } else {
+        (void)r;
+        return Columns::decode(stored, Ordinal(0));
+      }
+    };
+    Stored const* const col_ptr = cols.data();
     Scalar const* const val_ptr = vals.data();
-    Kokkos::parallel_for(
-        Kokkos::TeamThreadRange(team, chunks_per_team * threads_per_chunk), [&](int t) {
-          const Ordinal chunk = first_chunk + t / threads_per_chunk;
-          if (chunk >= num_chunks) return;
-          const int lane = t % threads_per_chunk;
-          const Offset base = chunk_starts(chunk) + lane;
-          const Ordinal width = chunk_widths(chunk);
-          Scalar sum[RowsPerThread];
-          for (int r = 0; r < RowsPerThread; ++r) sum[r] = 0;
-          Ordinal j = 0;
-          for (; j + Unroll <= width; j += Unroll) {
-            Ordinal c[Unroll][RowsPerThread];
-            Scalar v[Unroll][RowsPerThread];
-            for (int u = 0; u < Unroll; ++u) {
-              const Offset slot = base + static_cast<Offset>(j + u) * chunk_size;
-              for (int r = 0; r < RowsPerThread; ++r) {
-                c[u][r] = load_streaming(col_ptr + slot + r * threads_per_chunk);
-                v[u][r] = load_streaming(val_ptr + slot + r * threads_per_chunk);
-              }
-            }
-            for (int u = 0; u < Unroll; ++u)
-              for (int r = 0; r < RowsPerThread; ++r) sum[r] += v[u][r] * x(c[u][r]);
-          }
-          for (; j < width; ++j) {
-            const Offset slot = base + static_cast<Offset>(j) * chunk_size;
-            for (int r = 0; r < RowsPerThread; ++r) {
-              sum[r] += load_streaming(val_ptr + slot + r * threads_per_chunk) *
-                        x(load_streaming(col_ptr + slot + r * threads_per_chunk));
-            }
-          }
-          for (int r = 0; r < RowsPerThread; ++r) {
-            const Ordinal stored_row = chunk * chunk_size + lane + r * threads_per_chunk;
-            if (stored_row < num_rows) {
-              store_row(y, permuted ? perm(stored_row) : stored_row, alpha, beta, sum[r]);
-            }
-          }
-        });
+    Scalar sum[RowsPerThread];
+    for (int r = 0; r < RowsPerThread; ++r) sum[r] = 0;
+    Ordinal j = 0;
+    for (; j + Unroll <= width; j += Unroll) {
+      Ordinal c[Unroll][RowsPerThread];
+      Scalar v[Unroll][RowsPerThread];
+      for (int u = 0; u < Unroll; ++u) {
+        const Offset slot = base + static_cast<Offset>(j + u) * chunk_size;
+        for (int r = 0; r < RowsPerThread; ++r) {
+          c[u][r] = column(load_streaming(col_ptr + slot + r * threads_per_chunk), r);
+          v[u][r] = load_streaming(val_ptr + slot + r * threads_per_chunk);
+        }
+      }
+      for (int u = 0; u < Unroll; ++u)
+        for (int r = 0; r < RowsPerThread; ++r) sum[r] += v[u][r] * x(c[u][r]);
+    }
+    for (; j < width; ++j) {
+      const Offset slot = base + static_cast<Offset>(j) * chunk_size;
+      for (int r = 0; r < RowsPerThread; ++r) {
+        sum[r] += load_streaming(val_ptr + slot + r * threads_per_chunk) *
+                  x(column(load_streaming(col_ptr + slot + r * threads_per_chunk), r));
+      }
+    }
+    for (int r = 0; r < RowsPerThread; ++r) {
+      const Ordinal stored_row = first_stored_row + r * threads_per_chunk;
+      if (stored_row < num_rows) {
+        Ordinal out_row;
+        if constexpr (Columns::relative) {
+          out_row = row[r];
+        } else {
+          out_row = original_row(stored_row);
+        }
+        const Scalar value = store_row(y, out_row, alpha, beta, sum[r]);
+        if constexpr (WithDot) {
+          partial_dot += static_cast<double>(x(out_row)) * static_cast<double>(value);
+        }
+      }
+    }
+    (void)partial_dot;
   }
 };
 
-template <int RowsPerThread, int Unroll, class ExecutionSpace, class Matrix, class X, class Y>
+template <int RowsPerThread, int Unroll, bool WithDot, class ExecutionSpace, class Matrix, class X,
+          class Y>
 void launch_sell(ExecutionSpace const& exec, LaunchParameters const& p,
                  typename Matrix::value_type alpha, Matrix const& A, X const& x,
-                 typename Matrix::value_type beta, Y const& y) {
+                 typename Matrix::value_type beta, Y const& y, double* dot) {
   using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
-  Kokkos::parallel_for("SpMVKit::spmv::sell", Policy(exec, p.league_size, p.team_size, 1),
-                       SellSpmv<RowsPerThread, Unroll, Matrix, X, Y>{
-                           A.chunk_starts(), A.chunk_widths(), A.column_indices(), A.values(),
+  using Columns = typename Matrix::column_encoding;
+  Kokkos::parallel_for(std::string(Columns::label) + (WithDot ? "spmv_dot" : "spmv"),
+                       Policy(exec, p.league_size, p.team_size, 1),
+                       SellSpmv<RowsPerThread, Unroll, WithDot, Matrix, X, Y>{
+                           A.chunk_starts(), A.chunk_widths(), A.stored_columns(), A.values(),
                            A.row_permutation(), x, y, alpha, beta, A.num_rows(), A.num_chunks(),
-                           A.chunk_size(), static_cast<int>(p.work_per_team)});
+                           A.chunk_size(), static_cast<int>(p.work_per_team), dot});
 }
 
+/// y = beta y + alpha A x, and with a non-null `dot` also *dot += xᵀy.
 template <class ExecutionSpace, class Matrix, class X, class Y>
 void spmv_sell(ExecutionSpace const& exec, typename Matrix::value_type alpha, Matrix const& A,
-               X const& x, typename Matrix::value_type beta, Y const& y) {
+               X const& x, typename Matrix::value_type beta, Y const& y, double* dot = nullptr) {
   const LaunchParameters p =
       launch_parameters(exec, KernelKind::sell, A.num_rows(), A.nnz(), A.chunk_size());
-  // Only host backends walk whole chunks per thread; GPU builds instantiate
-  // the one-row-per-thread kernel alone.
-  if constexpr (is_host_space_v<ExecutionSpace>) {
-    // The C accumulators already give the host independent work: no unrolling.
-    switch (p.rows_per_thread) {
-    case 2: launch_sell<2, 1>(exec, p, alpha, A, x, beta, y); return;
-    case 4: launch_sell<4, 1>(exec, p, alpha, A, x, beta, y); return;
-    case 8: launch_sell<8, 1>(exec, p, alpha, A, x, beta, y); return;
-    case 16: launch_sell<16, 1>(exec, p, alpha, A, x, beta, y); return;
-    case 32: launch_sell<32, 1>(exec, p, alpha, A, x, beta, y); return;
-    case 64: launch_sell<64, 1>(exec, p, alpha, A, x, beta, y); return;
-    default: launch_sell<1, 1>(exec, p, alpha, A, x, beta, y); return;
+  auto launch = [&](auto with_dot) {
+    constexpr bool D = decltype(with_dot)::value;
+    // Only host backends walk whole chunks per thread; GPU builds instantiate
+    // the one-row-per-thread kernel alone.
+    if constexpr (is_host_space_v<ExecutionSpace>) {
+      // The C accumulators already give the host independent work: no unrolling.
+      switch (p.rows_per_thread) {
+      case 2: launch_sell<2, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
+      case 4: launch_sell<4, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
+      case 8: launch_sell<8, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
+      case 16: launch_sell<16, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
+      case 32: launch_sell<32, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
+      case 64: launch_sell<64, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
+      default: launch_sell<1, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
+      }
+    } else {
+      launch_sell<1, sell_gpu_unroll, D>(exec, p, alpha, A, x, beta, y, dot);
     }
+  };
+  if (dot != nullptr) {
+    launch(std::true_type{});
   } else {
-    launch_sell<1, sell_gpu_unroll>(exec, p, alpha, A, x, beta, y);
+    launch(std::false_type{});
   }
 }
 
