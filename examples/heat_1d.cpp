@@ -13,6 +13,7 @@
 // exactly: x_k = cos(πΔx)^k sin(πx_i). The program checks both runs against it
 // (to rounding) and against the PDE's exp(-π²t) sin(πx), whose relative
 // distance is π⁴Δx²t/6 to leading order, and exits non-zero if either is off.
+#include "example_main.hpp"
 #include "example_utils.hpp"
 
 #include <spmvkit/crs_matrix.hpp>
@@ -86,77 +87,63 @@ Run explicit_euler(Exec const& exec, Matrix const& A, double dx, double eps) {
   return run;
 }
 
+int example(ex::Args const& args) {
+  const Exec exec;
+  const int n = static_cast<int>(args.integer("n"));
+  if (n < 2) throw std::invalid_argument("--n must be >= 2");
+  const double eps = args.real("eps");
+  const double dx = 1.0 / (n + 1), dt = dx * dx / 2;
+  const int C = ex::chunk_size_option<Exec>(args);
+  // ELLPACK is SELL with one chunk; GPU teams stop at 1024 threads.
+  const int C_ell = std::min(n, 1024);
+
+  const auto A = second_difference(exec, n);
+  const auto sell = spmvkit::make_sell(exec, A, C);
+  const auto ell = spmvkit::make_sell(exec, A, C_ell);
+  std::cout << "heat_1d: n = " << n << ", dx = " << dx << ", dt = " << dt << ", stop at ‖Ax‖ < "
+            << eps << " ‖Ax0‖, " << Exec::name() << "\n";
+
+  ex::Checks checks;
+  Run reference;
+  for (auto const& [name, matrix] : {std::pair{"sell-" + std::to_string(C), &sell},
+                                     std::pair{"ell (C = " + std::to_string(C_ell) + ")", &ell}}) {
+    Kokkos::Timer timer;
+    const Run run = explicit_euler(exec, *matrix, dx, eps);
+    const double seconds = timer.seconds();
+    const double t = run.steps * dt;
+    // Discrete and continuous amplitudes of the sine mode at time t.
+    const double discrete = std::pow(std::cos(pi * dx), static_cast<double>(run.steps));
+    const double continuous = std::exp(-pi * pi * t);
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), run.x);
+    double to_discrete = 0, to_continuous = 0;
+    for (int i = 0; i < n; ++i) {
+      const double s = std::sin(pi * (i + 1) * dx);
+      to_discrete = std::max(to_discrete, std::fabs(xh(i) - discrete * s) / discrete);
+      to_continuous = std::max(to_continuous, std::fabs(xh(i) - continuous * s) / continuous);
+    }
+    const double predicted = std::expm1(pi * pi * pi * pi * dx * dx * t / 6);
+    std::cout << name << ": " << run.steps << " steps (t = " << t << ") in "
+              << ex::fixed(seconds, 3)
+              << " s; max relative deviation from cos(πΔx)^k sin(πx): " << ex::sci(to_discrete, 2)
+              << ", from exp(-π²t) sin(πx): " << ex::sci(to_continuous, 3) << " (predicted "
+              << ex::sci(predicted, 3) << ")\n";
+    checks.expect(to_discrete < 1e-9, name + " differs from the exact discrete solution");
+    checks.expect(std::fabs(to_continuous - predicted) <= 0.05 * predicted + 1e-9,
+                  name + " is not second-order close to the PDE solution");
+    if (reference.steps == 0) {
+      reference = run;
+    } else {
+      checks.expect(run.steps == reference.steps &&
+                        ex::relative_difference(run.x, reference.x) < 1e-12,
+                    name + " disagrees with the first format");
+    }
+  }
+  return checks.exit_code();
+}
+
 } // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard guard(argc, argv);
-  try {
-    const ex::Args args(argc, argv, {{"n", "50"}, {"eps", "1e-3"}, {"C", "auto"}});
-    if (args.help()) {
-      std::cout << "heat_1d: explicit Euler for u_t = u_xx with SELL and ELL" << args.usage()
-                << "\n";
-      return 0;
-    }
-    const Exec exec;
-    const int n = static_cast<int>(args.integer("n"));
-    if (n < 2) throw std::invalid_argument("--n must be >= 2");
-    const double eps = args.real("eps");
-    const double dx = 1.0 / (n + 1), dt = dx * dx / 2;
-    const int C = args.str("C") == "auto" ? ex::default_chunk_size<Exec>()
-                                          : static_cast<int>(args.integer("C"));
-    // ELLPACK is SELL with one chunk; GPU teams stop at 1024 threads.
-    const int C_ell = std::min(n, 1024);
-
-    const auto A = second_difference(exec, n);
-    const auto sell = spmvkit::make_sell(exec, A, C);
-    const auto ell = spmvkit::make_sell(exec, A, C_ell);
-    std::cout << "heat_1d: n = " << n << ", dx = " << dx << ", dt = " << dt << ", stop at ‖Ax‖ < "
-              << eps << " ‖Ax0‖, " << Exec::name() << "\n";
-
-    int failures = 0;
-    Run reference;
-    for (auto const& [name, matrix] :
-         {std::pair{"sell-" + std::to_string(C), &sell},
-          std::pair{"ell (C = " + std::to_string(C_ell) + ")", &ell}}) {
-      Kokkos::Timer timer;
-      const Run run = explicit_euler(exec, *matrix, dx, eps);
-      const double seconds = timer.seconds();
-      const double t = run.steps * dt;
-      // Discrete and continuous amplitudes of the sine mode at time t.
-      const double discrete = std::pow(std::cos(pi * dx), static_cast<double>(run.steps));
-      const double continuous = std::exp(-pi * pi * t);
-      auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), run.x);
-      double to_discrete = 0, to_continuous = 0;
-      for (int i = 0; i < n; ++i) {
-        const double s = std::sin(pi * (i + 1) * dx);
-        to_discrete = std::max(to_discrete, std::fabs(xh(i) - discrete * s) / discrete);
-        to_continuous = std::max(to_continuous, std::fabs(xh(i) - continuous * s) / continuous);
-      }
-      const double predicted = std::expm1(pi * pi * pi * pi * dx * dx * t / 6);
-      std::cout << name << ": " << run.steps << " steps (t = " << t << ") in "
-                << ex::fixed(seconds, 3)
-                << " s; max relative deviation from cos(πΔx)^k sin(πx): " << ex::sci(to_discrete, 2)
-                << ", from exp(-π²t) sin(πx): " << ex::sci(to_continuous, 3) << " (predicted "
-                << ex::sci(predicted, 3) << ")\n";
-      if (!(to_discrete < 1e-9)) {
-        std::cerr << "FAILED: " << name << " differs from the exact discrete solution\n";
-        ++failures;
-      }
-      if (!(std::fabs(to_continuous - predicted) <= 0.05 * predicted + 1e-9)) {
-        std::cerr << "FAILED: " << name << " is not second-order close to the PDE solution\n";
-        ++failures;
-      }
-      if (reference.steps == 0) {
-        reference = run;
-      } else if (run.steps != reference.steps ||
-                 !(ex::relative_difference(run.x, reference.x) < 1e-12)) {
-        std::cerr << "FAILED: " << name << " disagrees with the first format\n";
-        ++failures;
-      }
-    }
-    return failures == 0 ? 0 : 1;
-  } catch (std::exception const& e) {
-    std::cerr << "heat_1d: " << e.what() << "\n";
-    return 2;
-  }
+  return ex::run_example(argc, argv, "heat_1d", "explicit Euler for u_t = u_xx with SELL and ELL",
+                         {{"n", "50"}, {"eps", "1e-3"}, {"C", "auto"}}, {}, example);
 }

@@ -16,6 +16,7 @@
 // weight 1 unless --weighted (then the values are the weights; they must be
 // >= 0). Checks: ranks sum to 1, CRS and SELL agree, and both match a plain
 // host power iteration; exits non-zero otherwise.
+#include "example_main.hpp"
 #include "example_utils.hpp"
 
 #include <spmvkit/crs_matrix.hpp>
@@ -219,99 +220,84 @@ std::vector<double> host_pagerank(Crs const& W, bool weighted, double d, double 
   return r;
 }
 
+int example(ex::Args const& args) {
+  const Exec exec;
+  const bool weighted = args.flag("weighted");
+  const double d = args.real("damping"), tol = args.real("tol");
+  const int max_iterations = static_cast<int>(args.integer("max-iters"));
+  const int C = ex::chunk_size_option<Exec>(args);
+  const auto W = args.str("matrix").empty()
+                     ? random_graph(static_cast<int>(args.integer("nodes")),
+                                    static_cast<unsigned>(args.integer("seed")))
+                     : spmvkit::read_matrix_market<double, Exec>(args.str("matrix"), exec);
+  if (W.num_rows() != W.num_cols() || W.num_rows() == 0) {
+    throw std::invalid_argument("the adjacency matrix must be square and non-empty");
+  }
+  const int n = W.num_rows();
+  std::cout << "pagerank: " << (args.str("matrix").empty() ? "random graph" : args.str("matrix"))
+            << ", " << n << " nodes, " << W.nnz() << " edges, damping " << d << ", " << Exec::name()
+            << "\n";
+
+  const Transition t = transition_matrix(exec, W, weighted);
+  double dangling_nodes = 0;
+  const auto dangling = t.dangling;
+  Kokkos::parallel_reduce(
+      "SpMVKit::pagerank::count_dangling", Kokkos::RangePolicy<Exec>(exec, 0, n),
+      KOKKOS_LAMBDA(int i, double& s) { s += dangling(i); }, dangling_nodes);
+  const auto S = spmvkit::make_sell(exec, t.M, C, args.integer("sigma"));
+  Kokkos::Timer timer;
+  const Ranks crs = power_iteration(exec, t.M, t.dangling, d, tol, max_iterations);
+  const double crs_seconds = timer.seconds();
+  timer.reset();
+  const Ranks sell = power_iteration(exec, S, t.dangling, d, tol, max_iterations);
+  const double sell_seconds = timer.seconds();
+  const auto host = host_pagerank(W, weighted, d, tol, max_iterations);
+
+  auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), crs.r);
+  const double sum = std::accumulate(r.data(), r.data() + n, 0.0);
+  double to_host = 0, rmax = 0;
+  for (int i = 0; i < n; ++i) {
+    to_host = std::max(to_host, std::fabs(r(i) - host[i]));
+    rmax = std::max(rmax, r(i));
+  }
+  const double crs_vs_sell = ex::relative_difference(sell.r, crs.r);
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::partial_sort(order.begin(), order.begin() + std::min(n, 5), order.end(),
+                    [&](int a, int b) { return r(a) > r(b); });
+  std::cout << static_cast<std::int64_t>(dangling_nodes)
+            << " dangling nodes; crs: " << crs.iterations << " iterations in "
+            << ex::fixed(crs_seconds, 3) << " s, sell-" << C << "-" << S.sigma() << ": "
+            << sell.iterations << " iterations in " << ex::fixed(sell_seconds, 3)
+            << " s\ntop nodes:";
+  for (int k = 0; k < std::min(n, 5); ++k)
+    std::cout << " " << order[k] << " (" << ex::sci(r(order[k])) << ")";
+  std::cout << "\nsum of ranks - 1 = " << ex::sci(sum - 1, 2)
+            << ", max |r - host r| / max r = " << ex::sci(to_host / rmax, 2)
+            << ", crs vs sell = " << ex::sci(crs_vs_sell, 2) << "\n";
+
+  ex::Checks checks;
+  checks.expect(!(crs.change >= tol || sell.change >= tol),
+                "no convergence in " + std::to_string(max_iterations) + " iterations");
+  checks.expect(std::fabs(sum - 1) < 1e-9, "ranks do not sum to 1");
+  // Both stop at an L1 change below tol, so they sit within ~tol/(1-d) of the
+  // fixed point and of each other.
+  checks.expect(to_host <= 10 * tol / (1 - d) && crs_vs_sell * rmax <= 10 * tol / (1 - d),
+                "device ranks differ from the host power iteration or between formats");
+  return checks.exit_code();
+}
+
 } // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard guard(argc, argv);
-  try {
-    const ex::Args args(argc, argv,
-                        {{"matrix", ""},
-                         {"nodes", "5000"},
-                         {"seed", "1"},
-                         {"damping", "0.85"},
-                         {"tol", "1e-10"},
-                         {"max-iters", "1000"},
-                         {"C", "auto"},
-                         {"sigma", "1"}},
-                        {"weighted"});
-    if (args.help()) {
-      std::cout << "pagerank: power iteration with CRS and SELL SpMV" << args.usage() << "\n";
-      return 0;
-    }
-    const Exec exec;
-    const bool weighted = args.flag("weighted");
-    const double d = args.real("damping"), tol = args.real("tol");
-    const int max_iterations = static_cast<int>(args.integer("max-iters"));
-    const int C = args.str("C") == "auto" ? ex::default_chunk_size<Exec>()
-                                          : static_cast<int>(args.integer("C"));
-    const auto W = args.str("matrix").empty()
-                       ? random_graph(static_cast<int>(args.integer("nodes")),
-                                      static_cast<unsigned>(args.integer("seed")))
-                       : spmvkit::read_matrix_market<double, Exec>(args.str("matrix"), exec);
-    if (W.num_rows() != W.num_cols() || W.num_rows() == 0) {
-      throw std::invalid_argument("the adjacency matrix must be square and non-empty");
-    }
-    const int n = W.num_rows();
-    std::cout << "pagerank: " << (args.str("matrix").empty() ? "random graph" : args.str("matrix"))
-              << ", " << n << " nodes, " << W.nnz() << " edges, damping " << d << ", "
-              << Exec::name() << "\n";
-
-    const Transition t = transition_matrix(exec, W, weighted);
-    double dangling_nodes = 0;
-    const auto dangling = t.dangling;
-    Kokkos::parallel_reduce(
-        "SpMVKit::pagerank::count_dangling", Kokkos::RangePolicy<Exec>(exec, 0, n),
-        KOKKOS_LAMBDA(int i, double& s) { s += dangling(i); }, dangling_nodes);
-    const auto S = spmvkit::make_sell(exec, t.M, C, args.integer("sigma"));
-    Kokkos::Timer timer;
-    const Ranks crs = power_iteration(exec, t.M, t.dangling, d, tol, max_iterations);
-    const double crs_seconds = timer.seconds();
-    timer.reset();
-    const Ranks sell = power_iteration(exec, S, t.dangling, d, tol, max_iterations);
-    const double sell_seconds = timer.seconds();
-    const auto host = host_pagerank(W, weighted, d, tol, max_iterations);
-
-    auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), crs.r);
-    const double sum = std::accumulate(r.data(), r.data() + n, 0.0);
-    double to_host = 0, rmax = 0;
-    for (int i = 0; i < n; ++i) {
-      to_host = std::max(to_host, std::fabs(r(i) - host[i]));
-      rmax = std::max(rmax, r(i));
-    }
-    const double crs_vs_sell = ex::relative_difference(sell.r, crs.r);
-    std::vector<int> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::partial_sort(order.begin(), order.begin() + std::min(n, 5), order.end(),
-                      [&](int a, int b) { return r(a) > r(b); });
-    std::cout << static_cast<std::int64_t>(dangling_nodes)
-              << " dangling nodes; crs: " << crs.iterations << " iterations in "
-              << ex::fixed(crs_seconds, 3) << " s, sell-" << C << "-" << S.sigma() << ": "
-              << sell.iterations << " iterations in " << ex::fixed(sell_seconds, 3)
-              << " s\ntop nodes:";
-    for (int k = 0; k < std::min(n, 5); ++k)
-      std::cout << " " << order[k] << " (" << ex::sci(r(order[k])) << ")";
-    std::cout << "\nsum of ranks - 1 = " << ex::sci(sum - 1, 2)
-              << ", max |r - host r| / max r = " << ex::sci(to_host / rmax, 2)
-              << ", crs vs sell = " << ex::sci(crs_vs_sell, 2) << "\n";
-
-    int failures = 0;
-    if (crs.change >= tol || sell.change >= tol) {
-      std::cerr << "FAILED: no convergence in " << max_iterations << " iterations\n";
-      ++failures;
-    }
-    if (!(std::fabs(sum - 1) < 1e-9)) {
-      std::cerr << "FAILED: ranks do not sum to 1\n";
-      ++failures;
-    }
-    // Both stop at an L1 change below tol, so they sit within ~tol/(1-d) of the
-    // fixed point and of each other.
-    if (!(to_host <= 10 * tol / (1 - d)) || !(crs_vs_sell * rmax <= 10 * tol / (1 - d))) {
-      std::cerr << "FAILED: device ranks differ from the host power iteration or between formats\n";
-      ++failures;
-    }
-    return failures == 0 ? 0 : 1;
-  } catch (std::exception const& e) {
-    std::cerr << "pagerank: " << e.what() << "\n";
-    return 2;
-  }
+  return ex::run_example(argc, argv, "pagerank", "power iteration with CRS and SELL SpMV",
+                         {{"matrix", ""},
+                          {"nodes", "5000"},
+                          {"seed", "1"},
+                          {"damping", "0.85"},
+                          {"tol", "1e-10"},
+                          {"max-iters", "1000"},
+                          {"C", "auto"},
+                          {"sigma", "1"}},
+                         {"weighted"}, example);
 }

@@ -10,6 +10,7 @@
 // drops by a factor close to 4 (second order) and both formats agree.
 //
 //   poisson_2d [--N 64] [--C auto] [--sigma 1] [--tol 1e-12]
+#include "example_main.hpp"
 #include "example_utils.hpp"
 
 #include <spmvkit/cg.hpp>
@@ -108,57 +109,42 @@ Result solve(Exec const& exec, Matrix const& A, int N, double tol) {
   return res;
 }
 
+int example(ex::Args const& args) {
+  const Exec exec;
+  const int N = static_cast<int>(args.integer("N"));
+  if (N < 4) throw std::invalid_argument("--N must be >= 4");
+  const int C = ex::chunk_size_option<Exec>(args);
+  const std::int64_t sigma = args.integer("sigma");
+  const double tol = args.real("tol");
+
+  ex::Checks checks;
+  Result coarse[2], fine[2];
+  for (int level = 0; level < 2; ++level) {
+    const int n = level == 0 ? N : 2 * N + 1;
+    const auto A = five_point(exec, n);
+    const auto S = spmvkit::make_sell(exec, A, C, sigma);
+    Result* out = level == 0 ? coarse : fine;
+    out[0] = solve(exec, A, n, tol);
+    out[1] = solve(exec, S, n, tol);
+    for (int f = 0; f < 2; ++f) {
+      std::cout << (f == 0 ? "crs " : "sell-" + std::to_string(C) + "-" + std::to_string(sigma))
+                << "  N = " << n << ": " << out[f].iterations << " CG iterations, max error "
+                << ex::sci(out[f].error) << "\n";
+      checks.expect(out[f].converged, "CG did not converge");
+    }
+    checks.expect(std::fabs(out[0].error - out[1].error) <= 1e-6 * out[0].error,
+                  "CRS and SELL errors differ");
+  }
+  const double order = std::log2(coarse[0].error / fine[0].error);
+  std::cout << "observed order " << ex::fixed(order, 3) << " (expected 2)\n";
+  checks.expect(order > 1.9 && order < 2.1, "not second order");
+  return checks.exit_code();
+}
+
 } // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard guard(argc, argv);
-  try {
-    const ex::Args args(argc, argv, {{"N", "64"}, {"C", "auto"}, {"sigma", "1"}, {"tol", "1e-12"}});
-    if (args.help()) {
-      std::cout << "poisson_2d: 5-point Poisson solved by CG, second-order check" << args.usage()
-                << "\n";
-      return 0;
-    }
-    const Exec exec;
-    const int N = static_cast<int>(args.integer("N"));
-    if (N < 4) throw std::invalid_argument("--N must be >= 4");
-    const int C = args.str("C") == "auto" ? ex::default_chunk_size<Exec>()
-                                          : static_cast<int>(args.integer("C"));
-    const std::int64_t sigma = args.integer("sigma");
-    const double tol = args.real("tol");
-
-    int failures = 0;
-    Result coarse[2], fine[2];
-    for (int level = 0; level < 2; ++level) {
-      const int n = level == 0 ? N : 2 * N + 1;
-      const auto A = five_point(exec, n);
-      const auto S = spmvkit::make_sell(exec, A, C, sigma);
-      Result* out = level == 0 ? coarse : fine;
-      out[0] = solve(exec, A, n, tol);
-      out[1] = solve(exec, S, n, tol);
-      for (int f = 0; f < 2; ++f) {
-        std::cout << (f == 0 ? "crs " : "sell-" + std::to_string(C) + "-" + std::to_string(sigma))
-                  << "  N = " << n << ": " << out[f].iterations << " CG iterations, max error "
-                  << ex::sci(out[f].error) << "\n";
-        if (!out[f].converged) {
-          std::cerr << "FAILED: CG did not converge\n";
-          ++failures;
-        }
-      }
-      if (!(std::fabs(out[0].error - out[1].error) <= 1e-6 * out[0].error)) {
-        std::cerr << "FAILED: CRS and SELL errors differ\n";
-        ++failures;
-      }
-    }
-    const double order = std::log2(coarse[0].error / fine[0].error);
-    std::cout << "observed order " << ex::fixed(order, 3) << " (expected 2)\n";
-    if (!(order > 1.9 && order < 2.1)) {
-      std::cerr << "FAILED: not second order\n";
-      ++failures;
-    }
-    return failures == 0 ? 0 : 1;
-  } catch (std::exception const& e) {
-    std::cerr << "poisson_2d: " << e.what() << "\n";
-    return 2;
-  }
+  return ex::run_example(
+      argc, argv, "poisson_2d", "5-point Poisson solved by CG, second-order check",
+      {{"N", "64"}, {"C", "auto"}, {"sigma", "1"}, {"tol", "1e-12"}}, {}, example);
 }

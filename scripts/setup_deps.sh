@@ -78,23 +78,23 @@ fi
 # ---------------------------------------------------------------------------------------------
 cxx=${CXX:-c++}
 cxx_path=$(command -v "$cxx") || die "C++ compiler '$cxx' not found"
-kokkos_options=(
+# Kokkos Kernels must be built like the Kokkos it sits on.
+common_options=(
   -DCMAKE_BUILD_TYPE=Release
   -DCMAKE_CXX_STANDARD=17
   -DCMAKE_CXX_EXTENSIONS=OFF
   -DCMAKE_POSITION_INDEPENDENT_CODE=ON
   -DBUILD_SHARED_LIBS=OFF
+)
+kokkos_options=(
+  "${common_options[@]}"
   -DKokkos_ENABLE_OPENMP=ON
   -DKokkos_ENABLE_SERIAL=ON
   -DKokkos_ENABLE_TESTS=OFF
   -DKokkos_ENABLE_EXAMPLES=OFF
 )
 kk_options=(
-  -DCMAKE_BUILD_TYPE=Release
-  -DCMAKE_CXX_STANDARD=17
-  -DCMAKE_CXX_EXTENSIONS=OFF
-  -DCMAKE_POSITION_INDEPENDENT_CODE=ON
-  -DBUILD_SHARED_LIBS=OFF
+  "${common_options[@]}"
   -DKokkosKernels_INST_DOUBLE=OFF
   -DKokkosKernels_INST_OFFSET_INT=OFF
   -DKokkosKernels_INST_OFFSET_SIZE_T=OFF
@@ -268,18 +268,22 @@ kk_src=$(echo "$work"/src/*/packages/kokkos-kernels)
 [ -f "$kk_src/CMakeLists.txt" ] || die "Kokkos Kernels sources not found in $orig"
 
 # --- 2c. build and install -----------------------------------------------------------------------
+# cmake_install NAME SOURCE_DIR CMAKE_OPTION...: configures, builds and installs into $prefix,
+# with the logs and build tree named after NAME.
+cmake_install() {
+  local name=$1 src=$2
+  shift 2
+  run_logged "$name-configure" cmake -S "$src" -B "$work/build-$name" \
+    -DCMAKE_CXX_COMPILER="$cxx_path" -DCMAKE_INSTALL_PREFIX="$prefix" "$@"
+  run_logged "$name-build" cmake --build "$work/build-$name" -j "$jobs"
+  run_logged "$name-install" cmake --install "$work/build-$name"
+}
+
 log "building Kokkos $KOKKOS_VERSION (OpenMP + Serial) with $jobs jobs"
-run_logged kokkos-configure cmake -S "$kokkos_src" -B "$work/build-kokkos" \
-  -DCMAKE_CXX_COMPILER="$cxx_path" -DCMAKE_INSTALL_PREFIX="$prefix" "${kokkos_options[@]}"
-run_logged kokkos-build cmake --build "$work/build-kokkos" -j "$jobs"
-run_logged kokkos-install cmake --install "$work/build-kokkos"
+cmake_install kokkos "$kokkos_src" "${kokkos_options[@]}"
 
 log "installing Kokkos Kernels $KOKKOS_VERSION (no ETI)"
-run_logged kokkos-kernels-configure cmake -S "$kk_src" -B "$work/build-kokkos-kernels" \
-  -DCMAKE_CXX_COMPILER="$cxx_path" -DCMAKE_INSTALL_PREFIX="$prefix" \
-  -DKokkos_ROOT="$prefix" "${kk_options[@]}"
-run_logged kokkos-kernels-build cmake --build "$work/build-kokkos-kernels" -j "$jobs"
-run_logged kokkos-kernels-install cmake --install "$work/build-kokkos-kernels"
+cmake_install kokkos-kernels "$kk_src" -DKokkos_ROOT="$prefix" "${kk_options[@]}"
 
 printf '%s\n' "$stamp_text" >"$stamp"
 rm -rf "$work"

@@ -26,6 +26,14 @@ using Host = Kokkos::DefaultHostExecutionSpace;
 using spmvkit::MatrixMarketError;
 using spmvkit::MatrixMarketInfo;
 
+/// A file the reader must reject, and the line and phrase of its error.
+struct BadFile {
+  std::string name;
+  std::string content;
+  std::int64_t line;
+  std::string phrase;
+};
+
 /// Gives every test its own scratch directory so that parallel ctest runs and
 /// reruns after a crash never see each other's files.
 class MatrixMarket : public ::testing::Test {
@@ -60,6 +68,10 @@ protected:
     return p;
   }
 
+  /// Writes every file and expects its error; expect_error's trace names the
+  /// file, hence the case, that failed.
+  void expect_errors(std::vector<BadFile> const& files) const;
+
   fs::path dir_;
 };
 
@@ -83,6 +95,10 @@ void expect_error(std::string const& path, std::int64_t line, std::string const&
 }
 
 std::string const general_banner = "%%MatrixMarket matrix coordinate real general\n";
+
+void MatrixMarket::expect_errors(std::vector<BadFile> const& files) const {
+  for (BadFile const& f : files) expect_error(write_text(f.name, f.content), f.line, f.phrase);
+}
 
 /// Complete lines zlib delivers from a damaged gzip file before failing,
 /// counted with small reads independently of the reader's buffering.
@@ -127,109 +143,103 @@ std::vector<double> to_dense(Matrix const& A) {
 // --- malformed input -------------------------------------------------------
 
 TEST_F(MatrixMarket, MissingOrBadBanner) {
-  expect_error(write_text("nobanner.mtx", "3 3 1\n1 1 1.0\n"), 1, "missing Matrix Market banner");
-  expect_error(write_text("comment_first.mtx", "% hi\n" + general_banner + "1 1 0\n"), 1,
-               "missing Matrix Market banner");
-  expect_error(write_text("typo.mtx", "%%MatrixMarkt matrix coordinate real general\n1 1 0\n"), 1,
-               "missing Matrix Market banner");
-  expect_error(write_text("empty.mtx", ""), 1, "empty file");
-  expect_error(write_text("short_banner.mtx", "%%MatrixMarket matrix coordinate real\n1 1 0\n"), 1,
-               "bad banner: expected 5 fields, got 4");
+  expect_errors({
+      {"nobanner.mtx", "3 3 1\n1 1 1.0\n", 1, "missing Matrix Market banner"},
+      {"comment_first.mtx", "% hi\n" + general_banner + "1 1 0\n", 1,
+       "missing Matrix Market banner"},
+      {"typo.mtx", "%%MatrixMarkt matrix coordinate real general\n1 1 0\n", 1,
+       "missing Matrix Market banner"},
+      {"empty.mtx", "", 1, "empty file"},
+      {"short_banner.mtx", "%%MatrixMarket matrix coordinate real\n1 1 0\n", 1,
+       "bad banner: expected 5 fields, got 4"},
+  });
 }
 
 TEST_F(MatrixMarket, BadHeaderKeywords) {
-  expect_error(
-      write_text("array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n"), 1,
-      "array format not supported");
-  expect_error(write_text("complex.mtx",
-                          "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n"),
-               1, "unsupported field 'complex'");
-  expect_error(
-      write_text("herm.mtx", "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n"), 1,
-      "unsupported symmetry 'hermitian'");
-  expect_error(
-      write_text("skew.mtx", "%%MatrixMarket matrix coordinate real Skew-Symmetric\n1 1 0\n"), 1,
-      "unsupported symmetry 'skew-symmetric'");
-  expect_error(write_text("field.mtx", "%%MatrixMarket matrix coordinate float general\n1 1 0\n"),
-               1, "unknown field 'float'");
-  expect_error(write_text("format.mtx", "%%MatrixMarket matrix sparse real general\n1 1 0\n"), 1,
-               "unknown format 'sparse'");
-  expect_error(write_text("object.mtx", "%%MatrixMarket vector coordinate real general\n1 1 0\n"),
-               1, "unsupported object 'vector'");
-  expect_error(write_text("symm.mtx", "%%MatrixMarket matrix coordinate real lower\n1 1 0\n"), 1,
-               "unknown symmetry 'lower'");
+  expect_errors({
+      {"array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", 1,
+       "array format not supported"},
+      {"complex.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", 1,
+       "unsupported field 'complex'"},
+      {"herm.mtx", "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n", 1,
+       "unsupported symmetry 'hermitian'"},
+      {"skew.mtx", "%%MatrixMarket matrix coordinate real Skew-Symmetric\n1 1 0\n", 1,
+       "unsupported symmetry 'skew-symmetric'"},
+      {"field.mtx", "%%MatrixMarket matrix coordinate float general\n1 1 0\n", 1,
+       "unknown field 'float'"},
+      {"format.mtx", "%%MatrixMarket matrix sparse real general\n1 1 0\n", 1,
+       "unknown format 'sparse'"},
+      {"object.mtx", "%%MatrixMarket vector coordinate real general\n1 1 0\n", 1,
+       "unsupported object 'vector'"},
+      {"symm.mtx", "%%MatrixMarket matrix coordinate real lower\n1 1 0\n", 1,
+       "unknown symmetry 'lower'"},
+  });
 }
 
 TEST_F(MatrixMarket, BadSizeLine) {
-  expect_error(write_text("two.mtx", general_banner + "% comment\n\n3 3\n1 1 1\n"), 4,
-               "bad size line: expected 3 integers");
-  expect_error(write_text("alpha.mtx", general_banner + "3 x 3\n"), 2,
-               "bad size line: 'x' is not a valid integer");
-  expect_error(write_text("float.mtx", general_banner + "3 3 1.5\n"), 2,
-               "bad size line: '1.5' is not a valid integer");
-  expect_error(write_text("neg.mtx", general_banner + "-3 3 1\n1 1 1\n"), 2, "negative size -3");
-  expect_error(write_text("negnnz.mtx", general_banner + "3 3 -1\n"), 2, "negative size -1");
-  expect_error(write_text("nosize.mtx", general_banner + "% only a comment\n"), 3,
-               "file ends before the size line");
-  expect_error(write_text("nonsquare.mtx",
-                          "%%MatrixMarket matrix coordinate real symmetric\n3 4 1\n1 1 1\n"),
-               2, "symmetric matrix must be square");
+  expect_errors({
+      {"two.mtx", general_banner + "% comment\n\n3 3\n1 1 1\n", 4,
+       "bad size line: expected 3 integers"},
+      {"alpha.mtx", general_banner + "3 x 3\n", 2, "bad size line: 'x' is not a valid integer"},
+      {"float.mtx", general_banner + "3 3 1.5\n", 2, "bad size line: '1.5' is not a valid integer"},
+      {"neg.mtx", general_banner + "-3 3 1\n1 1 1\n", 2, "negative size -3"},
+      {"negnnz.mtx", general_banner + "3 3 -1\n", 2, "negative size -1"},
+      {"nosize.mtx", general_banner + "% only a comment\n", 3, "file ends before the size line"},
+      {"nonsquare.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 4 1\n1 1 1\n", 2,
+       "symmetric matrix must be square"},
+  });
 }
 
 TEST_F(MatrixMarket, WrongTokenCount) {
-  expect_error(write_text("bad.mtx", general_banner + "3 3 3\n1 1 1.0\n2 2\n3 3 3.0\n"), 4,
-               "expected 3 entries per line, got 2");
-  expect_error(write_text("four.mtx", general_banner + "3 3 1\n1 1 1.0 7\n"), 3,
-               "expected 3 entries per line, got 4");
-  expect_error(write_text("pattern.mtx",
-                          "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 1 1.0\n"),
-               3, "expected 2 entries per line, got 3");
+  expect_errors({
+      {"bad.mtx", general_banner + "3 3 3\n1 1 1.0\n2 2\n3 3 3.0\n", 4,
+       "expected 3 entries per line, got 2"},
+      {"four.mtx", general_banner + "3 3 1\n1 1 1.0 7\n", 3, "expected 3 entries per line, got 4"},
+      {"pattern.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 1 1.0\n", 3,
+       "expected 2 entries per line, got 3"},
+  });
 }
 
 TEST_F(MatrixMarket, NonNumericValue) {
-  expect_error(write_text("abc.mtx", general_banner + "2 2 2\n1 1 1.0\n2 2 abc\n"), 4,
-               "value 'abc' is not a valid number");
-  expect_error(write_text("suffix.mtx", general_banner + "2 2 1\n1 1 1.5x\n"), 3,
-               "value '1.5x' is not a valid number");
-  expect_error(write_text("comma.mtx", general_banner + "2 2 1\n1 1 1,5\n"), 3,
-               "value '1,5' is not a valid number");
-  expect_error(write_text("huge.mtx", general_banner + "2 2 1\n1 1 1e999\n"), 3,
-               "value '1e999' overflows double");
-  expect_error(
-      write_text("int.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n"),
-      3, "value '1.5' is not a valid integer");
+  expect_errors({
+      {"abc.mtx", general_banner + "2 2 2\n1 1 1.0\n2 2 abc\n", 4,
+       "value 'abc' is not a valid number"},
+      {"suffix.mtx", general_banner + "2 2 1\n1 1 1.5x\n", 3, "value '1.5x' is not a valid number"},
+      {"comma.mtx", general_banner + "2 2 1\n1 1 1,5\n", 3, "value '1,5' is not a valid number"},
+      {"huge.mtx", general_banner + "2 2 1\n1 1 1e999\n", 3, "value '1e999' overflows double"},
+      {"int.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n", 3,
+       "value '1.5' is not a valid integer"},
+  });
 }
 
 TEST_F(MatrixMarket, NonNumericIndex) {
-  expect_error(write_text("row.mtx", general_banner + "2 2 1\na 1 1.0\n"), 3,
-               "row index 'a' is not a valid integer");
-  expect_error(write_text("col.mtx", general_banner + "2 2 1\n1 2.0 1.0\n"), 3,
-               "column index '2.0' is not a valid integer");
-  expect_error(write_text("overflow.mtx", general_banner + "2 2 1\n99999999999999999999 1 1\n"), 3,
-               "row index '99999999999999999999' is not a valid integer");
+  expect_errors({
+      {"row.mtx", general_banner + "2 2 1\na 1 1.0\n", 3, "row index 'a' is not a valid integer"},
+      {"col.mtx", general_banner + "2 2 1\n1 2.0 1.0\n", 3,
+       "column index '2.0' is not a valid integer"},
+      {"overflow.mtx", general_banner + "2 2 1\n99999999999999999999 1 1\n", 3,
+       "row index '99999999999999999999' is not a valid integer"},
+  });
 }
 
 TEST_F(MatrixMarket, IndexOutOfRange) {
-  expect_error(write_text("row0.mtx", general_banner + "3 4 2\n1 1 1\n0 1 1.0\n"), 4,
-               "row index 0 out of range 1..3");
-  expect_error(write_text("rowbig.mtx", general_banner + "3 4 1\n4 1 1.0\n"), 3,
-               "row index 4 out of range 1..3");
-  expect_error(write_text("rowneg.mtx", general_banner + "3 4 1\n-1 1 1.0\n"), 3,
-               "row index -1 out of range 1..3");
-  expect_error(write_text("col0.mtx", general_banner + "3 4 1\n1 0 1.0\n"), 3,
-               "column index 0 out of range 1..4");
-  expect_error(write_text("colbig.mtx", general_banner + "3 4 1\n1 5 1.0\n"), 3,
-               "column index 5 out of range 1..4");
+  expect_errors({
+      {"row0.mtx", general_banner + "3 4 2\n1 1 1\n0 1 1.0\n", 4, "row index 0 out of range 1..3"},
+      {"rowbig.mtx", general_banner + "3 4 1\n4 1 1.0\n", 3, "row index 4 out of range 1..3"},
+      {"rowneg.mtx", general_banner + "3 4 1\n-1 1 1.0\n", 3, "row index -1 out of range 1..3"},
+      {"col0.mtx", general_banner + "3 4 1\n1 0 1.0\n", 3, "column index 0 out of range 1..4"},
+      {"colbig.mtx", general_banner + "3 4 1\n1 5 1.0\n", 3, "column index 5 out of range 1..4"},
+  });
 }
 
 TEST_F(MatrixMarket, FewerEntriesThanDeclared) {
-  expect_error(write_text("short.mtx", general_banner + "3 3 3\n1 1 1\n2 2 2\n"), 5,
-               "file ends after 2 of 3 entries");
-  // Without a final newline the missing entry would still be on line 5.
-  expect_error(write_text("short_nonl.mtx", general_banner + "3 3 3\n1 1 1\n2 2 2"), 5,
-               "file ends after 2 of 3 entries");
-  expect_error(write_text("none.mtx", general_banner + "3 3 1\n"), 3,
-               "file ends after 0 of 1 entries");
+  expect_errors({
+      {"short.mtx", general_banner + "3 3 3\n1 1 1\n2 2 2\n", 5, "file ends after 2 of 3 entries"},
+      // Without a final newline the missing entry would still be on line 5.
+      {"short_nonl.mtx", general_banner + "3 3 3\n1 1 1\n2 2 2", 5,
+       "file ends after 2 of 3 entries"},
+      {"none.mtx", general_banner + "3 3 1\n", 3, "file ends after 0 of 1 entries"},
+  });
 }
 
 TEST_F(MatrixMarket, MoreEntriesThanDeclared) {
@@ -290,10 +300,11 @@ TEST_F(MatrixMarket, MissingFileOrDirectory) {
 }
 
 TEST_F(MatrixMarket, DeclaredSizeBeyondPhysicalMemory) {
-  expect_error(write_text("huge.mtx", general_banner + "% c\n10 10 1000000000000000\n1 1 1\n"), 3,
-               "file declares 1000000000000000 entries");
-  expect_error(write_text("huge2.mtx", general_banner + "1000000000000000 10 0\n"), 2,
-               "of physical memory");
+  expect_errors({
+      {"huge.mtx", general_banner + "% c\n10 10 1000000000000000\n1 1 1\n", 3,
+       "file declares 1000000000000000 entries"},
+      {"huge2.mtx", general_banner + "1000000000000000 10 0\n", 2, "of physical memory"},
+  });
 }
 
 TEST_F(MatrixMarket, IndexTypeTooNarrow) {

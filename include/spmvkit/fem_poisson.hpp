@@ -221,12 +221,10 @@ struct FemSellFill {
 /// would contribute M_ij f_j with f_j = 0 exactly (sin 0 = sin π = 0), so only
 /// interior neighbours are summed; evaluating sin(π) in floating point would
 /// only add rounding noise of 1e-16.
-template <class Vector>
 struct FemRhs {
-  Vector b;
   std::int64_t n;
   double h;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row) const {
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t row) const {
     constexpr double pi = 3.14159265358979323846;
     const std::int64_t i = row % n, j = (row / n) % n, k = row / (n * n);
     // Nodal sines of the 3 x 3 neighbourhood in each direction: 9 sin calls
@@ -242,56 +240,70 @@ struct FemRhs {
       const std::int64_t ci = col % n, cj = (col / n) % n, ck = col / (n * n);
       sum += FemPoisson::mass_weight(differing) * sx[ci - i + 1] * sy[cj - j + 1] * sz[ck - k + 1];
     });
-    b(row) = static_cast<typename Vector::value_type>(3.0 * pi * pi * h * h * h * sum);
+    return 3.0 * pi * pi * h * h * h * sum;
   }
 };
 
-template <class Vector>
+/// u = sin(πx)sin(πy)sin(πz) at the node of `row`.
 struct FemExact {
-  Vector u;
   std::int64_t n;
   double h;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row) const {
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t row) const {
     const std::int64_t i = row % n, j = (row / n) % n, k = row / (n * n);
-    u(row) = static_cast<typename Vector::value_type>(fem_sin_pi(static_cast<double>(i + 1) * h) *
-                                                      fem_sin_pi(static_cast<double>(j + 1) * h) *
-                                                      fem_sin_pi(static_cast<double>(k + 1) * h));
+    return fem_sin_pi(static_cast<double>(i + 1) * h) * fem_sin_pi(static_cast<double>(j + 1) * h) *
+           fem_sin_pi(static_cast<double>(k + 1) * h);
   }
 };
 
 template <class Vector>
 struct FemSquaredError {
   Vector u_h;
-  std::int64_t n;
-  double h;
+  FemExact exact;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row, double& sum) const {
-    const std::int64_t i = row % n, j = (row / n) % n, k = row / (n * n);
-    const double exact = fem_sin_pi(static_cast<double>(i + 1) * h) *
-                         fem_sin_pi(static_cast<double>(j + 1) * h) *
-                         fem_sin_pi(static_cast<double>(k + 1) * h);
-    const double e = static_cast<double>(u_h(row)) - exact;
+    const double e = static_cast<double>(u_h(row)) - exact(row);
     sum += e * e;
   }
 };
 
 /// Deterministic values in [0, 1) from the row index (SplitMix64), the same on
 /// every backend and thread count.
-template <class Vector>
 struct FemRoughGuess {
-  Vector x;
   std::uint64_t seed;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row) const {
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t row) const {
     std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(row + 1);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
-    x(row) = static_cast<typename Vector::value_type>(static_cast<double>(z >> 11) *
-                                                      (1.0 / 9007199254740992.0));
+    return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
   }
 };
 
 template <class ExecSpace>
 using FemRange64 = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+
+/// v(row) = f(row). The nodal functions work in double and the result is
+/// rounded to Scalar only when stored, so float and double vectors agree to
+/// rounding.
+template <class Vector, class NodalFunction>
+struct FemSample {
+  Vector v;
+  NodalFunction f;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row) const {
+    v(row) = static_cast<typename Vector::value_type>(f(row));
+  }
+};
+
+/// A vector over the unknowns of p holding f at every node; `label` names both
+/// the View and the kernel.
+template <class Scalar, class ExecSpace, class NodalFunction>
+fem_vector_t<Scalar, ExecSpace> fem_sample(ExecSpace const& exec, FemPoisson const& p,
+                                           std::string const& label, NodalFunction const& f) {
+  using Vector = fem_vector_t<Scalar, ExecSpace>;
+  auto v = allocate_view<Vector>(exec, label, p.num_rows);
+  Kokkos::parallel_for(label, FemRange64<ExecSpace>(exec, 0, p.num_rows),
+                       FemSample<Vector, NodalFunction>{v, f});
+  return v;
+}
 
 template <class Scalar>
 void fem_stiffness_weights(double h, Scalar (&weight)[4]) {
@@ -401,25 +413,16 @@ SellMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_sell(ExecSpace c
 /// of f = 3π² sin(πx)sin(πy)sin(πz)), computed in double and rounded to Scalar.
 template <class Scalar, class ExecSpace>
 fem_vector_t<Scalar, ExecSpace> fem_poisson_rhs(ExecSpace const& exec, std::int64_t N) {
-  using Vector = fem_vector_t<Scalar, ExecSpace>;
   const FemPoisson p(N);
-  auto b = detail::allocate_view<Vector>(exec, "SpMVKit::fem_poisson::rhs", p.num_rows);
-  Kokkos::parallel_for("SpMVKit::fem_poisson::rhs",
-                       detail::FemRange64<ExecSpace>(exec, 0, p.num_rows),
-                       detail::FemRhs<Vector>{b, p.n, p.h});
-  return b;
+  return detail::fem_sample<Scalar>(exec, p, "SpMVKit::fem_poisson::rhs", detail::FemRhs{p.n, p.h});
 }
 
 /// The exact solution u = sin(πx)sin(πy)sin(πz) at the interior nodes.
 template <class Scalar, class ExecSpace>
 fem_vector_t<Scalar, ExecSpace> fem_poisson_exact(ExecSpace const& exec, std::int64_t N) {
-  using Vector = fem_vector_t<Scalar, ExecSpace>;
   const FemPoisson p(N);
-  auto u = detail::allocate_view<Vector>(exec, "SpMVKit::fem_poisson::exact", p.num_rows);
-  Kokkos::parallel_for("SpMVKit::fem_poisson::exact",
-                       detail::FemRange64<ExecSpace>(exec, 0, p.num_rows),
-                       detail::FemExact<Vector>{u, p.n, p.h});
-  return u;
+  return detail::fem_sample<Scalar>(exec, p, "SpMVKit::fem_poisson::exact",
+                                    detail::FemExact{p.n, p.h});
 }
 
 /// A reproducible rough start in [0, 1) for CG: the zero start converges in
@@ -428,13 +431,9 @@ fem_vector_t<Scalar, ExecSpace> fem_poisson_exact(ExecSpace const& exec, std::in
 template <class Scalar, class ExecSpace>
 fem_vector_t<Scalar, ExecSpace> fem_poisson_rough_guess(ExecSpace const& exec, std::int64_t N,
                                                         std::uint64_t seed = 1) {
-  using Vector = fem_vector_t<Scalar, ExecSpace>;
   const FemPoisson p(N);
-  auto x = detail::allocate_view<Vector>(exec, "SpMVKit::fem_poisson::rough_guess", p.num_rows);
-  Kokkos::parallel_for("SpMVKit::fem_poisson::rough_guess",
-                       detail::FemRange64<ExecSpace>(exec, 0, p.num_rows),
-                       detail::FemRoughGuess<Vector>{x, seed});
-  return x;
+  return detail::fem_sample<Scalar>(exec, p, "SpMVKit::fem_poisson::rough_guess",
+                                    detail::FemRoughGuess{seed});
 }
 
 /// Nodal L2 error sqrt(h^3 * sum_i (u_h,i - u(x_i))^2), accumulated in double
@@ -452,7 +451,7 @@ double fem_poisson_l2_error(ExecSpace const& exec, std::int64_t N, UView const& 
   double sum = 0;
   Kokkos::parallel_reduce("SpMVKit::fem_poisson::l2_error",
                           detail::FemRange64<ExecSpace>(exec, 0, p.num_rows),
-                          detail::FemSquaredError<Const>{u_h, p.n, p.h}, sum);
+                          detail::FemSquaredError<Const>{u_h, {p.n, p.h}}, sum);
   return std::sqrt(p.h * p.h * p.h * sum);
 }
 
