@@ -124,6 +124,7 @@ void print_usage(char const* program) {
       "  --max-rotation=512 --rotation-factor=3   rotate copies until > factor x LLC\n"
       "  --copy-elements=N --copy-iterations=20   STREAM copy size (doubles) and iterations\n"
       "  --cg-max-iterations=10000 --cg-tol-double=1e-8 --cg-tol-float=1e-5\n"
+      "  --cg-check-interval=0        CgOptions::check_interval (0: automatic)\n"
       "  --seed=20211024\n"
       "  --smoke                      tiny sizes of every family (the ctest perf_smoke)\n"
       "Defaults of --fem-n/--rmat-scale depend on the backend (host: 16,32,64 / 18;\n"
@@ -241,6 +242,9 @@ bool parse_options(int& argc, char** argv, Options& o) {
     } else if (key == "--cg-tol-float") {
       need_value();
       o.cg_tolerance_float = to_double(key, value);
+    } else if (key == "--cg-check-interval") {
+      need_value();
+      o.cg_check_interval = std::max(0, static_cast<int>(to_double(key, value)));
     } else if (key == "--seed") {
       need_value();
       o.seed = static_cast<std::uint64_t>(std::strtoull(value.c_str(), nullptr, 10));

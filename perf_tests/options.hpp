@@ -35,6 +35,7 @@ struct Options {
   double cg_tolerance_double = 1e-8;
   double cg_tolerance_float = 1e-5;
   int cg_repetitions = 3;
+  int cg_check_interval = 0; // CgOptions::check_interval (0: automatic)
   bool smoke = false;
   std::string command_line;
 

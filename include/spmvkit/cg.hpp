@@ -27,8 +27,7 @@
 /// positive definite systems, running entirely on one execution space
 /// instance.
 ///
-/// Per iteration: one SpMV, with pᵀAp formed in the same pass for SpMVKit's
-/// SELL formats (a separate reduction otherwise), one update kernel (x, r and
+/// Per iteration: one SpMV, the pᵀAp reduction, one update kernel (x, r and
 /// the reductions rᵀr, rᵀz) and one direction kernel. All scalars (α, β, the
 /// stopping test) are formed on the device, so the host only queues kernels
 /// and reads the scalars back every CgOptions::check_interval iterations: on a
@@ -43,11 +42,11 @@
 /// traffic per iteration is
 ///
 ///   SpMV        read p, write q                          2 n s
-///   pᵀq         read p, q (fused into a SELL SpMV)        2 n s
+///   pᵀq         read p, q                                2 n s
 ///   update      read x, p, r, q (+ D⁻¹); write x, r      6 n s (7 n s)
 ///   direction   read r, p (+ D⁻¹); write p               3 n s (4 n s)
 ///                                                        -------------
-///                                                        13 n s (15 n s); 11 (13) fused
+///                                                        13 n s (15 n s)
 ///
 /// plus the matrix once (unfused KokkosBlas dot/axpy/dot/axpby: 14 n s).
 /// z = D⁻¹r is recomputed where needed rather than stored: same traffic, one
@@ -101,13 +100,6 @@ struct CgOptions {
   /// SpMVs run after the stop. Progress reports read back at their own
   /// iterations. 0: automatic (detail::cg_check_interval).
   int check_interval = 0;
-  /// true: every reduction sums in a fixed order, so that repeated solves on
-  /// the same backend and thread count give bit-identical results. false lets
-  /// SELL formats form pᵀAp inside the SpMV (one pass over two vectors and
-  /// one launch less per iteration), where teams add their partial sums
-  /// atomically in whatever order they finish: results then vary in the last
-  /// bits from run to run, and iteration counts by one at times.
-  bool reproducible = false;
   /// Which SpMVKit kernel a spmvkit::CrsMatrix is applied with.
   CrsKernel crs_kernel = CrsKernel::automatic;
   /// Which Kokkos Kernels SpMV a KokkosSparse::CrsMatrix is applied with.
@@ -128,9 +120,7 @@ struct CgResult {
   double total_seconds = 0;         ///< whole call, set-up and final residual included
   double iteration_seconds = 0;     ///< the iteration loop only
   double seconds_per_iteration = 0; ///< iteration_seconds / iterations (0 if none)
-  /// SpMV share of the loop (pᵀAp included where it is fused into the SpMV);
-  /// -1 unless options.time_spmv.
-  double spmv_seconds = -1;
+  double spmv_seconds = -1;         ///< SpMV share of the loop; -1 unless options.time_spmv
   bool converged() const { return status == CgStatus::converged; }
 };
 
@@ -252,17 +242,16 @@ struct CgDot {
   }
 };
 
-/// Where the iteration scalars live on the device: two pᵀAp accumulators used
-/// in turn (the update kernel of iteration k zeroes the one of k + 1, which a
-/// fused SpMV adds into), then a ring of `slots` records {rᵀr, rᵀz, pᵀAp},
-/// one per iteration, slot 0 first holding the start. The host reads the
-/// ring every check interval, so `slots` = interval + 1 keeps every record
-/// until it is read and the previous iteration's rᵀz until it is used.
+/// Where the iteration scalars live on the device: pᵀAp of the current
+/// iteration, then a ring of `slots` records {rᵀr, rᵀz, pᵀAp}, one per
+/// iteration, slot 0 first holding the start. The host reads the ring every
+/// check interval, so `slots` = interval + 1 keeps every record until it is
+/// read and the previous iteration's rᵀz until it is used.
 struct CgScalarLayout {
+  static constexpr int pq = 0;
   int slots = 2;
-  KOKKOS_INLINE_FUNCTION static int pq(int k) { return k % 2; }
-  KOKKOS_INLINE_FUNCTION int record(int k) const { return 2 + 3 * (k % slots); }
-  int size() const { return 2 + 3 * slots; }
+  KOKKOS_INLINE_FUNCTION int record(int k) const { return 1 + 3 * (k % slots); }
+  int size() const { return 1 + 3 * slots; }
 };
 
 /// The stopping test, applied alike by the device (to stop updating) and by
@@ -283,19 +272,38 @@ KOKKOS_INLINE_FUNCTION bool cg_stops(double rr, double rz, double pAp, double th
 /// pᵀAp is not a positive finite number (x keeps the last good iterate) or
 /// when an earlier iteration stopped; the record then carries pᵀAp = 0, which
 /// stops the direction kernel too.
+/// An iteration's record; laid out as three doubles of the scalar ring.
+struct CgRecord {
+  double rr, rz, pAp;
+};
+
 template <class X, class Vec, class Scalars, class Flag>
 struct CgUpdate {
-  using value_type = double[];
-  unsigned value_count = 3;
+  // A fixed-size struct rather than a double[] array reduction: GPU backends
+  // keep it in registers instead of per-thread shared memory.
+  using value_type = CgRecord;
   X x;
   Vec p, q, r, dinv;
   Scalars scalars;
   Flag stopped;
-  int pq, next_pq, previous;
+  int previous;
   double largest;
   bool jacobi;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type sums) const {
-    const double pAp = stopped() ? 0.0 : scalars(pq);
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0, 0, 0}; }
+  KOKKOS_INLINE_FUNCTION void join(value_type& a, value_type const& b) const {
+    a.rr += b.rr;
+    a.rz += b.rz;
+    a.pAp += b.pAp;
+  }
+#if KOKKOS_VERSION < 30700 // older Kokkos joins through volatile references only
+  KOKKOS_INLINE_FUNCTION void join(value_type volatile& a, value_type const volatile& b) const {
+    a.rr += b.rr;
+    a.rz += b.rz;
+    a.pAp += b.pAp;
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type& sums) const {
+    const double pAp = stopped() ? 0.0 : scalars(CgScalarLayout::pq);
     auto ri = r(i);
     if (pAp > 0 && pAp <= largest) {
       const auto alpha = static_cast<typename Vec::value_type>(scalars(previous + 1) / pAp);
@@ -304,12 +312,9 @@ struct CgUpdate {
       r(i) = ri;
     }
     const double rd = static_cast<double>(ri);
-    sums[0] += rd * rd;
-    sums[1] += jacobi ? rd * static_cast<double>(dinv(i) * ri) : rd * rd;
-    if (i == 0) {
-      sums[2] += pAp;
-      scalars(next_pq) = 0;
-    }
+    sums.rr += rd * rd;
+    sums.rz += jacobi ? rd * static_cast<double>(dinv(i) * ri) : rd * rd;
+    if (i == 0) sums.pAp += pAp;
   }
 };
 
@@ -364,8 +369,7 @@ public:
   using device_type = typename Matrix::device_type;
   using vector_type = Kokkos::View<scalar_type*, device_type>;
 
-  CgOperator(Matrix const& A, CgOptions const& opts)
-      : A_(A), crs_kernel_(opts.crs_kernel), fuse_dot_(!opts.reproducible) {}
+  CgOperator(Matrix const& A, CgOptions const& opts) : A_(A), crs_kernel_(opts.crs_kernel) {}
   std::int64_t num_rows() const { return A_.num_rows(); }
   std::int64_t num_cols() const { return A_.num_cols(); }
   void apply(execution_space const& exec, vector_type const& x, vector_type const& y) {
@@ -390,26 +394,10 @@ public:
                                A_.row_permutation(), A_.values(), d, num_rows(), A_.chunk_size()});
     }
   }
-  /// q = A p and *dot = pᵀq (dot zeroed beforehand), in one pass where the
-  /// format's kernel can form the product.
-  template <class Dot>
-  void apply_dot(execution_space const& exec, vector_type const& p, vector_type const& q,
-                 Dot const& dot) {
-    if constexpr (has_fused_spmv_dot_v<Matrix>) {
-      if (fuse_dot_) {
-        spmv_dot(exec, A_, p, q, dot.data());
-        return;
-      }
-    }
-    apply(exec, p, q);
-    Kokkos::parallel_reduce("SpMVKit::cg::pAp", CgRange<execution_space>(exec, 0, num_rows()),
-                            CgDot<vector_type>{p, q}, dot);
-  }
 
 private:
   Matrix const& A_;
   CrsKernel crs_kernel_;
-  bool fuse_dot_;
 };
 
 /// KokkosSparse::CrsMatrix goes through one KokkosKernelsSpmv for the whole
@@ -429,13 +417,6 @@ public:
   std::int64_t num_cols() const { return A_.numCols(); }
   void apply(execution_space const& exec, vector_type const& x, vector_type const& y) {
     spmv_.apply(exec, scalar_type(1), A_, x, scalar_type(0), y);
-  }
-  template <class Dot>
-  void apply_dot(execution_space const& exec, vector_type const& p, vector_type const& q,
-                 Dot const& dot) {
-    apply(exec, p, q);
-    Kokkos::parallel_reduce("SpMVKit::cg::pAp", CgRange<execution_space>(exec, 0, num_rows()),
-                            CgDot<vector_type>{p, q}, dot);
   }
   void diagonal(execution_space const& exec, vector_type const& d) const {
     Kokkos::parallel_for(
@@ -513,7 +494,8 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
   auto host_scalars = Kokkos::create_mirror_view(scalars);
   Kokkos::View<int, MemorySpace> stopped(std::string("SpMVKit::cg::stopped"));
   using DeviceSum = Kokkos::View<double, MemorySpace, Kokkos::MemoryUnmanaged>;
-  using DeviceSums = Kokkos::View<double*, MemorySpace, Kokkos::MemoryUnmanaged>;
+  using DeviceRecord = Kokkos::View<detail::CgRecord, MemorySpace, Kokkos::MemoryUnmanaged>;
+  static_assert(sizeof(detail::CgRecord) == 3 * sizeof(double), "a record is three ring doubles");
   constexpr double largest = std::numeric_limits<double>::max();
 
   auto finish = [&](CgStatus status, std::string message) {
@@ -614,7 +596,7 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
       (opts.relative_tolerance * norm_b) * (opts.relative_tolerance * norm_b);
   if (rr <= threshold_sq) status = CgStatus::converged;
 
-  // Iteration 0's record: the start. The pᵀAp accumulators start at 0.
+  // Iteration 0's record: the start.
   for (int i = 0; i < layout.size(); ++i) host_scalars(i) = 0;
   host_scalars(layout.record(0)) = rr;
   host_scalars(layout.record(0) + 1) = rz;
@@ -661,17 +643,18 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
       exec.fence();
       spmv_timer.reset();
     }
-    op.apply_dot(exec, p, q, DeviceSum(scalars.data() + detail::CgScalarLayout::pq(k)));
+    op.apply(exec, p, q);
     if (opts.time_spmv) {
       exec.fence();
       spmv_seconds += spmv_timer.seconds();
     }
-    Kokkos::parallel_reduce("SpMVKit::cg::update", Range(exec, 0, n),
-                            detail::CgUpdate<XView, Vec, decltype(scalars), decltype(stopped)>{
-                                3, x, p, q, r, dinv, scalars, stopped,
-                                detail::CgScalarLayout::pq(k), detail::CgScalarLayout::pq(k + 1),
-                                previous, largest, opts.jacobi},
-                            DeviceSums(scalars.data() + current, 3));
+    Kokkos::parallel_reduce("SpMVKit::cg::pAp", Range(exec, 0, n), detail::CgDot<Vec>{p, q},
+                            DeviceSum(scalars.data() + detail::CgScalarLayout::pq));
+    Kokkos::parallel_reduce(
+        "SpMVKit::cg::update", Range(exec, 0, n),
+        detail::CgUpdate<XView, Vec, decltype(scalars), decltype(stopped)>{
+            x, p, q, r, dinv, scalars, stopped, previous, largest, opts.jacobi},
+        DeviceRecord(reinterpret_cast<detail::CgRecord*>(scalars.data() + current)));
     Kokkos::parallel_for(
         "SpMVKit::cg::direction", Range(exec, 0, n),
         detail::CgDirection<Vec, decltype(scalars), decltype(stopped)>{

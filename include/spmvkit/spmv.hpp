@@ -127,29 +127,6 @@ void spmv(ExecutionSpace const& exec, detail::non_deduced_t<Scalar> alpha,
   });
 }
 
-namespace detail {
-
-/// Formats whose SpMV kernel can also form xᵀy in the same pass (spmv_dot).
-template <class T>
-inline constexpr bool has_fused_spmv_dot_v = is_sell_matrix_v<T>;
-
-/// y = A x and *dot += xᵀy in one pass over A (square A, x and y as for
-/// spmv; dot points to a zeroed double in A's memory space). Asynchronous.
-template <class ExecutionSpace, class Matrix, class XView, class YView>
-void spmv_dot(ExecutionSpace const& exec, Matrix const& A, XView const& x, YView const& y,
-              double* dot) {
-  static_assert(has_fused_spmv_dot_v<Matrix>, "spmvkit::detail::spmv_dot: not for this format");
-  using Scalar = typename Matrix::value_type;
-  if (A.num_rows() != A.num_cols()) {
-    throw std::invalid_argument("spmvkit::detail::spmv_dot: A must be square");
-  }
-  spmv_dispatch(exec, Scalar(1), A, x, Scalar(0), y, [&](auto const& xk, auto const& yk) {
-    spmv_sell<ExecutionSpace, Matrix>(exec, Scalar(1), A, xk, Scalar(0), yk, dot);
-  });
-}
-
-} // namespace detail
-
 /// Overloads on the matrix's default execution space instance.
 template <class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>

@@ -37,13 +37,11 @@ KOKKOS_FORCEINLINE_FUNCTION T load_streaming(T const* p) {
 }
 
 /// y = beta * y + alpha * Ax for one row; beta == 0 never reads y, so NaN or
-/// garbage in y is overwritten (BLAS semantics). Returns the stored value.
+/// garbage in y is overwritten (BLAS semantics).
 template <class Y, class Scalar, class Index>
-KOKKOS_FORCEINLINE_FUNCTION Scalar store_row(Y const& y, Index row, Scalar alpha, Scalar beta,
-                                             Scalar sum) {
-  const Scalar value = beta == Scalar(0) ? alpha * sum : beta * y(row) + alpha * sum;
-  y(row) = value;
-  return value;
+KOKKOS_FORCEINLINE_FUNCTION void store_row(Y const& y, Index row, Scalar alpha, Scalar beta,
+                                           Scalar sum) {
+  y(row) = beta == Scalar(0) ? alpha * sum : beta * y(row) + alpha * sum;
 }
 
 /// y = beta * y, used when alpha == 0 (A and x are not referenced).

@@ -7,44 +7,19 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
+
 namespace spmvkit::detail {
 
-/// One row per thread: on a GPU neighbouring threads read different rows, so
-/// loads are not coalesced; on the host this is the natural row loop.
-template <class Matrix, class X, class Y>
-struct CrsRowPerThread {
-  using Scalar = typename Matrix::value_type;
-  using Ordinal = typename Matrix::ordinal_type;
-  using Offset = typename Matrix::offset_type;
-  using Device = typename Matrix::device_type;
-  using member_type = typename Kokkos::TeamPolicy<typename Matrix::execution_space>::member_type;
-
-  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> row_starts;
-  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> cols;
-  Kokkos::View<const Scalar*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> vals;
-  X x;
-  Y y;
-  Scalar alpha, beta;
-  Ordinal num_rows;
-  std::int64_t rows_per_team;
-
-  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
-    const std::int64_t first = team.league_rank() * rows_per_team;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](std::int64_t r) {
-      const std::int64_t row = first + r;
-      if (row >= num_rows) return;
-      Scalar sum = 0;
-      const Offset end = row_starts(row + 1);
-      for (Offset k = row_starts(row); k < end; ++k) sum += vals(k) * x(cols(k));
-      store_row(y, row, alpha, beta, sum);
-    });
-  }
-};
-
-/// One row per group of vector lanes: lanes read consecutive entries of a row
-/// (coalesced on a GPU) and combine them with a lane reduction.
-template <class Matrix, class X, class Y>
-struct CrsVector {
+/// CRS SpMV, both variants of the founding study:
+/// - Vector = false, one row per thread: on a GPU neighbouring threads read
+///   different rows, so loads are not coalesced; on the host this is the
+///   natural row loop.
+/// - Vector = true, one row per group of vector lanes: lanes read consecutive
+///   entries of a row (coalesced on a GPU) and combine them with a lane
+///   reduction.
+template <bool Vector, class Matrix, class X, class Y>
+struct CrsSpmv {
   using Scalar = typename Matrix::value_type;
   using Ordinal = typename Matrix::ordinal_type;
   using Offset = typename Matrix::offset_type;
@@ -66,12 +41,18 @@ struct CrsVector {
       const std::int64_t row = first + r;
       if (row >= num_rows) return;
       const Offset begin = row_starts(row);
-      const Offset length = row_starts(row + 1) - begin;
+      const Offset end = row_starts(row + 1);
       Scalar sum = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, length),
-          [&](Offset k, Scalar& partial) { partial += vals(begin + k) * x(cols(begin + k)); }, sum);
-      Kokkos::single(Kokkos::PerThread(team), [&]() { store_row(y, row, alpha, beta, sum); });
+      if constexpr (Vector) {
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, end - begin),
+            [&](Offset k, Scalar& partial) { partial += vals(begin + k) * x(cols(begin + k)); },
+            sum);
+        Kokkos::single(Kokkos::PerThread(team), [&]() { store_row(y, row, alpha, beta, sum); });
+      } else {
+        for (Offset k = begin; k < end; ++k) sum += vals(k) * x(cols(k));
+        store_row(y, row, alpha, beta, sum);
+      }
     });
   }
 };
@@ -91,15 +72,16 @@ void spmv_crs(ExecutionSpace const& exec, typename Matrix::value_type alpha, Mat
   const LaunchParameters p = launch_parameters(exec, kind, A.num_rows(), A.nnz());
   using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   const Policy policy(exec, p.league_size, p.team_size, p.vector_length);
+  auto launch = [&](char const* label, auto vector) {
+    Kokkos::parallel_for(label, policy,
+                         CrsSpmv<decltype(vector)::value, Matrix, X, Y>{
+                             A.row_starts(), A.column_indices(), A.values(), x, y, alpha, beta,
+                             A.num_rows(), p.work_per_team});
+  };
   if (kernel == CrsKernel::vector) {
-    Kokkos::parallel_for("SpMVKit::spmv::crs_vector", policy,
-                         CrsVector<Matrix, X, Y>{A.row_starts(), A.column_indices(), A.values(), x,
-                                                 y, alpha, beta, A.num_rows(), p.work_per_team});
+    launch("SpMVKit::spmv::crs_vector", std::true_type{});
   } else {
-    Kokkos::parallel_for("SpMVKit::spmv::crs_row_per_thread", policy,
-                         CrsRowPerThread<Matrix, X, Y>{A.row_starts(), A.column_indices(),
-                                                       A.values(), x, y, alpha, beta, A.num_rows(),
-                                                       p.work_per_team});
+    launch("SpMVKit::spmv::crs_row_per_thread", std::false_type{});
   }
 }
 

@@ -24,12 +24,11 @@ namespace spmvkit::detail {
 /// Index arithmetic stays in 32 bits where the values allow: 64-bit division
 /// per thread costs as much as several multiply-adds on a GPU.
 ///
-/// With WithDot the kernel also adds xᵀy (square A) to *dot: CG needs pᵀAp
-/// right after q = Ap, and forming it here, where each q entry is still in a
-/// register and x(row) in cache, saves a pass over two vectors and a launch.
-/// Each team reduces its rows in double and adds once atomically, so the sum
-/// order, and the last bits of the result, vary from run to run.
-template <int RowsPerThread, int Unroll, bool WithDot, class Matrix, class X, class Y>
+/// A variant that also reduced xᵀy for CG's pᵀAp (one team reduction and one
+/// atomic per team) made whole CG solves on an H200 no faster than the
+/// separate dot (FEM N = 161, 2026-11-21: SELL equal in FP64 and 4% slower in
+/// FP32, Sell16 3-9% slower), so there is none.
+template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
 struct SellSpmv {
   using Scalar = typename Matrix::value_type;
   using Ordinal = typename Matrix::ordinal_type;
@@ -53,22 +52,11 @@ struct SellSpmv {
   Ordinal num_chunks;
   int chunk_size;
   int chunks_per_team;
-  double* dot; // WithDot only
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
-    const int threads = chunks_per_team * (chunk_size / RowsPerThread);
-    if constexpr (WithDot) {
-      double team_dot = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, threads),
-          [&](int t, double& partial) { thread_rows(team, t, partial); }, team_dot);
-      Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(dot, team_dot); });
-    } else {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](int t) {
-        double unused = 0;
-        thread_rows(team, t, unused);
-      });
-    }
+    Kokkos::parallel_for(
+        Kokkos::TeamThreadRange(team, chunks_per_team * (chunk_size / RowsPerThread)),
+        [&](int t) { thread_rows(team, t); });
   }
 
   // Rows past num_rows (the tail of the last chunk) count as row 0, as in FillSell.
@@ -78,8 +66,7 @@ struct SellSpmv {
                                   : stored_row;
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION void thread_rows(member_type const& team, int t,
-                                               double& partial_dot) const {
+  KOKKOS_FORCEINLINE_FUNCTION void thread_rows(member_type const& team, int t) const {
     const int threads_per_chunk = chunk_size / RowsPerThread;
     const Ordinal chunk =
         static_cast<Ordinal>(team.league_rank()) * chunks_per_team + t / threads_per_chunk;
@@ -138,60 +125,46 @@ struct SellSpmv {
         } else {
           out_row = original_row(stored_row);
         }
-        const Scalar value = store_row(y, out_row, alpha, beta, sum[r]);
-        if constexpr (WithDot) {
-          partial_dot += static_cast<double>(x(out_row)) * static_cast<double>(value);
-        }
+        store_row(y, out_row, alpha, beta, sum[r]);
       }
     }
-    (void)partial_dot;
   }
 };
 
-template <int RowsPerThread, int Unroll, bool WithDot, class ExecutionSpace, class Matrix, class X,
-          class Y>
+template <int RowsPerThread, int Unroll, class ExecutionSpace, class Matrix, class X, class Y>
 void launch_sell(ExecutionSpace const& exec, LaunchParameters const& p,
                  typename Matrix::value_type alpha, Matrix const& A, X const& x,
-                 typename Matrix::value_type beta, Y const& y, double* dot) {
+                 typename Matrix::value_type beta, Y const& y) {
   using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Columns = typename Matrix::column_encoding;
-  Kokkos::parallel_for(std::string(Columns::label) + (WithDot ? "spmv_dot" : "spmv"),
+  Kokkos::parallel_for(std::string(Columns::label) + "spmv",
                        Policy(exec, p.league_size, p.team_size, 1),
-                       SellSpmv<RowsPerThread, Unroll, WithDot, Matrix, X, Y>{
+                       SellSpmv<RowsPerThread, Unroll, Matrix, X, Y>{
                            A.chunk_starts(), A.chunk_widths(), A.stored_columns(), A.values(),
                            A.row_permutation(), x, y, alpha, beta, A.num_rows(), A.num_chunks(),
-                           A.chunk_size(), static_cast<int>(p.work_per_team), dot});
+                           A.chunk_size(), static_cast<int>(p.work_per_team)});
 }
 
-/// y = beta y + alpha A x, and with a non-null `dot` also *dot += xᵀy.
 template <class ExecutionSpace, class Matrix, class X, class Y>
 void spmv_sell(ExecutionSpace const& exec, typename Matrix::value_type alpha, Matrix const& A,
-               X const& x, typename Matrix::value_type beta, Y const& y, double* dot = nullptr) {
+               X const& x, typename Matrix::value_type beta, Y const& y) {
   const LaunchParameters p =
       launch_parameters(exec, KernelKind::sell, A.num_rows(), A.nnz(), A.chunk_size());
-  auto launch = [&](auto with_dot) {
-    constexpr bool D = decltype(with_dot)::value;
-    // Only host backends walk whole chunks per thread; GPU builds instantiate
-    // the one-row-per-thread kernel alone.
-    if constexpr (is_host_space_v<ExecutionSpace>) {
-      // The C accumulators already give the host independent work: no unrolling.
-      switch (p.rows_per_thread) {
-      case 2: launch_sell<2, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
-      case 4: launch_sell<4, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
-      case 8: launch_sell<8, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
-      case 16: launch_sell<16, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
-      case 32: launch_sell<32, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
-      case 64: launch_sell<64, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
-      default: launch_sell<1, 1, D>(exec, p, alpha, A, x, beta, y, dot); return;
-      }
-    } else {
-      launch_sell<1, sell_gpu_unroll, D>(exec, p, alpha, A, x, beta, y, dot);
+  // Only host backends walk whole chunks per thread; GPU builds instantiate
+  // the one-row-per-thread kernel alone.
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    // The C accumulators already give the host independent work: no unrolling.
+    switch (p.rows_per_thread) {
+    case 2: launch_sell<2, 1>(exec, p, alpha, A, x, beta, y); return;
+    case 4: launch_sell<4, 1>(exec, p, alpha, A, x, beta, y); return;
+    case 8: launch_sell<8, 1>(exec, p, alpha, A, x, beta, y); return;
+    case 16: launch_sell<16, 1>(exec, p, alpha, A, x, beta, y); return;
+    case 32: launch_sell<32, 1>(exec, p, alpha, A, x, beta, y); return;
+    case 64: launch_sell<64, 1>(exec, p, alpha, A, x, beta, y); return;
+    default: launch_sell<1, 1>(exec, p, alpha, A, x, beta, y); return;
     }
-  };
-  if (dot != nullptr) {
-    launch(std::true_type{});
   } else {
-    launch(std::false_type{});
+    launch_sell<1, sell_gpu_unroll>(exec, p, alpha, A, x, beta, y);
   }
 }
 
