@@ -351,62 +351,31 @@ SellMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_sell(ExecSpace c
   using Ordinals = typename Sell::ordinals_type;
   using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>>;
   constexpr char const* where = "spmvkit::make_fem_poisson_sell";
-  if (chunk_size < 1) {
-    throw std::invalid_argument(std::string(where) + ": chunk size C must be >= 1, got " +
-                                std::to_string(chunk_size));
-  }
-  if (sigma < 1) {
-    throw std::invalid_argument(std::string(where) + ": sigma must be >= 1, got " +
-                                std::to_string(sigma));
-  }
   const FemPoisson p(N);
   const Ordinal rows =
       detail::checked_index<Ordinal>(p.num_rows, "number of unknowns (N-1)^3", where);
   detail::checked_index<Offset>(p.nnz, "nonzeros (3N-5)^3", where);
-  const std::int64_t num_chunks = (p.num_rows + chunk_size - 1) / chunk_size;
-  detail::checked_index<Ordinal>(num_chunks * chunk_size, "rows padded to a multiple of C", where);
 
   auto lengths =
       detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_row_lengths", p.num_rows);
   Kokkos::parallel_for("SpMVKit::fem_poisson::sell_row_lengths", Range(exec, 0, rows),
                        detail::FemRowLengths<Ordinal, Device>{lengths, p.n});
+  // make_sell's own layout, so both routes agree on permutation and padding.
+  const detail::SellLayout<Ordinal, Offset, ExecSpace> layout(exec, lengths, chunk_size, sigma,
+                                                              "SpMVKit::fem_poisson::sell_", where);
 
-  // The σ sort and the chunk bookkeeping are make_sell's own functors, so both
-  // routes agree on the permutation and the padding.
-  Ordinals perm;
-  if (sigma > 1) {
-    perm = detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_row_permutation",
-                                           p.num_rows);
-    const std::int64_t windows = (p.num_rows + sigma - 1) / sigma;
-    Kokkos::parallel_for("SpMVKit::fem_poisson::sell_sort_windows",
-                         detail::FemRange64<ExecSpace>(exec, 0, windows),
-                         detail::SortWindows<Ordinal, Device>{perm, lengths, sigma, p.num_rows});
-  }
-  auto widths =
-      detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_chunk_widths", num_chunks);
-  std::int64_t stored = 0;
-  Kokkos::parallel_reduce(
-      "SpMVKit::fem_poisson::sell_chunk_widths", Range(exec, 0, static_cast<Ordinal>(num_chunks)),
-      detail::ChunkWidths<Ordinal, Offset, Device>{lengths, perm, widths, rows, chunk_size},
-      stored);
-  detail::checked_index<Offset>(stored, "stored entries (nonzeros + padding)", where);
-  auto starts = detail::allocate_view<typename Sell::chunk_starts_type>(
-      exec, "SpMVKit::fem_poisson::sell_chunk_starts", num_chunks + 1);
-  Kokkos::parallel_scan(
-      "SpMVKit::fem_poisson::sell_chunk_starts", Range(exec, 0, static_cast<Ordinal>(num_chunks)),
-      detail::ChunkStartsScan<Ordinal, Offset, Device>{widths, starts, chunk_size});
-
-  auto cols =
-      detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_column_indices", stored);
+  auto cols = detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_column_indices",
+                                              layout.stored);
   auto vals = detail::allocate_view<typename Sell::values_type>(
-      exec, "SpMVKit::fem_poisson::sell_values", stored);
+      exec, "SpMVKit::fem_poisson::sell_values", layout.stored);
   detail::FemSellFill<Scalar, Ordinal, Offset, Device> fill{
-      perm, starts, widths, cols, vals, p.n, p.num_rows, chunk_size, {}};
+      layout.perm, layout.starts, layout.widths, cols, vals, p.n, p.num_rows, chunk_size, {}};
   detail::fem_stiffness_weights(p.h, fill.weight);
   Kokkos::parallel_for("SpMVKit::fem_poisson::sell_fill",
-                       detail::FemRange64<ExecSpace>(exec, 0, num_chunks * chunk_size), fill);
-  return Sell(p.num_rows, p.num_rows, p.nnz, chunk_size, sigma, starts, widths, cols, vals, perm,
-              lengths);
+                       detail::FemRange64<ExecSpace>(exec, 0, layout.num_chunks * chunk_size),
+                       fill);
+  return Sell(p.num_rows, p.num_rows, p.nnz, chunk_size, sigma, layout.starts, layout.widths, cols,
+              vals, layout.perm, lengths);
 }
 
 /// Right-hand side b = M f (consistent Q1 mass matrix times the nodal values
