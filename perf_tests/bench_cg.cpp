@@ -123,11 +123,11 @@ void bm_cg(benchmark::State& state, std::string const& name, MatrixSource const&
     state.counters["time_s"] = median(loop_seconds);
     state.counters["MUPS"] = t_iter > 0 ? static_cast<double>(s.rows()) / t_iter * 1e-6 : 0.0;
     // Bytes an iteration moves: one SpMV under the byte model (it already counts reading p and
-    // writing q) plus the other vector traffic of spmvkit::cg, 11 n s (include/spmvkit/cg.hpp:
-    // 13 n s in all, 2 n s of which are the SpMV's). time / (bytes / copy bandwidth) says how
+    // writing q) plus the other vector traffic of spmvkit::cg, 10 n s (include/spmvkit/cg.hpp:
+    // 12 n s in all, 2 n s of which are the SpMV's). time / (bytes / copy bandwidth) says how
     // close an iteration runs to the copy yardstick (1 = as fast as a copy).
     const double iteration_bytes =
-        s.bytes() + 11.0 * static_cast<double>(s.rows()) * sizeof(Scalar);
+        s.bytes() + 10.0 * static_cast<double>(s.rows()) * sizeof(Scalar);
     state.counters["check_interval"] =
         opts.check_interval > 0 ? opts.check_interval : detail::cg_check_interval<Exec>();
     state.counters["iteration_bytes"] = iteration_bytes;

@@ -43,12 +43,14 @@
 ///
 ///   SpMV        read p, write q                          2 n s
 ///   pᵀq         read p, q                                2 n s
-///   update      read x, p, r, q (+ D⁻¹); write x, r      6 n s (7 n s)
-///   direction   read r, p (+ D⁻¹); write p               3 n s (4 n s)
+///   update      read r, q (+ D⁻¹); write r               3 n s (4 n s)
+///   direction   read x, r, p (+ D⁻¹); write x, p         5 n s (6 n s)
 ///                                                        -------------
-///                                                        13 n s (15 n s)
+///                                                        12 n s (14 n s)
 ///
-/// plus the matrix once (unfused KokkosBlas dot/axpy/dot/axpby: 14 n s).
+/// plus the matrix once (unfused KokkosBlas dot/axpy/dot/axpby: 14 n s). The
+/// x update waits for the direction kernel, which reads p anyway: the update
+/// kernel then reads only r and q.
 /// z = D⁻¹r is recomputed where needed rather than stored: same traffic, one
 /// vector less. Nothing is allocated inside the loop.
 namespace spmvkit {
@@ -266,24 +268,22 @@ KOKKOS_INLINE_FUNCTION bool cg_stops(double rr, double rz, double pAp, double th
   return !pAp_ok || !finite || rr <= threshold_sq;
 }
 
-/// x += αp, r −= αq with α = rᵀz / pᵀAp read from the device scalars;
-/// sums = {rᵀr, rᵀz, pᵀAp}, the last passed through (added by one index only)
-/// so that the iteration's record holds all three. Nothing is updated when
-/// pᵀAp is not a positive finite number (x keeps the last good iterate) or
-/// when an earlier iteration stopped; the record then carries pᵀAp = 0, which
-/// stops the direction kernel too.
+/// r −= αq with α = rᵀz / pᵀAp read from the device scalars; sums =
+/// {rᵀr, rᵀz, pᵀAp}, the last passed through (added by one index only) so
+/// that the iteration's record holds all three. Nothing is updated when pᵀAp
+/// is not a positive finite number or when an earlier iteration stopped; the
+/// record then carries pᵀAp = 0, which stops the direction kernel too.
 /// An iteration's record; laid out as three doubles of the scalar ring.
 struct CgRecord {
   double rr, rz, pAp;
 };
 
-template <class X, class Vec, class Scalars, class Flag>
+template <class Vec, class Scalars, class Flag>
 struct CgUpdate {
   // A fixed-size struct rather than a double[] array reduction: GPU backends
   // keep it in registers instead of per-thread shared memory.
   using value_type = CgRecord;
-  X x;
-  Vec p, q, r, dinv;
+  Vec q, r, dinv;
   Scalars scalars;
   Flag stopped;
   int previous;
@@ -307,7 +307,6 @@ struct CgUpdate {
     auto ri = r(i);
     if (pAp > 0 && pAp <= largest) {
       const auto alpha = static_cast<typename Vec::value_type>(scalars(previous + 1) / pAp);
-      x(i) += alpha * p(i);
       ri -= alpha * q(i);
       r(i) = ri;
     }
@@ -318,12 +317,15 @@ struct CgUpdate {
   }
 };
 
-/// p = z + βp with z = D⁻¹r recomputed (or r) and β = rᵀz / previous rᵀz,
-/// unless this iteration's record meets the stopping test: then p stays and
-/// the flag tells later iterations' updates to leave x and r alone. Every
-/// thread evaluates the same test, so only index 0 writes the flag.
-template <class Vec, class Scalars, class Flag>
+/// x += αp (the update's α), then p = z + βp with z = D⁻¹r recomputed (or r)
+/// and β = rᵀz / previous rᵀz. A record without a usable pᵀAp (a breakdown,
+/// or an earlier stop) leaves x and p alone; one that meets the rest of the
+/// stopping test still takes its x step (its r step is done) but keeps p. In
+/// both cases the flag tells later iterations' updates to leave r alone.
+/// Every thread evaluates the same test, so only index 0 writes the flag.
+template <class X, class Vec, class Scalars, class Flag>
 struct CgDirection {
+  X x;
   Vec r, p, dinv;
   Scalars scalars;
   Flag stopped;
@@ -331,13 +333,19 @@ struct CgDirection {
   double threshold_sq, largest;
   bool jacobi;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    const double rz = scalars(current + 1);
-    if (cg_stops(scalars(current), rz, scalars(current + 2), threshold_sq, largest)) {
+    using Scalar = typename Vec::value_type;
+    const double rr = scalars(current), rz = scalars(current + 1), pAp = scalars(current + 2);
+    if (!(pAp > 0 && pAp <= largest)) {
       if (i == 0) stopped() = 1;
       return;
     }
-    const auto beta = static_cast<typename Vec::value_type>(rz / scalars(previous + 1));
-    p(i) = (jacobi ? dinv(i) * r(i) : r(i)) + beta * p(i);
+    const auto pi = p(i);
+    x(i) += static_cast<Scalar>(scalars(previous + 1) / pAp) * pi;
+    if (cg_stops(rr, rz, pAp, threshold_sq, largest)) {
+      if (i == 0) stopped() = 1;
+      return;
+    }
+    p(i) = (jacobi ? dinv(i) * r(i) : r(i)) + static_cast<Scalar>(rz / scalars(previous + 1)) * pi;
   }
 };
 
@@ -652,13 +660,13 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
                             DeviceSum(scalars.data() + detail::CgScalarLayout::pq));
     Kokkos::parallel_reduce(
         "SpMVKit::cg::update", Range(exec, 0, n),
-        detail::CgUpdate<XView, Vec, decltype(scalars), decltype(stopped)>{
-            x, p, q, r, dinv, scalars, stopped, previous, largest, opts.jacobi},
+        detail::CgUpdate<Vec, decltype(scalars), decltype(stopped)>{q, r, dinv, scalars, stopped,
+                                                                    previous, largest, opts.jacobi},
         DeviceRecord(reinterpret_cast<detail::CgRecord*>(scalars.data() + current)));
-    Kokkos::parallel_for(
-        "SpMVKit::cg::direction", Range(exec, 0, n),
-        detail::CgDirection<Vec, decltype(scalars), decltype(stopped)>{
-            r, p, dinv, scalars, stopped, current, previous, threshold_sq, largest, opts.jacobi});
+    Kokkos::parallel_for("SpMVKit::cg::direction", Range(exec, 0, n),
+                         detail::CgDirection<XView, Vec, decltype(scalars), decltype(stopped)>{
+                             x, r, p, dinv, scalars, stopped, current, previous, threshold_sq,
+                             largest, opts.jacobi});
     const bool progress_due = opts.progress_every > 0 && k % opts.progress_every == 0;
     if (k % check_interval != 0 && k != opts.max_iterations && !progress_due) continue;
     Kokkos::deep_copy(exec, host_scalars, scalars);
