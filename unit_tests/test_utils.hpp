@@ -99,9 +99,15 @@ inline HostCrs random_crs(std::int64_t rows, std::int64_t cols, int max_row, dou
       pick.assign(all.begin(), all.begin() + len);
     } else {
       std::uniform_int_distribution<std::int64_t> column(0, cols - 1);
-      while (static_cast<std::int64_t>(pick.size()) < len) {
+      // Sized up front: GCC 12 at -O3 otherwise warns (-Wstringop-overflow)
+      // about the reallocation path of push_back, which it cannot bound.
+      pick.resize(static_cast<std::size_t>(len));
+      std::size_t filled = 0;
+      while (filled < pick.size()) {
         const auto c = column(gen);
-        if (std::find(pick.begin(), pick.end(), c) == pick.end()) pick.push_back(c);
+        if (std::find(pick.begin(), pick.begin() + filled, c) == pick.begin() + filled) {
+          pick[filled++] = c;
+        }
       }
     }
     std::sort(pick.begin(), pick.end());
