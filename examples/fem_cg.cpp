@@ -141,6 +141,10 @@ int run(ex::Args const& args) {
   // Every format solves the same system: the errors may differ by rounding and
   // by what the tolerance leaves (the algebraic error is below tol * ‖u‖,
   // ‖u‖_h = 0.354), nothing more.
+  if (rows.empty()) {
+    std::cerr << "no formats given\n";
+    return 2;
+  }
   int failures = 0;
   for (auto const& r : rows) {
     if (!r.cg.converged()) {
@@ -148,6 +152,7 @@ int run(ex::Args const& args) {
                 << (r.cg.message.empty() ? "" : " (" + r.cg.message + ")") << "\n";
       ++failures;
     }
+    if (&r == &rows.front()) continue; // the others are compared with it
     const double allowed = 1e-3 * rows.front().error + 10 * opts.relative_tolerance * 0.354;
     if (!(std::fabs(r.error - rows.front().error) <= allowed)) {
       std::cerr << "FAILED: " << r.format << " error " << r.error << " differs from "
@@ -155,10 +160,6 @@ int run(ex::Args const& args) {
                 << "\n";
       ++failures;
     }
-  }
-  if (rows.empty()) {
-    std::cerr << "no formats given\n";
-    return 2;
   }
   return failures == 0 ? 0 : 1;
 }

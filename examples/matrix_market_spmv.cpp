@@ -94,14 +94,18 @@ int main(int argc, char* argv[]) {
 
     ex::Table table({"format", "padding", "time [us]", "GB/s", "GFlop/s", "check"});
     int failures = 0;
-    auto measure = [&](std::string const& name, double padding, double bytes, auto&& op) {
+    // is_reference: the kernel that computed y_ref, so checking it proves nothing.
+    auto measure = [&](std::string const& name, double padding, double bytes, auto&& op,
+                       bool is_reference = false) {
       Kokkos::deep_copy(y, -1.0);
       const double t = ex::median_seconds(exec, op, reps);
-      const auto bad = check(y);
+      const auto bad = is_reference ? 0 : check(y);
       failures += bad > 0;
       table.add({name, ex::fixed(padding, 3), ex::fixed(1e6 * t, 1), ex::fixed(bytes / t / 1e9, 2),
                  ex::fixed(2.0 * A.nnz() / t / 1e9, 2),
-                 bad == 0 ? "ok" : std::to_string(bad) + " rows wrong"});
+                 is_reference ? "reference"
+                 : bad == 0   ? "ok"
+                              : std::to_string(bad) + " rows wrong"});
     };
 
     measure("crs-thread", 1.0, ex::spmv_bytes(A),
@@ -120,8 +124,10 @@ int main(int argc, char* argv[]) {
     for (auto algorithm : {spmvkit::KokkosKernelsAlgorithm::native,
                            spmvkit::KokkosKernelsAlgorithm::vendor_default}) {
       KSpmv kk(algorithm);
-      measure(spmvkit::name(algorithm), 1.0, ex::spmv_bytes(A),
-              [&] { kk.apply(exec, 1.0, K, x, 0.0, y); });
+      measure(
+          spmvkit::name(algorithm), 1.0, ex::spmv_bytes(A),
+          [&] { kk.apply(exec, 1.0, K, x, 0.0, y); },
+          algorithm == spmvkit::KokkosKernelsAlgorithm::native);
     }
     table.print(std::cout);
     if (failures > 0)

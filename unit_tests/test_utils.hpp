@@ -254,6 +254,10 @@ Reference<Scalar> reference_spmv(HostCrs const& A, double alpha, XH const& x, do
 /// entries differ and the first few, with their bounds.
 template <class Scalar, class YView>
 ::testing::AssertionResult matches_reference(YView const& y, Reference<Scalar> const& ref) {
+  if (y.extent(0) != ref.y.size()) {
+    return ::testing::AssertionFailure()
+           << "y has " << y.extent(0) << " entries, the reference " << ref.y.size();
+  }
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
   std::ostringstream os;
   std::int64_t bad = 0;
