@@ -63,7 +63,8 @@ struct SellSpmv {
   // The decode is a forced-inline function and the row loop sits directly in
   // the TeamThreadRange lambda: written as a decode lambda and a member
   // function called from that lambda, the C = 32 host Sell16 instantiation
-  // ran 20-27% slower (GCC 12, 16-core Xeon, FEM N = 129, FP64, 2026-11-21).
+  // ran 12-21% slower than before the SELL/Sell16 unification (GCC 12,
+  // 16-core Xeon, FEM N = 129, FP64, 2026-11-21; docs/perf/supporting/).
   KOKKOS_FORCEINLINE_FUNCTION static Ordinal column(Stored stored, Ordinal const* row, int r) {
     if constexpr (Columns::relative) {
       return Columns::decode(stored, row[r]);
