@@ -256,9 +256,9 @@ struct CgScalarLayout {
   int size() const { return 1 + 3 * slots; }
 };
 
-/// The stopping test, applied alike by the device (to stop updating) and by
-/// the host (to report): pᵀAp must be a positive finite number, rᵀr and rᵀz
-/// finite, and rᵀr <= (tol ‖b‖)² means converged. `largest` is the largest
+/// The device's stopping test (the host's examine() in cg() applies the same
+/// one, branch by branch, to name the reason): pᵀAp must be a positive finite
+/// number, rᵀr and rᵀz finite, and rᵀr <= (tol ‖b‖)² means converged. `largest` is the largest
 /// double (std::numeric_limits is not device code); the comparisons are false
 /// for NaN.
 KOKKOS_INLINE_FUNCTION bool cg_stops(double rr, double rz, double pAp, double threshold_sq,
@@ -268,16 +268,16 @@ KOKKOS_INLINE_FUNCTION bool cg_stops(double rr, double rz, double pAp, double th
   return !pAp_ok || !finite || rr <= threshold_sq;
 }
 
-/// r −= αq with α = rᵀz / pᵀAp read from the device scalars; sums =
-/// {rᵀr, rᵀz, pᵀAp}, the last passed through (added by one index only) so
-/// that the iteration's record holds all three. Nothing is updated when pᵀAp
-/// is not a positive finite number or when an earlier iteration stopped; the
-/// record then carries pᵀAp = 0, which stops the direction kernel too.
 /// An iteration's record; laid out as three doubles of the scalar ring.
 struct CgRecord {
   double rr, rz, pAp;
 };
 
+/// r −= αq with α = rᵀz / pᵀAp read from the device scalars; sums =
+/// {rᵀr, rᵀz, pᵀAp}, the last passed through (added by one index only) so
+/// that the iteration's record holds all three. Nothing is updated when pᵀAp
+/// is not a positive finite number or when an earlier iteration stopped; the
+/// record then carries pᵀAp = 0, which stops the direction kernel too.
 template <class Vec, class Scalars, class Flag>
 struct CgUpdate {
   // A fixed-size struct rather than a double[] array reduction: GPU backends
@@ -597,7 +597,7 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
 
   CgStatus status = CgStatus::iteration_limit;
   std::string message;
-  // The device applies this same test (detail::cg_stops); comparing squares
+  // The device applies the same test (detail::cg_stops); comparing squares
   // keeps both sides free of a square root. A threshold that overflows to Inf
   // accepts every finite rᵀr, as ‖r‖ <= tol ‖b‖ would.
   const double threshold_sq =

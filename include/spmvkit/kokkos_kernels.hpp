@@ -99,9 +99,11 @@ public:
     KokkosSparse::spmv(exec, handle_.get(), "N", alpha, A, x, beta, y);
 #else
     // Kokkos Kernels 3.x has no execution-space argument: it runs on the
-    // default instance, so order it after work queued on exec.
+    // default instance, so order it after work queued on exec, and work
+    // queued on exec afterwards after it.
     exec.fence();
     KokkosSparse::spmv(controls_, "N", alpha, A, x, beta, y);
+    execution_space().fence();
 #endif
   }
 

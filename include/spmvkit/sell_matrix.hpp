@@ -116,8 +116,15 @@ public:
     if (columns_.extent(0) != values_.extent(0)) {
       throw std::invalid_argument(where + "the column array and values differ in length");
     }
-    if (sigma > 1 && static_cast<std::int64_t>(row_permutation_.extent(0)) != num_rows) {
-      throw std::invalid_argument(where + "sigma > 1 needs a row permutation of num_rows entries");
+    // The kernel permutes whenever the permutation is non-empty, and to_crs()
+    // reads a length per row.
+    if ((sigma > 1 || row_permutation_.extent(0) != 0) &&
+        static_cast<std::int64_t>(row_permutation_.extent(0)) != num_rows) {
+      throw std::invalid_argument(where + "the row permutation must be empty (sigma = 1 only) or "
+                                          "have num_rows entries");
+    }
+    if (static_cast<std::int64_t>(row_lengths_.extent(0)) != num_rows) {
+      throw std::invalid_argument(where + "row_lengths must have num_rows entries");
     }
   }
 
@@ -331,7 +338,8 @@ struct SellToCrs {
     const Offset base = chunk_starts(chunk) + static_cast<Offset>(stored_row % chunk_size);
     const Ordinal row = perm.extent(0) ? perm(stored_row) : static_cast<Ordinal>(stored_row);
     const Offset out = crs_starts(row);
-    for (Ordinal j = 0; j < lengths(row); ++j) {
+    const Ordinal length = lengths(row);
+    for (Ordinal j = 0; j < length; ++j) {
       const Offset slot = base + static_cast<Offset>(j) * chunk_size;
       crs_cols(out + j) = Columns::decode(sell_cols(slot), row);
       crs_vals(out + j) = sell_vals(slot);

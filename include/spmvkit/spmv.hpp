@@ -79,6 +79,7 @@ void spmv_dispatch(ExecutionSpace const& exec, typename Matrix::value_type alpha
   const X xk = x;
   const Y yk = y;
   if (alpha == Scalar(0)) {
+    if (beta == Scalar(1)) return; // y = y
     Kokkos::parallel_for("SpMVKit::spmv::scale_y",
                          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
                              exec, 0, static_cast<std::int64_t>(y.extent(0))),

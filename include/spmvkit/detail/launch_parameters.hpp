@@ -47,6 +47,11 @@ inline int largest_power_of_two_at_most(double v) {
   return p;
 }
 
+/// Vector lanes per row of the GPU CRS vector kernel (see launch_parameters()).
+inline int crs_vector_lanes(double mean_row) {
+  return std::min(32, largest_power_of_two_at_most(std::max(1.0, mean_row / 6.0)));
+}
+
 /// Every launch heuristic of SpMVKit lives here, so that the kernels stay
 /// free of backend conditionals: host backends get teams of one thread that
 /// loop over a block of rows (or chunks); GPU backends get C threads per SELL
@@ -106,7 +111,7 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
       // more rows in flight per warp, while each lane still streams several
       // entries (measured on an H200 for 27-entry rows: 4 lanes beat 8, 16
       // and 32 by 1.1-2x). Teams of 128 threads did best.
-      p.vector_length = std::min(32, largest_power_of_two_at_most(std::max(1.0, mean_row / 6.0)));
+      p.vector_length = crs_vector_lanes(mean_row);
       p.team_size = 128 / p.vector_length;
       p.work_per_team = p.team_size;
       p.league_size = (num_rows + p.work_per_team - 1) / p.work_per_team;

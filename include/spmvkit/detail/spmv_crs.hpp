@@ -61,11 +61,13 @@ template <class ExecutionSpace, class Matrix, class X, class Y>
 void spmv_crs(ExecutionSpace const& exec, typename Matrix::value_type alpha, Matrix const& A,
               X const& x, typename Matrix::value_type beta, Y const& y, CrsKernel kernel) {
   if (kernel == CrsKernel::automatic) {
-    // Short rows waste most lanes of a vector team; long rows serialize a
-    // single GPU thread. The host has one lane, so both are the same loop.
+    // Long rows serialize a single GPU thread; rows too short for two lanes
+    // would make the vector kernel a row per thread plus a reduction. The
+    // host has one lane, so both are the same loop.
     const double mean_row = A.num_rows() > 0 ? double(A.nnz()) / A.num_rows() : 0.0;
-    kernel = (!is_host_space_v<ExecutionSpace> && mean_row >= 4.0) ? CrsKernel::vector
-                                                                   : CrsKernel::row_per_thread;
+    kernel = (!is_host_space_v<ExecutionSpace> && crs_vector_lanes(mean_row) > 1)
+                 ? CrsKernel::vector
+                 : CrsKernel::row_per_thread;
   }
   const auto kind =
       kernel == CrsKernel::vector ? KernelKind::crs_vector : KernelKind::crs_row_per_thread;
