@@ -1,7 +1,7 @@
 #ifndef SPMVKIT_UNIT_TESTS_TEST_UTILS_HPP
 #define SPMVKIT_UNIT_TESTS_TEST_UTILS_HPP
 
-#include <spmvkit/crs_matrix.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>

@@ -2,12 +2,12 @@
 // and CG (cg.hpp) on it with every matrix format, plus CG's failure modes.
 #include "test_utils.hpp"
 
-#include <spmvkit/cg.hpp>
-#include <spmvkit/fem_poisson.hpp>
-#include <spmvkit/kokkos_kernels.hpp>
-#include <spmvkit/sell16_matrix.hpp>
-#include <spmvkit/sell_matrix.hpp>
-#include <spmvkit/spmv.hpp>
+#include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/formats/sell16/sell16_matrix.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/operations/spmv.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include <spmvkit/matrix_market.hpp>
+#include <spmvkit/io/matrix_market.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>

@@ -1,9 +1,9 @@
 #ifndef SPMVKIT_FEM_POISSON_HPP
 #define SPMVKIT_FEM_POISSON_HPP
 
-#include <spmvkit/crs_matrix.hpp>
-#include <spmvkit/detail/memory.hpp>
-#include <spmvkit/sell_matrix.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/core/memory.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
 
 #include <Kokkos_Core.hpp>
 

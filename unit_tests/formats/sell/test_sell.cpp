@@ -3,10 +3,10 @@
 // format in test_spmv.cpp.
 #include "test_utils.hpp"
 
-#include <spmvkit/fem_poisson.hpp>
-#include <spmvkit/sell16_matrix.hpp>
-#include <spmvkit/sell_matrix.hpp>
-#include <spmvkit/spmv.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/formats/sell16/sell16_matrix.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/operations/spmv.hpp>
 
 #include <limits>
 #include <string>

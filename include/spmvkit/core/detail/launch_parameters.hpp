@@ -1,7 +1,7 @@
 #ifndef SPMVKIT_DETAIL_LAUNCH_PARAMETERS_HPP
 #define SPMVKIT_DETAIL_LAUNCH_PARAMETERS_HPP
 
-#include <spmvkit/detail/memory.hpp>
+#include <spmvkit/core/memory.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -1,10 +1,10 @@
 #include "test_utils.hpp"
 
-#include <spmvkit/kokkos_kernels.hpp>
-#include <spmvkit/matrix_market.hpp>
-#include <spmvkit/sell16_matrix.hpp>
-#include <spmvkit/sell_matrix.hpp>
-#include <spmvkit/spmv.hpp>
+#include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/formats/sell16/sell16_matrix.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/operations/spmv.hpp>
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,13 +1,13 @@
 #ifndef SPMVKIT_CG_HPP
 #define SPMVKIT_CG_HPP
 
-#include <spmvkit/crs_matrix.hpp>
-#include <spmvkit/detail/launch_parameters.hpp>
-#include <spmvkit/detail/memory.hpp>
-#include <spmvkit/kokkos_kernels.hpp>
-#include <spmvkit/sell16_matrix.hpp>
-#include <spmvkit/sell_matrix.hpp>
-#include <spmvkit/spmv.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/memory.hpp>
+#include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/formats/sell16/sell16_matrix.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/operations/spmv.hpp>
 
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <Kokkos_Core.hpp>

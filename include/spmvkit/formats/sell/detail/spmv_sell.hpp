@@ -1,9 +1,9 @@
 #ifndef SPMVKIT_DETAIL_SPMV_SELL_HPP
 #define SPMVKIT_DETAIL_SPMV_SELL_HPP
 
-#include <spmvkit/detail/launch_parameters.hpp>
-#include <spmvkit/detail/spmv_common.hpp>
-#include <spmvkit/sell_matrix.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/detail/kernel_common.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -1,9 +1,9 @@
 #ifndef SPMVKIT_DETAIL_SPMV_CRS_HPP
 #define SPMVKIT_DETAIL_SPMV_CRS_HPP
 
-#include <spmvkit/crs_matrix.hpp>
-#include <spmvkit/detail/launch_parameters.hpp>
-#include <spmvkit/detail/spmv_common.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/detail/kernel_common.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -1,12 +1,12 @@
 #ifndef SPMVKIT_SPMV_HPP
 #define SPMVKIT_SPMV_HPP
 
-#include <spmvkit/crs_matrix.hpp>
-#include <spmvkit/detail/launch_parameters.hpp>
-#include <spmvkit/detail/spmv_common.hpp>
-#include <spmvkit/detail/spmv_crs.hpp>
-#include <spmvkit/detail/spmv_sell.hpp>
-#include <spmvkit/sell_matrix.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/detail/kernel_common.hpp>
+#include <spmvkit/formats/crs/detail/spmv_crs.hpp>
+#include <spmvkit/formats/sell/detail/spmv_sell.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
 
 #include <Kokkos_Core.hpp>
 

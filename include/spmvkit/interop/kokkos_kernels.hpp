@@ -1,8 +1,8 @@
 #ifndef SPMVKIT_KOKKOS_KERNELS_HPP
 #define SPMVKIT_KOKKOS_KERNELS_HPP
 
-#include <spmvkit/crs_matrix.hpp>
-#include <spmvkit/detail/memory.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/core/memory.hpp>
 
 #include <KokkosKernels_config.h>
 #include <KokkosSparse_CrsMatrix.hpp>

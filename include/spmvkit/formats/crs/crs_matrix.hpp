@@ -1,7 +1,7 @@
 #ifndef SPMVKIT_CRS_MATRIX_HPP
 #define SPMVKIT_CRS_MATRIX_HPP
 
-#include <spmvkit/detail/memory.hpp>
+#include <spmvkit/core/memory.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -1,10 +1,10 @@
 #ifndef SPMVKIT_SELL16_MATRIX_HPP
 #define SPMVKIT_SELL16_MATRIX_HPP
 
-#include <spmvkit/crs_matrix.hpp>
-#include <spmvkit/detail/memory.hpp>
-#include <spmvkit/sell_matrix.hpp>
-#include <spmvkit/spmv.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/core/memory.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/operations/spmv.hpp>
 
 #include <Kokkos_Core.hpp>
 
