@@ -1,8 +1,14 @@
-#ifndef SPMVKIT_KOKKOS_KERNELS_HPP
-#define SPMVKIT_KOKKOS_KERNELS_HPP
+#ifndef SPMVKIT_INTEROP_KOKKOS_KERNELS_HPP
+#define SPMVKIT_INTEROP_KOKKOS_KERNELS_HPP
 
-#include <spmvkit/formats/crs/crs_matrix.hpp>
+/// Kokkos Kernels interop, the only header of the library that needs Kokkos
+/// Kernels: zero-copy conversion between CrsMatrix and KokkosSparse::CrsMatrix,
+/// a reusable Kokkos Kernels SpMV (the tests' reference and the benchmarks'
+/// baseline), and an operator adapter, so that spmvkit::cg accepts a
+/// KokkosSparse::CrsMatrix.
 #include <spmvkit/core/memory.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/solvers/operator.hpp>
 
 #include <KokkosKernels_config.h>
 #include <KokkosSparse_CrsMatrix.hpp>
@@ -115,6 +121,53 @@ private:
 #else
   KokkosKernels::Experimental::Controls controls_;
 #endif
+};
+
+/// A KokkosSparse::CrsMatrix as a solver operator (solvers/operator.hpp),
+/// applied through one KokkosKernelsSpmv for its whole life, so that the
+/// algorithm choice and, from Kokkos Kernels 4.3 on, the SPMVHandle (vendor
+/// descriptors, buffers) are set up once, not per apply. Holds a reference:
+/// the matrix must outlive it.
+template <class KKMatrix>
+class KokkosKernelsOperator {
+public:
+  using execution_space = typename KKMatrix::execution_space;
+  using scalar_type = typename KKMatrix::non_const_value_type;
+  using device_type = Kokkos::Device<execution_space, typename KKMatrix::memory_space>;
+  using vector_type = Kokkos::View<scalar_type*, device_type>;
+
+  explicit KokkosKernelsOperator(
+      KKMatrix const& A, KokkosKernelsAlgorithm algorithm = KokkosKernelsAlgorithm::vendor_default)
+      : A_(A), spmv_(algorithm) {}
+  std::int64_t num_rows() const { return A_.numRows(); }
+  std::int64_t num_cols() const { return A_.numCols(); }
+  void apply(execution_space const& exec, vector_type const& x, vector_type const& y) {
+    spmv_.apply(exec, scalar_type(1), A_, x, scalar_type(0), y);
+  }
+  void diagonal(execution_space const& exec, vector_type const& d) const {
+    Kokkos::parallel_for(
+        "SpMVKit::interop::kokkos_kernels_diagonal",
+        Kokkos::RangePolicy<execution_space, Kokkos::IndexType<std::int64_t>>(exec, 0, num_rows()),
+        detail::CrsDiagonal<decltype(A_.graph.row_map), decltype(A_.graph.entries),
+                            decltype(A_.values), vector_type>{A_.graph.row_map, A_.graph.entries,
+                                                              A_.values, d});
+  }
+  LocalReduction reduction() const { return {}; }
+
+private:
+  KKMatrix const& A_;
+  KokkosKernelsSpmv<KKMatrix, vector_type, vector_type> spmv_;
+};
+
+/// cg(exec, kk_matrix, b, x) runs on a KokkosKernelsOperator with the default
+/// (vendor) algorithm; pass a KokkosKernelsOperator to choose another.
+template <class S, class O, class D, class M, class Sz>
+struct operator_adapter<KokkosSparse::CrsMatrix<S, O, D, M, Sz>> {
+  static constexpr bool specialized = true;
+  static KokkosKernelsOperator<KokkosSparse::CrsMatrix<S, O, D, M, Sz>>
+  make(KokkosSparse::CrsMatrix<S, O, D, M, Sz> const& A) {
+    return KokkosKernelsOperator<KokkosSparse::CrsMatrix<S, O, D, M, Sz>>(A);
+  }
 };
 
 } // namespace spmvkit

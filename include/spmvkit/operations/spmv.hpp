@@ -1,12 +1,12 @@
-#ifndef SPMVKIT_SPMV_HPP
-#define SPMVKIT_SPMV_HPP
+#ifndef SPMVKIT_OPERATIONS_SPMV_HPP
+#define SPMVKIT_OPERATIONS_SPMV_HPP
 
-#include <spmvkit/formats/crs/crs_matrix.hpp>
-#include <spmvkit/core/detail/launch_parameters.hpp>
+/// spmv: y = beta y + alpha A x for a matrix of any SpMVKit format. The entry
+/// validates (static_asserts naming spmv, extents, aliasing), applies the BLAS
+/// alpha/beta rules, and hands the rest to the matrix's format
+/// (format_of_t<Matrix>::apply); it lists no formats.
 #include <spmvkit/core/detail/kernel_common.hpp>
-#include <spmvkit/formats/crs/detail/spmv_crs.hpp>
-#include <spmvkit/formats/sell/detail/spmv_sell.hpp>
-#include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/core/format_concept.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -15,13 +15,6 @@
 #include <type_traits>
 
 namespace spmvkit {
-
-/// Matrix types that spmvkit::spmv (and so spmvkit::cg) accepts. A format
-/// defined in its own header specializes this to true.
-template <class T>
-struct is_spmvkit_matrix : std::bool_constant<is_crs_matrix_v<T> || is_sell_matrix_v<T>> {};
-template <class T>
-inline constexpr bool is_spmvkit_matrix_v = is_spmvkit_matrix<T>::value;
 
 namespace detail {
 
@@ -91,48 +84,49 @@ void spmv_dispatch(ExecutionSpace const& exec, typename Matrix::value_type alpha
 
 } // namespace detail
 
-/// y = beta * y + alpha * A * x on the execution space instance `exec`.
+/// y = beta * y + alpha * A * x on the execution space instance `exec`, for a
+/// matrix of any SpMVKit format.
 ///
 /// - beta == 0: y is overwritten without being read, so NaN/Inf in y do not
 ///   propagate (BLAS semantics).
-/// - alpha == 0: A and x are not read; y = beta * y (zero if beta == 0).
+/// - alpha == 0: A and x are not read; y = beta * y (zero if beta == 0); with
+///   beta == 1 nothing is launched.
 /// - x and y must not overlap; their extents must be num_cols and num_rows
 ///   (std::invalid_argument otherwise).
 /// The call is asynchronous with respect to the host, like any Kokkos kernel
 /// launched on `exec`.
 ///
-/// CrsMatrix: `kernel` picks the one-row-per-thread or the vector-lane kernel;
-/// `automatic` uses vector lanes on GPUs when rows average 4+ entries.
-template <class ExecutionSpace, class Scalar, class Ordinal, class Offset, class XView, class YView>
-void spmv(ExecutionSpace const& exec, detail::non_deduced_t<Scalar> alpha,
-          CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, XView const& x,
-          detail::non_deduced_t<Scalar> beta, YView const& y,
-          CrsKernel kernel = CrsKernel::automatic) {
-  using Matrix = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+/// `options` are the format's (format_of_t<Matrix>::options_type); for CRS they
+/// choose the kernel, e.g. spmv(exec, 1, A, x, 0, y, CrsKernel::vector).
+/// Without them, the options the matrix was built with.
+template <class ExecutionSpace, class Matrix, class XView, class YView,
+          class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
+void spmv(ExecutionSpace const& exec, detail::non_deduced_t<typename Matrix::value_type> alpha,
+          Matrix const& A, XView const& x,
+          detail::non_deduced_t<typename Matrix::value_type> beta, YView const& y,
+          typename format_of_t<Matrix>::options_type const& options) {
+  using Format = format_of_t<Matrix>;
+  static_assert(check_format<Format, typename Matrix::value_type, ExecutionSpace>());
   detail::spmv_dispatch(exec, alpha, A, x, beta, y, [&](auto const& xk, auto const& yk) {
-    detail::spmv_crs<ExecutionSpace, Matrix>(exec, alpha, A, xk, beta, yk, kernel);
+    Format::apply(exec, alpha, A, xk, beta, yk, options);
   });
 }
 
-/// SellMatrix and Sell16Matrix: one TeamPolicy kernel; C threads per chunk on
-/// GPUs, one thread per chunk on host backends (see
-/// detail/launch_parameters.hpp).
-template <class ExecutionSpace, class Scalar, class Ordinal, class Offset, class Columns,
-          class XView, class YView>
-void spmv(ExecutionSpace const& exec, detail::non_deduced_t<Scalar> alpha,
-          BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns> const& A,
-          XView const& x, detail::non_deduced_t<Scalar> beta, YView const& y) {
-  using Matrix = BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns>;
-  detail::spmv_dispatch(exec, alpha, A, x, beta, y, [&](auto const& xk, auto const& yk) {
-    detail::spmv_sell<ExecutionSpace, Matrix>(exec, alpha, A, xk, beta, yk);
-  });
+template <class ExecutionSpace, class Matrix, class XView, class YView,
+          class = std::enable_if_t<is_spmvkit_matrix_v<Matrix> &&
+                                   Kokkos::is_execution_space<ExecutionSpace>::value>>
+void spmv(ExecutionSpace const& exec, detail::non_deduced_t<typename Matrix::value_type> alpha,
+          Matrix const& A, XView const& x,
+          detail::non_deduced_t<typename Matrix::value_type> beta, YView const& y) {
+  spmv(exec, alpha, A, x, beta, y, format_of_t<Matrix>::options(A));
 }
 
-/// Overloads on the matrix's default execution space instance.
+/// The same on the matrix's default execution space instance.
 template <class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
-void spmv(typename Matrix::value_type alpha, Matrix const& A, XView const& x,
-          typename Matrix::value_type beta, YView const& y) {
+void spmv(detail::non_deduced_t<typename Matrix::value_type> alpha, Matrix const& A,
+          XView const& x, detail::non_deduced_t<typename Matrix::value_type> beta,
+          YView const& y) {
   spmv(typename Matrix::execution_space(), alpha, A, x, beta, y);
 }
 

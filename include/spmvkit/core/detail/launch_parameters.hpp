@@ -1,5 +1,5 @@
-#ifndef SPMVKIT_DETAIL_LAUNCH_PARAMETERS_HPP
-#define SPMVKIT_DETAIL_LAUNCH_PARAMETERS_HPP
+#ifndef SPMVKIT_CORE_DETAIL_LAUNCH_PARAMETERS_HPP
+#define SPMVKIT_CORE_DETAIL_LAUNCH_PARAMETERS_HPP
 
 #include <spmvkit/core/memory.hpp>
 
@@ -18,6 +18,9 @@ enum class CrsKernel { automatic, row_per_thread, vector };
 
 namespace detail {
 
+/// Kernel shapes, not formats: a new format whose kernel has one of these
+/// shapes (a row per thread, a row per group of vector lanes, chunks of C rows
+/// column-major) reuses its heuristic; only a new shape adds a case here.
 enum class KernelKind { crs_row_per_thread, crs_vector, sell };
 
 struct LaunchParameters {
@@ -119,6 +122,26 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
     }
   }
   return p;
+}
+
+/// SELL's default chunk size: C = 32 (a warp per chunk) on GPUs, 4 (one SIMD
+/// register of doubles) on host backends, as the founding Uppsala report
+/// suggests.
+template <class ExecutionSpace>
+constexpr int default_sell_chunk_size() {
+  return is_host_space_v<ExecutionSpace> ? 4 : 32;
+}
+
+/// Why the SELL kernel cannot run chunks of C rows on this backend ("" if it
+/// can): a GPU team holds at most 1024 threads, one per row of a chunk.
+template <class ExecutionSpace>
+std::string sell_chunk_size_obstacle(int chunk_size) {
+  if (chunk_size < 1) return "chunk size C = " + std::to_string(chunk_size) + " must be >= 1";
+  if (!is_host_space_v<ExecutionSpace> && chunk_size > 1024) {
+    return "chunk size C = " + std::to_string(chunk_size) +
+           " exceeds 1024 threads per team on this backend";
+  }
+  return "";
 }
 
 /// Iterations between the host's reads of CG's scalars (CgOptions::

@@ -1,15 +1,24 @@
-#ifndef SPMVKIT_CRS_MATRIX_HPP
-#define SPMVKIT_CRS_MATRIX_HPP
+#ifndef SPMVKIT_FORMATS_CRS_CRS_MATRIX_HPP
+#define SPMVKIT_FORMATS_CRS_CRS_MATRIX_HPP
 
+/// The CRS format: CrsMatrix, its structure check and its format tag
+/// (CrsFormat, see core/format_concept.hpp). CRS is also every format's
+/// conversion source and target.
+#include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
+#include <spmvkit/formats/crs/detail/crs_kernels.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace spmvkit {
+
+struct CrsFormat;
 
 /// Compressed Row Storage matrix held in rank-1 Views of ExecutionSpace's memory.
 ///
@@ -30,6 +39,8 @@ class CrsMatrix {
                 "CrsMatrix: Offset must be integral and at least as wide as Ordinal");
 
 public:
+  using format_type = CrsFormat;
+  using crs_type = CrsMatrix;
   using value_type = Scalar;
   using ordinal_type = Ordinal;
   using offset_type = Offset;
@@ -97,21 +108,6 @@ private:
   values_type values_;
 };
 
-namespace detail {
-template <class Ordinal, class Offset, class Device>
-struct CrsStructureCheck {
-  Kokkos::View<const Offset*, Device> row_starts;
-  Kokkos::View<const Ordinal*, Device> cols;
-  Ordinal num_cols;
-  // Finds the first row whose offsets or column indices are invalid.
-  KOKKOS_INLINE_FUNCTION void operator()(Ordinal row, Ordinal& first_bad) const {
-    const Offset begin = row_starts(row), end = row_starts(row + 1);
-    bool bad = end < begin || begin < 0 || end > static_cast<Offset>(cols.extent(0));
-    for (Offset k = begin; !bad && k < end; ++k) bad = cols(k) < 0 || cols(k) >= num_cols;
-    if (bad && row < first_bad) first_bad = row;
-  }
-};
-} // namespace detail
 
 /// Checks row_starts (starts at 0, non-decreasing, ends at nnz) and that every
 /// column index lies in [0, num_cols). Throws std::invalid_argument naming the
@@ -149,6 +145,81 @@ template <class S, class E, class O, class F>
 struct is_crs_matrix<CrsMatrix<S, E, O, F>> : std::true_type {};
 template <class T>
 inline constexpr bool is_crs_matrix_v = is_crs_matrix<T>::value;
+
+/// CRS kernel choice: the CRS storage is the same for every kernel, so the
+/// choice is an SpMV option, not part of the matrix.
+struct CrsOptions {
+  CrsKernel kernel = CrsKernel::automatic;
+  CrsOptions() = default;
+  CrsOptions(CrsKernel k) : kernel(k) {} // NOLINT: spmv(..., CrsKernel::vector) reads naturally
+};
+
+/// The CRS format tag (core/format_concept.hpp).
+struct CrsFormat {
+  static constexpr char const* family = "crs";
+  using options_type = CrsOptions;
+  template <class Scalar, class Exec, class Ordinal, class Offset>
+  using matrix_type = CrsMatrix<Scalar, Exec, Ordinal, Offset>;
+
+  static std::string name(options_type const& o) {
+    switch (o.kernel) {
+    case CrsKernel::row_per_thread: return "crs_row_per_thread";
+    case CrsKernel::vector: return "crs_vector";
+    case CrsKernel::automatic: break;
+    }
+    return "crs";
+  }
+  /// Both kernels everywhere: on host backends they are the same loop, which
+  /// the benchmarks show side by side.
+  template <class Exec>
+  static std::vector<options_type> variants() {
+    return {CrsOptions(CrsKernel::row_per_thread), CrsOptions(CrsKernel::vector)};
+  }
+  template <class Exec, class Crs>
+  static std::string obstacle(Exec const&, Crs const&, options_type const&) {
+    return "";
+  }
+  /// CRS to CRS shares the arrays (no copy), as every other from_crs would
+  /// have to keep the source alive anyway.
+  template <class Exec, class Crs>
+  static Crs from_crs(Exec const&, Crs const& A, options_type const&) {
+    return A;
+  }
+  template <class Exec, class Crs>
+  static Crs to_crs(Exec const&, Crs const& A) {
+    return A;
+  }
+  template <class Crs>
+  static options_type options(Crs const&) {
+    return {};
+  }
+  template <class Exec, class Crs, class X, class Y>
+  static void apply(Exec const& exec, typename Crs::value_type alpha, Crs const& A, X const& x,
+                    typename Crs::value_type beta, Y const& y, options_type const& o) {
+    detail::spmv_crs(exec, alpha, A, x, beta, y, o.kernel);
+  }
+  template <class Exec, class Crs, class D>
+  static void diagonal(Exec const& exec, Crs const& A, D const& d) {
+    Kokkos::parallel_for(
+        "SpMVKit::Crs::diagonal",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, A.num_rows()),
+        detail::CrsDiagonal<typename Crs::row_starts_type, typename Crs::column_indices_type,
+                            typename Crs::values_type, D>{A.row_starts(), A.column_indices(),
+                                                          A.values(), d});
+  }
+  /// nnz (value + column index) + (n + 1) row starts + x + y.
+  template <class Crs>
+  static SpmvBytes bytes(Crs const& A) {
+    using S = typename Crs::value_type;
+    SpmvBytes b;
+    b.matrix = static_cast<double>(A.nnz()) *
+                   (sizeof(S) + sizeof(typename Crs::ordinal_type)) +
+               (static_cast<double>(A.num_rows()) + 1) * sizeof(typename Crs::offset_type);
+    b.x = static_cast<double>(A.num_cols()) * sizeof(S);
+    b.y = static_cast<double>(A.num_rows()) * sizeof(S);
+    return b;
+  }
+};
 
 } // namespace spmvkit
 

@@ -1,8 +1,16 @@
-#ifndef SPMVKIT_SELL_MATRIX_HPP
-#define SPMVKIT_SELL_MATRIX_HPP
+#ifndef SPMVKIT_FORMATS_SELL_SELL_MATRIX_HPP
+#define SPMVKIT_FORMATS_SELL_SELL_MATRIX_HPP
 
-#include <spmvkit/formats/crs/crs_matrix.hpp>
+/// The SELL-C-sigma format: BasicSellMatrix (one class for every column
+/// encoding), SellMatrix, make_sell, to_crs and the format tags
+/// BasicSellFormat<Columns> / SellFormat. Sell16 (formats/sell16/) is the same
+/// class with another column encoding.
+#include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/sell/detail/sell_kernels.hpp>
+#include <spmvkit/formats/sell/detail/sell_layout.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -10,8 +18,12 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace spmvkit {
+
+template <class Columns>
+struct BasicSellFormat;
 
 namespace detail {
 
@@ -26,6 +38,7 @@ struct AbsoluteColumns {
   using stored_type = Ordinal;
   /// Whether decode() needs the row (the kernel then loads rows up front).
   static constexpr bool relative = false;
+  static constexpr char const* family = "sell";
   static constexpr char const* class_name = "spmvkit::SellMatrix";
   static constexpr char const* make_name = "spmvkit::make_sell";
   static constexpr char const* label = "SpMVKit::Sell::";
@@ -36,6 +49,11 @@ struct AbsoluteColumns {
   template <class Ordinal, class Stored>
   KOKKOS_FORCEINLINE_FUNCTION static Ordinal decode(Stored stored, Ordinal /*row*/) {
     return static_cast<Ordinal>(stored);
+  }
+  /// Every CRS matrix can be stored with absolute columns.
+  template <class Exec, class Crs>
+  static std::string obstacle(Exec const&, Crs const&) {
+    return "";
   }
 };
 
@@ -73,6 +91,8 @@ class BasicSellMatrix {
                 "SellMatrix: Offset must be integral and at least as wide as Ordinal");
 
 public:
+  using format_type = BasicSellFormat<Columns>;
+  using crs_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
   using value_type = Scalar;
   using ordinal_type = Ordinal;
   using offset_type = Offset;
@@ -197,220 +217,6 @@ inline constexpr bool is_sell_matrix_v = is_sell_matrix<T>::value;
 
 namespace detail {
 
-template <class Ordinal, class Offset, class Device>
-struct CrsRowLengths {
-  Kokkos::View<const Offset*, Device> row_starts;
-  Kokkos::View<Ordinal*, Device> lengths;
-  KOKKOS_INLINE_FUNCTION void operator()(Ordinal i) const {
-    lengths(i) = static_cast<Ordinal>(row_starts(i + 1) - row_starts(i));
-  }
-};
-
-/// Sorts each window of sigma rows by decreasing length, ties by increasing
-/// row index. The keys are unique, so the result is deterministic whatever the
-/// backend. Heapsort: in place, O(sigma log sigma) per window, no scratch.
-template <class Ordinal, class Device>
-struct SortWindows {
-  Kokkos::View<Ordinal*, Device> perm;
-  Kokkos::View<const Ordinal*, Device> lengths;
-  std::int64_t sigma;
-  std::int64_t num_rows;
-
-  // "a goes after b" in the sorted order.
-  KOKKOS_INLINE_FUNCTION bool after(Ordinal a, Ordinal b) const {
-    return lengths(a) < lengths(b) || (lengths(a) == lengths(b) && a > b);
-  }
-  KOKKOS_INLINE_FUNCTION void sift_down(std::int64_t first, std::int64_t root,
-                                        std::int64_t count) const {
-    while (true) {
-      std::int64_t child = 2 * root + 1;
-      if (child >= count) return;
-      // max-heap w.r.t. "after", so the element that goes last bubbles up.
-      if (child + 1 < count && after(perm(first + child + 1), perm(first + child))) ++child;
-      if (!after(perm(first + child), perm(first + root))) return;
-      const Ordinal t = perm(first + root);
-      perm(first + root) = perm(first + child);
-      perm(first + child) = t;
-      root = child;
-    }
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t window) const {
-    const std::int64_t first = window * sigma;
-    const std::int64_t count = (first + sigma <= num_rows) ? sigma : num_rows - first;
-    for (std::int64_t i = 0; i < count; ++i) perm(first + i) = static_cast<Ordinal>(first + i);
-    for (std::int64_t root = count / 2 - 1; root >= 0; --root) sift_down(first, root, count);
-    for (std::int64_t end = count - 1; end > 0; --end) {
-      const Ordinal t = perm(first);
-      perm(first) = perm(first + end);
-      perm(first + end) = t;
-      sift_down(first, 0, end);
-    }
-  }
-};
-
-template <class Ordinal, class Offset, class Device>
-struct ChunkWidths {
-  Kokkos::View<const Ordinal*, Device> lengths;
-  Kokkos::View<const Ordinal*, Device> perm; // empty: identity
-  Kokkos::View<Ordinal*, Device> widths;
-  Ordinal num_rows;
-  int chunk_size;
-  KOKKOS_INLINE_FUNCTION void operator()(Ordinal chunk, std::int64_t& total) const {
-    const std::int64_t first = static_cast<std::int64_t>(chunk) * chunk_size;
-    const std::int64_t last = first + chunk_size < num_rows ? first + chunk_size : num_rows;
-    Ordinal w = 0;
-    for (std::int64_t r = first; r < last; ++r) {
-      const Ordinal row = perm.extent(0) ? perm(r) : static_cast<Ordinal>(r);
-      w = lengths(row) > w ? lengths(row) : w;
-    }
-    widths(chunk) = w;
-    total += static_cast<std::int64_t>(w) * chunk_size;
-  }
-};
-
-template <class Ordinal, class Offset, class Device>
-struct ChunkStartsScan {
-  Kokkos::View<const Ordinal*, Device> widths;
-  Kokkos::View<Offset*, Device> starts;
-  int chunk_size;
-  KOKKOS_INLINE_FUNCTION void operator()(Ordinal chunk, Offset& partial, bool final) const {
-    if (final) starts(chunk) = partial;
-    partial += static_cast<Offset>(widths(chunk)) * chunk_size;
-    if (final && chunk + 1 == static_cast<Ordinal>(widths.extent(0))) starts(chunk + 1) = partial;
-  }
-};
-
-/// One thread per stored row: copies its CRS entries into the chunk's
-/// column-major slots, encoded by Columns, and pads the rest of the chunk
-/// width (the padding rule is on BasicSellMatrix).
-template <class Columns, class Scalar, class Ordinal, class Offset, class Device>
-struct FillSell {
-  using Stored = typename Columns::template stored_type<Ordinal>;
-  Kokkos::View<const Offset*, Device> crs_starts;
-  Kokkos::View<const Ordinal*, Device> crs_cols;
-  Kokkos::View<const Scalar*, Device> crs_vals;
-  Kokkos::View<const Ordinal*, Device> perm;
-  Kokkos::View<const Offset*, Device> chunk_starts;
-  Kokkos::View<const Ordinal*, Device> widths;
-  Kokkos::View<Stored*, Device> cols;
-  Kokkos::View<Scalar*, Device> vals;
-  Ordinal num_rows;
-  Ordinal num_cols;
-  int chunk_size;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t stored_row) const {
-    const Ordinal chunk = static_cast<Ordinal>(stored_row / chunk_size);
-    const Ordinal width = widths(chunk);
-    // A chunk of width 0 stores nothing; otherwise num_cols > 0.
-    if (width == 0) return;
-    const Offset base = chunk_starts(chunk) + static_cast<Offset>(stored_row % chunk_size);
-    // Must agree with the kernel (detail/spmv_sell.hpp): rows past num_rows count as row 0.
-    Ordinal row = 0;
-    Offset begin = 0, length = 0;
-    if (stored_row < num_rows) {
-      row = perm.extent(0) ? perm(stored_row) : static_cast<Ordinal>(stored_row);
-      begin = crs_starts(row);
-      length = crs_starts(row + 1) - begin;
-    }
-    const Ordinal pad_col = length > 0 ? crs_cols(begin) : (row < num_cols ? row : num_cols - 1);
-    for (Ordinal j = 0; j < width; ++j) {
-      const Offset slot = base + static_cast<Offset>(j) * chunk_size;
-      const bool entry = j < length;
-      cols(slot) = static_cast<Stored>(Columns::encode(entry ? crs_cols(begin + j) : pad_col, row));
-      vals(slot) = entry ? crs_vals(begin + j) : Scalar(0);
-    }
-  }
-};
-
-template <class Columns, class Scalar, class Ordinal, class Offset, class Device>
-struct SellToCrs {
-  using Stored = typename Columns::template stored_type<Ordinal>;
-  Kokkos::View<const Offset*, Device> chunk_starts;
-  Kokkos::View<const Stored*, Device> sell_cols;
-  Kokkos::View<const Scalar*, Device> sell_vals;
-  Kokkos::View<const Ordinal*, Device> perm;
-  Kokkos::View<const Ordinal*, Device> lengths;
-  Kokkos::View<const Offset*, Device> crs_starts;
-  Kokkos::View<Ordinal*, Device> crs_cols;
-  Kokkos::View<Scalar*, Device> crs_vals;
-  int chunk_size;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t stored_row) const {
-    const Ordinal chunk = static_cast<Ordinal>(stored_row / chunk_size);
-    const Offset base = chunk_starts(chunk) + static_cast<Offset>(stored_row % chunk_size);
-    const Ordinal row = perm.extent(0) ? perm(stored_row) : static_cast<Ordinal>(stored_row);
-    const Offset out = crs_starts(row);
-    const Ordinal length = lengths(row);
-    for (Ordinal j = 0; j < length; ++j) {
-      const Offset slot = base + static_cast<Offset>(j) * chunk_size;
-      crs_cols(out + j) = Columns::decode(sell_cols(slot), row);
-      crs_vals(out + j) = sell_vals(slot);
-    }
-  }
-};
-
-template <class Ordinal, class Offset, class Device>
-struct LengthsToStarts {
-  Kokkos::View<const Ordinal*, Device> lengths;
-  Kokkos::View<Offset*, Device> starts;
-  KOKKOS_INLINE_FUNCTION void operator()(Ordinal i, Offset& partial, bool final) const {
-    if (final) starts(i) = partial;
-    partial += lengths(i);
-    if (final && i + 1 == static_cast<Ordinal>(lengths.extent(0))) starts(i + 1) = partial;
-  }
-};
-
-} // namespace detail
-
-namespace detail {
-
-/// The chunk layout of a SELL matrix from its row lengths: the σ-window
-/// permutation (empty for σ = 1), the chunk widths and starts, and the stored
-/// size, the one value that travels to the host (for the allocation that
-/// follows). Shared by every route to a SELL matrix, so that they agree on
-/// permutation and padding.
-template <class Ordinal, class Offset, class ExecutionSpace>
-struct SellLayout {
-  using Device = Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>;
-  Kokkos::View<Ordinal*, Device> perm, widths;
-  Kokkos::View<Offset*, Device> starts;
-  std::int64_t num_chunks = 0;
-  std::int64_t stored = 0;
-
-  SellLayout(ExecutionSpace const& exec, Kokkos::View<const Ordinal*, Device> lengths,
-             int chunk_size, std::int64_t sigma, std::string const& label, char const* where) {
-    using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>;
-    using Range64 = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-    if (chunk_size < 1 || sigma < 1) {
-      throw std::invalid_argument(
-          std::string(where) + ": chunk size C and sigma must be >= 1, got C = " +
-          std::to_string(chunk_size) + ", sigma = " + std::to_string(sigma));
-    }
-    const auto n = static_cast<Ordinal>(lengths.extent(0));
-    num_chunks = (static_cast<std::int64_t>(n) + chunk_size - 1) / chunk_size;
-    checked_index<Ordinal>(num_chunks * chunk_size, "rows padded to a multiple of C", where);
-    if (sigma > 1) {
-      perm = allocate_view<Kokkos::View<Ordinal*, Device>>(exec, label + "row_permutation", n);
-      const std::int64_t windows = (static_cast<std::int64_t>(n) + sigma - 1) / sigma;
-      Kokkos::parallel_for(label + "sort_windows", Range64(exec, 0, windows),
-                           SortWindows<Ordinal, Device>{perm, lengths, sigma, n});
-    }
-    widths =
-        allocate_view<Kokkos::View<Ordinal*, Device>>(exec, label + "chunk_widths", num_chunks);
-    Kokkos::parallel_reduce(
-        label + "chunk_widths", Range(exec, 0, static_cast<Ordinal>(num_chunks)),
-        ChunkWidths<Ordinal, Offset, Device>{lengths, perm, widths, n, chunk_size}, stored);
-    checked_index<Offset>(stored, "stored entries (nonzeros + padding)", where);
-    starts =
-        allocate_view<Kokkos::View<Offset*, Device>>(exec, label + "chunk_starts", num_chunks + 1);
-    if (num_chunks == 0) {
-      Kokkos::deep_copy(exec, starts, Offset(0));
-    } else {
-      Kokkos::parallel_scan(label + "chunk_starts",
-                            Range(exec, 0, static_cast<Ordinal>(num_chunks)),
-                            ChunkStartsScan<Ordinal, Offset, Device>{widths, starts, chunk_size});
-    }
-  }
-};
-
 /// CRS -> SELL with any column encoding, on A's execution space. The caller
 /// has checked that A can be encoded.
 template <class Columns, class Scalar, class ExecutionSpace, class Ordinal, class Offset>
@@ -423,6 +229,19 @@ make_basic_sell(ExecutionSpace const& exec,
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>;
   using Range64 = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   const std::string label = Columns::label;
+  if (chunk_size < 1 || sigma < 1) {
+    throw std::invalid_argument(std::string(Columns::make_name) +
+                                ": chunk size C and sigma must be >= 1, got C = " +
+                                std::to_string(chunk_size) + ", sigma = " + std::to_string(sigma));
+  }
+  // Checked before anything is allocated: the backend's limit on C, then
+  // whether the encoding can hold every column.
+  std::string obstacle = sell_chunk_size_obstacle<ExecutionSpace>(chunk_size);
+  if (obstacle.empty()) {
+    obstacle = Columns::obstacle(exec, A);
+    if (!obstacle.empty() && Columns::relative) obstacle += "; use SellMatrix";
+  }
+  if (!obstacle.empty()) throw std::invalid_argument(std::string(Columns::make_name) + ": " + obstacle);
   const Ordinal n = A.num_rows();
   auto lengths = allocate_view<typename Sell::ordinals_type>(exec, label + "row_lengths", n);
   Kokkos::parallel_for(label + "row_lengths", Range(exec, 0, n),
@@ -435,15 +254,16 @@ make_basic_sell(ExecutionSpace const& exec,
                        FillSell<Columns, Scalar, Ordinal, Offset, Device>{
                            A.row_starts(), A.column_indices(), A.values(), layout.perm,
                            layout.starts, layout.widths, cols, vals, n, A.num_cols(), chunk_size});
-  return Sell(n, A.num_cols(), A.nnz(), chunk_size, sigma, layout.starts, layout.widths, cols, vals,
-              layout.perm, lengths);
+  return Sell(n, A.num_cols(), A.nnz(), chunk_size, layout.sigma, layout.starts, layout.widths, cols,
+              vals, layout.perm, lengths);
 }
 
 } // namespace detail
 
 /// Converts a CRS matrix to SELL-C-σ on A's execution space (no host round
 /// trip): the only value that travels to the host is the stored size, needed
-/// for the allocation. sigma = 1 keeps the row order.
+/// for the allocation. sigma = 1 keeps the row order; a sigma beyond the row
+/// count sorts the whole matrix (the stored sigma() is then num_rows).
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 SellMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 make_sell(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
@@ -491,6 +311,107 @@ CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 to_crs(BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns> const& S) {
   return to_crs(ExecutionSpace(), S);
 }
+
+/// SELL options: chunk size C (0: the backend's default, see
+/// detail::default_sell_chunk_size) and sorting window sigma (1: no sorting).
+struct SellOptions {
+  int chunk_size = 0;
+  std::int64_t sigma = 1;
+};
+
+/// The format tag of every SELL column encoding (core/format_concept.hpp).
+template <class Columns>
+struct BasicSellFormat {
+  static constexpr char const* family = Columns::family;
+  using options_type = SellOptions;
+  template <class Scalar, class Exec, class Ordinal, class Offset>
+  using matrix_type = BasicSellMatrix<Scalar, Exec, Ordinal, Offset, Columns>;
+
+  static std::string name(options_type const& o) {
+    if (o.chunk_size == 0 && o.sigma == 1) return family;
+    return std::string(family) + "_c" + std::to_string(o.chunk_size) + "_s" +
+           std::to_string(o.sigma);
+  }
+  /// What the benchmarks sweep: C = 4, 8 (host SIMD widths), 32 (a warp), 64;
+  /// sigma = 1, 32, 1024 where the encoding gains from sorting (absolute
+  /// columns); offsets relative to the row gain nothing on the banded matrices
+  /// they are for, so those sweep sigma = 1 only.
+  template <class Exec>
+  static std::vector<options_type> variants() {
+    std::vector<options_type> v;
+    for (int c : {4, 8, 32, 64}) {
+      if (Columns::relative) {
+        v.push_back({c, 1});
+      } else {
+        for (std::int64_t s : {1, 32, 1024}) v.push_back({c, s});
+      }
+    }
+    return v;
+  }
+  template <class Exec, class Crs>
+  static std::string obstacle(Exec const& exec, Crs const& A, options_type const& o) {
+    if (o.chunk_size < 0 || o.sigma < 1) {
+      return "chunk size C must be >= 0 (0: default) and sigma >= 1, got C = " +
+             std::to_string(o.chunk_size) + ", sigma = " + std::to_string(o.sigma);
+    }
+    const std::string limit = detail::sell_chunk_size_obstacle<Exec>(chunk_size<Exec>(o));
+    return limit.empty() ? Columns::obstacle(exec, A) : limit;
+  }
+  template <class Exec, class Crs>
+  static matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
+                     typename Crs::offset_type>
+  from_crs(Exec const& exec, Crs const& A, options_type const& o) {
+    return detail::make_basic_sell<Columns>(exec, A, chunk_size<Exec>(o), o.sigma);
+  }
+  template <class Exec, class Sell>
+  static typename Sell::crs_type to_crs(Exec const& exec, Sell const& A) {
+    return spmvkit::to_crs(exec, A);
+  }
+  template <class Sell>
+  static options_type options(Sell const& A) {
+    return {A.chunk_size(), A.sigma()};
+  }
+  template <class Exec, class Sell, class X, class Y>
+  static void apply(Exec const& exec, typename Sell::value_type alpha, Sell const& A, X const& x,
+                    typename Sell::value_type beta, Y const& y, options_type const&) {
+    detail::spmv_sell(exec, alpha, A, x, beta, y);
+  }
+  template <class Exec, class Sell, class D>
+  static void diagonal(Exec const& exec, Sell const& A, D const& d) {
+    const std::int64_t stored_rows = static_cast<std::int64_t>(A.num_chunks()) * A.chunk_size();
+    Kokkos::parallel_for(
+        std::string(Columns::label) + "diagonal",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, stored_rows),
+        detail::SellDiagonal<Sell, D>{A.chunk_starts(), A.chunk_widths(), A.stored_columns(),
+                                      A.row_permutation(), A.values(), d, A.num_rows(),
+                                      A.chunk_size()});
+  }
+  /// Stored entries (padding included) x (value + stored column) + chunk
+  /// starts + chunk widths + the permutation when sorted + x + y.
+  template <class Sell>
+  static SpmvBytes bytes(Sell const& A) {
+    using S = typename Sell::value_type;
+    using O = typename Sell::ordinal_type;
+    SpmvBytes b;
+    b.matrix = static_cast<double>(A.stored_entries()) *
+                   (sizeof(S) + sizeof(typename Sell::stored_column_type)) +
+               (static_cast<double>(A.num_chunks()) + 1) * sizeof(typename Sell::offset_type) +
+               static_cast<double>(A.num_chunks()) * sizeof(O) +
+               (A.is_permuted() ? static_cast<double>(A.num_rows()) * sizeof(O) : 0.0);
+    b.x = static_cast<double>(A.num_cols()) * sizeof(S);
+    b.y = static_cast<double>(A.num_rows()) * sizeof(S);
+    return b;
+  }
+
+private:
+  template <class Exec>
+  static int chunk_size(options_type const& o) {
+    return o.chunk_size > 0 ? o.chunk_size : detail::default_sell_chunk_size<Exec>();
+  }
+};
+
+/// SELL-C-sigma with absolute column indices.
+using SellFormat = BasicSellFormat<detail::AbsoluteColumns>;
 
 } // namespace spmvkit
 

@@ -1,10 +1,12 @@
-#ifndef SPMVKIT_SELL16_MATRIX_HPP
-#define SPMVKIT_SELL16_MATRIX_HPP
+#ifndef SPMVKIT_FORMATS_SELL16_SELL16_MATRIX_HPP
+#define SPMVKIT_FORMATS_SELL16_SELL16_MATRIX_HPP
 
-#include <spmvkit/formats/crs/crs_matrix.hpp>
+/// The Sell16 format: SELL-C-sigma storing int16 column offsets from the row
+/// (Sell16Matrix, make_sell16, can_use_sell16, Sell16Format). It reuses the
+/// SELL class, layout, conversion and kernel through its column encoding.
 #include <spmvkit/core/memory.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/formats/sell/sell_matrix.hpp>
-#include <spmvkit/operations/spmv.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -23,6 +25,7 @@ struct Int16ColumnOffsets {
   template <class Ordinal>
   using stored_type = std::int16_t;
   static constexpr bool relative = true;
+  static constexpr char const* family = "sell16";
   static constexpr char const* class_name = "spmvkit::Sell16Matrix";
   static constexpr char const* make_name = "spmvkit::make_sell16";
   static constexpr char const* label = "SpMVKit::Sell16::";
@@ -34,6 +37,10 @@ struct Int16ColumnOffsets {
   KOKKOS_FORCEINLINE_FUNCTION static Ordinal decode(Stored stored, Ordinal row) {
     return row + stored;
   }
+  /// Why A's columns do not all fit int16 offsets ("" if they do); defined
+  /// below with its kernel.
+  template <class Exec, class Crs>
+  static std::string obstacle(Exec const& exec, Crs const& A);
 };
 
 } // namespace detail
@@ -122,6 +129,13 @@ std::string sell16_obstacle(ExecutionSpace const& exec,
 
 } // namespace detail
 
+namespace detail {
+template <class Exec, class Crs>
+std::string Int16ColumnOffsets::obstacle(Exec const& exec, Crs const& A) {
+  return sell16_obstacle(exec, A);
+}
+} // namespace detail
+
 /// Whether make_sell16() accepts A: every column within int16 reach of its
 /// row, and no empty row whose padding could not reach x (see Sell16Matrix).
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
@@ -139,15 +153,6 @@ template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 Sell16Matrix<Scalar, ExecutionSpace, Ordinal, Offset>
 make_sell16(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
             int chunk_size, std::int64_t sigma = 1) {
-  if (chunk_size < 1 || sigma < 1) {
-    throw std::invalid_argument("spmvkit::make_sell16: chunk size C and sigma must be >= 1, got "
-                                "C = " +
-                                std::to_string(chunk_size) + ", sigma = " + std::to_string(sigma));
-  }
-  const std::string obstacle = detail::sell16_obstacle(exec, A);
-  if (!obstacle.empty()) {
-    throw std::invalid_argument("spmvkit::make_sell16: " + obstacle + "; use SellMatrix");
-  }
   return detail::make_basic_sell<detail::Int16ColumnOffsets>(exec, A, chunk_size, sigma);
 }
 
@@ -157,6 +162,9 @@ make_sell16(CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, int chu
             std::int64_t sigma = 1) {
   return make_sell16(ExecutionSpace(), A, chunk_size, sigma);
 }
+
+/// SELL-C-sigma with int16 column offsets (core/format_concept.hpp).
+using Sell16Format = BasicSellFormat<detail::Int16ColumnOffsets>;
 
 } // namespace spmvkit
 

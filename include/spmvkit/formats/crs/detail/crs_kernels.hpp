@@ -1,7 +1,8 @@
-#ifndef SPMVKIT_DETAIL_SPMV_CRS_HPP
-#define SPMVKIT_DETAIL_SPMV_CRS_HPP
+#ifndef SPMVKIT_FORMATS_CRS_DETAIL_CRS_KERNELS_HPP
+#define SPMVKIT_FORMATS_CRS_DETAIL_CRS_KERNELS_HPP
 
-#include <spmvkit/formats/crs/crs_matrix.hpp>
+// Kernels of the CRS format: SpMV (both variants), structure check, diagonal.
+// Templated on the matrix type, so this header does not need crs_matrix.hpp.
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/detail/kernel_common.hpp>
 
@@ -10,6 +11,36 @@
 #include <type_traits>
 
 namespace spmvkit::detail {
+
+template <class Ordinal, class Offset, class Device>
+struct CrsStructureCheck {
+  Kokkos::View<const Offset*, Device> row_starts;
+  Kokkos::View<const Ordinal*, Device> cols;
+  Ordinal num_cols;
+  // Finds the first row whose offsets or column indices are invalid.
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal row, Ordinal& first_bad) const {
+    const Offset begin = row_starts(row), end = row_starts(row + 1);
+    bool bad = end < begin || begin < 0 || end > static_cast<Offset>(cols.extent(0));
+    for (Offset k = begin; !bad && k < end; ++k) bad = cols(k) < 0 || cols(k) >= num_cols;
+    if (bad && row < first_bad) first_bad = row;
+  }
+};
+
+/// Sums the entries of row `row` whose column is `row` (duplicates add up, as
+/// they do in SpMV); rows without a stored diagonal get 0.
+template <class RowMap, class Entries, class Values, class Diag>
+struct CrsDiagonal {
+  RowMap row_map;
+  Entries entries;
+  Values values;
+  Diag diag;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row) const {
+    double d = 0;
+    for (auto k = row_map(row); k < row_map(row + 1); ++k)
+      if (static_cast<std::int64_t>(entries(k)) == row) d += static_cast<double>(values(k));
+    diag(row) = static_cast<typename Diag::value_type>(d);
+  }
+};
 
 /// CRS SpMV, both variants of the founding study:
 /// - Vector = false, one row per thread: on a GPU neighbouring threads read

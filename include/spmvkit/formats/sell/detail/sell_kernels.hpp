@@ -1,9 +1,10 @@
-#ifndef SPMVKIT_DETAIL_SPMV_SELL_HPP
-#define SPMVKIT_DETAIL_SPMV_SELL_HPP
+#ifndef SPMVKIT_FORMATS_SELL_DETAIL_SELL_KERNELS_HPP
+#define SPMVKIT_FORMATS_SELL_DETAIL_SELL_KERNELS_HPP
 
-#include <spmvkit/core/detail/launch_parameters.hpp>
+// Kernels of every SELL format: SpMV and diagonal. Templated on the matrix
+// type, so this header does not need sell_matrix.hpp.
 #include <spmvkit/core/detail/kernel_common.hpp>
-#include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -171,6 +172,34 @@ void spmv_sell(ExecutionSpace const& exec, typename Matrix::value_type alpha, Ma
     launch_sell<1, sell_gpu_unroll>(exec, p, alpha, A, x, beta, y);
   }
 }
+
+/// The diagonal of any SELL format, one thread per stored row; padding holds
+/// 0, so walking the full chunk width is harmless.
+template <class Sell, class Diag>
+struct SellDiagonal {
+  using Ordinal = typename Sell::ordinal_type;
+  using Columns = typename Sell::column_encoding;
+  typename Sell::chunk_starts_type chunk_starts;
+  typename Sell::ordinals_type widths;
+  typename Sell::columns_type cols;
+  typename Sell::ordinals_type perm;
+  typename Sell::values_type values;
+  Diag diag;
+  std::int64_t num_rows;
+  int chunk_size;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t stored_row) const {
+    if (stored_row >= num_rows) return;
+    const std::int64_t chunk = stored_row / chunk_size;
+    const auto base = chunk_starts(chunk) + stored_row % chunk_size;
+    const auto row =
+        static_cast<Ordinal>(perm.extent(0) ? perm(stored_row) : static_cast<Ordinal>(stored_row));
+    double d = 0;
+    for (std::int64_t j = 0; j < widths(chunk); ++j)
+      if (Columns::decode(cols(base + j * chunk_size), row) == row)
+        d += static_cast<double>(values(base + j * chunk_size));
+    diag(row) = static_cast<typename Diag::value_type>(d);
+  }
+};
 
 } // namespace spmvkit::detail
 

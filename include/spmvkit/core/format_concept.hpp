@@ -1,0 +1,243 @@
+#ifndef SPMVKIT_CORE_FORMAT_CONCEPT_HPP
+#define SPMVKIT_CORE_FORMAT_CONCEPT_HPP
+
+/// The format concept: the one thing spmv, cg, the tests, the benchmarks and
+/// the examples look at. A format is a tag type F (CrsFormat, SellFormat, ...)
+/// whose static members say everything a consumer needs:
+///
+/// | member | what |
+/// | --- | --- |
+/// | `F::family` | `char const*`, e.g. "sell" |
+/// | `F::options_type` | default-constructible: conversion and kernel choices |
+/// | `F::name(options)` | `std::string`, e.g. "sell_c32_s1" (benchmarks, reports) |
+/// | `F::template variants<Exec>()` | `std::vector<options_type>` worth sweeping on Exec |
+/// | `F::template matrix_type<Scalar, Exec, Ordinal, Offset>` | the matrix class |
+/// | `F::obstacle(exec, crs, options)` | why crs cannot be stored this way, "" if it can |
+/// | `F::from_crs(exec, crs, options)` | the conversion, on the device |
+/// | `F::to_crs(exec, A)` | back to CRS, exact |
+/// | `F::options(A)` | the options A was built with |
+/// | `F::apply(exec, alpha, A, x, beta, y, options)` | y = beta y + alpha A x (arguments already validated) |
+/// | `F::diagonal(exec, A, d)` | d(i) = sum of A's entries (i, i) |
+/// | `F::bytes(A)` | the byte model: minimum bytes one SpMV (beta = 0) moves |
+///
+/// A matrix class names its format (`using format_type = F;`). A new format is
+/// a folder under formats/ that defines the tag and the class, plus one line
+/// in formats/format_list.hpp; check_format<F>() below names what a tag lacks.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace spmvkit {
+
+/// A compile-time list of types (the format list, test configurations).
+template <class... Ts>
+struct type_list {
+  static constexpr std::size_t size = sizeof...(Ts);
+};
+
+/// Calls f(type_identity<T>{}) for every T of a type_list, in order.
+template <class T>
+struct type_tag {
+  using type = T;
+};
+template <class... Ts, class F>
+void for_each_type(type_list<Ts...>, F&& f) {
+  (f(type_tag<Ts>{}), ...);
+}
+
+/// The minimum traffic of one SpMV with beta = 0: every stored matrix array
+/// read once (padding included), x read once, y written once. Caches may serve
+/// x more than once, so real traffic can be higher; this lower bound makes
+/// GB/s comparable across formats, and it is the bandwidth floor of solvers.
+struct SpmvBytes {
+  double matrix = 0; ///< values, indices and bookkeeping arrays
+  double x = 0;      ///< num_cols * sizeof(Scalar)
+  double y = 0;      ///< num_rows * sizeof(Scalar)
+  double total() const { return matrix + x + y; }
+};
+
+namespace detail {
+
+template <class, class = void>
+struct has_format_type : std::false_type {};
+template <class M>
+struct has_format_type<M, std::void_t<typename M::format_type>> : std::true_type {};
+
+// Detection of each member of the concept, so that check_format can name the
+// one that is missing instead of failing deep inside a consumer.
+template <class F, class = void>
+struct has_family : std::false_type {};
+template <class F>
+struct has_family<F, std::enable_if_t<std::is_convertible_v<decltype(F::family), char const*>>>
+    : std::true_type {};
+
+template <class F, class = void>
+struct has_options_type : std::false_type {};
+template <class F>
+struct has_options_type<
+    F, std::enable_if_t<std::is_default_constructible_v<typename F::options_type>>>
+    : std::true_type {};
+
+template <class F, class = void>
+struct has_name : std::false_type {};
+template <class F>
+struct has_name<F, std::enable_if_t<std::is_same_v<
+                       decltype(F::name(std::declval<typename F::options_type const&>())),
+                       std::string>>> : std::true_type {};
+
+template <class F, class Exec, class = void>
+struct has_variants : std::false_type {};
+template <class F, class Exec>
+struct has_variants<F, Exec,
+                    std::enable_if_t<std::is_same_v<decltype(F::template variants<Exec>()),
+                                                    std::vector<typename F::options_type>>>>
+    : std::true_type {};
+
+template <class F, class Scalar, class Exec, class = void>
+struct has_matrix_type : std::false_type {};
+template <class F, class Scalar, class Exec>
+struct has_matrix_type<F, Scalar, Exec,
+                       std::void_t<typename F::template matrix_type<Scalar, Exec, int, int>>>
+    : std::true_type {};
+
+template <class F, class Crs, class = void>
+struct has_from_crs : std::false_type {};
+template <class F, class Crs>
+struct has_from_crs<
+    F, Crs,
+    std::enable_if_t<std::is_same_v<
+        decltype(F::from_crs(std::declval<typename Crs::execution_space const&>(),
+                             std::declval<Crs const&>(),
+                             std::declval<typename F::options_type const&>())),
+        typename F::template matrix_type<typename Crs::value_type, typename Crs::execution_space,
+                                         typename Crs::ordinal_type,
+                                         typename Crs::offset_type>>>> : std::true_type {};
+
+template <class F, class Crs, class = void>
+struct has_obstacle : std::false_type {};
+template <class F, class Crs>
+struct has_obstacle<
+    F, Crs,
+    std::enable_if_t<std::is_same_v<
+        decltype(F::obstacle(std::declval<typename Crs::execution_space const&>(),
+                             std::declval<Crs const&>(),
+                             std::declval<typename F::options_type const&>())),
+        std::string>>> : std::true_type {};
+
+template <class F, class M, class Crs, class = void>
+struct has_to_crs : std::false_type {};
+template <class F, class M, class Crs>
+struct has_to_crs<F, M, Crs,
+                  std::enable_if_t<std::is_same_v<
+                      decltype(F::to_crs(std::declval<typename M::execution_space const&>(),
+                                         std::declval<M const&>())),
+                      Crs>>> : std::true_type {};
+
+template <class F, class M, class = void>
+struct has_matrix_options : std::false_type {};
+template <class F, class M>
+struct has_matrix_options<
+    F, M,
+    std::enable_if_t<std::is_same_v<decltype(F::options(std::declval<M const&>())),
+                                    typename F::options_type>>> : std::true_type {};
+
+template <class M>
+using kernel_vector_t = Kokkos::View<typename M::value_type*, typename M::device_type,
+                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class M>
+using kernel_const_vector_t =
+    Kokkos::View<const typename M::value_type*, typename M::device_type,
+                 Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
+
+template <class F, class M, class = void>
+struct has_apply : std::false_type {};
+template <class F, class M>
+struct has_apply<F, M,
+                 std::void_t<decltype(F::apply(
+                     std::declval<typename M::execution_space const&>(),
+                     std::declval<typename M::value_type>(), std::declval<M const&>(),
+                     std::declval<kernel_const_vector_t<M> const&>(),
+                     std::declval<typename M::value_type>(),
+                     std::declval<kernel_vector_t<M> const&>(),
+                     std::declval<typename F::options_type const&>()))>> : std::true_type {};
+
+template <class F, class M, class = void>
+struct has_diagonal : std::false_type {};
+template <class F, class M>
+struct has_diagonal<F, M,
+                    std::void_t<decltype(F::diagonal(
+                        std::declval<typename M::execution_space const&>(),
+                        std::declval<M const&>(), std::declval<kernel_vector_t<M> const&>()))>>
+    : std::true_type {};
+
+template <class F, class M, class = void>
+struct has_bytes : std::false_type {};
+template <class F, class M>
+struct has_bytes<
+    F, M,
+    std::enable_if_t<std::is_same_v<decltype(F::bytes(std::declval<M const&>())), SpmvBytes>>>
+    : std::true_type {};
+
+} // namespace detail
+
+/// Whether T is a matrix of some SpMVKit format (it names a format_type).
+template <class T>
+inline constexpr bool is_spmvkit_matrix_v = detail::has_format_type<T>::value;
+
+/// The format tag of a matrix type.
+template <class Matrix>
+using format_of_t = typename Matrix::format_type;
+
+/// The matrix type of format F for a scalar type and execution space, with
+/// the default (int) index types unless given.
+template <class F, class Scalar, class Exec, class Ordinal = int, class Offset = int>
+using matrix_of_t = typename F::template matrix_type<Scalar, Exec, Ordinal, Offset>;
+
+/// Compile-time check that F models the format concept for matrices of
+/// Scalar on Exec, each missing member named by its own message (the ArborX
+/// access-traits pattern). Every consumer calls it, so a new format that lacks
+/// a member fails here, not deep inside a kernel.
+template <class F, class Scalar, class Exec>
+constexpr bool check_format() {
+  static_assert(detail::has_family<F>::value,
+                "SpMVKit format concept: F::family (char const*) is missing");
+  static_assert(detail::has_options_type<F>::value,
+                "SpMVKit format concept: F::options_type (default-constructible) is missing");
+  static_assert(detail::has_name<F>::value,
+                "SpMVKit format concept: std::string F::name(options_type const&) is missing");
+  static_assert(detail::has_variants<F, Exec>::value,
+                "SpMVKit format concept: std::vector<options_type> F::variants<Exec>() is missing");
+  static_assert(detail::has_matrix_type<F, Scalar, Exec>::value,
+                "SpMVKit format concept: F::matrix_type<Scalar, Exec, Ordinal, Offset> is missing");
+  if constexpr (detail::has_matrix_type<F, Scalar, Exec>::value) {
+    using M = typename F::template matrix_type<Scalar, Exec, int, int>;
+    using Crs = typename M::crs_type;
+    static_assert(std::is_same_v<typename M::format_type, F>,
+                  "SpMVKit format concept: matrix_type::format_type must name the format");
+    static_assert(detail::has_obstacle<F, Crs>::value,
+                  "SpMVKit format concept: std::string F::obstacle(exec, crs, options) is missing");
+    static_assert(detail::has_from_crs<F, Crs>::value,
+                  "SpMVKit format concept: F::from_crs(exec, crs, options) returning matrix_type "
+                  "is missing");
+    static_assert(detail::has_to_crs<F, M, Crs>::value,
+                  "SpMVKit format concept: F::to_crs(exec, A) returning the CrsMatrix is missing");
+    static_assert(detail::has_matrix_options<F, M>::value,
+                  "SpMVKit format concept: options_type F::options(A) is missing");
+    static_assert(detail::has_apply<F, M>::value,
+                  "SpMVKit format concept: F::apply(exec, alpha, A, x, beta, y, options) is "
+                  "missing");
+    static_assert(detail::has_diagonal<F, M>::value,
+                  "SpMVKit format concept: F::diagonal(exec, A, d) is missing");
+    static_assert(detail::has_bytes<F, M>::value,
+                  "SpMVKit format concept: SpmvBytes F::bytes(A) (the byte model) is missing");
+  }
+  return true;
+}
+
+} // namespace spmvkit
+
+#endif

@@ -1,0 +1,86 @@
+#ifndef SPMVKIT_SOLVERS_CG_OPTIONS_HPP
+#define SPMVKIT_SOLVERS_CG_OPTIONS_HPP
+
+/// CG's options, status and result (the solver is in solvers/cg.hpp).
+#include <functional>
+#include <ostream>
+#include <string>
+
+namespace spmvkit {
+
+enum class CgStatus {
+  converged,       ///< true residual ‖b − A x‖/‖b‖ <= relative_tolerance
+  iteration_limit, ///< max_iterations reached first
+  breakdown,       ///< pᵀAp <= 0, a non-finite reduction, or an unusable diagonal; see message
+  stagnated ///< the recurrence met the tolerance, the true residual did not, and replacing the
+            ///< residual stopped helping; see message and both residuals
+};
+
+inline char const* name(CgStatus s) {
+  switch (s) {
+  case CgStatus::converged: return "converged";
+  case CgStatus::iteration_limit: return "iteration_limit";
+  case CgStatus::breakdown: return "breakdown";
+  case CgStatus::stagnated: return "stagnated";
+  }
+  return "unknown";
+}
+
+/// Handed to CgOptions::progress_callback every progress_every iterations.
+struct CgProgress {
+  int iteration = 0;
+  double relative_residual = 0; ///< recurrence ‖r_k‖/‖b‖
+  double elapsed_seconds = 0;   ///< since the iteration loop started
+};
+
+struct CgOptions {
+  /// Converged when ‖b − A x‖/‖b‖ <= relative_tolerance (checked once the
+  /// recurrence residual ‖r‖/‖b‖ meets it).
+  double relative_tolerance = 1e-8;
+  int max_iterations = 1000;
+  /// Jacobi (diagonal) preconditioning. The diagonal is extracted on the device;
+  /// a zero, negative or non-finite diagonal entry ends the solve with a breakdown.
+  bool jacobi = false;
+  /// false: x is overwritten and the solve starts from 0. true: x is the start.
+  bool use_initial_guess = false;
+  /// Report every progress_every iterations (0: never) to progress_stream
+  /// (one line; nullptr: silent) and to progress_callback (if set).
+  int progress_every = 0;
+  std::ostream* progress_stream = nullptr;
+  std::function<void(CgProgress const&)> progress_callback;
+  /// Time the applies separately (CgResult::spmv_seconds). Costs two extra
+  /// fences per iteration, so it is off unless asked for.
+  bool time_spmv = false;
+  /// Iterations between two reads of the iteration scalars by the host (the
+  /// only synchronisation in the loop). The device stops updating x at the
+  /// exact iteration that meets the tolerance or breaks down, so iterations,
+  /// residuals, status and x do not depend on it; a longer interval saves a
+  /// device-to-host round trip per iteration and costs up to interval - 1
+  /// applies run after the stop. Progress reports read back at their own
+  /// iterations. 0: automatic (8 on GPUs, 1 on host backends); values above
+  /// max_iterations act as max_iterations.
+  int check_interval = 0;
+};
+
+struct CgResult {
+  CgStatus status = CgStatus::iteration_limit;
+  /// Why the solve broke down or stagnated; empty otherwise.
+  std::string message;
+  /// Completed iterations (one apply each); a breakdown in iteration k leaves k - 1.
+  int iterations = 0;
+  /// ‖r_k‖/‖b‖ from the CG recurrence (what the device's stopping test saw).
+  double relative_residual = 0;
+  /// ‖b − A x‖/‖b‖ recomputed at the end: what `converged` is decided on.
+  double true_relative_residual = 0;
+  /// How often the residual was replaced by b − A x (see the header comment).
+  int residual_replacements = 0;
+  double total_seconds = 0;         ///< whole call, set-up and final residual included
+  double iteration_seconds = 0;     ///< the iteration loop only
+  double seconds_per_iteration = 0; ///< iteration_seconds / iterations (0 if none)
+  double spmv_seconds = -1;         ///< apply share of the loop; -1 unless options.time_spmv
+  bool converged() const { return status == CgStatus::converged; }
+};
+
+} // namespace spmvkit
+
+#endif
