@@ -4,10 +4,10 @@
 // Small helpers shared by the examples: command-line flags, the SpMV byte
 // model, and timing one SpMV. Not part of the library.
 
-#include <spmvkit/crs_matrix.hpp>
-#include <spmvkit/kokkos_kernels.hpp>
-#include <spmvkit/sell16_matrix.hpp>
-#include <spmvkit/sell_matrix.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/formats/sell16/sell16_matrix.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -15,11 +15,11 @@
 // (see fem_poisson.hpp); --zero-start shows that.
 #include "example_utils.hpp"
 
-#include <spmvkit/cg.hpp>
-#include <spmvkit/fem_poisson.hpp>
-#include <spmvkit/kokkos_kernels.hpp>
-#include <spmvkit/sell_matrix.hpp>
-#include <spmvkit/spmv.hpp>
+#include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/operations/spmv.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -9,12 +9,12 @@
 // within rounding; the program exits non-zero otherwise.
 #include "example_utils.hpp"
 
-#include <spmvkit/crs_matrix.hpp>
-#include <spmvkit/fem_poisson.hpp>
-#include <spmvkit/kokkos_kernels.hpp>
-#include <spmvkit/matrix_market.hpp>
-#include <spmvkit/sell_matrix.hpp>
-#include <spmvkit/spmv.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/operations/spmv.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -19,10 +19,10 @@
 #include "example_main.hpp"
 #include "example_utils.hpp"
 
-#include <spmvkit/crs_matrix.hpp>
-#include <spmvkit/matrix_market.hpp>
-#include <spmvkit/sell_matrix.hpp>
-#include <spmvkit/spmv.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/operations/spmv.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -13,9 +13,9 @@
 #include "example_main.hpp"
 #include "example_utils.hpp"
 
-#include <spmvkit/cg.hpp>
-#include <spmvkit/crs_matrix.hpp>
-#include <spmvkit/sell_matrix.hpp>
+#include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
 
 #include <Kokkos_Core.hpp>
 

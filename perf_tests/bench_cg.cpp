@@ -6,8 +6,8 @@
 #include "perf_common.hpp"
 #include "spmv_setup.hpp"
 
-#include <spmvkit/cg.hpp>
-#include <spmvkit/fem_poisson.hpp>
+#include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
 
 #include <benchmark/benchmark.h>
 

@@ -4,8 +4,8 @@
 #include "options.hpp"
 #include "rmat.hpp"
 
-#include <spmvkit/fem_poisson.hpp>
-#include <spmvkit/matrix_market.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/io/matrix_market.hpp>
 
 #include <dirent.h>
 

@@ -1,11 +1,11 @@
 #ifndef SPMVKIT_PERF_COMMON_HPP
 #define SPMVKIT_PERF_COMMON_HPP
 
-#include <spmvkit/crs_matrix.hpp>
-#include <spmvkit/kokkos_kernels.hpp>
-#include <spmvkit/sell16_matrix.hpp>
-#include <spmvkit/sell_matrix.hpp>
-#include <spmvkit/spmv.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/formats/sell16/sell16_matrix.hpp>
+#include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/operations/spmv.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
