@@ -1,7 +1,7 @@
 #ifndef SPMVKIT_UNIT_TESTS_TEST_UTILS_HPP
 #define SPMVKIT_UNIT_TESTS_TEST_UTILS_HPP
 
-#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/format_list.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
@@ -9,10 +9,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <sstream>
+#include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace spmvkit::test {
@@ -32,7 +35,7 @@ struct to_gtest_types<std::tuple<Ts...>> {
   using type = ::testing::Types<Ts...>;
 };
 
-using AllConfigs = typename to_gtest_types<decltype(std::tuple_cat(
+using AllConfigTuple = decltype(std::tuple_cat(
 #ifdef KOKKOS_ENABLE_SERIAL
     std::tuple<Config<double, Kokkos::Serial>, Config<float, Kokkos::Serial>>{},
 #endif
@@ -48,7 +51,45 @@ using AllConfigs = typename to_gtest_types<decltype(std::tuple_cat(
 #ifdef KOKKOS_ENABLE_HIP
     std::tuple<Config<double, Kokkos::HIP>, Config<float, Kokkos::HIP>>{},
 #endif
-    std::tuple<>{}))>::type;
+    std::tuple<>{}));
+using AllConfigs = typename to_gtest_types<AllConfigTuple>::type;
+
+/// A configuration and a format of spmvkit::format_list: tests typed over
+/// FormatConfigs run for every format in the list without naming any.
+template <class Scalar, class Exec, class Format>
+struct FormatConfig : Config<Scalar, Exec> {
+  using format = Format;
+};
+
+template <class Configs, class Formats>
+struct cross_formats;
+template <class... Cs, class... Fs>
+struct cross_formats<std::tuple<Cs...>, type_list<Fs...>> {
+  template <class C>
+  using with_formats =
+      std::tuple<FormatConfig<typename C::value_type, typename C::execution_space, Fs>...>;
+  using type = decltype(std::tuple_cat(std::declval<with_formats<Cs>>()...));
+};
+
+using FormatConfigs =
+    typename to_gtest_types<typename cross_formats<AllConfigTuple, format_list>::type>::type;
+
+struct FormatConfigNames {
+  template <class T>
+  static std::string GetName(int) {
+    return std::string(sizeof(typename T::value_type) == 8 ? "double_" : "float_") +
+           T::execution_space::name() + "_" + T::format::family;
+  }
+};
+
+/// The options a typed test runs a format with: every variant the format
+/// sweeps, plus its defaults.
+template <class Format, class Exec>
+std::vector<typename Format::options_type> test_options() {
+  auto v = Format::template variants<Exec>();
+  v.insert(v.begin(), typename Format::options_type{});
+  return v;
+}
 
 struct ConfigNames {
   template <class T>
@@ -57,6 +98,13 @@ struct ConfigNames {
            T::execution_space::name() + "_" + std::to_string(i);
   }
 };
+
+/// The optional matrix collection: $SPMVKIT_MATRIX_DIR if set, else the
+/// configured SPMVKIT_MATRIX_DIR; empty when none was configured.
+inline std::string optional_matrix_dir() {
+  if (char const* env = std::getenv("SPMVKIT_MATRIX_DIR")) return env;
+  return SPMVKIT_MATRIX_DIR;
+}
 
 /// A CRS matrix on the host, in plain vectors: what tests build, the serial
 /// reference reads, and make_device_crs() uploads.

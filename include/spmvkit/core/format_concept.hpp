@@ -14,11 +14,18 @@
 /// | `F::template matrix_type<Scalar, Exec, Ordinal, Offset>` | the matrix class |
 /// | `F::obstacle(exec, crs, options)` | why crs cannot be stored this way, "" if it can |
 /// | `F::from_crs(exec, crs, options)` | the conversion, on the device |
+/// | `F::from_rows(exec, rows, cols, source, options)` | built from a row source (below) |
 /// | `F::to_crs(exec, A)` | back to CRS, exact |
 /// | `F::options(A)` | the options A was built with |
-/// | `F::apply(exec, alpha, A, x, beta, y, options)` | y = beta y + alpha A x (arguments already validated) |
-/// | `F::diagonal(exec, A, d)` | d(i) = sum of A's entries (i, i) |
-/// | `F::bytes(A)` | the byte model: minimum bytes one SpMV (beta = 0) moves |
+/// | `F::apply(exec, alpha, A, x, beta, y, options)` | y = beta y + alpha A x (arguments already
+/// validated) | | `F::diagonal(exec, A, d)` | d(i) = sum of A's entries (i, i) | | `F::bytes(A)` |
+/// the byte model: minimum bytes one SpMV (beta = 0) moves |
+///
+/// A row source describes a matrix row by row on the device, so that every
+/// format builds from it directly (CRS arrays, the FEM problem, a generator):
+/// `value_type`, `ordinal_type`, `offset_type`, and the device functions
+/// `length(row)` and `for_each_entry(row, f)` calling f(column, value) for
+/// each entry of the row in order.
 ///
 /// A matrix class names its format (`using format_type = F;`). A new format is
 /// a folder under formats/ that defines the tag and the class, plus one line
@@ -78,16 +85,17 @@ struct has_family<F, std::enable_if_t<std::is_convertible_v<decltype(F::family),
 template <class F, class = void>
 struct has_options_type : std::false_type {};
 template <class F>
-struct has_options_type<
-    F, std::enable_if_t<std::is_default_constructible_v<typename F::options_type>>>
+struct has_options_type<F,
+                        std::enable_if_t<std::is_default_constructible_v<typename F::options_type>>>
     : std::true_type {};
 
 template <class F, class = void>
 struct has_name : std::false_type {};
 template <class F>
-struct has_name<F, std::enable_if_t<std::is_same_v<
-                       decltype(F::name(std::declval<typename F::options_type const&>())),
-                       std::string>>> : std::true_type {};
+struct has_name<
+    F, std::enable_if_t<std::is_same_v<
+           decltype(F::name(std::declval<typename F::options_type const&>())), std::string>>>
+    : std::true_type {};
 
 template <class F, class Exec, class = void>
 struct has_variants : std::false_type {};
@@ -114,19 +122,31 @@ struct has_from_crs<
                              std::declval<Crs const&>(),
                              std::declval<typename F::options_type const&>())),
         typename F::template matrix_type<typename Crs::value_type, typename Crs::execution_space,
-                                         typename Crs::ordinal_type,
-                                         typename Crs::offset_type>>>> : std::true_type {};
+                                         typename Crs::ordinal_type, typename Crs::offset_type>>>>
+    : std::true_type {};
+
+template <class F, class Crs, class = void>
+struct has_from_rows : std::false_type {};
+template <class F, class Crs>
+struct has_from_rows<
+    F, Crs,
+    std::enable_if_t<std::is_same_v<
+        decltype(F::from_rows(std::declval<typename Crs::execution_space const&>(), std::int64_t(),
+                              std::int64_t(), std::declval<typename Crs::row_source_type const&>(),
+                              std::declval<typename F::options_type const&>())),
+        typename F::template matrix_type<typename Crs::value_type, typename Crs::execution_space,
+                                         typename Crs::ordinal_type, typename Crs::offset_type>>>>
+    : std::true_type {};
 
 template <class F, class Crs, class = void>
 struct has_obstacle : std::false_type {};
 template <class F, class Crs>
-struct has_obstacle<
-    F, Crs,
-    std::enable_if_t<std::is_same_v<
-        decltype(F::obstacle(std::declval<typename Crs::execution_space const&>(),
-                             std::declval<Crs const&>(),
-                             std::declval<typename F::options_type const&>())),
-        std::string>>> : std::true_type {};
+struct has_obstacle<F, Crs,
+                    std::enable_if_t<std::is_same_v<
+                        decltype(F::obstacle(std::declval<typename Crs::execution_space const&>(),
+                                             std::declval<Crs const&>(),
+                                             std::declval<typename F::options_type const&>())),
+                        std::string>>> : std::true_type {};
 
 template <class F, class M, class Crs, class = void>
 struct has_to_crs : std::false_type {};
@@ -142,8 +162,9 @@ struct has_matrix_options : std::false_type {};
 template <class F, class M>
 struct has_matrix_options<
     F, M,
-    std::enable_if_t<std::is_same_v<decltype(F::options(std::declval<M const&>())),
-                                    typename F::options_type>>> : std::true_type {};
+    std::enable_if_t<
+        std::is_same_v<decltype(F::options(std::declval<M const&>())), typename F::options_type>>>
+    : std::true_type {};
 
 template <class M>
 using kernel_vector_t = Kokkos::View<typename M::value_type*, typename M::device_type,
@@ -156,14 +177,13 @@ using kernel_const_vector_t =
 template <class F, class M, class = void>
 struct has_apply : std::false_type {};
 template <class F, class M>
-struct has_apply<F, M,
-                 std::void_t<decltype(F::apply(
-                     std::declval<typename M::execution_space const&>(),
-                     std::declval<typename M::value_type>(), std::declval<M const&>(),
-                     std::declval<kernel_const_vector_t<M> const&>(),
-                     std::declval<typename M::value_type>(),
-                     std::declval<kernel_vector_t<M> const&>(),
-                     std::declval<typename F::options_type const&>()))>> : std::true_type {};
+struct has_apply<
+    F, M,
+    std::void_t<decltype(F::apply(
+        std::declval<typename M::execution_space const&>(), std::declval<typename M::value_type>(),
+        std::declval<M const&>(), std::declval<kernel_const_vector_t<M> const&>(),
+        std::declval<typename M::value_type>(), std::declval<kernel_vector_t<M> const&>(),
+        std::declval<typename F::options_type const&>()))>> : std::true_type {};
 
 template <class F, class M, class = void>
 struct has_diagonal : std::false_type {};
@@ -178,8 +198,7 @@ template <class F, class M, class = void>
 struct has_bytes : std::false_type {};
 template <class F, class M>
 struct has_bytes<
-    F, M,
-    std::enable_if_t<std::is_same_v<decltype(F::bytes(std::declval<M const&>())), SpmvBytes>>>
+    F, M, std::enable_if_t<std::is_same_v<decltype(F::bytes(std::declval<M const&>())), SpmvBytes>>>
     : std::true_type {};
 
 } // namespace detail
@@ -223,6 +242,9 @@ constexpr bool check_format() {
     static_assert(detail::has_from_crs<F, Crs>::value,
                   "SpMVKit format concept: F::from_crs(exec, crs, options) returning matrix_type "
                   "is missing");
+    static_assert(detail::has_from_rows<F, Crs>::value,
+                  "SpMVKit format concept: F::from_rows(exec, rows, cols, source, options) "
+                  "returning matrix_type is missing");
     static_assert(detail::has_to_crs<F, M, Crs>::value,
                   "SpMVKit format concept: F::to_crs(exec, A) returning the CrsMatrix is missing");
     static_assert(detail::has_matrix_options<F, M>::value,

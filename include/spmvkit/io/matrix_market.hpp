@@ -1,8 +1,8 @@
 #ifndef SPMVKIT_MATRIX_MARKET_HPP
 #define SPMVKIT_MATRIX_MARKET_HPP
 
-#include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/core/memory.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -102,9 +102,8 @@ void spmv_dispatch(ExecutionSpace const& exec, typename Matrix::value_type alpha
 template <class ExecutionSpace, class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
 void spmv(ExecutionSpace const& exec, detail::non_deduced_t<typename Matrix::value_type> alpha,
-          Matrix const& A, XView const& x,
-          detail::non_deduced_t<typename Matrix::value_type> beta, YView const& y,
-          typename format_of_t<Matrix>::options_type const& options) {
+          Matrix const& A, XView const& x, detail::non_deduced_t<typename Matrix::value_type> beta,
+          YView const& y, typename format_of_t<Matrix>::options_type const& options) {
   using Format = format_of_t<Matrix>;
   static_assert(check_format<Format, typename Matrix::value_type, ExecutionSpace>());
   detail::spmv_dispatch(exec, alpha, A, x, beta, y, [&](auto const& xk, auto const& yk) {
@@ -116,17 +115,16 @@ template <class ExecutionSpace, class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix> &&
                                    Kokkos::is_execution_space<ExecutionSpace>::value>>
 void spmv(ExecutionSpace const& exec, detail::non_deduced_t<typename Matrix::value_type> alpha,
-          Matrix const& A, XView const& x,
-          detail::non_deduced_t<typename Matrix::value_type> beta, YView const& y) {
+          Matrix const& A, XView const& x, detail::non_deduced_t<typename Matrix::value_type> beta,
+          YView const& y) {
   spmv(exec, alpha, A, x, beta, y, format_of_t<Matrix>::options(A));
 }
 
 /// The same on the matrix's default execution space instance.
 template <class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
-void spmv(detail::non_deduced_t<typename Matrix::value_type> alpha, Matrix const& A,
-          XView const& x, detail::non_deduced_t<typename Matrix::value_type> beta,
-          YView const& y) {
+void spmv(detail::non_deduced_t<typename Matrix::value_type> alpha, Matrix const& A, XView const& x,
+          detail::non_deduced_t<typename Matrix::value_type> beta, YView const& y) {
   spmv(typename Matrix::execution_space(), alpha, A, x, beta, y);
 }
 

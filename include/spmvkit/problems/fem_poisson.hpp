@@ -1,8 +1,8 @@
 #ifndef SPMVKIT_FEM_POISSON_HPP
 #define SPMVKIT_FEM_POISSON_HPP
 
-#include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/core/memory.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/formats/sell/sell_matrix.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -142,78 +142,24 @@ KOKKOS_INLINE_FUNCTION std::int64_t fem_row_length(std::int64_t n, std::int64_t 
   return per_direction(i) * per_direction(j) * per_direction(k);
 }
 
-template <class Ordinal, class Offset, class Device>
-struct FemRowStarts {
-  Kokkos::View<Offset*, Device> starts;
-  std::int64_t n;
-  KOKKOS_INLINE_FUNCTION void operator()(Ordinal row, Offset& partial, bool final) const {
-    if (final) starts(row) = partial;
-    partial += static_cast<Offset>(fem_row_length(n, row));
-    if (final && static_cast<std::int64_t>(row) + 1 == n * n * n) starts(row + 1) = partial;
-  }
-};
-
-template <class Scalar, class Ordinal, class Offset, class Device>
-struct FemCrsFill {
-  Kokkos::View<const Offset*, Device> starts;
-  Kokkos::View<Ordinal*, Device> cols;
-  Kokkos::View<Scalar*, Device> vals;
+/// The FEM matrix as a row source (core/format_concept.hpp): row lengths in
+/// closed form and each row's couplings in sorted column order, so that every
+/// format assembles it directly (Format::from_rows), with no CRS copy.
+template <class Scalar, class Ordinal, class Offset>
+struct FemRowSource {
+  using value_type = Scalar;
+  using ordinal_type = Ordinal;
+  using offset_type = Offset;
   std::int64_t n;
   Scalar weight[4]; // h * stiffness_weight(d)
-  KOKKOS_INLINE_FUNCTION void operator()(Ordinal row) const {
-    Offset slot = starts(row);
+  KOKKOS_INLINE_FUNCTION Ordinal length(Ordinal row) const {
+    return static_cast<Ordinal>(fem_row_length(n, row));
+  }
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_entry(Ordinal row, F&& f) const {
     for_each_fem_coupling(n, row, [&](std::int64_t col, int differing) {
-      cols(slot) = static_cast<Ordinal>(col);
-      vals(slot) = weight[differing];
-      ++slot;
+      f(static_cast<Ordinal>(col), weight[differing]);
     });
-  }
-};
-
-template <class Ordinal, class Device>
-struct FemRowLengths {
-  Kokkos::View<Ordinal*, Device> lengths;
-  std::int64_t n;
-  KOKKOS_INLINE_FUNCTION void operator()(Ordinal row) const {
-    lengths(row) = static_cast<Ordinal>(fem_row_length(n, row));
-  }
-};
-
-/// One thread per stored SELL row: writes the row's stencil straight into the
-/// chunk's column-major slots, then the padding (value 0, the row's first
-/// column, as make_sell does, so that padding reads an x entry the row reads).
-template <class Scalar, class Ordinal, class Offset, class Device>
-struct FemSellFill {
-  Kokkos::View<const Ordinal*, Device> perm; // empty: identity
-  Kokkos::View<const Offset*, Device> chunk_starts;
-  Kokkos::View<const Ordinal*, Device> widths;
-  Kokkos::View<Ordinal*, Device> cols;
-  Kokkos::View<Scalar*, Device> vals;
-  std::int64_t n;
-  std::int64_t num_rows;
-  int chunk_size;
-  Scalar weight[4];
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t stored_row) const {
-    const std::int64_t chunk = stored_row / chunk_size;
-    const Offset base = chunk_starts(chunk) + static_cast<Offset>(stored_row % chunk_size);
-    const Ordinal width = widths(chunk);
-    Ordinal j = 0;
-    Ordinal pad_col = 0;
-    if (stored_row < num_rows) {
-      const std::int64_t row = perm.extent(0) ? perm(stored_row) : stored_row;
-      for_each_fem_coupling(n, row, [&](std::int64_t col, int differing) {
-        const Offset slot = base + static_cast<Offset>(j) * chunk_size;
-        if (j == 0) pad_col = static_cast<Ordinal>(col);
-        cols(slot) = static_cast<Ordinal>(col);
-        vals(slot) = weight[differing];
-        ++j;
-      });
-    }
-    for (; j < width; ++j) {
-      const Offset slot = base + static_cast<Offset>(j) * chunk_size;
-      cols(slot) = pad_col;
-      vals(slot) = Scalar(0);
-    }
   }
 };
 
@@ -312,70 +258,46 @@ void fem_stiffness_weights(double h, Scalar (&weight)[4]) {
 
 } // namespace detail
 
-/// Assembles the FEM stiffness matrix in CRS on `exec`: row lengths are known
-/// in closed form, so a parallel_scan gives row_starts and one parallel_for
-/// writes every row in sorted column order. Nothing is built on the host.
-/// Throws std::invalid_argument for N < 2 and std::length_error when the
-/// problem does not fit Ordinal (rows) or Offset (nonzeros).
+/// Assembles the FEM stiffness matrix in any format on `exec`, straight from
+/// its row source (Format::from_rows): nothing is built on the host and no
+/// CRS copy is made for other formats. Throws std::invalid_argument for N < 2,
+/// std::length_error when the problem does not fit Ordinal (rows) or Offset
+/// (nonzeros), and what Format::from_rows throws (e.g. a format that cannot
+/// represent the matrix).
+template <class Format, class Scalar, class ExecSpace, class Ordinal = int, class Offset = int>
+matrix_of_t<Format, Scalar, ExecSpace, Ordinal, Offset>
+make_fem_poisson(ExecSpace const& exec, std::int64_t N,
+                 typename Format::options_type const& options = {}) {
+  constexpr char const* where = "spmvkit::make_fem_poisson";
+  const FemPoisson p(N);
+  detail::checked_index<Ordinal>(p.num_rows, "number of unknowns (N-1)^3", where);
+  detail::checked_index<Offset>(p.nnz, "nonzeros (3N-5)^3", where);
+  detail::FemRowSource<Scalar, Ordinal, Offset> source{p.n, {}};
+  detail::fem_stiffness_weights(p.h, source.weight);
+  return Format::from_rows(exec, p.num_rows, p.num_rows, source, options);
+}
+
+/// The FEM stiffness matrix in CRS (make_fem_poisson<CrsFormat>).
 template <class Scalar, class ExecSpace, class Ordinal = int, class Offset = int>
 CrsMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_crs(ExecSpace const& exec,
                                                                    std::int64_t N) {
-  using Crs = CrsMatrix<Scalar, ExecSpace, Ordinal, Offset>;
-  using Device = typename Crs::device_type;
-  const FemPoisson p(N);
-  detail::checked_index<Ordinal>(p.num_rows, "number of unknowns (N-1)^3",
-                                 "spmvkit::make_fem_poisson_crs");
-  detail::checked_index<Offset>(p.nnz, "nonzeros (3N-5)^3", "spmvkit::make_fem_poisson_crs");
-  Crs A("fem_poisson", p.num_rows, p.num_rows, p.nnz, exec);
-  const auto rows = static_cast<Ordinal>(p.num_rows);
-  using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>>;
-  Kokkos::parallel_scan("SpMVKit::fem_poisson::row_starts", Range(exec, 0, rows),
-                        detail::FemRowStarts<Ordinal, Offset, Device>{A.row_starts(), p.n});
-  detail::FemCrsFill<Scalar, Ordinal, Offset, Device> fill{
-      A.row_starts(), A.column_indices(), A.values(), p.n, {}};
-  detail::fem_stiffness_weights(p.h, fill.weight);
-  Kokkos::parallel_for("SpMVKit::fem_poisson::crs_fill", Range(exec, 0, rows), fill);
-  return A;
+  return make_fem_poisson<CrsFormat, Scalar, ExecSpace, Ordinal, Offset>(exec, N);
 }
 
-/// Assembles the FEM stiffness matrix straight into SELL-C-σ on `exec`, with
-/// the same chunking, σ-window sort and padding as make_sell() of the CRS
-/// assembly (the result is identical entry for entry), without building the
-/// CRS matrix first.
+/// The FEM stiffness matrix in SELL-C-σ (make_fem_poisson<SellFormat>): the
+/// same chunking, σ-window sort and padding as make_sell() of the CRS assembly
+/// (the result is identical entry for entry).
 template <class Scalar, class ExecSpace, class Ordinal = int, class Offset = int>
 SellMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_sell(ExecSpace const& exec,
                                                                      std::int64_t N, int chunk_size,
                                                                      std::int64_t sigma = 1) {
-  using Sell = SellMatrix<Scalar, ExecSpace, Ordinal, Offset>;
-  using Device = typename Sell::device_type;
-  using Ordinals = typename Sell::ordinals_type;
-  using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Ordinal>>;
-  constexpr char const* where = "spmvkit::make_fem_poisson_sell";
-  const FemPoisson p(N);
-  const Ordinal rows =
-      detail::checked_index<Ordinal>(p.num_rows, "number of unknowns (N-1)^3", where);
-  detail::checked_index<Offset>(p.nnz, "nonzeros (3N-5)^3", where);
-
-  auto lengths =
-      detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_row_lengths", p.num_rows);
-  Kokkos::parallel_for("SpMVKit::fem_poisson::sell_row_lengths", Range(exec, 0, rows),
-                       detail::FemRowLengths<Ordinal, Device>{lengths, p.n});
-  // make_sell's own layout, so both routes agree on permutation and padding.
-  const detail::SellLayout<Ordinal, Offset, ExecSpace> layout(exec, lengths, chunk_size, sigma,
-                                                              "SpMVKit::fem_poisson::sell_", where);
-
-  auto cols = detail::allocate_view<Ordinals>(exec, "SpMVKit::fem_poisson::sell_column_indices",
-                                              layout.stored);
-  auto vals = detail::allocate_view<typename Sell::values_type>(
-      exec, "SpMVKit::fem_poisson::sell_values", layout.stored);
-  detail::FemSellFill<Scalar, Ordinal, Offset, Device> fill{
-      layout.perm, layout.starts, layout.widths, cols, vals, p.n, p.num_rows, chunk_size, {}};
-  detail::fem_stiffness_weights(p.h, fill.weight);
-  Kokkos::parallel_for("SpMVKit::fem_poisson::sell_fill",
-                       detail::FemRange64<ExecSpace>(exec, 0, layout.num_chunks * chunk_size),
-                       fill);
-  return Sell(p.num_rows, p.num_rows, p.nnz, chunk_size, sigma, layout.starts, layout.widths, cols,
-              vals, layout.perm, lengths);
+  // SellOptions reads C = 0 as "the backend's default"; this function asks for an explicit C.
+  if (chunk_size < 1) {
+    throw std::invalid_argument("spmvkit::make_fem_poisson_sell: chunk size C must be >= 1, got " +
+                                std::to_string(chunk_size));
+  }
+  return make_fem_poisson<SellFormat, Scalar, ExecSpace, Ordinal, Offset>(
+      exec, N, SellOptions{chunk_size, sigma});
 }
 
 /// Right-hand side b = M f (consistent Q1 mass matrix times the nodal values

@@ -9,11 +9,10 @@
 ///
 /// | member | what |
 /// | --- | --- |
-/// | `execution_space`, `scalar_type`, `vector_type` | vector_type: `Kokkos::View<scalar_type*, ...>` |
-/// | `num_rows()`, `num_cols()` | local sizes (`std::int64_t`) |
-/// | `apply(exec, x, y)` | y = A x, asynchronous on exec |
-/// | `diagonal(exec, d)` | d = diag(A) (Jacobi) |
-/// | `reduction()` | a reduction policy (LocalReduction here) |
+/// | `execution_space`, `scalar_type`, `vector_type` | vector_type: `Kokkos::View<scalar_type*,
+/// ...>` | | `num_rows()`, `num_cols()` | local sizes (`std::int64_t`) | | `apply(exec, x, y)` | y
+/// = A x, asynchronous on exec | | `diagonal(exec, d)` | d = diag(A) (Jacobi) | | `reduction()` | a
+/// reduction policy (LocalReduction here) |
 ///
 /// The reduction policy combines the partial sums of the solver's dot
 /// products: `all_reduce(exec, device_sums, count)` on sums that live on the
@@ -48,13 +47,14 @@ class MatrixOperator {
 
 public:
   using matrix_type = Matrix;
-  using format_type = format_of_t<Matrix>;
-  using options_type = typename format_type::options_type;
+  // Not `format_type`: that name is what makes a type an SpMVKit matrix.
+  using matrix_format = format_of_t<Matrix>;
+  using options_type = typename matrix_format::options_type;
   using execution_space = typename Matrix::execution_space;
   using scalar_type = typename Matrix::value_type;
   using vector_type = Kokkos::View<scalar_type*, typename Matrix::device_type>;
 
-  explicit MatrixOperator(Matrix const& A) : A_(A), options_(format_type::options(A)) {}
+  explicit MatrixOperator(Matrix const& A) : A_(A), options_(matrix_format::options(A)) {}
   MatrixOperator(Matrix const& A, options_type const& options) : A_(A), options_(options) {}
 
   std::int64_t num_rows() const { return A_.num_rows(); }
@@ -65,10 +65,10 @@ public:
     spmv(exec, scalar_type(1), A_, x, scalar_type(0), y, options_);
   }
   void diagonal(execution_space const& exec, vector_type const& d) const {
-    format_type::diagonal(exec, A_, d);
+    matrix_format::diagonal(exec, A_, d);
   }
-  /// The byte model of one apply (format_type::bytes): the solvers' bandwidth floor.
-  SpmvBytes bytes() const { return format_type::bytes(A_); }
+  /// The byte model of one apply (matrix_format::bytes): the solvers' bandwidth floor.
+  SpmvBytes bytes() const { return matrix_format::bytes(A_); }
   LocalReduction reduction() const { return {}; }
 
 private:

@@ -3,10 +3,10 @@
 // format in test_spmv.cpp.
 #include "test_utils.hpp"
 
-#include <spmvkit/problems/fem_poisson.hpp>
-#include <spmvkit/formats/sell16/sell16_matrix.hpp>
 #include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/formats/sell16/sell16_matrix.hpp>
 #include <spmvkit/operations/spmv.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
 
 #include <limits>
 #include <string>
@@ -151,7 +151,8 @@ TYPED_TEST(SellTest, EverySlotDecodesToValidColumnAndEntriesFollowCrs) {
           auto S = make(A, C, sigma);
           using Columns = typename decltype(S)::column_encoding;
           EXPECT_EQ(S.nnz(), h.nnz());
-          EXPECT_EQ(S.is_permuted(), sigma > 1 && h.rows > 0);
+          EXPECT_EQ(S.is_permuted(),
+                    std::min<std::int64_t>(sigma, h.rows) > 1); // sigma is clamped to the rows
           if (format != "sell") { // the same σ sort as make_sell (tested on its own above)
             EXPECT_EQ(host_values(S.row_permutation()), host_values(R.row_permutation()));
           }
@@ -248,6 +249,36 @@ TYPED_TEST(SellTest, RejectsBadParameters) {
     EXPECT_THROW(make(A, 0, 1), std::invalid_argument) << format;
     EXPECT_THROW(make(A, 4, 0), std::invalid_argument) << format;
   });
+}
+
+// Chunk sizes and windows the format's variants do not sweep: C = 1 (ELLPACK
+// by rows), C = 7 (odd, not a divisor of anything), windows of 4C, of more
+// rows than the matrix has, and the largest int64 (clamped to the row count:
+// no overflow in the window arithmetic, examples pass --sigma through).
+TYPED_TEST(SellTest, UnusualChunkSizesAndWindowsMatchReference) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  const HostCrs h = random_crs(777, 800, 30, 0.15, 500, 61);
+  auto A = make_device_crs<Scalar, Exec>(h);
+  V x = random_vector<V>(h.cols, 62, "x");
+  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  const auto ref = reference_spmv<Scalar>(h, 1.0, xh, 0.0, xh);
+  for (int C : {1, 7, 64}) {
+    for (std::int64_t sigma : {std::int64_t(1), std::int64_t(4) * C, std::int64_t(1) << 20,
+                               std::numeric_limits<std::int64_t>::max()}) {
+      for_each_sell_format<Scalar, Exec>([&](std::string const& format, auto make) {
+        SCOPED_TRACE(format + " C=" + std::to_string(C) + " sigma=" + std::to_string(sigma));
+        const auto S = make(A, C, sigma);
+        EXPECT_LE(S.sigma(), std::max<std::int64_t>(h.rows, 1));
+        V y("y", static_cast<std::size_t>(h.rows));
+        Kokkos::deep_copy(y, std::numeric_limits<Scalar>::quiet_NaN());
+        spmv(Exec(), Scalar(1), S, x, Scalar(0), y);
+        Kokkos::fence();
+        EXPECT_TRUE(matches_reference<Scalar>(y, ref));
+      });
+    }
+  }
 }
 
 /// make_sell16's error message for h, or "" if it accepts h; checks that

@@ -41,6 +41,10 @@ class CrsMatrix {
 public:
   using format_type = CrsFormat;
   using crs_type = CrsMatrix;
+  /// The row source (core/format_concept.hpp) reading this matrix's arrays.
+  using row_source_type =
+      detail::CrsRowSource<Scalar, Ordinal, Offset,
+                           Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>>;
   using value_type = Scalar;
   using ordinal_type = Ordinal;
   using offset_type = Offset;
@@ -107,7 +111,6 @@ private:
   column_indices_type column_indices_;
   values_type values_;
 };
-
 
 /// Checks row_starts (starts at 0, non-decreasing, ends at nnz) and that every
 /// column index lies in [0, num_cols). Throws std::invalid_argument naming the
@@ -185,6 +188,51 @@ struct CrsFormat {
   static Crs from_crs(Exec const&, Crs const& A, options_type const&) {
     return A;
   }
+  /// CRS straight from a row source (core/format_concept.hpp): lengths,
+  /// a scan for the row starts (its total, nnz, is the one value that travels
+  /// to the host), then one fill. Checks num_rows and the total against the
+  /// index types before allocating the entries.
+  template <class Exec, class Source>
+  static matrix_type<typename Source::value_type, Exec, typename Source::ordinal_type,
+                     typename Source::offset_type>
+  from_rows(Exec const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
+            options_type const&) {
+    using Crs = matrix_type<typename Source::value_type, Exec, typename Source::ordinal_type,
+                            typename Source::offset_type>;
+    using Ordinal = typename Source::ordinal_type;
+    using Offset = typename Source::offset_type;
+    constexpr char const* where = "spmvkit::CrsFormat::from_rows";
+    const auto n = detail::checked_index<Ordinal>(num_rows, "num_rows", where);
+    detail::checked_index<Ordinal>(num_cols, "num_cols", where);
+    detail::checked_index<Offset>(num_rows, "num_rows", where);
+    auto starts = detail::allocate_view<typename Crs::row_starts_type>(
+        exec, "SpMVKit::CrsMatrix::row_starts(from_rows)", num_rows + 1);
+    std::int64_t nnz = 0;
+    if (n == 0) {
+      Kokkos::deep_copy(exec, starts, Offset(0));
+    } else {
+      // Summed in 64 bits so that an Offset overflow is caught, not wrapped.
+      Kokkos::parallel_reduce("SpMVKit::Crs::from_rows_count",
+                              Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, n),
+                              detail::SourceNnz<Source>{source}, nnz);
+      detail::checked_index<Offset>(nnz, "nnz", where);
+      Kokkos::parallel_scan(
+          "SpMVKit::Crs::from_rows_starts",
+          Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, n),
+          detail::SourceRowStarts<Source, typename Crs::row_starts_type>{source, starts, n});
+    }
+    auto cols = detail::allocate_view<typename Crs::column_indices_type>(
+        exec, "SpMVKit::CrsMatrix::column_indices(from_rows)", nnz);
+    auto vals = detail::allocate_view<typename Crs::values_type>(
+        exec, "SpMVKit::CrsMatrix::values(from_rows)", nnz);
+    Kokkos::parallel_for(
+        "SpMVKit::Crs::from_rows_fill",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, n),
+        detail::FillCrsFromSource<Source, typename Crs::row_starts_type,
+                                  typename Crs::column_indices_type, typename Crs::values_type>{
+            source, starts, cols, vals});
+    return Crs(num_rows, num_cols, starts, cols, vals);
+  }
   template <class Exec, class Crs>
   static Crs to_crs(Exec const&, Crs const& A) {
     return A;
@@ -212,8 +260,7 @@ struct CrsFormat {
   static SpmvBytes bytes(Crs const& A) {
     using S = typename Crs::value_type;
     SpmvBytes b;
-    b.matrix = static_cast<double>(A.nnz()) *
-                   (sizeof(S) + sizeof(typename Crs::ordinal_type)) +
+    b.matrix = static_cast<double>(A.nnz()) * (sizeof(S) + sizeof(typename Crs::ordinal_type)) +
                (static_cast<double>(A.num_rows()) + 1) * sizeof(typename Crs::offset_type);
     b.x = static_cast<double>(A.num_cols()) * sizeof(S);
     b.y = static_cast<double>(A.num_rows()) * sizeof(S);

@@ -50,9 +50,10 @@ struct AbsoluteColumns {
   KOKKOS_FORCEINLINE_FUNCTION static Ordinal decode(Stored stored, Ordinal /*row*/) {
     return static_cast<Ordinal>(stored);
   }
-  /// Every CRS matrix can be stored with absolute columns.
-  template <class Exec, class Crs>
-  static std::string obstacle(Exec const&, Crs const&) {
+  /// Every matrix can be stored with absolute columns.
+  template <class Exec, class Source>
+  static std::string obstacle(Exec const&, std::int64_t, std::int64_t, std::int64_t,
+                              Source const&) {
     return "";
   }
 };
@@ -217,14 +218,20 @@ inline constexpr bool is_sell_matrix_v = is_sell_matrix<T>::value;
 
 namespace detail {
 
-/// CRS -> SELL with any column encoding, on A's execution space. The caller
-/// has checked that A can be encoded.
-template <class Columns, class Scalar, class ExecutionSpace, class Ordinal, class Offset>
-BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns>
-make_basic_sell(ExecutionSpace const& exec,
-                CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, int chunk_size,
-                std::int64_t sigma) {
-  using Sell = BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns>;
+/// Any row source (core/format_concept.hpp) -> SELL with any column
+/// encoding, on exec: checks, row lengths, the layout, one fill. The stored
+/// size is the one value that travels to the host (for the allocation), and
+/// everything is checked before the large arrays are allocated.
+template <class Columns, class ExecutionSpace, class Source>
+BasicSellMatrix<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
+                typename Source::offset_type, Columns>
+make_basic_sell_from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
+                          std::int64_t nnz, Source const& source, int chunk_size,
+                          std::int64_t sigma) {
+  using Ordinal = typename Source::ordinal_type;
+  using Offset = typename Source::offset_type;
+  using Sell =
+      BasicSellMatrix<typename Source::value_type, ExecutionSpace, Ordinal, Offset, Columns>;
   using Device = typename Sell::device_type;
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>;
   using Range64 = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
@@ -234,28 +241,40 @@ make_basic_sell(ExecutionSpace const& exec,
                                 ": chunk size C and sigma must be >= 1, got C = " +
                                 std::to_string(chunk_size) + ", sigma = " + std::to_string(sigma));
   }
-  // Checked before anything is allocated: the backend's limit on C, then
-  // whether the encoding can hold every column.
+  const Ordinal n = checked_index<Ordinal>(num_rows, "num_rows", Columns::make_name);
+  const Ordinal m = checked_index<Ordinal>(num_cols, "num_cols", Columns::make_name);
+  // The backend's limit on C, then whether the encoding can hold every column.
   std::string obstacle = sell_chunk_size_obstacle<ExecutionSpace>(chunk_size);
   if (obstacle.empty()) {
-    obstacle = Columns::obstacle(exec, A);
+    obstacle = Columns::obstacle(exec, num_rows, num_cols, nnz, source);
     if (!obstacle.empty() && Columns::relative) obstacle += "; use SellMatrix";
   }
-  if (!obstacle.empty()) throw std::invalid_argument(std::string(Columns::make_name) + ": " + obstacle);
-  const Ordinal n = A.num_rows();
+  if (!obstacle.empty()) {
+    throw std::invalid_argument(std::string(Columns::make_name) + ": " + obstacle);
+  }
   auto lengths = allocate_view<typename Sell::ordinals_type>(exec, label + "row_lengths", n);
   Kokkos::parallel_for(label + "row_lengths", Range(exec, 0, n),
-                       CrsRowLengths<Ordinal, Offset, Device>{A.row_starts(), lengths});
+                       SourceRowLengths<Source, typename Sell::ordinals_type>{source, lengths});
   const SellLayout<Ordinal, Offset, ExecutionSpace> layout(exec, lengths, chunk_size, sigma, label,
                                                            Columns::make_name);
   auto cols = allocate_view<typename Sell::columns_type>(exec, label + "columns", layout.stored);
   auto vals = allocate_view<typename Sell::values_type>(exec, label + "values", layout.stored);
   Kokkos::parallel_for(label + "fill", Range64(exec, 0, layout.num_chunks * chunk_size),
-                       FillSell<Columns, Scalar, Ordinal, Offset, Device>{
-                           A.row_starts(), A.column_indices(), A.values(), layout.perm,
-                           layout.starts, layout.widths, cols, vals, n, A.num_cols(), chunk_size});
-  return Sell(n, A.num_cols(), A.nnz(), chunk_size, layout.sigma, layout.starts, layout.widths, cols,
-              vals, layout.perm, lengths);
+                       FillSell<Columns, Source, Offset, Device>{source, layout.perm, layout.starts,
+                                                                 layout.widths, cols, vals, n, m,
+                                                                 chunk_size});
+  return Sell(n, m, nnz, chunk_size, layout.sigma, layout.starts, layout.widths, cols, vals,
+              layout.perm, lengths);
+}
+
+/// CRS -> SELL with any column encoding, on A's execution space.
+template <class Columns, class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns>
+make_basic_sell(ExecutionSpace const& exec,
+                CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, int chunk_size,
+                std::int64_t sigma) {
+  return make_basic_sell_from_rows<Columns>(exec, A.num_rows(), A.num_cols(), A.nnz(),
+                                            crs_row_source(A), chunk_size, sigma);
 }
 
 } // namespace detail
@@ -355,7 +374,28 @@ struct BasicSellFormat {
              std::to_string(o.chunk_size) + ", sigma = " + std::to_string(o.sigma);
     }
     const std::string limit = detail::sell_chunk_size_obstacle<Exec>(chunk_size<Exec>(o));
-    return limit.empty() ? Columns::obstacle(exec, A) : limit;
+    return limit.empty() ? Columns::obstacle(exec, A.num_rows(), A.num_cols(), A.nnz(),
+                                             detail::crs_row_source(A))
+                         : limit;
+  }
+  /// SELL straight from a row source (core/format_concept.hpp): the same
+  /// layout and padding as from_crs, without a CRS copy in between.
+  template <class Exec, class Source>
+  static matrix_type<typename Source::value_type, Exec, typename Source::ordinal_type,
+                     typename Source::offset_type>
+  from_rows(Exec const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
+            options_type const& o) {
+    std::int64_t nnz = 0;
+    Kokkos::parallel_reduce(
+        std::string(Columns::label) + "from_rows_count",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<typename Source::ordinal_type>>(
+            exec, 0,
+            detail::checked_index<typename Source::ordinal_type>(num_rows, "num_rows",
+                                                                 Columns::make_name)),
+        detail::SourceNnz<Source>{source}, nnz);
+    detail::checked_index<typename Source::offset_type>(nnz, "nnz", Columns::make_name);
+    return detail::make_basic_sell_from_rows<Columns>(exec, num_rows, num_cols, nnz, source,
+                                                      chunk_size<Exec>(o), o.sigma);
   }
   template <class Exec, class Crs>
   static matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
@@ -406,7 +446,7 @@ struct BasicSellFormat {
 private:
   template <class Exec>
   static int chunk_size(options_type const& o) {
-    return o.chunk_size > 0 ? o.chunk_size : detail::default_sell_chunk_size<Exec>();
+    return o.chunk_size != 0 ? o.chunk_size : detail::default_sell_chunk_size<Exec>();
   }
 };
 

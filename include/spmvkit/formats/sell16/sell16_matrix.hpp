@@ -39,8 +39,9 @@ struct Int16ColumnOffsets {
   }
   /// Why A's columns do not all fit int16 offsets ("" if they do); defined
   /// below with its kernel.
-  template <class Exec, class Crs>
-  static std::string obstacle(Exec const& exec, Crs const& A);
+  template <class Exec, class Source>
+  static std::string obstacle(Exec const& exec, std::int64_t num_rows, std::int64_t num_cols,
+                              std::int64_t nnz, Source const& source);
 };
 
 } // namespace detail
@@ -80,46 +81,47 @@ inline constexpr std::int64_t sell16_min_offset = -32768;
 inline constexpr std::int64_t sell16_max_offset = 32767;
 
 /// Finds the first row with an entry out of int16 reach (val = row, loc = its
-/// column); rows are visited in increasing order per thread, so a thread
-/// stops looking once it holds a lower row.
-template <class Ordinal, class Offset, class Device>
+/// column), over any row source; rows are visited in increasing order per
+/// thread, so a thread stops looking once it holds a lower row.
+template <class Source>
 struct Sell16OffsetCheck {
+  using Ordinal = typename Source::ordinal_type;
   using value_type = typename Kokkos::MinLoc<Ordinal, Ordinal>::value_type;
-  Kokkos::View<const Offset*, Device> row_starts;
-  Kokkos::View<const Ordinal*, Device> cols;
+  Source source;
   KOKKOS_INLINE_FUNCTION void operator()(Ordinal row, value_type& first) const {
     if (row >= first.val) return;
-    for (Offset k = row_starts(row); k < row_starts(row + 1); ++k) {
-      const std::int64_t offset = static_cast<std::int64_t>(cols(k)) - row;
-      if (offset < sell16_min_offset || offset > sell16_max_offset) {
+    bool found = false;
+    source.for_each_entry(row, [&](Ordinal col, typename Source::value_type) {
+      const std::int64_t offset = static_cast<std::int64_t>(col) - row;
+      if (!found && (offset < sell16_min_offset || offset > sell16_max_offset)) {
+        found = true;
         first.val = row;
-        first.loc = cols(k);
-        return;
+        first.loc = col;
       }
-    }
+    });
   }
 };
 
-/// Why A cannot be stored as Sell16Matrix, or "" if it can (see the padding
-/// rule on Sell16Matrix). Costs one pass over the column indices.
-template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
-std::string sell16_obstacle(ExecutionSpace const& exec,
-                            CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
-  using Device = typename CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
+/// Why a matrix given by its row source cannot be stored as Sell16Matrix, or
+/// "" if it can (see the padding rule on Sell16Matrix). Costs one pass over
+/// the column indices.
+template <class ExecutionSpace, class Source>
+std::string sell16_obstacle(ExecutionSpace const& exec, std::int64_t num_rows,
+                            std::int64_t num_cols, std::int64_t nnz, Source const& source) {
+  using Ordinal = typename Source::ordinal_type;
   using Reducer = Kokkos::MinLoc<Ordinal, Ordinal>;
   typename Reducer::value_type first;
-  Kokkos::parallel_reduce(
-      "SpMVKit::Sell16::check_offsets",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>(exec, 0, A.num_rows()),
-      Sell16OffsetCheck<Ordinal, Offset, Device>{A.row_starts(), A.column_indices()},
-      Reducer(first));
-  if (first.val < A.num_rows()) { // MinLoc starts at the largest Ordinal
+  Kokkos::parallel_reduce("SpMVKit::Sell16::check_offsets",
+                          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>(
+                              exec, 0, static_cast<Ordinal>(num_rows)),
+                          Sell16OffsetCheck<Source>{source}, Reducer(first));
+  if (first.val < num_rows) { // MinLoc starts at the largest Ordinal
     const std::int64_t row = first.val, col = first.loc;
     return "row " + std::to_string(row) + " has column " + std::to_string(col) + ", offset " +
            std::to_string(col - row) + " outside int16";
   }
-  const std::int64_t reachable_rows = static_cast<std::int64_t>(A.num_cols()) - sell16_min_offset;
-  if (A.nnz() > 0 && A.num_rows() > reachable_rows) {
+  const std::int64_t reachable_rows = num_cols - sell16_min_offset;
+  if (nnz > 0 && num_rows > reachable_rows) {
     return "row " + std::to_string(reachable_rows) +
            " has no entries and lies more than 32768 rows past the last column, so its "
            "padding could not address x";
@@ -127,12 +129,20 @@ std::string sell16_obstacle(ExecutionSpace const& exec,
   return "";
 }
 
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+std::string sell16_obstacle(ExecutionSpace const& exec,
+                            CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
+  return sell16_obstacle(exec, A.num_rows(), A.num_cols(), A.nnz(), crs_row_source(A));
+}
+
 } // namespace detail
 
 namespace detail {
-template <class Exec, class Crs>
-std::string Int16ColumnOffsets::obstacle(Exec const& exec, Crs const& A) {
-  return sell16_obstacle(exec, A);
+template <class Exec, class Source>
+std::string Int16ColumnOffsets::obstacle(Exec const& exec, std::int64_t num_rows,
+                                         std::int64_t num_cols, std::int64_t nnz,
+                                         Source const& source) {
+  return sell16_obstacle(exec, num_rows, num_cols, nnz, source);
 }
 } // namespace detail
 

@@ -2,8 +2,8 @@
 #define SPMVKIT_SOLVERS_DETAIL_CG_SOLVER_HPP
 
 // The CG loop behind spmvkit::cg (solvers/cg.hpp says what it does and why).
-#include <spmvkit/core/memory.hpp>
 #include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/memory.hpp>
 #include <spmvkit/solvers/cg_options.hpp>
 #include <spmvkit/solvers/detail/cg_kernels.hpp>
 
@@ -83,15 +83,16 @@ public:
     }
     if (!(opts.relative_tolerance >= 0) || opts.max_iterations < 0 || opts.check_interval < 0 ||
         opts.progress_every < 0) {
-      throw std::invalid_argument(
-          "spmvkit::cg: relative_tolerance (" + cg_number(opts.relative_tolerance) +
-          "), max_iterations (" + std::to_string(opts.max_iterations) + "), check_interval (" +
-          std::to_string(opts.check_interval) + ") and progress_every (" +
-          std::to_string(opts.progress_every) + ") must be >= 0");
+      throw std::invalid_argument("spmvkit::cg: relative_tolerance (" +
+                                  cg_number(opts.relative_tolerance) + "), max_iterations (" +
+                                  std::to_string(opts.max_iterations) + "), check_interval (" +
+                                  std::to_string(opts.check_interval) + ") and progress_every (" +
+                                  std::to_string(opts.progress_every) + ") must be >= 0");
     }
     // A longer interval than the solve reads nothing more often, and the
     // scalar ring (interval + 1 records) must stay a small allocation.
-    const int interval = opts.check_interval > 0 ? opts.check_interval : cg_check_interval<ExecSpace>();
+    const int interval =
+        opts.check_interval > 0 ? opts.check_interval : cg_check_interval<ExecSpace>();
     check_interval_ = std::max(1, std::min(interval, std::max(1, opts.max_iterations)));
     layout_ = CgScalarLayout{check_interval_ + 1};
     r_ = allocate_view<Vec>(exec, "SpMVKit::cg::r", n_);
@@ -192,9 +193,11 @@ private:
     Kokkos::parallel_reduce("SpMVKit::cg::first_bad_diagonal", Range(exec_, 0, n_),
                             FirstZero<Vec>{dinv_}, Kokkos::Min<std::int64_t>(first));
     exec_.fence();
-    return "Jacobi preconditioner: " + std::to_string(static_cast<std::int64_t>(bad_sum)) +
-           " of " + std::to_string(n_) + " rows have a zero, negative or non-finite diagonal "
-           "entry" + (first < n_ ? " (first here: row " + std::to_string(first) + ")" : "");
+    return "Jacobi preconditioner: " + std::to_string(static_cast<std::int64_t>(bad_sum)) + " of " +
+           std::to_string(n_) +
+           " rows have a zero, negative or non-finite diagonal "
+           "entry" +
+           (first < n_ ? " (first: row " + std::to_string(first) + ")" : "");
   }
 
   /// r = b − A x (from_x) or b, p = z = D⁻¹r; rᵀr, rᵀz and ‖b‖ to the host,
@@ -205,9 +208,9 @@ private:
       Kokkos::parallel_for("SpMVKit::cg::copy_x", Range(exec_, 0, n_), CgCopy<XView, Vec>{x_, p_});
       op_.apply(exec_, p_, q_);
     }
-    Kokkos::parallel_reduce(
-        "SpMVKit::cg::start", Range(exec_, 0, n_),
-        CgStart<BView, Vec>{3, b_, q_, r_, p_, dinv_, from_x, opts_.jacobi}, HostSums(sums, 3));
+    Kokkos::parallel_reduce("SpMVKit::cg::start", Range(exec_, 0, n_),
+                            CgStart<BView, Vec>{3, b_, q_, r_, p_, dinv_, from_x, opts_.jacobi},
+                            HostSums(sums, 3));
     exec_.fence();
     op_.reduction().all_reduce_host(sums, 3);
     rr_ = sums[0];
@@ -244,8 +247,7 @@ private:
     CgStatus status = CgStatus::iteration_limit;
     int examined = first;
     Kokkos::Timer spmv_timer;
-    for (int k = first + 1; status == CgStatus::iteration_limit && k <= opts_.max_iterations;
-         ++k) {
+    for (int k = first + 1; status == CgStatus::iteration_limit && k <= opts_.max_iterations; ++k) {
       const int current = layout_.record(k), previous = layout_.record(k - 1);
       if (opts_.time_spmv) {
         exec_.fence();
@@ -259,17 +261,16 @@ private:
       Kokkos::parallel_reduce("SpMVKit::cg::pAp", Range(exec_, 0, n_), CgDot<Vec>{p_, q_},
                               DeviceSum(scalars_.data() + CgScalarLayout::pq));
       op_.reduction().all_reduce(exec_, scalars_.data() + CgScalarLayout::pq, 1);
-      Kokkos::parallel_reduce(
-          "SpMVKit::cg::update", Range(exec_, 0, n_),
-          CgUpdate<Vec, Scalars, Flag>{q_, r_, dinv_, scalars_, stopped_, previous, largest,
-                                       opts_.jacobi},
-          DeviceRecord(reinterpret_cast<CgRecord*>(scalars_.data() + current)));
+      Kokkos::parallel_reduce("SpMVKit::cg::update", Range(exec_, 0, n_),
+                              CgUpdate<Vec, Scalars, Flag>{q_, r_, dinv_, scalars_, stopped_,
+                                                           previous, largest, opts_.jacobi},
+                              DeviceRecord(reinterpret_cast<CgRecord*>(scalars_.data() + current)));
       // rᵀr and rᵀz only: pᵀAp rides along from index 0 and is global already.
       op_.reduction().all_reduce(exec_, scalars_.data() + current, 2);
-      Kokkos::parallel_for("SpMVKit::cg::direction", Range(exec_, 0, n_),
-                           CgDirection<XView, Vec, Scalars, Flag>{
-                               x_, r_, p_, dinv_, scalars_, stopped_, current, previous,
-                               threshold_sq_, largest, opts_.jacobi});
+      Kokkos::parallel_for(
+          "SpMVKit::cg::direction", Range(exec_, 0, n_),
+          CgDirection<XView, Vec, Scalars, Flag>{x_, r_, p_, dinv_, scalars_, stopped_, current,
+                                                 previous, threshold_sq_, largest, opts_.jacobi});
       const bool progress_due = opts_.progress_every > 0 && k % opts_.progress_every == 0;
       if ((k - first) % check_interval_ != 0 && k != opts_.max_iterations && !progress_due)
         continue;
@@ -315,10 +316,10 @@ private:
     if (opts_.progress_every <= 0 || k % opts_.progress_every != 0) return;
     if (opts_.progress_stream) {
       *opts_.progress_stream << "cg: iteration " << std::setw(6) << k << "  relative residual "
-                             << std::scientific << std::setprecision(3)
-                             << result_.relative_residual << std::defaultfloat << "  "
-                             << std::fixed << std::setprecision(3) << 1e3 * elapsed / k
-                             << " ms/iteration" << std::defaultfloat << std::endl;
+                             << std::scientific << std::setprecision(3) << result_.relative_residual
+                             << std::defaultfloat << "  " << std::fixed << std::setprecision(3)
+                             << 1e3 * elapsed / k << " ms/iteration" << std::defaultfloat
+                             << std::endl;
     }
     if (opts_.progress_callback)
       opts_.progress_callback(CgProgress{k, result_.relative_residual, elapsed});

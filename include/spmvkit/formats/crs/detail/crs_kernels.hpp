@@ -3,14 +3,93 @@
 
 // Kernels of the CRS format: SpMV (both variants), structure check, diagonal.
 // Templated on the matrix type, so this header does not need crs_matrix.hpp.
-#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/detail/kernel_common.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <type_traits>
 
 namespace spmvkit::detail {
+
+/// The row source (core/format_concept.hpp) of a CRS matrix's arrays: the
+/// route every conversion from CRS takes.
+template <class Scalar, class Ordinal, class Offset, class Device>
+struct CrsRowSource {
+  using value_type = Scalar;
+  using ordinal_type = Ordinal;
+  using offset_type = Offset;
+  Kokkos::View<const Offset*, Device> row_starts;
+  Kokkos::View<const Ordinal*, Device> cols;
+  Kokkos::View<const Scalar*, Device> vals;
+  KOKKOS_INLINE_FUNCTION Ordinal length(Ordinal row) const {
+    return static_cast<Ordinal>(row_starts(row + 1) - row_starts(row));
+  }
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_entry(Ordinal row, F&& f) const {
+    for (Offset k = row_starts(row); k < row_starts(row + 1); ++k) f(cols(k), vals(k));
+  }
+};
+
+template <class Crs>
+CrsRowSource<typename Crs::value_type, typename Crs::ordinal_type, typename Crs::offset_type,
+             typename Crs::device_type>
+crs_row_source(Crs const& A) {
+  return {A.row_starts(), A.column_indices(), A.values()};
+}
+
+/// lengths(row) = source.length(row).
+template <class Source, class Lengths>
+struct SourceRowLengths {
+  Source source;
+  Lengths lengths;
+  KOKKOS_INLINE_FUNCTION void operator()(typename Source::ordinal_type row) const {
+    lengths(row) = source.length(row);
+  }
+};
+
+/// The source's entry count, summed in 64 bits.
+template <class Source>
+struct SourceNnz {
+  Source source;
+  KOKKOS_INLINE_FUNCTION void operator()(typename Source::ordinal_type row,
+                                         std::int64_t& sum) const {
+    sum += source.length(row);
+  }
+};
+
+/// Exclusive scan of the source's row lengths into row_starts (n + 1 entries).
+template <class Source, class Starts>
+struct SourceRowStarts {
+  using Offset = typename Starts::non_const_value_type;
+  Source source;
+  Starts starts;
+  typename Source::ordinal_type num_rows;
+  KOKKOS_INLINE_FUNCTION void operator()(typename Source::ordinal_type row, Offset& partial,
+                                         bool final) const {
+    if (final) starts(row) = partial;
+    partial += static_cast<Offset>(source.length(row));
+    if (final && row + 1 == num_rows) starts(row + 1) = partial;
+  }
+};
+
+/// Writes each row of the source into CRS arrays at its row start.
+template <class Source, class Starts, class Cols, class Vals>
+struct FillCrsFromSource {
+  Source source;
+  Starts starts;
+  Cols cols;
+  Vals vals;
+  KOKKOS_INLINE_FUNCTION void operator()(typename Source::ordinal_type row) const {
+    auto slot = starts(row);
+    source.for_each_entry(
+        row, [&](typename Source::ordinal_type col, typename Source::value_type value) {
+          cols(slot) = col;
+          vals(slot) = value;
+          ++slot;
+        });
+  }
+};
 
 template <class Ordinal, class Offset, class Device>
 struct CrsStructureCheck {

@@ -16,15 +16,6 @@
 namespace spmvkit {
 namespace detail {
 
-template <class Ordinal, class Offset, class Device>
-struct CrsRowLengths {
-  Kokkos::View<const Offset*, Device> row_starts;
-  Kokkos::View<Ordinal*, Device> lengths;
-  KOKKOS_INLINE_FUNCTION void operator()(Ordinal i) const {
-    lengths(i) = static_cast<Ordinal>(row_starts(i + 1) - row_starts(i));
-  }
-};
-
 /// Sorts each window of sigma rows by decreasing length, ties by increasing
 /// row index. The keys are unique, so the result is deterministic whatever the
 /// backend. Heapsort: in place, O(sigma log sigma) per window, no scratch.
@@ -99,15 +90,17 @@ struct ChunkStartsScan {
   }
 };
 
-/// One thread per stored row: copies its CRS entries into the chunk's
-/// column-major slots, encoded by Columns, and pads the rest of the chunk
-/// width (the padding rule is on BasicSellMatrix).
-template <class Columns, class Scalar, class Ordinal, class Offset, class Device>
+/// One thread per stored row: copies its entries (from any row source, see
+/// core/format_concept.hpp) into the chunk's column-major slots, encoded by
+/// Columns, and pads the rest of the chunk width. This is the one place of
+/// the padding rule (on BasicSellMatrix): value 0 at the row's first column,
+/// or for an empty row at the valid column nearest to it.
+template <class Columns, class Source, class Offset, class Device>
 struct FillSell {
+  using Scalar = typename Source::value_type;
+  using Ordinal = typename Source::ordinal_type;
   using Stored = typename Columns::template stored_type<Ordinal>;
-  Kokkos::View<const Offset*, Device> crs_starts;
-  Kokkos::View<const Ordinal*, Device> crs_cols;
-  Kokkos::View<const Scalar*, Device> crs_vals;
+  Source source;
   Kokkos::View<const Ordinal*, Device> perm;
   Kokkos::View<const Offset*, Device> chunk_starts;
   Kokkos::View<const Ordinal*, Device> widths;
@@ -122,20 +115,25 @@ struct FillSell {
     // A chunk of width 0 stores nothing; otherwise num_cols > 0.
     if (width == 0) return;
     const Offset base = chunk_starts(chunk) + static_cast<Offset>(stored_row % chunk_size);
-    // Must agree with the kernel (detail/spmv_sell.hpp): rows past num_rows count as row 0.
-    Ordinal row = 0;
-    Offset begin = 0, length = 0;
+    // Must agree with the kernel (detail/sell_kernels.hpp): rows past num_rows count as row 0.
+    const Ordinal row = stored_row < num_rows
+                            ? (perm.extent(0) ? perm(stored_row) : static_cast<Ordinal>(stored_row))
+                            : Ordinal(0);
+    Ordinal pad_col = row < num_cols ? row : num_cols - 1;
+    Ordinal j = 0;
     if (stored_row < num_rows) {
-      row = perm.extent(0) ? perm(stored_row) : static_cast<Ordinal>(stored_row);
-      begin = crs_starts(row);
-      length = crs_starts(row + 1) - begin;
+      source.for_each_entry(row, [&](Ordinal col, Scalar value) {
+        const Offset slot = base + static_cast<Offset>(j) * chunk_size;
+        if (j == 0) pad_col = col;
+        cols(slot) = static_cast<Stored>(Columns::encode(col, row));
+        vals(slot) = value;
+        ++j;
+      });
     }
-    const Ordinal pad_col = length > 0 ? crs_cols(begin) : (row < num_cols ? row : num_cols - 1);
-    for (Ordinal j = 0; j < width; ++j) {
+    for (; j < width; ++j) {
       const Offset slot = base + static_cast<Offset>(j) * chunk_size;
-      const bool entry = j < length;
-      cols(slot) = static_cast<Stored>(Columns::encode(entry ? crs_cols(begin + j) : pad_col, row));
-      vals(slot) = entry ? crs_vals(begin + j) : Scalar(0);
+      cols(slot) = static_cast<Stored>(Columns::encode(pad_col, row));
+      vals(slot) = Scalar(0);
     }
   }
 };
