@@ -54,6 +54,16 @@ Index checked_index(std::int64_t value, char const* what, char const* where) {
 /// failure into an AllocationError that names the View and the bytes asked for.
 template <class View, class ExecutionSpace>
 View allocate_view(ExecutionSpace const& exec, std::string const& label, std::int64_t extent) {
+  // The byte count must not wrap: a wrapped size allocates a few bytes and
+  // the first fill writes past them.
+  constexpr auto element = sizeof(typename View::value_type);
+  if (extent < 0 || static_cast<std::uint64_t>(extent) >
+                        std::numeric_limits<std::uint64_t>::max() / 2 / element) {
+    std::ostringstream os;
+    os << "SpMVKit: cannot allocate '" << label << "': " << extent << " entries of " << element
+       << " bytes is " << (extent < 0 ? "a negative size" : "beyond any addressable size");
+    throw std::length_error(os.str());
+  }
   try {
     return View(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label),
                 static_cast<std::size_t>(extent));

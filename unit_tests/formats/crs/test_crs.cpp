@@ -1,12 +1,14 @@
 // CrsMatrix itself: index-type overflow at construction and the structure check.
 #include "test_utils.hpp"
 
-#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/format_list.hpp>
 
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <type_traits>
 
 namespace {
 
@@ -49,6 +51,58 @@ TYPED_TEST(CrsTest, CheckStructureFindsBadRows) {
     EXPECT_NE(std::string(e.what()).find("row " + std::to_string(row)), std::string::npos)
         << e.what();
   }
+}
+
+// A byte count that wraps would allocate a few bytes and let the first fill
+// overflow the heap: 2^62 + 1 entries of 4 or 8 bytes must be refused by name.
+TYPED_TEST(CrsTest, RejectsByteCountsThatWrap) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const std::int64_t huge = (std::int64_t(1) << 62) + 1;
+  try {
+    CrsMatrix<Scalar, Exec, int, std::int64_t> A("huge", 10, 10, huge);
+    FAIL() << "expected std::length_error";
+  } catch (std::length_error const& e) {
+    EXPECT_NE(std::string(e.what()).find("column_indices"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("beyond any addressable size"), std::string::npos)
+        << e.what();
+  }
+}
+
+// Conversions read the CRS they are given: a broken one is named, not turned
+// into a matrix that computes a wrong y.
+TYPED_TEST(CrsTest, ConversionsRejectBrokenStructureNamingTheRow) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  HostCrs h = random_crs(60, 40, 6, 0.0, 0, 12);
+  HostCrs bad_col = h;
+  std::int64_t col_row = 17;
+  while (h.row_starts[col_row] == h.row_starts[col_row + 1]) ++col_row; // non-empty row >= 17
+  bad_col.col[bad_col.row_starts[col_row]] = 40;                        // out of range
+  HostCrs bad_starts = h;
+  bad_starts.row_starts[31] = bad_starts.row_starts[30] - 1; // decreasing at row 30
+  for (auto const& [what, broken, row] :
+       {std::make_tuple("column", bad_col, col_row),
+        std::make_tuple("row_starts", bad_starts, std::int64_t(30))}) {
+    SCOPED_TRACE(what);
+    auto A = make_device_crs<Scalar, Exec>(broken);
+    for_each_type(format_list{}, [&](auto tag) {
+      using F = typename decltype(tag)::type;
+      if (std::is_same_v<F, CrsFormat>) return; // no conversion, nothing read
+      try {
+        F::from_crs(Exec(), A, {});
+        ADD_FAILURE() << F::family << ": expected std::invalid_argument";
+      } catch (std::invalid_argument const& e) {
+        EXPECT_NE(std::string(e.what()).find("row " + std::to_string(row)), std::string::npos)
+            << F::family << ": " << e.what();
+      }
+    });
+  }
+  // The opt-out skips the pass for data the caller vouches for.
+  auto good = make_device_crs<Scalar, Exec>(h);
+  SellOptions trusted;
+  trusted.check_structure = false;
+  EXPECT_NO_THROW(SellFormat::from_crs(Exec(), good, trusted));
 }
 
 } // namespace

@@ -267,12 +267,17 @@ make_basic_sell_from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std
               layout.perm, lengths);
 }
 
-/// CRS -> SELL with any column encoding, on A's execution space.
+/// CRS -> SELL with any column encoding, on A's execution space. A broken
+/// CRS (decreasing row starts, columns out of range) would give a SELL matrix
+/// that computes a wrong y, or reads out of bounds, so its structure is
+/// checked first (one pass, about the cost of one SpMV) unless the caller
+/// vouches for it (validate = false).
 template <class Columns, class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns>
 make_basic_sell(ExecutionSpace const& exec,
                 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, int chunk_size,
-                std::int64_t sigma) {
+                std::int64_t sigma, bool validate = true) {
+  if (validate) check_structure(exec, A);
   return make_basic_sell_from_rows<Columns>(exec, A.num_rows(), A.num_cols(), A.nnz(),
                                             crs_row_source(A), chunk_size, sigma);
 }
@@ -280,9 +285,13 @@ make_basic_sell(ExecutionSpace const& exec,
 } // namespace detail
 
 /// Converts a CRS matrix to SELL-C-σ on A's execution space (no host round
-/// trip): the only value that travels to the host is the stored size, needed
-/// for the allocation. sigma = 1 keeps the row order; a sigma beyond the row
-/// count sorts the whole matrix (the stored sigma() is then num_rows).
+/// trip): the only values that travel to the host are the structure check's
+/// verdict and the stored size, needed for the allocation. A CRS with
+/// decreasing row starts or columns out of range is rejected
+/// (std::invalid_argument naming the first bad row; SellOptions::
+/// check_structure = false through SellFormat::from_crs skips the check). sigma = 1 keeps the row
+/// order; a sigma beyond the row count sorts the whole matrix (the stored sigma() is then
+/// num_rows).
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 SellMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 make_sell(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
@@ -336,6 +345,9 @@ to_crs(BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns> const& 
 struct SellOptions {
   int chunk_size = 0;
   std::int64_t sigma = 1;
+  /// from_crs checks the CRS structure first (check_structure); false skips
+  /// that pass for data the caller knows to be well formed.
+  bool check_structure = true;
 };
 
 /// The format tag of every SELL column encoding (core/format_concept.hpp).
@@ -360,9 +372,9 @@ struct BasicSellFormat {
     std::vector<options_type> v;
     for (int c : {4, 8, 32, 64}) {
       if (Columns::relative) {
-        v.push_back({c, 1});
+        v.push_back({c, 1, true});
       } else {
-        for (std::int64_t s : {1, 32, 1024}) v.push_back({c, s});
+        for (std::int64_t s : {1, 32, 1024}) v.push_back({c, s, true});
       }
     }
     return v;
@@ -401,7 +413,8 @@ struct BasicSellFormat {
   static matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
                      typename Crs::offset_type>
   from_crs(Exec const& exec, Crs const& A, options_type const& o) {
-    return detail::make_basic_sell<Columns>(exec, A, chunk_size<Exec>(o), o.sigma);
+    return detail::make_basic_sell<Columns>(exec, A, chunk_size<Exec>(o), o.sigma,
+                                            o.check_structure);
   }
   template <class Exec, class Sell>
   static typename Sell::crs_type to_crs(Exec const& exec, Sell const& A) {
@@ -409,7 +422,7 @@ struct BasicSellFormat {
   }
   template <class Sell>
   static options_type options(Sell const& A) {
-    return {A.chunk_size(), A.sigma()};
+    return {A.chunk_size(), A.sigma(), true};
   }
   template <class Exec, class Sell, class X, class Y>
   static void apply(Exec const& exec, typename Sell::value_type alpha, Sell const& A, X const& x,
