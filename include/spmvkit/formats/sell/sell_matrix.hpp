@@ -4,11 +4,16 @@
 /// The SELL-C-sigma format: BasicSellMatrix (one class for every column
 /// encoding), SellMatrix, make_sell, to_crs and the format tags
 /// BasicSellFormat<Columns> / SellFormat. Sell16 (formats/sell16/) is the same
-/// class with another column encoding.
+/// class with another column encoding. Longer than most public headers
+/// (~370 lines) because the class, its conversions and its format tag are the
+/// public face of SELL and of every SELL encoding; the kernels, the layout and
+/// the conversion work are in detail/.
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/sell/detail/sell_columns.hpp>
+#include <spmvkit/formats/sell/detail/sell_conversion.hpp>
 #include <spmvkit/formats/sell/detail/sell_kernels.hpp>
 #include <spmvkit/formats/sell/detail/sell_layout.hpp>
 
@@ -24,41 +29,6 @@ namespace spmvkit {
 
 template <class Columns>
 struct BasicSellFormat;
-
-namespace detail {
-
-/// How a SELL format stores the column of an entry. The chunk layout, the
-/// conversions and the SpMV kernel are written once for every encoding; an
-/// encoding only says what is stored per entry and how the kernel turns it
-/// back into a column, given the entry's original row.
-///
-/// AbsoluteColumns stores the column itself (SellMatrix).
-struct AbsoluteColumns {
-  template <class Ordinal>
-  using stored_type = Ordinal;
-  /// Whether decode() needs the row (the kernel then loads rows up front).
-  static constexpr bool relative = false;
-  static constexpr char const* family = "sell";
-  static constexpr char const* class_name = "spmvkit::SellMatrix";
-  static constexpr char const* make_name = "spmvkit::make_sell";
-  static constexpr char const* label = "SpMVKit::Sell::";
-  template <class Ordinal>
-  KOKKOS_FORCEINLINE_FUNCTION static Ordinal encode(Ordinal col, Ordinal /*row*/) {
-    return col;
-  }
-  template <class Ordinal, class Stored>
-  KOKKOS_FORCEINLINE_FUNCTION static Ordinal decode(Stored stored, Ordinal /*row*/) {
-    return static_cast<Ordinal>(stored);
-  }
-  /// Every matrix can be stored with absolute columns.
-  template <class Exec, class Source>
-  static std::string obstacle(Exec const&, std::int64_t, std::int64_t, std::int64_t,
-                              Source const&) {
-    return "";
-  }
-};
-
-} // namespace detail
 
 /// SELL-C-σ matrix (Kreutzer et al. 2014): rows are grouped into chunks of C
 /// consecutive rows, each chunk is padded to its longest row and stored
@@ -215,74 +185,6 @@ template <class S, class E, class O, class F, class C>
 struct is_sell_matrix<BasicSellMatrix<S, E, O, F, C>> : std::true_type {};
 template <class T>
 inline constexpr bool is_sell_matrix_v = is_sell_matrix<T>::value;
-
-namespace detail {
-
-/// Any row source (core/format_concept.hpp) -> SELL with any column
-/// encoding, on exec: checks, row lengths, the layout, one fill. The stored
-/// size is the one value that travels to the host (for the allocation), and
-/// everything is checked before the large arrays are allocated.
-template <class Columns, class ExecutionSpace, class Source>
-BasicSellMatrix<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
-                typename Source::offset_type, Columns>
-make_basic_sell_from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
-                          std::int64_t nnz, Source const& source, int chunk_size,
-                          std::int64_t sigma) {
-  using Ordinal = typename Source::ordinal_type;
-  using Offset = typename Source::offset_type;
-  using Sell =
-      BasicSellMatrix<typename Source::value_type, ExecutionSpace, Ordinal, Offset, Columns>;
-  using Device = typename Sell::device_type;
-  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>;
-  using Range64 = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  const std::string label = Columns::label;
-  if (chunk_size < 1 || sigma < 1) {
-    throw std::invalid_argument(std::string(Columns::make_name) +
-                                ": chunk size C and sigma must be >= 1, got C = " +
-                                std::to_string(chunk_size) + ", sigma = " + std::to_string(sigma));
-  }
-  const Ordinal n = checked_index<Ordinal>(num_rows, "num_rows", Columns::make_name);
-  const Ordinal m = checked_index<Ordinal>(num_cols, "num_cols", Columns::make_name);
-  // The backend's limit on C, then whether the encoding can hold every column.
-  std::string obstacle = sell_chunk_size_obstacle<ExecutionSpace>(chunk_size);
-  if (obstacle.empty()) {
-    obstacle = Columns::obstacle(exec, num_rows, num_cols, nnz, source);
-    if (!obstacle.empty() && Columns::relative) obstacle += "; use SellMatrix";
-  }
-  if (!obstacle.empty()) {
-    throw std::invalid_argument(std::string(Columns::make_name) + ": " + obstacle);
-  }
-  auto lengths = allocate_view<typename Sell::ordinals_type>(exec, label + "row_lengths", n);
-  Kokkos::parallel_for(label + "row_lengths", Range(exec, 0, n),
-                       SourceRowLengths<Source, typename Sell::ordinals_type>{source, lengths});
-  const SellLayout<Ordinal, Offset, ExecutionSpace> layout(exec, lengths, chunk_size, sigma, label,
-                                                           Columns::make_name);
-  auto cols = allocate_view<typename Sell::columns_type>(exec, label + "columns", layout.stored);
-  auto vals = allocate_view<typename Sell::values_type>(exec, label + "values", layout.stored);
-  Kokkos::parallel_for(label + "fill", Range64(exec, 0, layout.num_chunks * chunk_size),
-                       FillSell<Columns, Source, Offset, Device>{source, layout.perm, layout.starts,
-                                                                 layout.widths, cols, vals, n, m,
-                                                                 chunk_size});
-  return Sell(n, m, nnz, chunk_size, layout.sigma, layout.starts, layout.widths, cols, vals,
-              layout.perm, lengths);
-}
-
-/// CRS -> SELL with any column encoding, on A's execution space. A broken
-/// CRS (decreasing row starts, columns out of range) would give a SELL matrix
-/// that computes a wrong y, or reads out of bounds, so its structure is
-/// checked first (one pass, about the cost of one SpMV) unless the caller
-/// vouches for it (validate = false).
-template <class Columns, class Scalar, class ExecutionSpace, class Ordinal, class Offset>
-BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns>
-make_basic_sell(ExecutionSpace const& exec,
-                CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, int chunk_size,
-                std::int64_t sigma, bool validate = true) {
-  if (validate) check_structure(exec, A);
-  return make_basic_sell_from_rows<Columns>(exec, A.num_rows(), A.num_cols(), A.nnz(),
-                                            crs_row_source(A), chunk_size, sigma);
-}
-
-} // namespace detail
 
 /// Converts a CRS matrix to SELL-C-σ on A's execution space (no host round
 /// trip): the only values that travel to the host are the structure check's
