@@ -1,69 +1,348 @@
-# Install test, run by ctest as `cmake -D... -P InstallTest.cmake`:
-#  1. installs the SpMVKit build in SPMVKIT_BINARY_DIR into WORK_DIR/prefix,
-#  2. configures and builds DOWNSTREAM_SOURCE_DIR against it (find_package(SpMVKit)) with the
-#     same compiler, C++ standard, Kokkos and Kokkos Kernels as the SpMVKit build,
-#  3. runs the downstream program, which checks its own result.
-# Any failing step fails the test.
+# Install test, run by ctest as `cmake -D... -P InstallTest.cmake`. Consumers of an installed
+# SpMVKit, each configured, built and run (examples/downstream checks its own result):
+#
+#  1. release: the SpMVKit build in SPMVKIT_BINARY_DIR installed into WORK_DIR/prefix; the
+#     consumer gives only CMAKE_PREFIX_PATH=<prefix> and the build type, so the package config
+#     finds Kokkos and Kokkos Kernels through the paths it recorded. Its configure output must not
+#     contain the no-build-type warning.
+#  2. moved dependencies, no build type: SpMVKit is built and installed (library only) against a
+#     COPY of the Kokkos / Kokkos Kernels prefix, which is then renamed, so the recorded paths no
+#     longer exist. The consumer gives CMAKE_PREFIX_PATH=<SpMVKit prefix>;<renamed copy> and no
+#     build type: it must configure with the renamed copy, show the warning about the empty
+#     CMAKE_BUILD_TYPE, build and run.
+#  3. precedence: a consumer of the install of step 1, whose recorded Kokkos still exists, points
+#     Kokkos_ROOT / KokkosKernels_ROOT (3a) or CMAKE_PREFIX_PATH (3b) at the renamed copy; the
+#     copy must be the one found (configure only).
+#  4. the install of step 2 with nothing pointing at Kokkos: its recorded Kokkos is gone, so the
+#     configure must fail with a message that names -DKokkos_ROOT (configure only).
+#
+# Steps 2 to 4 are skipped, with a message, when Kokkos lives in a system prefix (/usr, ...),
+# which cannot sensibly be copied. Any failing step fails the test.
+#
+# Required: -DSPMVKIT_BINARY_DIR -DSPMVKIT_SOURCE_DIR -DDOWNSTREAM_SOURCE_DIR -DWORK_DIR
+#           -DCXX_COMPILER -DKokkos_DIR -DKokkosKernels_DIR
+# Optional: -DBUILD_CONFIG -DGENERATOR -DCXX_STANDARD -DCXX_EXTENSIONS
 cmake_minimum_required(VERSION 3.16...3.25)
 
-foreach(var SPMVKIT_BINARY_DIR DOWNSTREAM_SOURCE_DIR WORK_DIR CXX_COMPILER Kokkos_DIR
-            KokkosKernels_DIR)
+foreach(var SPMVKIT_BINARY_DIR SPMVKIT_SOURCE_DIR DOWNSTREAM_SOURCE_DIR WORK_DIR CXX_COMPILER
+            Kokkos_DIR KokkosKernels_DIR)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "InstallTest.cmake: -D${var}=... is required")
   endif()
 endforeach()
 
-set(prefix "${WORK_DIR}/prefix")
-set(downstream_build "${WORK_DIR}/downstream-build")
-file(REMOVE_RECURSE "${prefix}" "${downstream_build}")
+# Phrases of the warning the package config gives a consumer with no build type, looked for in
+# the configure output with its line wrapping undone (has_phrase).
+set(no_build_type_marker "CMAKE_BUILD_TYPE is empty")
+set(no_build_type_phrase "SpMVKit kernels at -O0 run ~10x slower")
+set(no_build_type_remedy "-DCMAKE_BUILD_TYPE=Release")
 
+# has_phrase(<text> <phrase> <output variable>): whether <text>, its runs of blanks and newlines
+# made single spaces, contains <phrase>.
+function(has_phrase text phrase out_var)
+  string(REGEX REPLACE "[ \t\r\n]+" " " flat "${text}")
+  string(FIND "${flat}" "${phrase}" at)
+  if(at EQUAL -1)
+    set(${out_var} FALSE PARENT_SCOPE)
+  else()
+    set(${out_var} TRUE PARENT_SCOPE)
+  endif()
+endfunction()
+
+set(prefix "${WORK_DIR}/prefix")
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+function(fail what)
+  message(FATAL_ERROR "install test: ${what}")
+endfunction()
+
+# run_step(<what> <command>...): runs the command, output shown; fails the test on failure.
 function(run_step what)
   message(STATUS "install test: ${what}")
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE result)
   if(NOT result EQUAL 0)
-    message(FATAL_ERROR "install test: ${what} failed (${result})")
+    fail("${what} failed (${result})")
   endif()
 endfunction()
 
+# run_captured(<what> <output variable> <command>...): like run_step, and also returns stdout and
+# stderr together in <output variable>.
+function(run_captured what out_var)
+  message(STATUS "install test: ${what}")
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  message("${out}")
+  if(NOT result EQUAL 0)
+    fail("${what} failed (${result})")
+  endif()
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
+# Configure arguments common to every configure below (compiler, standard, generator); the
+# consumer's own configure never inherits CXXFLAGS or CMAKE_BUILD_TYPE from the environment.
+set(common_args "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
+if(GENERATOR)
+  list(APPEND common_args -G "${GENERATOR}")
+endif()
+if(NOT "${CXX_STANDARD}" STREQUAL "")
+  list(APPEND common_args "-DCMAKE_CXX_STANDARD=${CXX_STANDARD}")
+endif()
+if(NOT "${CXX_EXTENSIONS}" STREQUAL "")
+  list(APPEND common_args "-DCMAKE_CXX_EXTENSIONS=${CXX_EXTENSIONS}")
+endif()
+set(clean_env "${CMAKE_COMMAND}" -E env --unset=CXXFLAGS --unset=CMAKE_BUILD_TYPE
+              --unset=Kokkos_DIR --unset=KokkosKernels_DIR --unset=Kokkos_ROOT
+              --unset=KokkosKernels_ROOT)
 set(config_args)
 if(BUILD_CONFIG)
   set(config_args --config "${BUILD_CONFIG}")
 endif()
+# Multi-config generators have no CMAKE_BUILD_TYPE, and the package config does not warn there.
+set(multi_config FALSE)
+if(GENERATOR MATCHES "Multi-Config|Visual Studio|Xcode")
+  set(multi_config TRUE)
+endif()
 
+# cache_value(<build dir> <name> <output variable>): a value from <build dir>/CMakeCache.txt.
+function(cache_value dir name out_var)
+  file(STRINGS "${dir}/CMakeCache.txt" lines REGEX "^${name}:[A-Z]+=")
+  string(REGEX REPLACE "^${name}:[A-Z]+=" "" value "${lines}")
+  set(${out_var} "${value}" PARENT_SCOPE)
+endfunction()
+
+# expect_under(<build dir> <cache variable> <directory>): the consumer found the package there.
+function(expect_under dir name expected)
+  cache_value("${dir}" "${name}" value)
+  string(FIND "${value}/" "${expected}/" at)
+  if(NOT at EQUAL 0)
+    fail("${name} of ${dir} is '${value}', expected a directory under ${expected}")
+  endif()
+  message(STATUS "install test: ${name} = ${value}")
+endfunction()
+
+# build_and_run(<build dir> <build config>): builds the consumer and runs its program.
+function(build_and_run dir build_config)
+  set(args)
+  if(build_config)
+    set(args --config "${build_config}")
+  endif()
+  run_step("build ${dir}" "${CMAKE_COMMAND}" --build "${dir}" ${args})
+  if(build_config AND EXISTS "${dir}/${build_config}/app${CMAKE_EXECUTABLE_SUFFIX}")
+    set(app "${dir}/${build_config}/app${CMAKE_EXECUTABLE_SUFFIX}")
+  else()
+    set(app "${dir}/app${CMAKE_EXECUTABLE_SUFFIX}")
+  endif()
+  # OMP_PROC_BIND=false: no Kokkos binding warning, and no binding on a shared test machine.
+  run_step("run ${app}" "${CMAKE_COMMAND}" -E env OMP_PROC_BIND=false "${app}")
+endfunction()
+
+# -------------------------------------------------------------------------------------------
+# 1. The build as it is, a Release consumer, dependencies through the recorded paths
+# -------------------------------------------------------------------------------------------
 run_step("install SpMVKit into ${prefix}" "${CMAKE_COMMAND}" --install "${SPMVKIT_BINARY_DIR}"
          --prefix "${prefix}" ${config_args})
-
-foreach(file IN ITEMS include/spmvkit/spmvkit.hpp include/spmvkit/version.hpp)
+foreach(file IN ITEMS include/spmvkit/spmvkit.hpp include/spmvkit/version.hpp
+                      share/doc/SpMVKit/LICENSE)
   if(NOT EXISTS "${prefix}/${file}")
-    message(FATAL_ERROR "install test: ${file} was not installed")
+    fail("${file} was not installed")
   endif()
 endforeach()
 
-set(configure_args
-    -S "${DOWNSTREAM_SOURCE_DIR}" -B "${downstream_build}" "-DCMAKE_PREFIX_PATH=${prefix}"
-    "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DKokkos_DIR=${Kokkos_DIR}"
-    "-DKokkosKernels_DIR=${KokkosKernels_DIR}")
-if(GENERATOR)
-  list(APPEND configure_args -G "${GENERATOR}")
+set(build_release "${WORK_DIR}/consumer-release")
+set(release_args -S "${DOWNSTREAM_SOURCE_DIR}" -B "${build_release}" "-DCMAKE_PREFIX_PATH=${prefix}"
+                 ${common_args})
+if(BUILD_CONFIG AND NOT multi_config)
+  list(APPEND release_args "-DCMAKE_BUILD_TYPE=${BUILD_CONFIG}")
 endif()
-if(BUILD_CONFIG)
-  list(APPEND configure_args "-DCMAKE_BUILD_TYPE=${BUILD_CONFIG}")
+run_captured("1. configure a consumer with build type '${BUILD_CONFIG}'" out ${clean_env}
+             "${CMAKE_COMMAND}" ${release_args})
+has_phrase("${out}" "${no_build_type_marker}" warned)
+if(BUILD_CONFIG AND warned)
+  fail("the consumer with build type ${BUILD_CONFIG} was warned about an empty build type")
 endif()
-if(NOT "${CXX_STANDARD}" STREQUAL "")
-  list(APPEND configure_args "-DCMAKE_CXX_STANDARD=${CXX_STANDARD}")
-endif()
-if(NOT "${CXX_EXTENSIONS}" STREQUAL "")
-  list(APPEND configure_args "-DCMAKE_CXX_EXTENSIONS=${CXX_EXTENSIONS}")
+expect_under("${build_release}" Kokkos_DIR "${Kokkos_DIR}")
+build_and_run("${build_release}" "${BUILD_CONFIG}")
+
+# -------------------------------------------------------------------------------------------
+# 2. and 3. Moved dependency prefixes
+# -------------------------------------------------------------------------------------------
+# prefix_of(<package dir> <output variable>): the install prefix that holds a package's
+# <prefix>/{lib,lib64,share}[/<arch>]/cmake/<Package> directory; empty when there is none.
+function(prefix_of package_dir out_var)
+  set(dir "${package_dir}")
+  set(found "")
+  foreach(level RANGE 4)
+    get_filename_component(name "${dir}" NAME)
+    get_filename_component(parent "${dir}" DIRECTORY)
+    if(name MATCHES "^(lib|lib32|lib64|libx32|share)$")
+      set(found "${parent}")
+      break()
+    endif()
+    set(dir "${parent}")
+  endforeach()
+  set(${out_var} "${found}" PARENT_SCOPE)
+endfunction()
+
+get_filename_component(kokkos_dir "${Kokkos_DIR}" REALPATH)
+get_filename_component(kk_dir "${KokkosKernels_DIR}" REALPATH)
+prefix_of("${kokkos_dir}" kokkos_prefix)
+prefix_of("${kk_dir}" kk_prefix)
+set(skip_reason "")
+foreach(p IN ITEMS "${kokkos_prefix}" "${kk_prefix}")
+  if(p STREQUAL "")
+    set(skip_reason "no install prefix found above ${Kokkos_DIR} / ${KokkosKernels_DIR}")
+  elseif(p MATCHES "^(/|/usr|/usr/local|/opt/homebrew|/opt/local)$")
+    set(skip_reason "Kokkos or Kokkos Kernels is in the system prefix ${p}")
+  endif()
+endforeach()
+if(skip_reason)
+  message(STATUS "install test: moved-prefix consumers (2 to 4) SKIPPED: ${skip_reason}")
+  message(STATUS "install test: passed (consumer 1 only)")
+  return()
 endif()
 
-run_step("configure ${DOWNSTREAM_SOURCE_DIR}" "${CMAKE_COMMAND}" ${configure_args})
-run_step("build the downstream project" "${CMAKE_COMMAND}" --build "${downstream_build}"
-         ${config_args})
-
-if(BUILD_CONFIG AND EXISTS "${downstream_build}/${BUILD_CONFIG}/app${CMAKE_EXECUTABLE_SUFFIX}")
-  set(app "${downstream_build}/${BUILD_CONFIG}/app${CMAKE_EXECUTABLE_SUFFIX}")
+# Copies of the dependency prefixes (one when Kokkos and Kokkos Kernels share it).
+set(deps_copy "${WORK_DIR}/deps")
+set(deps_moved "${WORK_DIR}/deps-moved")
+file(RELATIVE_PATH kokkos_rel "${kokkos_prefix}" "${kokkos_dir}")
+file(RELATIVE_PATH kk_rel "${kk_prefix}" "${kk_dir}")
+if(kokkos_prefix STREQUAL kk_prefix)
+  set(kokkos_sub "kokkos")
+  set(kk_sub "kokkos")
+  set(copies kokkos)
 else()
-  set(app "${downstream_build}/app${CMAKE_EXECUTABLE_SUFFIX}")
+  set(kokkos_sub "kokkos")
+  set(kk_sub "kokkos-kernels")
+  set(copies kokkos kokkos-kernels)
 endif()
-run_step("run ${app}" "${app}")
-message(STATUS "install test: passed")
+message(STATUS "install test: copying ${kokkos_prefix} into ${deps_copy}/${kokkos_sub}")
+file(COPY "${kokkos_prefix}/" DESTINATION "${deps_copy}/${kokkos_sub}")
+if(NOT kk_sub STREQUAL kokkos_sub)
+  message(STATUS "install test: copying ${kk_prefix} into ${deps_copy}/${kk_sub}")
+  file(COPY "${kk_prefix}/" DESTINATION "${deps_copy}/${kk_sub}")
+endif()
+
+# SpMVKit's library alone, built against the copy and installed into prefix-moved.
+set(spmvkit_build "${WORK_DIR}/spmvkit-on-copy")
+set(prefix_moved "${WORK_DIR}/prefix-moved")
+set(spmvkit_args
+    -S "${SPMVKIT_SOURCE_DIR}" -B "${spmvkit_build}" ${common_args}
+    "-DKokkos_DIR=${deps_copy}/${kokkos_sub}/${kokkos_rel}"
+    "-DKokkosKernels_DIR=${deps_copy}/${kk_sub}/${kk_rel}" -DSPMVKIT_ENABLE_TESTS=OFF
+    -DSPMVKIT_ENABLE_EXAMPLES=OFF -DSPMVKIT_ENABLE_BENCHMARKS=OFF -DSPMVKIT_ENABLE_DOCS=OFF)
+if(BUILD_CONFIG AND NOT multi_config)
+  list(APPEND spmvkit_args "-DCMAKE_BUILD_TYPE=${BUILD_CONFIG}")
+endif()
+run_step("configure SpMVKit against the copy ${deps_copy}" ${clean_env} "${CMAKE_COMMAND}"
+         ${spmvkit_args})
+run_step("build SpMVKit against the copy" "${CMAKE_COMMAND}" --build "${spmvkit_build}"
+         ${config_args})
+run_step("install it into ${prefix_moved}" "${CMAKE_COMMAND}" --install "${spmvkit_build}"
+         --prefix "${prefix_moved}" ${config_args})
+file(GLOB_RECURSE installed_config_file "${prefix_moved}/*/SpMVKitConfig.cmake")
+if(NOT installed_config_file)
+  fail("no SpMVKitConfig.cmake under ${prefix_moved}")
+endif()
+file(READ "${installed_config_file}" installed_config)
+string(FIND "${installed_config}" "${deps_copy}/${kokkos_sub}/${kokkos_rel}" at)
+if(at EQUAL -1)
+  fail("the installed SpMVKitConfig.cmake does not record the copy ${deps_copy}; the moved-prefix "
+       "check would prove nothing")
+endif()
+
+# Move the copy: the recorded paths are gone.
+file(RENAME "${deps_copy}" "${deps_moved}")
+if(EXISTS "${deps_copy}/${kokkos_sub}/${kokkos_rel}")
+  fail("${deps_copy} still exists after the move")
+endif()
+
+# 2. CMAKE_PREFIX_PATH points at the moved copy; no build type.
+set(moved_prefixes "${prefix_moved}")
+foreach(sub IN LISTS copies)
+  list(APPEND moved_prefixes "${deps_moved}/${sub}")
+endforeach()
+set(build_moved "${WORK_DIR}/consumer-moved-no-build-type")
+# execute_process directly: CMAKE_PREFIX_PATH may be a list, which a function's ARGN would split.
+message(STATUS "install test: 2. configure a consumer with no build type and "
+               "CMAKE_PREFIX_PATH=${moved_prefixes}")
+execute_process(
+  COMMAND ${clean_env} "${CMAKE_COMMAND}" -S "${DOWNSTREAM_SOURCE_DIR}" -B "${build_moved}"
+          "-DCMAKE_PREFIX_PATH=${moved_prefixes}" -DCMAKE_BUILD_TYPE= ${common_args}
+  RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
+message("${out}")
+if(NOT result EQUAL 0)
+  fail("configuring the consumer against the moved prefix failed (${result})")
+endif()
+has_phrase("${out}" "${no_build_type_marker}" has_marker)
+has_phrase("${out}" "${no_build_type_phrase}" has_slower)
+has_phrase("${out}" "${no_build_type_remedy}" has_remedy)
+if(multi_config)
+  message(STATUS "install test: multi-config generator, no build-type warning expected")
+elseif(NOT has_marker OR NOT has_slower OR NOT has_remedy)
+  fail("the consumer with no build type was not warned ('${no_build_type_marker}', "
+       "'${no_build_type_phrase}' and '${no_build_type_remedy}' expected in its configure output)")
+else()
+  message(STATUS "install test: the no-build-type warning was shown")
+endif()
+expect_under("${build_moved}" Kokkos_DIR "${deps_moved}/${kokkos_sub}")
+expect_under("${build_moved}" KokkosKernels_DIR "${deps_moved}/${kk_sub}")
+build_and_run("${build_moved}" "")
+
+# 3. Precedence: the install of step 1, whose recorded Kokkos still exists, with the user pointing
+# elsewhere (the moved copy), through Kokkos_ROOT / KokkosKernels_ROOT (3a) and through
+# CMAKE_PREFIX_PATH (3b): the user's Kokkos must win (configure only).
+set(build_root "${WORK_DIR}/consumer-kokkos-root")
+set(root_args -S "${DOWNSTREAM_SOURCE_DIR}" -B "${build_root}" "-DCMAKE_PREFIX_PATH=${prefix}"
+              "-DKokkos_ROOT=${deps_moved}/${kokkos_sub}"
+              "-DKokkosKernels_ROOT=${deps_moved}/${kk_sub}" ${common_args})
+if(BUILD_CONFIG AND NOT multi_config)
+  list(APPEND root_args "-DCMAKE_BUILD_TYPE=${BUILD_CONFIG}")
+endif()
+run_step("3a. configure a consumer of ${prefix} with Kokkos_ROOT=${deps_moved}/${kokkos_sub}"
+         ${clean_env} "${CMAKE_COMMAND}" ${root_args})
+expect_under("${build_root}" Kokkos_DIR "${deps_moved}/${kokkos_sub}")
+expect_under("${build_root}" KokkosKernels_DIR "${deps_moved}/${kk_sub}")
+
+set(build_path "${WORK_DIR}/consumer-prefix-path")
+set(path_prefixes "${prefix}")
+foreach(sub IN LISTS copies)
+  list(APPEND path_prefixes "${deps_moved}/${sub}")
+endforeach()
+set(path_args)
+if(BUILD_CONFIG AND NOT multi_config)
+  list(APPEND path_args "-DCMAKE_BUILD_TYPE=${BUILD_CONFIG}")
+endif()
+message(STATUS "install test: 3b. configure a consumer with CMAKE_PREFIX_PATH=${path_prefixes}")
+execute_process(
+  COMMAND ${clean_env} "${CMAKE_COMMAND}" -S "${DOWNSTREAM_SOURCE_DIR}" -B "${build_path}"
+          "-DCMAKE_PREFIX_PATH=${path_prefixes}" ${path_args} ${common_args}
+  RESULT_VARIABLE result)
+if(NOT result EQUAL 0)
+  fail("configuring the consumer with CMAKE_PREFIX_PATH=${path_prefixes} failed (${result})")
+endif()
+expect_under("${build_path}" Kokkos_DIR "${deps_moved}/${kokkos_sub}")
+expect_under("${build_path}" KokkosKernels_DIR "${deps_moved}/${kk_sub}")
+
+# 4. The recorded Kokkos gone and nothing given instead: the configure must fail, saying how to
+# point at Kokkos (configure only).
+set(build_lost "${WORK_DIR}/consumer-lost-kokkos")
+set(lost_args)
+if(BUILD_CONFIG AND NOT multi_config)
+  list(APPEND lost_args "-DCMAKE_BUILD_TYPE=${BUILD_CONFIG}")
+endif()
+message(STATUS "install test: 4. configure a consumer of ${prefix_moved} with no Kokkos given "
+               "(must fail and say how to point at one)")
+execute_process(
+  COMMAND ${clean_env} "${CMAKE_COMMAND}" -S "${DOWNSTREAM_SOURCE_DIR}" -B "${build_lost}"
+          "-DCMAKE_PREFIX_PATH=${prefix_moved}" ${lost_args} ${common_args}
+  RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
+has_phrase("${out}" "-DKokkos_ROOT=" names_root)
+if(result EQUAL 0)
+  fail("a consumer of ${prefix_moved} configured although the Kokkos SpMVKit was built with "
+       "is gone; it found Kokkos elsewhere?\n${out}")
+elseif(NOT names_root)
+  fail("the failed configure does not say how to point at Kokkos:\n${out}")
+endif()
+message(STATUS "install test: it failed as it should, naming -DKokkos_ROOT")
+
+message(STATUS "install test: passed (consumers 1, 2, 3a, 3b, 4)")

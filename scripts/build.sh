@@ -1,23 +1,59 @@
 #!/usr/bin/env bash
-# Set-up, configure and build shared by run_tests.sh and run_main.sh:
+# Set-up, configure and build shared by run_tests.sh, run_main.sh and build_docs.sh:
 #  - scripts/setup_deps.sh (Debian packages; Kokkos + Kokkos Kernels 3.4.01 into the cache),
 #  - cmake configure (Release) of the repository in ${SPMVKIT_BUILD_DIR:-<repo>/build} against
 #    that Kokkos, unless Kokkos_ROOT and KokkosKernels_ROOT are set in the environment,
-#  - cmake --build -j$(nproc).
+#  - cmake --build -j$(nproc), of everything or of the targets given with --target.
+#
+# Usage: build.sh [--target NAME]... [--docs]
+#   --target NAME  build only NAME (repeatable); everything is still configured
+#   --docs         also install doxygen and configure with -DSPMVKIT_ENABLE_DOCS=ON
 # Extra configure arguments: SPMVKIT_CMAKE_ARGS (split on spaces), e.g. -DCMAKE_CXX_STANDARD=20.
 # All output goes to stderr; the only line on stdout is the build directory.
 set -euo pipefail
 
+die() {
+  printf '[build] ERROR: %s\n' "$*" >&2
+  exit 2
+}
+
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${SPMVKIT_BUILD_DIR:-$repo/build}
+
+targets=()
+setup_args=()
+docs_args=()
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --target)
+      [ "$#" -ge 2 ] || die "--target needs a target name"
+      targets+=("$2")
+      shift 2
+      ;;
+    --target=*)
+      targets+=("${1#--target=}")
+      shift
+      ;;
+    --docs)
+      setup_args+=(--docs)
+      docs_args+=(-DSPMVKIT_ENABLE_DOCS=ON)
+      shift
+      ;;
+    -h | --help)
+      awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}" >&2
+      exit 0
+      ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
 
 kokkos_args=()
 if [ -n "${Kokkos_ROOT:-}" ] && [ -n "${KokkosKernels_ROOT:-}" ]; then
   echo "[build] using Kokkos_ROOT=$Kokkos_ROOT and KokkosKernels_ROOT=$KokkosKernels_ROOT from the environment" >&2
-  bash "$repo/scripts/setup_deps.sh" --packages-only >/dev/null
+  bash "$repo/scripts/setup_deps.sh" --packages-only "${setup_args[@]}" >/dev/null
 else
-  prefix=$(bash "$repo/scripts/setup_deps.sh" | tail -n 1)
-  [ -d "$prefix" ] || { echo "[build] ERROR: setup_deps.sh gave no Kokkos prefix" >&2; exit 1; }
+  prefix=$(bash "$repo/scripts/setup_deps.sh" "${setup_args[@]}" | tail -n 1)
+  [ -d "$prefix" ] || die "setup_deps.sh gave no Kokkos prefix"
   [ -n "${Kokkos_ROOT:-}" ] || kokkos_args+=("-DKokkos_ROOT=$prefix")
   [ -n "${KokkosKernels_ROOT:-}" ] || kokkos_args+=("-DKokkosKernels_ROOT=$prefix")
 fi
@@ -25,7 +61,14 @@ fi
 read -r -a extra_args <<<"${SPMVKIT_CMAKE_ARGS:-}"
 echo "[build] configuring $build_dir" >&2
 cmake -S "$repo" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${kokkos_args[@]}" \
-  "${extra_args[@]}" >&2
-echo "[build] building with $(nproc) jobs" >&2
-cmake --build "$build_dir" -j "$(nproc)" >&2
+  "${docs_args[@]}" "${extra_args[@]}" >&2
+
+target_args=()
+if [ "${#targets[@]}" -gt 0 ]; then
+  target_args=(--target "${targets[@]}")
+  echo "[build] building ${targets[*]} with $(nproc) jobs" >&2
+else
+  echo "[build] building everything with $(nproc) jobs" >&2
+fi
+cmake --build "$build_dir" -j "$(nproc)" "${target_args[@]}" >&2
 printf '%s\n' "$build_dir"

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# The main job: sets up, configures and builds SpMVKit (scripts/build.sh), then runs
-# build/examples/fem_cg (or build/examples/matrix_market_spmv while fem_cg does not exist) with
-# the arguments given.
+# The main job: sets up, configures and builds SpMVKit (scripts/build.sh), building only the
+# fem_cg example (tests, examples and benchmarks are configured; scripts/run_tests.sh builds
+# them), then runs build/examples/fem_cg with the arguments given (try --help).
+#
+# OpenMP thread binding: OMP_PROC_BIND=spread and OMP_PLACES=threads unless already set in the
+# environment (Kokkos warns when OMP_PROC_BIND is not set).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build_dir=$(bash "$repo/scripts/build.sh" | tail -n 1)
-for name in fem_cg matrix_market_spmv; do
-  if [ -x "$build_dir/examples/$name" ]; then
-    exec "$build_dir/examples/$name" "$@"
-  fi
-done
-echo "run_main.sh: neither examples/fem_cg nor examples/matrix_market_spmv was built in $build_dir" >&2
-exit 1
+build_dir=$(bash "$repo/scripts/build.sh" --target fem_cg | tail -n 1)
+main="$build_dir/examples/fem_cg"
+[ -x "$main" ] || {
+  echo "run_main.sh: $main was not built" >&2
+  exit 1
+}
+
+export OMP_PROC_BIND=${OMP_PROC_BIND:-spread}
+export OMP_PLACES=${OMP_PLACES:-threads}
+exec "$main" "$@"

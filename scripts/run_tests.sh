@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: sets up the dependencies (scripts/setup_deps.sh), configures and builds
-# SpMVKit (scripts/build.sh; build dir ${SPMVKIT_BUILD_DIR:-build}), then runs ctest.
+# every target of SpMVKit (scripts/build.sh; build dir ${SPMVKIT_BUILD_DIR:-build}): library,
+# unit tests, header check, examples, benchmarks; then runs ctest. The API reference is built
+# separately by scripts/build_docs.sh.
 # Extra arguments go to ctest (e.g. -R crs, -L install, -j2).
 set -euo pipefail
 

@@ -9,7 +9,9 @@
 #     deb-src configuration made from the machine's own apt sources; the system's apt
 #     configuration is not changed.
 #
-# Usage: setup_deps.sh [--packages-only]
+# Usage: setup_deps.sh [--packages-only] [--docs]
+#   --packages-only  step 1 only (no Kokkos)
+#   --docs           also the packages of the API reference (doxygen; scripts/build_docs.sh)
 # All progress goes to stderr; the last (only) line on stdout is the Kokkos install prefix.
 set -euo pipefail
 
@@ -17,6 +19,9 @@ readonly KOKKOS_VERSION=3.4.01
 readonly TRILINOS_VERSION=13.2.0
 readonly PACKAGES=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
   python3-matplotlib dpkg-dev xz-utils tar)
+# Only with --docs: the API reference is not part of the main job or the test suite, and Debian's
+# doxygen pulls in LLVM's libraries. No graphviz: the reference is built without dot graphs.
+readonly DOC_PACKAGES=(doxygen)
 
 log() { printf '[setup_deps %3ds] %s\n' "$SECONDS" "$*" >&2; }
 die() {
@@ -25,11 +30,13 @@ die() {
 }
 
 packages_only=0
+packages=("${PACKAGES[@]}")
 for arg in "$@"; do
   case "$arg" in
     --packages-only) packages_only=1 ;;
+    --docs) packages+=("${DOC_PACKAGES[@]}") ;;
     -h | --help)
-      sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+      awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}" >&2
       exit 0
       ;;
     *) die "unknown argument '$arg' (see --help)" ;;
@@ -50,12 +57,12 @@ as_root() {
   elif command -v sudo >/dev/null 2>&1; then
     sudo "$@"
   else
-    die "need root to run '$*' (not root and sudo is not available); install the packages by hand: ${PACKAGES[*]}"
+    die "need root to run '$*' (not root and sudo is not available); install the packages by hand: ${packages[*]}"
   fi
 }
 
 missing=()
-for pkg in "${PACKAGES[@]}"; do
+for pkg in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
   [ "$status" = installed ] || missing+=("$pkg")
 done
