@@ -1,27 +1,33 @@
 #ifndef SPMVKIT_CORE_DETAIL_LAUNCH_PARAMETERS_HPP
 #define SPMVKIT_CORE_DETAIL_LAUNCH_PARAMETERS_HPP
 
+#include <spmvkit/core/matrix_statistics.hpp>
 #include <spmvkit/core/memory.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 namespace spmvkit {
 
-/// CRS kernel variants of the founding study: one row per thread (the
-/// report's "Thread" kernel) or one row per group of vector lanes ("warp").
-enum class CrsKernel { automatic, row_per_thread, vector };
+/// CRS kernel variants: one row per thread (the Uppsala report's "Thread"
+/// kernel), one row per group of vector lanes ("warp"), or balanced: the work
+/// split by nonzeros and rows together (merge path), so that no row, however
+/// long, is left to one thread. automatic picks one from the matrix's row
+/// statistics (automatic_crs_kernel below).
+enum class CrsKernel { automatic, row_per_thread, vector, balanced };
 
 namespace detail {
 
 /// Kernel shapes, not formats: a new format whose kernel has one of these
 /// shapes (a row per thread, a row per group of vector lanes, chunks of C rows
-/// column-major) reuses its heuristic; only a new shape adds a case here.
-enum class KernelKind { crs_row_per_thread, crs_vector, sell };
+/// column-major, equal tiles of the merge path of rows and nonzeros) reuses
+/// its heuristic; only a new shape adds a case here.
+enum class KernelKind { crs_row_per_thread, crs_vector, sell, merge_path };
 
 struct LaunchParameters {
   std::int64_t league_size = 0;
@@ -31,7 +37,95 @@ struct LaunchParameters {
   std::int64_t work_per_team = 1;
   /// SELL: rows of a chunk handled by one thread (compile-time in the kernel).
   int rows_per_thread = 1;
+  /// Merge path: path items (row ends and nonzeros) walked by one thread.
+  std::int64_t items_per_thread = 1;
+  /// Merge path: a team stages its tile's products and row ends in scratch
+  /// and combines its threads' partial rows with a segmented scan (GPUs);
+  /// otherwise a team is one thread that walks its tile in place (host).
+  bool staged = false;
+  /// Merge path: rows that cross tiles are fixed by the last tile to finish
+  /// rather than by a second launch, in plans of at most this many tiles.
+  bool carries_in_kernel = false;
+  std::int64_t carries_in_kernel_max_tiles = 0;
+  /// Merge path: a tile boundary that falls inside a row of at most this many
+  /// entries moves to the nearer end of the row, so such rows are never
+  /// split (0: boundaries stay where the equal split puts them).
+  std::int64_t whole_rows_up_to = 0;
 };
+
+/// Merge-path tiles (KernelKind::merge_path). A tile is a fixed number of
+/// consecutive items of the merge path (num_rows row ends interleaved with nnz
+/// nonzeros), so every tile has the same work however rows are distributed.
+///
+/// Host: one thread walks a tile (a RangePolicy over tiles, no teams). The
+/// tile length depends on the matrix only, never on the thread count, so that
+/// the tiles, and with them the order of every floating-point sum, are the
+/// same for any OMP_NUM_THREADS: results are bit-identical across thread
+/// counts. path / 256 tiles of at least 16K items: each tile costs a
+/// scheduler step, a carry store and an atomic count, which cost ~2 us under
+/// contention on the 16-core Xeon of the H200 node (FP64, email-Enron, 16
+/// threads: 16K-item tiles 95 us, 4K 317 us, 1K 854 us, 64K 201 us (6 tiles
+/// for 16 threads); R-MAT scale 18: 16K 691 us, 4K 700, 64K 845; 2 threads:
+/// 1K to 64K within 8%; 2026-11-23).
+///
+/// A host tile boundary never splits a row shorter than a quarter tile (it
+/// moves to the nearer end of the row; tiles stay within +-25% of equal).
+/// Such rows are then summed exactly as the row-per-thread kernel sums them,
+/// so on matrices without rows that long the balanced kernel, COO and the
+/// row kernels give the same bits, and a float CG run does not change its
+/// course with the kernel. Only the long rows it exists for are split.
+inline constexpr std::int64_t merge_path_host_tiles = 256;
+inline constexpr std::int64_t merge_path_host_min_tile = 16384;
+inline constexpr std::int64_t merge_path_host_max_tile = 1 << 18;
+inline constexpr std::int64_t merge_path_host_whole_row_divisor = 4;
+/// Rows that cross tiles: the last tile to finish adds the carries (an
+/// integer counter tells it), saving a second launch. On the host always: a
+/// launch costs as much as a small product. On a GPU only in plans of at
+/// most merge_path_gpu_in_kernel_tiles tiles: against a second launch it
+/// saved 0.4-0.6 us of 9 (H200, FP64, 6 and 15 tiles: 1138_bus, bcsstk08),
+/// gained nothing at 182 tiles (cage10) and cost 1.2 us at 452 (email-Enron),
+/// where one team fixes what a second launch spreads over the GPU.
+inline constexpr std::int64_t merge_path_gpu_in_kernel_tiles = 128;
+
+/// GPU: teams of 128 threads, 7 path items each (896-item tiles, about 13 KB
+/// of scratch in FP64), the shape of CUB's merge-based SpMV. The count is odd
+/// so that the threads of a warp, each reading its own stretch of the staged
+/// products, fall on different shared-memory banks. Boundaries are not moved
+/// to row ends: a GPU tile is short, and its threads split rows anyway.
+/// H200 sweep (FP64 unless said, 2026-11-23; teams of 64/128/256 threads x
+/// 3-15 items): R-MAT scale 22 592 us at 128 x 7 (best 591, 128 x 5; 128 x 9
+/// 806), FP32 596 (best 538, 256 x 5); R-MAT 20 156 (best 149); FEM N = 161
+/// 689 (best 671, 128 x 9; 128 x 5 828); email-Enron 12.4 (best 10.5, 3
+/// items). 128 x 7 is within 5% of the best on the large matrices.
+inline constexpr int merge_path_gpu_team_size = 128;
+inline constexpr int merge_path_gpu_items_per_thread = 7;
+
+/// The merge-path launch for a matrix (path = num_rows + nnz). A function of
+/// the matrix and the backend only, so that a tile plan computed once per
+/// matrix stays valid for every product.
+template <class ExecutionSpace>
+LaunchParameters merge_path_parameters(std::int64_t num_rows, std::int64_t nnz) {
+  LaunchParameters p;
+  const std::int64_t path = num_rows + nnz;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    p.team_size = 1;
+    p.items_per_thread = std::clamp(path / merge_path_host_tiles, merge_path_host_min_tile,
+                                    merge_path_host_max_tile);
+    p.staged = false;
+    p.carries_in_kernel = true;
+    p.carries_in_kernel_max_tiles = std::numeric_limits<std::int64_t>::max();
+    p.whole_rows_up_to = p.items_per_thread / merge_path_host_whole_row_divisor;
+  } else {
+    p.team_size = merge_path_gpu_team_size;
+    p.items_per_thread = merge_path_gpu_items_per_thread;
+    p.staged = true;
+    p.carries_in_kernel = true;
+    p.carries_in_kernel_max_tiles = merge_path_gpu_in_kernel_tiles;
+  }
+  p.work_per_team = p.items_per_thread * p.team_size;
+  p.league_size = (path + p.work_per_team - 1) / p.work_per_team;
+  return p;
+}
 
 /// Row counts per thread for which the SELL kernel is instantiated; on the
 /// host one thread walks a whole chunk, column by column, when C is one of
@@ -62,6 +156,7 @@ inline int crs_vector_lanes(double mean_row) {
 template <class ExecutionSpace>
 LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
                                    std::int64_t num_rows, std::int64_t nnz, int chunk_size = 1) {
+  if (kind == KernelKind::merge_path) return merge_path_parameters<ExecutionSpace>(num_rows, nnz);
   LaunchParameters p;
   const double mean_row = num_rows > 0 ? static_cast<double>(nnz) / num_rows : 0.0;
   const std::int64_t num_chunks =
@@ -109,6 +204,7 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
       p.work_per_team = p.team_size;
       p.league_size = (num_rows + p.work_per_team - 1) / p.work_per_team;
       break;
+    case KernelKind::merge_path: break; // handled above
     case KernelKind::crs_vector:
       // About six entries per lane: fewer lanes mean a shorter reduction and
       // more rows in flight per warp, while each lane still streams several
@@ -122,6 +218,66 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
     }
   }
   return p;
+}
+
+/// CrsKernel::automatic (detail::spmv_crs) from the matrix's row statistics:
+/// balanced where a row-owned kernel would wait on long rows, else the kernel
+/// chosen before (row per thread on the host; vector lanes sized by the mean
+/// row, or a row per thread, on a GPU).
+/// - Never where rows are alike: the longest row must be at least
+///   crs_balanced_min_max_over_mean times the mean (FEM Poisson: 27 / 26.7;
+///   cage10: 1.9; bcsstk08: 28; email-Enron: 138; R-MAT: ~1000).
+/// - And the long rows must matter: hub rows (core/matrix_statistics.hpp)
+///   hold at least crs_balanced_hub_mass of the nonzeros, or the longest row
+///   is a large part of one thread's share of the nonzeros (host) or longer
+///   than a few warp passes (GPU), or (GPU) rows are too short for vector
+///   lanes, where the row-per-thread kernel reads uncoalesced.
+///
+/// Set from measurements (FP64; "16-core" is the Xeon of the H200 node with
+/// OMP_PROC_BIND=spread, "2-core" the same node with 2 threads; 2026-11-23):
+/// - H200: balanced against the kernel chosen before, 1M rows of 5-15
+///   entries plus hubs: none 110 vs 154 us (row per thread), one row of 64
+///   110 vs 154, one of 256 110 vs 181, 1000 rows of 200 114 vs 187, 10^4
+///   rows of 100 117 vs 162, one of 10^5 119 vs 18476; bcsstk08 8.9 vs 34.9;
+///   email-Enron 13.0 vs 175; R-MAT scale 22 595 vs 18106 (vector). Where
+///   rows are alike and long enough for lanes the vector kernel wins: FEM
+///   N = 161 497 vs 690, cage10 6.8 vs 9.9, bcsstk14 6.6 vs 8.9.
+/// - Host: balanced is at least as fast as the row kernel on every irregular
+///   matrix measured (16 threads: email-Enron 108 vs 115 us, R-MAT 18 535 vs
+///   653, one row of 10^5 in 2M nonzeros 571 vs 675, of 10^6 622 vs 852;
+///   2 threads: bcsstk08 9.1 vs 13.4, email-Enron 275 vs 293), so the
+///   thresholds only keep it off matrices where rows are alike.
+/// The hub-mass floor (5%) and the GPU row floor (256) are not sharp: no
+/// measured irregular matrix fell between them and the alternatives.
+inline constexpr double crs_balanced_min_max_over_mean = 8.0;
+inline constexpr double crs_balanced_hub_mass = 0.05;
+inline constexpr double crs_balanced_host_row_share = 0.25;
+inline constexpr std::int64_t crs_balanced_gpu_min_max_row = 256;
+
+template <class ExecutionSpace>
+CrsKernel automatic_crs_kernel(ExecutionSpace const& exec, MatrixStatistics const& s) {
+  const bool irregular = s.max_over_mean() >= crs_balanced_min_max_over_mean;
+  const bool hubs_matter = s.hub_mass >= crs_balanced_hub_mass;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    // Rows are summed by one thread each on the host whatever the kernel;
+    // vector lanes would only add a reduction.
+    const double share =
+        static_cast<double>(s.nnz) / static_cast<double>(std::max(1, exec.concurrency()));
+    const bool dominant_row =
+        static_cast<double>(s.max_row_length) >= crs_balanced_host_row_share * share;
+    return irregular && (hubs_matter || dominant_row) ? CrsKernel::balanced
+                                                      : CrsKernel::row_per_thread;
+  } else {
+    (void)exec;
+    const bool no_lanes = crs_vector_lanes(s.mean_row_length) == 1;
+    if (irregular &&
+        (hubs_matter || no_lanes || s.max_row_length >= crs_balanced_gpu_min_max_row)) {
+      return CrsKernel::balanced;
+    }
+    // Long rows serialize a single GPU thread; rows too short for two lanes
+    // would make the vector kernel a row per thread plus a reduction.
+    return no_lanes ? CrsKernel::row_per_thread : CrsKernel::vector;
+  }
 }
 
 /// SELL's default chunk size: C = 32 (a warp per chunk) on GPUs, 4 (one SIMD

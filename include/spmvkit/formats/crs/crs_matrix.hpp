@@ -3,15 +3,20 @@
 
 /// The CRS format: CrsMatrix, its structure check and its format tag
 /// (CrsFormat, see core/format_concept.hpp). CRS is also every format's
-/// conversion source and target.
+/// conversion source and target. About 300 lines: besides the class and its
+/// tag, the matrix documents and exposes what it keeps about itself
+/// (statistics, the balanced kernel's plan).
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/format_concept.hpp>
+#include <spmvkit/core/matrix_statistics.hpp>
 #include <spmvkit/core/memory.hpp>
+#include <spmvkit/formats/crs/detail/crs_analysis.hpp>
 #include <spmvkit/formats/crs/detail/crs_kernels.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -29,6 +34,14 @@ struct CrsFormat;
 /// Offset = int keeps row_starts at 4 bytes and matches cuSPARSE's 32-bit
 /// path; a matrix with more than 2^31 - 1 nonzeros is rejected at construction
 /// with std::length_error and needs Offset = std::int64_t.
+///
+/// A matrix keeps what it computes about its structure: its row-length
+/// statistics (statistics(), read by CrsKernel::automatic) and the tile plan
+/// of the balanced kernel, each computed on first use and shared by copies.
+/// Both read row_starts only; values may change freely, but after changing
+/// row_starts in place call forget_analysis(). The balanced kernel's plan
+/// holds a small workspace, so products with one matrix must not overlap in
+/// time on two execution space instances when it runs that kernel.
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
 class CrsMatrix {
   static_assert(std::is_floating_point_v<Scalar>,
@@ -104,12 +117,24 @@ public:
   column_indices_type const& column_indices() const { return column_indices_; }
   values_type const& values() const { return values_; }
 
+  /// Row-length statistics (core/matrix_statistics.hpp): computed on exec by
+  /// the first call that needs them (it waits for them), then kept.
+  MatrixStatistics statistics(ExecutionSpace const& exec = ExecutionSpace()) const {
+    return analysis_->statistics(exec, row_starts_, num_cols_);
+  }
+  /// Drops the kept statistics and tile plan (after row_starts changed).
+  void forget_analysis() const { analysis_->clear(); }
+  /// Internal: the kept analysis, for the kernels.
+  detail::CrsAnalysis<Scalar, Ordinal, Offset, device_type>& analysis() const { return *analysis_; }
+
 private:
   Ordinal num_rows_ = 0;
   Ordinal num_cols_ = 0;
   row_starts_type row_starts_;
   column_indices_type column_indices_;
   values_type values_;
+  std::shared_ptr<detail::CrsAnalysis<Scalar, Ordinal, Offset, device_type>> analysis_ =
+      std::make_shared<detail::CrsAnalysis<Scalar, Ordinal, Offset, device_type>>();
 };
 
 /// Checks row_starts (starts at 0, non-decreasing, ends at nnz) and that every
@@ -150,7 +175,12 @@ template <class T>
 inline constexpr bool is_crs_matrix_v = is_crs_matrix<T>::value;
 
 /// CRS kernel choice: the CRS storage is the same for every kernel, so the
-/// choice is an SpMV option, not part of the matrix.
+/// choice is an SpMV option, not part of the matrix. automatic: from the
+/// matrix's statistics (detail::automatic_crs_kernel); balanced: work split
+/// by nonzeros (formats/crs/detail/merge_path.hpp). Every CRS kernel gives
+/// bit-identical products from run to run: no kernel accumulates with atomics.
+/// (balanced counts finished tiles with one atomic integer and reads the
+/// carries of rows that cross tiles atomically, adding them in tile order.)
 struct CrsOptions {
   CrsKernel kernel = CrsKernel::automatic;
   CrsOptions() = default;
@@ -168,15 +198,17 @@ struct CrsFormat {
     switch (o.kernel) {
     case CrsKernel::row_per_thread: return "crs_row_per_thread";
     case CrsKernel::vector: return "crs_vector";
+    case CrsKernel::balanced: return "crs_balanced";
     case CrsKernel::automatic: break;
     }
     return "crs";
   }
-  /// Both kernels everywhere: on host backends they are the same loop, which
-  /// the benchmarks show side by side.
+  /// Every kernel everywhere: on host backends row_per_thread and vector are
+  /// the same loop, which the benchmarks show side by side.
   template <class Exec>
   static std::vector<options_type> variants() {
-    return {CrsOptions(CrsKernel::row_per_thread), CrsOptions(CrsKernel::vector)};
+    return {CrsOptions(CrsKernel::row_per_thread), CrsOptions(CrsKernel::vector),
+            CrsOptions(CrsKernel::balanced)};
   }
   template <class Exec, class Crs>
   static std::string obstacle(Exec const&, Crs const&, options_type const&) {

@@ -1,10 +1,11 @@
 #ifndef SPMVKIT_FORMATS_CRS_DETAIL_CRS_KERNELS_HPP
 #define SPMVKIT_FORMATS_CRS_DETAIL_CRS_KERNELS_HPP
 
-// Kernels of the CRS format: SpMV (both variants), structure check, diagonal.
+// Kernels of the CRS format: SpMV (every variant), structure check, diagonal.
 // Templated on the matrix type, so this header does not need crs_matrix.hpp.
 #include <spmvkit/core/detail/kernel_common.hpp>
 #include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/formats/crs/detail/merge_path.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -167,17 +168,28 @@ struct CrsSpmv {
   }
 };
 
+/// The balanced CRS kernel (merge_path.hpp) over the matrix's kept tile plan.
+template <class ExecutionSpace, class Matrix, class X, class Y>
+void spmv_crs_balanced(ExecutionSpace const& exec, typename Matrix::value_type alpha,
+                       Matrix const& A, X const& x, typename Matrix::value_type beta, Y const& y) {
+  using Ordinal = typename Matrix::ordinal_type;
+  using Offset = typename Matrix::offset_type;
+  using Device = typename Matrix::device_type;
+  const auto plan = A.analysis().plan(exec, A.row_starts(), A.num_rows(), A.nnz());
+  spmv_merge_path(exec, merge_path_parameters<ExecutionSpace>(A.num_rows(), A.nnz()), plan,
+                  CsrRowEnds<Ordinal, Offset, Device>{A.row_starts()}, A.column_indices(),
+                  A.values(), Kokkos::View<const Ordinal*, Device>(), A.num_rows(), x, y, alpha,
+                  beta, "SpMVKit::spmv::crs_balanced");
+}
+
 template <class ExecutionSpace, class Matrix, class X, class Y>
 void spmv_crs(ExecutionSpace const& exec, typename Matrix::value_type alpha, Matrix const& A,
               X const& x, typename Matrix::value_type beta, Y const& y, CrsKernel kernel) {
-  if (kernel == CrsKernel::automatic) {
-    // Long rows serialize a single GPU thread; rows too short for two lanes
-    // would make the vector kernel a row per thread plus a reduction. The
-    // host has one lane, so both are the same loop.
-    const double mean_row = A.num_rows() > 0 ? double(A.nnz()) / A.num_rows() : 0.0;
-    kernel = (!is_host_space_v<ExecutionSpace> && crs_vector_lanes(mean_row) > 1)
-                 ? CrsKernel::vector
-                 : CrsKernel::row_per_thread;
+  // The statistics are computed by the first automatic product and kept.
+  if (kernel == CrsKernel::automatic) kernel = automatic_crs_kernel(exec, A.statistics(exec));
+  if (kernel == CrsKernel::balanced) {
+    spmv_crs_balanced(exec, alpha, A, x, beta, y);
+    return;
   }
   const auto kind =
       kernel == CrsKernel::vector ? KernelKind::crs_vector : KernelKind::crs_row_per_thread;

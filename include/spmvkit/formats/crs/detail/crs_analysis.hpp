@@ -1,0 +1,77 @@
+#ifndef SPMVKIT_FORMATS_CRS_DETAIL_CRS_ANALYSIS_HPP
+#define SPMVKIT_FORMATS_CRS_DETAIL_CRS_ANALYSIS_HPP
+
+// What a CrsMatrix computes about itself once and keeps: its row-length
+// statistics (CrsKernel::automatic reads them) and the merge-path plan of the
+// balanced kernel. Both depend on the row starts only, never on the values.
+#include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/matrix_statistics.hpp>
+#include <spmvkit/formats/crs/detail/merge_path.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <mutex>
+
+namespace spmvkit::detail {
+
+/// The cache of one CRS matrix, shared by its copies (they share its arrays).
+/// Filled on first use, under a mutex so that host threads may share a
+/// matrix; each entry is computed once, on the execution space instance of
+/// the call that first needs it, and that call waits for it.
+template <class Scalar, class Ordinal, class Offset, class Device>
+class CrsAnalysis {
+public:
+  using plan_type = MergePathPlan<Scalar, Ordinal, Offset, Device>;
+
+  template <class ExecutionSpace, class RowStarts>
+  MatrixStatistics statistics(ExecutionSpace const& exec, RowStarts const& row_starts,
+                              std::int64_t num_cols) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!has_statistics_) {
+      statistics_ = row_length_statistics(exec, row_starts, num_cols);
+      has_statistics_ = true;
+    }
+    return statistics_;
+  }
+
+  /// The plan for ExecutionSpace's merge-path tiles (the tile length is a
+  /// function of the matrix's size and the backend, so it is computed once).
+  template <class ExecutionSpace, class RowStarts>
+  plan_type plan(ExecutionSpace const& exec, RowStarts const& row_starts, std::int64_t num_rows,
+                 std::int64_t nnz) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::int64_t tile = merge_path_parameters<ExecutionSpace>(num_rows, nnz).work_per_team;
+    if (!has_plan_ || plan_.tile_length != tile) {
+      plan_ = merge_path_plan<Scalar, Ordinal>(exec, row_starts, num_rows, nnz, "CrsMatrix");
+      has_plan_ = true;
+    }
+    return plan_;
+  }
+
+  bool has_statistics() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return has_statistics_;
+  }
+  bool has_plan() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return has_plan_;
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    has_statistics_ = false;
+    has_plan_ = false;
+    plan_ = plan_type();
+  }
+
+private:
+  mutable std::mutex mutex_;
+  bool has_statistics_ = false;
+  MatrixStatistics statistics_;
+  bool has_plan_ = false;
+  plan_type plan_;
+};
+
+} // namespace spmvkit::detail
+
+#endif

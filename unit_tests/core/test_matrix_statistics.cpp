@@ -1,0 +1,155 @@
+// Row-length statistics (core/matrix_statistics.hpp): exact values on small
+// matrices, the one computation kept by CrsMatrix, and the automatic CRS
+// kernel they drive (core/detail/launch_parameters.hpp).
+#include "formats/crs/irregular_shapes.hpp"
+#include "test_utils.hpp"
+
+#include <spmvkit/core/matrix_statistics.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/operations/spmv.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+using namespace spmvkit;
+using namespace spmvkit::test;
+
+template <class C>
+class MatrixStatisticsTest : public ::testing::Test {};
+TYPED_TEST_SUITE(MatrixStatisticsTest, AllConfigs, ConfigNames);
+
+TYPED_TEST(MatrixStatisticsTest, ExactOnASmallMatrix) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  // Lengths 0, 3, 1, 0, 16: nnz 20, mean 4, variance (16 + 1 + 9 + 16 + 144) / 5.
+  const auto A = make_device_crs<Scalar, Exec>(from_row_lengths({0, 3, 1, 0, 16}, 30, 1));
+  const MatrixStatistics s = A.statistics(Exec());
+  EXPECT_EQ(s.num_rows, 5);
+  EXPECT_EQ(s.num_cols, 30);
+  EXPECT_EQ(s.nnz, 20);
+  EXPECT_DOUBLE_EQ(s.mean_row_length, 4.0);
+  EXPECT_EQ(s.max_row_length, 16);
+  EXPECT_DOUBLE_EQ(s.row_length_variance, 186.0 / 5.0);
+  EXPECT_EQ(s.empty_rows, 2);
+  EXPECT_DOUBLE_EQ(s.max_over_mean(), 4.0);
+  // 16 is not above 8 x 4: no hub at the default factor; above 2 x 4 it is.
+  EXPECT_EQ(s.hub_rows, 0);
+  EXPECT_DOUBLE_EQ(s.hub_mass, 0.0);
+  const MatrixStatistics t = row_length_statistics(Exec(), A.row_starts(), A.num_cols(), 2.0);
+  EXPECT_EQ(t.hub_rows, 1);
+  EXPECT_DOUBLE_EQ(t.hub_mass, 16.0 / 20.0);
+  EXPECT_DOUBLE_EQ(t.hub_factor, 2.0);
+}
+
+TYPED_TEST(MatrixStatisticsTest, EmptyShapes) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const MatrixStatistics none =
+      make_device_crs<Scalar, Exec>(random_crs(0, 0, 0, 0, 0, 1)).statistics();
+  EXPECT_EQ(none.num_rows, 0);
+  EXPECT_EQ(none.nnz, 0);
+  EXPECT_EQ(none.max_row_length, 0);
+  EXPECT_DOUBLE_EQ(none.max_over_mean(), 0.0);
+  const MatrixStatistics empty_rows =
+      make_device_crs<Scalar, Exec>(random_crs(40, 7, 0, 1.0, 0, 2)).statistics();
+  EXPECT_EQ(empty_rows.num_rows, 40);
+  EXPECT_EQ(empty_rows.nnz, 0);
+  EXPECT_EQ(empty_rows.empty_rows, 40);
+  EXPECT_DOUBLE_EQ(empty_rows.mean_row_length, 0.0);
+  EXPECT_DOUBLE_EQ(empty_rows.row_length_variance, 0.0);
+  EXPECT_DOUBLE_EQ(empty_rows.hub_mass, 0.0);
+  // One dense row of n: all the mass is in a hub.
+  std::vector<std::int64_t> len(1000, 0);
+  len[999] = 1000;
+  const MatrixStatistics last =
+      make_device_crs<Scalar, Exec>(from_row_lengths(len, 1000, 3)).statistics();
+  EXPECT_EQ(last.max_row_length, 1000);
+  EXPECT_EQ(last.empty_rows, 999);
+  EXPECT_EQ(last.hub_rows, 1);
+  EXPECT_DOUBLE_EQ(last.hub_mass, 1.0);
+}
+
+// The first automatic product computes the statistics; they are kept, shared
+// by copies, and computed again only after forget_analysis().
+TYPED_TEST(MatrixStatisticsTest, ComputedOnceAndKeptWithTheMatrix) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  const auto A = make_device_crs<Scalar, Exec>(random_crs(300, 300, 10, 0.1, 0, 4));
+  const auto copy = A;
+  EXPECT_FALSE(A.analysis().has_statistics());
+  const V x = random_vector<V>(300, 1, "x");
+  V y("y", 300);
+  spmv(Exec(), Scalar(1), A, x, Scalar(0), y, CrsKernel::row_per_thread);
+  EXPECT_FALSE(A.analysis().has_statistics()) << "an explicit kernel needs no statistics";
+  spmv(Exec(), Scalar(1), A, x, Scalar(0), y);
+  EXPECT_TRUE(copy.analysis().has_statistics());
+  EXPECT_EQ(copy.statistics().nnz, A.nnz());
+  A.forget_analysis();
+  EXPECT_FALSE(copy.analysis().has_statistics());
+}
+
+// Rows alike keep the row-owned kernel: FEM Poisson and random rows of
+// similar length. The longest row far above the mean and a large share of a
+// thread's work (one dense row, all nonzeros in one row) picks balanced.
+TYPED_TEST(MatrixStatisticsTest, AutomaticKernelFollowsTheRowDistribution) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  for (int N : {6, 20}) {
+    const auto fem = make_fem_poisson_crs<Scalar>(Exec(), N);
+    const MatrixStatistics s = fem.statistics();
+    EXPECT_DOUBLE_EQ(s.hub_mass, 0.0);
+    EXPECT_LT(s.max_over_mean(), detail::crs_balanced_min_max_over_mean);
+    EXPECT_NE(detail::automatic_crs_kernel(Exec(), s), CrsKernel::balanced) << "FEM N = " << N;
+  }
+  const auto alike = make_device_crs<Scalar, Exec>(random_crs(2000, 2000, 40, 0.0, 0, 8));
+  EXPECT_NE(detail::automatic_crs_kernel(Exec(), alike.statistics()), CrsKernel::balanced);
+  for (auto const& [name, h] : irregular_shapes(false)) {
+    if (name != "one_dense_row" && name != "all_nonzeros_in_last_row" && name != "single_row")
+      continue;
+    SCOPED_TRACE(name);
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    const bool expect_balanced = name != "single_row"; // one row: max == mean
+    EXPECT_EQ(detail::automatic_crs_kernel(Exec(), A.statistics()) == CrsKernel::balanced,
+              expect_balanced);
+    // What automatic chose is what runs: the same bits as that kernel.
+    const V x = random_vector<V>(h.cols, 2, "x");
+    V chosen("chosen", h.rows), automatic("automatic", h.rows);
+    spmv(Exec(), Scalar(1), A, x, Scalar(0), chosen,
+         detail::automatic_crs_kernel(Exec(), A.statistics()));
+    spmv(Exec(), Scalar(1), A, x, Scalar(0), automatic);
+    auto c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chosen);
+    auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), automatic);
+    for (std::int64_t i = 0; i < h.rows; ++i) ASSERT_EQ(c(i), a(i)) << "row " << i;
+  }
+}
+
+// The rule's parts, on made-up statistics: nothing balanced below the
+// max/mean threshold, whatever the hub mass; above it, a hub that holds most
+// of the nonzeros or a row that is a large part of one thread's share.
+TYPED_TEST(MatrixStatisticsTest, AutomaticRuleOnSyntheticStatistics) {
+  using Exec = typename TypeParam::execution_space;
+  if constexpr (detail::is_host_space_v<Exec>) {
+    MatrixStatistics s;
+    s.num_rows = 1000000;
+    s.nnz = 10000000;
+    s.mean_row_length = 10;
+    s.max_row_length = 70; // 7x the mean
+    s.hub_mass = 0.9;
+    EXPECT_EQ(detail::automatic_crs_kernel(Exec(), s), CrsKernel::row_per_thread);
+    s.max_row_length = 100; // 10x, but a tiny part of any thread's share
+    s.hub_mass = 0.01;
+    EXPECT_EQ(detail::automatic_crs_kernel(Exec(), s), CrsKernel::row_per_thread);
+    s.hub_mass = 0.9; // most nonzeros in hub rows
+    EXPECT_EQ(detail::automatic_crs_kernel(Exec(), s), CrsKernel::balanced);
+    s.hub_mass = 0.01;
+    s.max_row_length = s.nnz / 2; // one row is half the matrix
+    EXPECT_EQ(detail::automatic_crs_kernel(Exec(), s), CrsKernel::balanced);
+  }
+}
+
+} // namespace

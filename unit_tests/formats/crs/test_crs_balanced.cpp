@@ -1,0 +1,227 @@
+// The balanced CRS kernel (formats/crs/detail/merge_path.hpp): pathological
+// row-length shapes against the long-double reference and Kokkos Kernels,
+// every alpha/beta case (beta = 0 over NaN), tiles that start and end inside
+// rows (small tiles forced, in both kernel shapes and both carry fixes), the
+// kept tile plan and bit-identical repeats.
+#include "formats/crs/irregular_shapes.hpp"
+#include "test_utils.hpp"
+
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/operations/spmv.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace spmvkit;
+using namespace spmvkit::test;
+
+template <class C>
+class CrsBalancedTest : public ::testing::Test {};
+TYPED_TEST_SUITE(CrsBalancedTest, AllConfigs, ConfigNames);
+
+TYPED_TEST(CrsBalancedTest, PathologicalShapesMatchReferenceAndKokkosKernels) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  unsigned seed = 40;
+  for (auto const& [name, h] : irregular_shapes(true)) {
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    const V x = random_vector<V>(h.cols, ++seed, "x");
+    const V y0 = random_vector<V>(h.rows, ++seed, "y0");
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    auto y0h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y0);
+    for (auto const& ab : alpha_beta_cases()) {
+      SCOPED_TRACE(name + " alpha=" + std::to_string(ab.alpha) +
+                   " beta=" + std::to_string(ab.beta));
+      const auto ref = reference_spmv<Scalar>(h, ab.alpha, xh, ab.beta, y0h);
+      V y("y", static_cast<std::size_t>(h.rows));
+      Kokkos::deep_copy(y, y0);
+      KokkosSparse::spmv("N", Scalar(ab.alpha), to_kokkos_kernels(A), x, Scalar(ab.beta), y);
+      Kokkos::fence();
+      ASSERT_TRUE(matches_reference<Scalar>(y, ref)) << "Kokkos Kernels spmv";
+      for (CrsKernel kernel : {CrsKernel::balanced, CrsKernel::automatic}) {
+        EXPECT_TRUE(check_product<Scalar>(y0, ab.beta, ref, [&](V const& out) {
+          spmv(Exec(), Scalar(ab.alpha), A, x, Scalar(ab.beta), out, kernel);
+        })) << CrsFormat::name(kernel);
+      }
+    }
+  }
+}
+
+// Tiles of a few path items put tile boundaries inside nearly every row, and
+// runs of tiles inside one long row: both kernel shapes (in place, one thread
+// per team; staged in scratch with a segmented scan, teams of 1 and 2
+// threads) and both carry fixes (second launch; last team in the kernel).
+TYPED_TEST(CrsBalancedTest, TilesInsideRowsEveryShapeAndCarryFix) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  using Device = typename CrsMatrix<Scalar, Exec>::device_type;
+  // The shapes whose paths are short enough for tiles of a few items (the
+  // long ones are tiled at the default length in the test above).
+  std::vector<std::pair<std::string, HostCrs>> shapes;
+  for (auto& shape : irregular_shapes(false))
+    if (shape.second.rows + shape.second.nnz() <= 20000) shapes.push_back(std::move(shape));
+  shapes.push_back({"random_with_long_row", random_crs(700, 900, 12, 0.2, 850, 77)});
+  shapes.push_back({"tiny", from_row_lengths({0, 2, 0, 0, 3, 1, 0}, 4, 78)});
+  // Host teams hold at most as many threads as the backend has (1 on Serial).
+  const int max_team = Exec().concurrency();
+  unsigned seed = 90;
+  int shapes_run = 0;
+  for (auto const& [name, h] : shapes) {
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    const V x = random_vector<V>(h.cols, ++seed, "x");
+    const V y0 = random_vector<V>(h.rows, ++seed, "y0");
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    auto y0h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y0);
+    const detail::kernel_x_type<Scalar, Device, Kokkos::LayoutRight> xk = x;
+    for (auto const& ab : {AlphaBeta{1.5, 0.0}, AlphaBeta{-0.5, 2.0}}) {
+      const auto ref = reference_spmv<Scalar>(h, ab.alpha, xh, ab.beta, y0h);
+      for (int items : {1, 3, 8, 64}) {
+        for (int team : {1, 2}) {
+          if (team > max_team) continue;
+          for (bool staged : {false, true}) {
+            if (!staged && team > 1) continue; // the in-place shape is one thread per team
+            for (bool in_kernel : {false, true}) {
+              SCOPED_TRACE(name + " items=" + std::to_string(items) +
+                           " team=" + std::to_string(team) + " staged=" + std::to_string(staged) +
+                           " carries_in_kernel=" + std::to_string(in_kernel) +
+                           " beta=" + std::to_string(ab.beta));
+              detail::LaunchParameters p;
+              p.team_size = team;
+              p.items_per_thread = items;
+              p.work_per_team = items * team;
+              p.staged = staged;
+              p.carries_in_kernel = in_kernel;
+              p.carries_in_kernel_max_tiles = std::numeric_limits<std::int64_t>::max();
+              const auto plan = detail::merge_path_plan<Scalar, int>(Exec(), A.row_starts(), h.rows,
+                                                                     h.nnz(), p, "test");
+              EXPECT_TRUE(check_product<Scalar>(y0, ab.beta, ref, [&](V const& out) {
+                const detail::kernel_y_type<Scalar, Device, Kokkos::LayoutRight> yk = out;
+                detail::spmv_merge_path(
+                    Exec(), p, plan, detail::CsrRowEnds<int, int, Device>{A.row_starts()},
+                    A.column_indices(), A.values(), Kokkos::View<const int*, Device>(), h.rows, xk,
+                    yk, Scalar(ab.alpha), Scalar(ab.beta), "SpMVKit::test::merge_path");
+              }));
+            }
+          }
+        }
+      }
+    }
+    ++shapes_run;
+  }
+  EXPECT_EQ(shapes_run, static_cast<int>(shapes.size()));
+}
+
+// No atomics on values: the same product twice is the same bits, also where
+// long rows cross many tiles (the carries are summed in tile order).
+TYPED_TEST(CrsBalancedTest, RepeatedProductsAreBitIdentical) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  for (auto const& [name, h] : irregular_shapes(false)) {
+    SCOPED_TRACE(name);
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    const V x = random_vector<V>(h.cols, 3, "x");
+    V first("first", h.rows), again("again", h.rows);
+    spmv(Exec(), Scalar(1), A, x, Scalar(0), first, CrsKernel::balanced);
+    auto f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first);
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      spmv(Exec(), Scalar(1), A, x, Scalar(0), again, CrsKernel::balanced);
+      auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), again);
+      for (std::int64_t i = 0; i < h.rows; ++i) ASSERT_EQ(f(i), g(i)) << "row " << i;
+    }
+  }
+}
+
+// On the host a tile boundary never splits a row shorter than a quarter
+// tile, so where all rows are that short the balanced kernel adds in
+// exactly the order of the row kernel: the same bits (and the same course of
+// a float CG). A row longer than that is split, and only agrees to rounding.
+TYPED_TEST(CrsBalancedTest, HostBalancedSumsShortRowsLikeTheRowKernel) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  if constexpr (detail::is_host_space_v<Exec>) {
+    for (std::int64_t rows : {300, 5000, 40000}) {
+      const HostCrs h = random_crs(rows, rows, 60, 0.1, 0, 31);
+      const auto A = make_device_crs<Scalar, Exec>(h);
+      const auto p = detail::merge_path_parameters<Exec>(A.num_rows(), A.nnz());
+      ASSERT_LE(60, p.whole_rows_up_to);
+      const V x = random_vector<V>(rows, 32, "x");
+      V by_row("by_row", rows), balanced("balanced", rows);
+      spmv(Exec(), Scalar(1.5), A, x, Scalar(0), by_row, CrsKernel::row_per_thread);
+      spmv(Exec(), Scalar(1.5), A, x, Scalar(0), balanced, CrsKernel::balanced);
+      auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), by_row);
+      auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), balanced);
+      for (std::int64_t i = 0; i < rows; ++i) {
+        ASSERT_EQ(r(i), b(i)) << "row " << i << " of " << rows;
+      }
+    }
+  }
+}
+
+// The tile plan is computed by the first balanced product, kept, shared by
+// copies of the matrix, and dropped by forget_analysis().
+TYPED_TEST(CrsBalancedTest, PlanIsKeptSharedAndForgotten) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  const HostCrs h = random_crs(500, 500, 20, 0.1, 400, 5);
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  const auto copy = A;
+  EXPECT_FALSE(A.analysis().has_plan());
+  const V x = random_vector<V>(h.cols, 6, "x");
+  V y("y", h.rows);
+  spmv(Exec(), Scalar(1), A, x, Scalar(0), y, CrsKernel::balanced);
+  EXPECT_TRUE(A.analysis().has_plan());
+  EXPECT_TRUE(copy.analysis().has_plan());
+  EXPECT_EQ(&A.analysis(), &copy.analysis());
+  const auto plan = A.analysis().plan(Exec(), A.row_starts(), A.num_rows(), A.nnz());
+  EXPECT_EQ(plan.tile_length,
+            detail::merge_path_parameters<Exec>(A.num_rows(), A.nnz()).work_per_team);
+  EXPECT_EQ(plan.num_tiles, (h.rows + h.nnz() + plan.tile_length - 1) / plan.tile_length);
+  copy.forget_analysis();
+  EXPECT_FALSE(A.analysis().has_plan());
+  EXPECT_FALSE(A.analysis().has_statistics());
+  // A matrix built independently has its own analysis.
+  const auto B = make_device_crs<Scalar, Exec>(h);
+  EXPECT_NE(&A.analysis(), &B.analysis());
+}
+
+// The merge-path coordinates of the plan: tile t starts at diagonal
+// t * tile_length, with rows + nonzeros consumed = the diagonal, and the
+// row ends before the nonzeros of the next row.
+TYPED_TEST(CrsBalancedTest, PlanCoordinatesLieOnTheMergePath) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const HostCrs h = from_row_lengths({0, 0, 5, 1, 0, 9, 0, 0, 4, 0}, 12, 9);
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  detail::LaunchParameters p;
+  p.items_per_thread = p.work_per_team = 3;
+  const auto plan = detail::merge_path_plan<Scalar, int>(Exec(), A.row_starts(), h.rows, h.nnz(), p,
+                                                         "coordinates");
+  auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), plan.tile_rows);
+  auto nnz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), plan.tile_nnz);
+  ASSERT_EQ(plan.num_tiles, (10 + 19 + 2) / 3);
+  for (std::int64_t t = 0; t <= plan.num_tiles; ++t) {
+    const std::int64_t d = std::min<std::int64_t>(3 * t, 29);
+    EXPECT_EQ(rows(t) + nnz(t), d) << "tile " << t;
+    // Rows ended so far have all their nonzeros consumed; the next row has
+    // not ended, so the nonzeros consumed stop before its end.
+    if (rows(t) > 0) {
+      EXPECT_LE(h.row_starts[rows(t)], nnz(t)) << "tile " << t;
+    }
+    if (rows(t) < h.rows) {
+      EXPECT_LE(nnz(t), h.row_starts[rows(t) + 1]) << "tile " << t;
+    }
+  }
+  EXPECT_TRUE(plan.has_crossings); // tiles of 3 items cut the rows of 5 and 9
+}
+
+} // namespace
