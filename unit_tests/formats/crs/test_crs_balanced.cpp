@@ -6,6 +6,7 @@
 #include "formats/crs/irregular_shapes.hpp"
 #include "test_utils.hpp"
 
+#include <spmvkit/formats/coo/coo_matrix.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/interop/kokkos_kernels.hpp>
 #include <spmvkit/operations/spmv.hpp>
@@ -140,7 +141,7 @@ TYPED_TEST(CrsBalancedTest, RepeatedProductsAreBitIdentical) {
 }
 
 // On the host a tile boundary never splits a row shorter than a quarter
-// tile, so where all rows are that short the balanced kernel adds in
+// tile, so where all rows are that short the balanced kernel and COO add in
 // exactly the order of the row kernel: the same bits (and the same course of
 // a float CG). A row longer than that is split, and only agrees to rounding.
 TYPED_TEST(CrsBalancedTest, HostBalancedSumsShortRowsLikeTheRowKernel) {
@@ -154,13 +155,16 @@ TYPED_TEST(CrsBalancedTest, HostBalancedSumsShortRowsLikeTheRowKernel) {
       const auto p = detail::merge_path_parameters<Exec>(A.num_rows(), A.nnz());
       ASSERT_LE(60, p.whole_rows_up_to);
       const V x = random_vector<V>(rows, 32, "x");
-      V by_row("by_row", rows), balanced("balanced", rows);
+      V by_row("by_row", rows), balanced("balanced", rows), coo("coo", rows);
       spmv(Exec(), Scalar(1.5), A, x, Scalar(0), by_row, CrsKernel::row_per_thread);
       spmv(Exec(), Scalar(1.5), A, x, Scalar(0), balanced, CrsKernel::balanced);
+      spmv(Exec(), Scalar(1.5), CooFormat::from_crs(Exec(), A, {}), x, Scalar(0), coo);
       auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), by_row);
       auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), balanced);
+      auto c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), coo);
       for (std::int64_t i = 0; i < rows; ++i) {
         ASSERT_EQ(r(i), b(i)) << "row " << i << " of " << rows;
+        ASSERT_EQ(r(i), c(i)) << "row " << i << " of " << rows;
       }
     }
   }
