@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <new>
 #include <sstream>
 #include <string>
@@ -105,6 +106,28 @@ std::string number(double value) {
 
 // --- bytes in ------------------------------------------------------------------
 
+/// A heap buffer that is not zero-filled, so that only the pages actually
+/// written are ever touched (a 100-byte input costs one page, not the whole
+/// buffer). grow() keeps the first `keep` bytes.
+template <class T>
+class RawBuffer {
+public:
+  explicit RawBuffer(std::size_t size) : data_(new T[size]), size_(size) {}
+  T* data() { return data_.get(); }
+  T const* data() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+  void grow(std::size_t size, std::size_t keep) {
+    std::unique_ptr<T[]> bigger(new T[size]);
+    if (keep > 0) std::memcpy(bigger.get(), data_.get(), keep * sizeof(T));
+    data_ = std::move(bigger);
+    size_ = size;
+  }
+
+private:
+  std::unique_ptr<T[]> data_;
+  std::size_t size_;
+};
+
 /// The raw bytes of the input: a file read with read(2), or a caller's buffer.
 class ByteSource {
 public:
@@ -129,6 +152,13 @@ public:
   }
   ByteSource(ByteSource const&) = delete;
   ByteSource& operator=(ByteSource const&) = delete;
+
+  /// The whole input when it is in memory (then read() is not needed).
+  bool in_memory(unsigned char const*& data, std::size_t& size) const {
+    data = data_;
+    size = size_;
+    return memory_;
+  }
 
   /// Up to n bytes into dst; 0 at the end of the input. A read error returns
   /// 0 and sets error.
@@ -165,7 +195,18 @@ private:
 /// streams.
 class Decoder {
 public:
-  explicit Decoder(MatrixMarketInput const& input) : source_(input), in_(1 << 17) {}
+  explicit Decoder(MatrixMarketInput const& input) : source_(input) {
+    // A caller's buffer is decoded where it is; a file goes through owned_.
+    std::size_t size = 0;
+    if (source_.in_memory(in_, size)) {
+      in_end_ = size;
+      source_eof_ = true;
+      consumed_before_ = size;
+    } else {
+      owned_ = std::make_unique<RawBuffer<unsigned char>>(std::size_t(1) << 16);
+      in_ = owned_->data();
+    }
+  }
   ~Decoder() {
     if (inflating_) inflateEnd(&zs_);
   }
@@ -204,14 +245,15 @@ private:
 
   /// Makes at least `want` bytes available unless the input ends first.
   bool fill(std::size_t want, std::string& error) {
-    if (available() >= want) return true;
+    if (available() >= want || source_eof_) return true;
+    unsigned char* const buffer = owned_->data();
     if (in_begin_ > 0) {
-      std::memmove(in_.data(), in_.data() + in_begin_, available());
+      std::memmove(buffer, buffer + in_begin_, available());
       in_end_ -= in_begin_;
       in_begin_ = 0;
     }
     while (available() < want && !source_eof_) {
-      std::size_t const got = source_.read(in_.data() + in_end_, in_.size() - in_end_, error);
+      std::size_t const got = source_.read(buffer + in_end_, owned_->size() - in_end_, error);
       if (!error.empty()) return false;
       if (got == 0) source_eof_ = true;
       in_end_ += got;
@@ -223,7 +265,7 @@ private:
   std::size_t read_plain(char* dst, std::size_t n, std::string& error) {
     if (available() > 0) {
       std::size_t const k = std::min(n, available());
-      std::memcpy(dst, in_.data() + in_begin_, k);
+      std::memcpy(dst, in_ + in_begin_, k);
       in_begin_ += k;
       return k;
     }
@@ -236,7 +278,7 @@ private:
   std::size_t read_gzip(char* dst, std::size_t n, std::string& error) {
     for (;;) {
       if (available() == 0 && !source_eof_ && !fill(1, error)) return finish(0);
-      zs_.next_in = in_.data() + in_begin_;
+      zs_.next_in = const_cast<Bytef*>(in_ + in_begin_); // zlib does not write it
       zs_.avail_in = static_cast<uInt>(std::min<std::size_t>(available(), UINT_MAX));
       zs_.next_out = reinterpret_cast<Bytef*>(dst);
       zs_.avail_out = static_cast<uInt>(std::min<std::size_t>(n, UINT_MAX));
@@ -281,7 +323,8 @@ private:
   }
 
   ByteSource source_;
-  std::vector<unsigned char> in_;
+  std::unique_ptr<RawBuffer<unsigned char>> owned_;
+  unsigned char const* in_ = nullptr; // owned_'s data, or the caller's buffer
   std::size_t in_begin_ = 0;
   std::size_t in_end_ = 0;
   bool source_eof_ = false;
@@ -325,7 +368,7 @@ public:
   }
 
 private:
-  static constexpr std::size_t initial_size = std::size_t(1) << 18;
+  static constexpr std::size_t initial_size = std::size_t(1) << 16;
   // The longest line, its CR and LF, and the spare byte of emit().
   static constexpr std::size_t max_size = matrix_market_max_line_length + 3;
 
@@ -385,7 +428,7 @@ private:
     if (end_ + 1 >= buffer_.size()) {
       // Grow rather than split the line, up to the longest line allowed.
       try {
-        buffer_.resize(std::min(buffer_.size() * 2, max_size));
+        buffer_.grow(std::min(buffer_.size() * 2, max_size), end_);
       } catch (std::bad_alloc const&) {
         throw MatrixMarketError(name_, line_ + 1, "out of memory: line too long");
       }
@@ -403,7 +446,7 @@ private:
 
   std::string name_;
   Decoder decoder_;
-  std::vector<char> buffer_;
+  RawBuffer<char> buffer_;
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   bool eof_ = false;
