@@ -978,7 +978,8 @@ bool in_range(double sum, MatrixMarketTarget const& target) {
         size_line = false;
         continue;
       }
-      if (tokenize(text, tokens, lengths, 3) < 2) continue;
+      // The file parsed before; lines that do not now (it changed since) are skipped.
+      if (tokenize(text, tokens, lengths, 3) != (pattern ? 2 : 3)) continue;
       std::int64_t r = 0;
       std::int64_t c = 0;
       if (!parse_int(tokens[0], lengths[0], r) || !parse_int(tokens[1], lengths[1], c)) continue;
