@@ -1,6 +1,8 @@
 #ifndef SPMVKIT_DETAIL_MEMORY_HPP
 #define SPMVKIT_DETAIL_MEMORY_HPP
 
+#include <spmvkit/core/checked_math.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -56,14 +58,8 @@ template <class View, class ExecutionSpace>
 View allocate_view(ExecutionSpace const& exec, std::string const& label, std::int64_t extent) {
   // The byte count must not wrap: a wrapped size allocates a few bytes and
   // the first fill writes past them.
-  constexpr auto element = sizeof(typename View::value_type);
-  if (extent < 0 || static_cast<std::uint64_t>(extent) >
-                        std::numeric_limits<std::uint64_t>::max() / 2 / element) {
-    std::ostringstream os;
-    os << "SpMVKit: cannot allocate '" << label << "': " << extent << " entries of " << element
-       << " bytes is " << (extent < 0 ? "a negative size" : "beyond any addressable size");
-    throw std::length_error(os.str());
-  }
+  checked_bytes(extent, sizeof(typename View::value_type), label.c_str(),
+                "SpMVKit: cannot allocate");
   try {
     return View(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label),
                 static_cast<std::size_t>(extent));
