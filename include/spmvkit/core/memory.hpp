@@ -1,6 +1,10 @@
 #ifndef SPMVKIT_DETAIL_MEMORY_HPP
 #define SPMVKIT_DETAIL_MEMORY_HPP
 
+/// \file
+/// Memory handling shared by every format: AllocationError, thrown by every
+/// SpMVKit allocation that fails.
+
 #include <spmvkit/core/checked_math.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -16,6 +20,13 @@
 namespace spmvkit {
 
 /// Thrown when a device or host allocation fails; names the View and its size.
+///
+/// Every View SpMVKit allocates (matrix arrays, conversion buffers, CG work
+/// vectors) goes through one checked allocation: a Kokkos allocation failure
+/// becomes this exception, with a message such as
+/// "SpMVKit: cannot allocate 'SpMVKit::CrsMatrix::values(A)' (1000000 entries,
+/// 7.62939 MiB) in Cuda: ..." (label, entries, MiB, memory space, Kokkos' reason).
+/// `what()` returns that message.
 class AllocationError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
