@@ -1,5 +1,13 @@
-#ifndef SPMVKIT_MATRIX_MARKET_HPP
-#define SPMVKIT_MATRIX_MARKET_HPP
+#ifndef SPMVKIT_IO_MATRIX_MARKET_HPP
+#define SPMVKIT_IO_MATRIX_MARKET_HPP
+
+/// \file
+/// Matrix Market I/O: read_matrix_market (plain or gzipped coordinate files,
+/// real/integer/pattern, general/symmetric, into a CrsMatrix on any execution
+/// space) and write_matrix_market. Every limit is checked before the large
+/// allocations: declared sizes against the index types and against a memory
+/// estimate, line lengths against matrix_market_max_line_length, values
+/// against the Scalar's range. The parser is compiled (SpMVKit::io, src/io/).
 
 #include <spmvkit/core/checked_math.hpp>
 #include <spmvkit/core/memory.hpp>
@@ -25,10 +33,13 @@ namespace spmvkit {
 /// editors and CI logs can jump straight to the offending line.
 class MatrixMarketError : public std::runtime_error {
 public:
+  /// An error in `file` at `line` (0: not tied to a line), described by `what`.
   MatrixMarketError(std::string const& file, std::int64_t line, std::string const& what)
       : std::runtime_error(format(file, line, what)), file_(file), line_(line) {}
 
+  /// The file the error is about.
   std::string const& file() const noexcept { return file_; }
+  /// The 1-based line of the error; 0 when it is not tied to one line.
   std::int64_t line() const noexcept { return line_; }
 
 private:
@@ -53,11 +64,22 @@ private:
 /// entries is the count in the file, i.e. before symmetric expansion and
 /// before duplicates are summed.
 struct MatrixMarketInfo {
-  std::int64_t rows = 0;
-  std::int64_t cols = 0;
-  std::int64_t entries = 0;
-  enum class Field { real, integer, pattern } field = Field::real;
-  enum class Symmetry { general, symmetric } symmetry = Symmetry::general;
+  std::int64_t rows = 0;    ///< declared number of rows
+  std::int64_t cols = 0;    ///< declared number of columns
+  std::int64_t entries = 0; ///< declared entries (lines of data) in the file
+  /// The value field of the banner (pattern: every entry is 1).
+  enum class Field {
+    real,    ///< floating-point values
+    integer, ///< integer values, converted to Scalar
+    pattern  ///< no values: every entry is 1
+  };
+  Field field = Field::real; ///< the banner's field
+  /// The symmetry of the banner (symmetric: the lower triangle is stored).
+  enum class Symmetry {
+    general,  ///< every entry is stored
+    symmetric ///< only the lower triangle; the reader mirrors it
+  };
+  Symmetry symmetry = Symmetry::general; ///< the banner's symmetry
 };
 
 /// The longest line the reader accepts, in bytes, not counting the line end.
@@ -89,6 +111,7 @@ struct MatrixMarketReport {
   /// limit came from ("MatrixMarketReadOptions::memory_limit",
   /// "SPMVKIT_MEMORY_LIMIT", "MemAvailable", "cgroup memory.max").
   std::uint64_t memory_limit_bytes = 0;
+  /// Where memory_limit_bytes came from (see memory_limit_bytes).
   std::string memory_limit_source;
 };
 
@@ -101,6 +124,7 @@ struct MatrixMarketReadOptions {
   /// room left in the process's cgroup v2 memory.max when that is smaller).
   /// A nonzero value replaces that automatic limit (it may also raise it).
   std::uint64_t memory_limit = 0;
+  /// What to do with nonzero values that round to zero in Scalar.
   MatrixMarketUnderflow underflow = MatrixMarketUnderflow::error;
   /// Where to report underflows and the memory estimate; may be null.
   MatrixMarketReport* report = nullptr;
