@@ -174,13 +174,22 @@ int example(Config const& cfg) {
   }
   std::cout << "\n";
   table.print(std::cout);
-  std::cout << "matrix [MB]: the format's matrix arrays under the byte model (F::bytes), 10^6 "
-               "bytes; time: one SpMV, median of "
-            << cfg.repetitions << " runs; GB/s: (matrix + x + y bytes) / median time\n";
+  std::cout << ex::detail::wrap("matrix [MB]: the format's matrix arrays under the byte model "
+                                "(F::bytes), 10^6 bytes; vs CRS [x]: their ratio to CRS; time "
+                                "[µs]: one SpMV, median of " +
+                                    std::to_string(cfg.repetitions) +
+                                    " runs, and min-max; GB/s: (matrix + x + y bytes) / median "
+                                    "time; GFlop/s: 2 nnz / median time",
+                                0, 0)
+            << "\n";
   if (any_in_cache) {
-    std::cout << "note: the working set of the rows marked (cache) fits in the last-level cache ("
-              << ex::megabytes(llc.bytes) << "), where repeated SpMVs find it: their time is "
-              << "reported, not a bandwidth, which would exceed memory bandwidth\n";
+    std::cout << ex::detail::wrap("note: the working set of the rows marked (cache) fits in the "
+                                  "last-level cache (" +
+                                      ex::megabytes(llc.bytes) +
+                                      "), where repeated SpMVs find it: their time is reported, "
+                                      "not a bandwidth, which would exceed memory bandwidth",
+                                  0, 6)
+              << "\n";
   }
   if (failures > 0) {
     std::cerr << "FAILED: " << failures << " formats disagree with Kokkos Kernels native\n";
