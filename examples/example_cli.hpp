@@ -187,8 +187,7 @@ inline Option switch_option(std::string flag, std::string description, bool& tar
 /// --flag WORD, one of `choices`.
 inline Option choice_option(std::string flag, std::string description, std::string& target,
                             std::vector<std::string> choices) {
-  std::string metavar;
-  for (auto const& c : choices) metavar += (metavar.empty() ? "" : "|") + c;
+  const std::string metavar = join(choices, "|");
   const std::string name = "--" + flag;
   return {std::move(flag), metavar, std::move(description), [&target] { return target; },
           [&target, name, choices, metavar](std::string const& text) {
@@ -267,7 +266,8 @@ inline std::string wrap(std::string const& text, std::size_t first_column, std::
   bool first = true;
   while (words >> word) {
     if (!first && column + 1 + display_width(word) > width) {
-      out += "\n" + std::string(indent, ' ');
+      out += '\n';
+      out.append(indent, ' ');
       column = indent;
     } else if (!first) {
       out += ' ';
@@ -356,9 +356,9 @@ inline std::vector<std::string> kokkos_arguments(std::vector<std::string> const&
     for (auto const& candidate : known)
       if (flag == candidate.flag) k = &candidate;
     if (k == nullptr) {
-      std::string list;
-      for (auto const& candidate : known)
-        list += (list.empty() ? "" : ", ") + std::string(candidate.flag);
+      std::vector<std::string> flags;
+      for (auto const& candidate : known) flags.emplace_back(candidate.flag);
+      const std::string list = join(flags, ", ");
       throw UsageError("unknown Kokkos option " + quote(flag) + " (known here: " + list + ")");
     }
     switch (k->kind) {

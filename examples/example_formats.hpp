@@ -18,6 +18,7 @@
 
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/formats/format_list.hpp>
+#include <spmvkit/interop/kokkos_kernels.hpp>
 
 #include <algorithm>
 #include <iostream>
@@ -27,11 +28,9 @@
 
 namespace spmvkit::examples {
 
-/// Kokkos Kernels' SpMVs as the examples name them (interop/kokkos_kernels.hpp's
-/// name(KokkosKernelsAlgorithm)); spelled here so that examples without Kokkos
-/// Kernels need not include it.
-inline constexpr char const* kk_native_name = "kokkos_kernels_native";
-inline constexpr char const* kk_default_name = "kokkos_kernels_default";
+/// Kokkos Kernels' SpMVs, named as the library names them.
+inline std::string const kk_native_name = name(KokkosKernelsAlgorithm::native);
+inline std::string const kk_default_name = name(KokkosKernelsAlgorithm::vendor_default);
 
 /// One runnable choice: a format of the list with options, or a Kokkos Kernels SpMV.
 struct FormatCandidate {
@@ -66,12 +65,13 @@ std::vector<FormatCandidate> format_candidates(bool kokkos_kernels) {
 /// One default per format family of the list (F::name of default options),
 /// plus "kk" when `kokkos_kernels`: what most examples run unless told.
 inline std::string one_per_family(bool kokkos_kernels) {
-  std::string s;
+  std::vector<std::string> names;
   for_each_type(format_list{}, [&](auto tag) {
     using F = typename decltype(tag)::type;
-    s += (s.empty() ? "" : ",") + F::name(typename F::options_type{});
+    names.push_back(F::name(typename F::options_type{}));
   });
-  return kokkos_kernels ? s + ",kk" : s;
+  if (kokkos_kernels) names.emplace_back("kk");
+  return join(names, ",");
 }
 
 /// The candidates a --formats list selects, in candidate order (the format
@@ -111,10 +111,11 @@ std::vector<std::string> select_formats(std::string const& list, bool kokkos_ker
         take([&](FormatCandidate const& c) { return c.is_variant && c.family == item; });
     }
     if (!matched) {
-      std::string known;
-      for (auto const& c : candidates) known += (known.empty() ? "" : ", ") + c.name;
-      throw UsageError("--formats: " + detail::quote(item) + " names no format here (known: " +
-                       known + (kokkos_kernels ? ", kk" : "") + "; or a prefix ending in *)");
+      std::vector<std::string> known;
+      for (auto const& c : candidates) known.push_back(c.name);
+      throw UsageError("--formats: " + detail::quote(item) +
+                       " names no format here (known: " + join(known, ", ") +
+                       (kokkos_kernels ? ", kk" : "") + "; or a prefix ending in *)");
     }
   }
   if (!any_item) throw UsageError("--formats: the list is empty");
@@ -129,9 +130,9 @@ std::vector<std::string> select_formats(std::string const& list, bool kokkos_ker
 /// resolve_formats, when it is not).
 template <class ExecSpace>
 Option formats_option(std::string& target, bool kokkos_kernels) {
-  std::string known;
-  for (auto const& c : format_candidates<ExecSpace>(kokkos_kernels))
-    known += (known.empty() ? "" : ", ") + c.name;
+  std::vector<std::string> names;
+  for (auto const& c : format_candidates<ExecSpace>(kokkos_kernels)) names.push_back(c.name);
+  const std::string known = join(names, ", ");
   return {"formats", "LIST",
           "comma-separated formats: a name (" + known +
               "), a prefix ending in * (sell_*: every SELL variant), a family (every variant), "

@@ -113,7 +113,7 @@ inline void write_svg(BarChart const& chart, std::string const& path) {
       svg << "<line x1=\"" << x_of(v) << "\" y1=\"" << mid - 6 << "\" x2=\"" << x_of(v)
           << "\" y2=\"" << mid + 6 << "\" stroke=\"black\"/>\n";
     svg << "<text x=\"" << x_of(b.max) + 6 << "\" y=\"" << mid + 4 << "\">" << number(b.median)
-        << (chart.unit.empty() ? "" : " " + xml_escape(chart.unit)) << "</text>\n";
+        << (chart.unit.empty() ? "" : " ") << xml_escape(chart.unit) << "</text>\n";
     y += bar_height + gap;
   }
   const double legend_y = height - 14;

@@ -191,6 +191,17 @@ double relative_difference(A const& a, B const& b) {
   return diff / (scale > 0 ? scale : 1.0);
 }
 
+/// The items separated by `separator`. (Built by appending: GCC 12 in C++20
+/// mode warns -Wrestrict, wrongly, about "literal" + std::string.)
+inline std::string join(std::vector<std::string> const& items, char const* separator) {
+  std::string out;
+  for (auto const& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
+  return out;
+}
+
 /// Characters, not bytes, of UTF-8 text such as "‖b − A x‖" or "µs".
 inline std::size_t display_width(std::string const& s) {
   std::size_t n = 0;
