@@ -8,6 +8,8 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace spmvkit::perf {
 
@@ -17,10 +19,10 @@ struct CopyProblem {
   std::int64_t n = 0;
   Vector<double> x, y;
 
-  explicit CopyProblem(std::int64_t elements) : n(elements / 4 * 4) {
+  CopyProblem(std::int64_t elements, std::uint64_t seed) : n(elements / 4 * 4) {
     // Filled on the device so that first touch places the pages where the kernel runs.
-    x = random_vector<double>("stream_copy_x", n, options().seed + 101);
-    y = random_vector<double>("stream_copy_y", n, options().seed + 102);
+    x = random_vector<double>("stream_copy_x", n, seed + 101);
+    y = random_vector<double>("stream_copy_y", n, seed + 102);
     Kokkos::fence();
   }
 
@@ -47,9 +49,9 @@ std::unique_ptr<CopyProblem>& copy_problem_slot() {
   return p;
 }
 
-CopyProblem& copy_problem() {
+CopyProblem& copy_problem(Options const& o) {
   auto& p = copy_problem_slot();
-  if (!p) p = std::make_unique<CopyProblem>(copy_elements());
+  if (!p) p = std::make_unique<CopyProblem>(copy_elements(o), o.seed);
   return *p;
 }
 
@@ -58,8 +60,8 @@ std::vector<double>& copy_results() {
   return r;
 }
 
-void bm_copy(benchmark::State& state) {
-  CopyProblem& p = copy_problem();
+void bm_copy(benchmark::State& state, Options const& o) {
+  CopyProblem& p = copy_problem(o);
   for (int i = 0; i < 2; ++i) p.run_once(); // warm-up
   std::vector<double> times;
   for (auto _ : state) {
@@ -70,6 +72,7 @@ void bm_copy(benchmark::State& state) {
   const double t = median(times);
   const double gbs = p.bytes() / t * 1e-9;
   copy_results().push_back(gbs);
+  state.SetLabel("yardstick=copy");
   state.counters["time_s"] = t;
   state.counters["GB/s"] = gbs;
   state.counters["bytes"] = p.bytes();
@@ -79,8 +82,8 @@ void bm_copy(benchmark::State& state) {
 
 } // namespace
 
-std::int64_t copy_elements() {
-  if (options().copy_elements > 0) return options().copy_elements;
+std::int64_t copy_elements(Options const& o) {
+  if (o.copy_elements > 0) return o.copy_elements;
   if constexpr (device_is_host) {
     // Each array >= 4x the last-level cache, at least 2^24 doubles (128 MiB).
     const std::int64_t llc_elements = 4 * device_info().llc_bytes / 8;
@@ -90,27 +93,29 @@ std::int64_t copy_elements() {
   }
 }
 
-double copy_bandwidth_gbs() {
+double copy_bandwidth_gbs(Options const& o) {
   auto& results = copy_results();
   if (results.empty()) {
     // The copy benchmark was filtered out: measure it here, the same way.
-    CopyProblem& p = copy_problem();
+    CopyProblem& p = copy_problem(o);
     for (int i = 0; i < 2; ++i) p.run_once();
     std::vector<double> times;
-    for (int i = 0; i < options().copy_iterations; ++i) times.push_back(p.run_once());
+    for (int i = 0; i < o.copy_iterations; ++i) times.push_back(p.run_once());
     results.push_back(p.bytes() / median(times) * 1e-9);
   }
   copy_problem_slot().reset(); // its arrays are large; the SpMV benchmarks need the memory
   return median(results);
 }
 
-void register_copy_benchmarks() {
-  if (!options().has_family("copy")) return;
-  const std::string name = "copy/double/n=" + std::to_string(copy_elements()) + "/stream_copy";
-  benchmark::RegisterBenchmark(name.c_str(), bm_copy)
+void register_copy_benchmarks(std::shared_ptr<const Options> const& options) {
+  if (!options->has_family("copy")) return;
+  const std::string name =
+      "copy/double/n=" + std::to_string(copy_elements(*options)) + "/stream_copy";
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [options](benchmark::State& st) { bm_copy(st, *options); })
       ->UseManualTime()
-      ->Iterations(options().copy_iterations)
-      ->Repetitions(options().repetitions)
+      ->Iterations(options->copy_iterations)
+      ->Repetitions(options->repetitions)
       ->ReportAggregatesOnly(true)
       ->Unit(benchmark::kMillisecond);
 }
