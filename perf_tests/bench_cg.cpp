@@ -115,15 +115,17 @@ void bm_cg(benchmark::State& state, Options const& o, std::string const& name,
     // Bytes an iteration moves: one apply under the operator's byte model
     // (MatrixOperator::bytes(), which already counts reading p and writing q) plus the other
     // vector traffic of spmvkit::cg, 10 n s (include/spmvkit/solvers/cg.hpp: 12 n s in all,
-    // 2 n s of which are the apply's). time / (bytes / copy bandwidth) says how close an
-    // iteration runs to the copy yardstick (1 = as fast as a copy).
+    // 2 n s of which are the apply's). time / (bytes / yardstick bandwidth) says how close an
+    // iteration runs to the yardstick (1 = as fast as a copy, or as a read).
     const double iteration_bytes =
         solved.operator_bytes.total() + 10.0 * static_cast<double>(s.rows()) * sizeof(Scalar);
     state.counters["check_interval"] =
         opts.check_interval > 0 ? opts.check_interval : spmvkit::detail::cg_check_interval<Exec>();
     state.counters["iteration_bytes"] = iteration_bytes;
     state.counters["iteration_vs_copy_bound"] =
-        t_iter / (iteration_bytes / (copy_bandwidth_gbs(o) * 1e9));
+        t_iter / (iteration_bytes / (yardstick_gbs(o, Yardstick::copy) * 1e9));
+    state.counters["iteration_vs_read_bound"] =
+        t_iter / (iteration_bytes / (yardstick_gbs(o, Yardstick::read) * 1e9));
     state.counters["relative_residual"] = result.relative_residual;
     state.counters["true_relative_residual"] = result.true_relative_residual;
     state.counters["rows"] = static_cast<double>(s.rows());

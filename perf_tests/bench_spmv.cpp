@@ -81,10 +81,11 @@ void common_counters(benchmark::State& state, SpmvSetup<Scalar> const& s) {
   state.counters["sizeof_scalar"] = sizeof(Scalar);
 }
 
-/// GB/s and its fraction of the copy yardstick.
+/// GB/s and its fractions of the two yardsticks.
 void bandwidth_counters(benchmark::State& state, Options const& o, double gbs) {
   state.counters["GB/s"] = gbs;
-  state.counters["frac_copy"] = gbs / copy_bandwidth_gbs(o);
+  state.counters["frac_copy"] = gbs / yardstick_gbs(o, Yardstick::copy);
+  state.counters["frac_read"] = gbs / yardstick_gbs(o, Yardstick::read);
 }
 
 template <class Scalar>

@@ -35,12 +35,13 @@ std::vector<MatrixSource> matrix_sources(Options const& options);
 template <class Scalar>
 Crs<Scalar> const& load_matrix(Options const& options, MatrixSource const& source);
 
-/// The copy yardstick (bench_copy.cpp).
-std::int64_t copy_elements(Options const& options);
-void register_copy_benchmarks(std::shared_ptr<const Options> const& options);
-/// The median GB/s of the STREAM-style copy, from the copy benchmark of this run, or measured
-/// on the spot when the copy benchmark was filtered out.
-double copy_bandwidth_gbs(Options const& options);
+/// The bandwidth yardsticks (bench_yardsticks.cpp): a STREAM-style copy and a read-only sum.
+enum class Yardstick { copy, read };
+std::int64_t yardstick_elements(Options const& options);
+void register_yardstick_benchmarks(std::shared_ptr<const Options> const& options);
+/// The median GB/s of a yardstick, from its benchmark in this run, or measured on the spot
+/// when that benchmark was filtered out.
+double yardstick_gbs(Options const& options, Yardstick which);
 
 /// spmv, spmv200, transfer (bench_spmv.cpp) and cg (bench_cg.cpp) for one matrix. Throws
 /// std::invalid_argument when --formats or --transfer-formats selects nothing it names.

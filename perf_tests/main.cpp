@@ -1,7 +1,7 @@
 // spmvkit_perf: SpMVKit's Google Benchmark driver. Kokkos takes its --kokkos-* flags, SpMVKit
 // its own options (the table of options.cpp), Google Benchmark the --benchmark_* rest; the
-// benchmarks are then registered from the (immutable) options: the copy yardstick first (its
-// median is the frac_copy reference), then per precision and
+// benchmarks are then registered from the (immutable) options: the copy and read yardsticks
+// first (their medians are the frac_copy and frac_read references), then per precision and
 // matrix: spmv, spmv200, cg for every implementation of the registry (registry.hpp), and the
 // transfers.
 
@@ -33,7 +33,7 @@ void add_context(spmvkit::perf::Options const& o) {
   benchmark::AddCustomContext("device_is_host", device_is_host ? "true" : "false");
   benchmark::AddCustomContext("concurrency", std::to_string(Exec().concurrency()));
   benchmark::AddCustomContext("llc_bytes", std::to_string(device_info().llc_bytes));
-  benchmark::AddCustomContext("copy_elements", std::to_string(copy_elements(o)));
+  benchmark::AddCustomContext("copy_elements", std::to_string(yardstick_elements(o)));
   benchmark::AddCustomContext("precision", precisions);
   benchmark::AddCustomContext("spmvkit_date", utc_date());
   benchmark::AddCustomContext("command_line", o.command_line);
@@ -57,7 +57,7 @@ int run(int& argc, char** argv) {
   try {
     check_format_selection(*options);
     add_context(*options);
-    register_copy_benchmarks(options);
+    register_yardstick_benchmarks(options);
     const auto sources = matrix_sources(*options);
     if (options->has_precision("double")) {
       for (auto const& source : sources) register_matrix_benchmarks<double>(options, source);

@@ -140,12 +140,14 @@ std::vector<OptionSpec> make_table() {
                "double,float",
                {},
                choice_list(&Options::precisions, {"double", "float"})});
-  t.push_back({"--families",
-               "LIST",
-               "benchmark families: copy (the bandwidth yardstick), spmv, spmv200, transfer, cg",
-               "copy,spmv,spmv200,transfer,cg",
-               {},
-               choice_list(&Options::families, {"copy", "spmv", "spmv200", "transfer", "cg"})});
+  t.push_back(
+      {"--families",
+       "LIST",
+       "benchmark families: copy, read (the two bandwidth yardsticks), spmv, spmv200, "
+       "transfer, cg",
+       "copy,read,spmv,spmv200,transfer,cg",
+       {},
+       choice_list(&Options::families, {"copy", "read", "spmv", "spmv200", "transfer", "cg"})});
   t.push_back({"--fem-n", "LIST",
                "3D Q1 FEM Poisson sizes N (intervals; (N-1)^3 rows) of spmv, spmv200, transfer "
                "(GPU builds default to 32,64,96,128,161)",
@@ -216,10 +218,10 @@ std::vector<OptionSpec> make_table() {
                {},
                number(&Options::rotation_factor, 0, 1000, false)});
   t.push_back({"--copy-elements", "INT",
-               "doubles per array of the copy yardstick (0: each array >= 4x LLC and >= 2^24 on "
-               "CPUs, 2^27 on GPUs)",
+               "doubles per array of the copy and read yardsticks (0: each array >= 4x LLC and "
+               ">= 2^24 on CPUs, 2^27 on GPUs)",
                "0", "1048576", integer(&Options::copy_elements, 0, std::int64_t(1) << 40)});
-  t.push_back({"--copy-iterations", "INT", "iterations of each copy repetition", "20", "5",
+  t.push_back({"--copy-iterations", "INT", "iterations of each yardstick repetition", "20", "5",
                integer(&Options::copy_iterations, 1, 1000000)});
   t.push_back({"--cg-max-iterations",
                "INT",

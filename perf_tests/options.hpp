@@ -20,7 +20,7 @@ namespace spmvkit::perf {
 /// What the options set. Filled by parse_options() and immutable afterwards.
 struct Options {
   std::vector<std::string> precisions;  // double, float
-  std::vector<std::string> families;    // copy, spmv, spmv200, transfer, cg
+  std::vector<std::string> families;    // copy, read, spmv, spmv200, transfer, cg
   std::vector<int> fem_n;               // FEM sweep (N intervals, (N-1)^3 rows)
   std::optional<std::vector<int>> cg_n; // FEM sizes for CG; unset: fem_n
   std::vector<int> rmat_scales;

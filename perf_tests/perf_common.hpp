@@ -141,6 +141,20 @@ struct CopyKernel {
   }
 };
 
+/// The read-only yardstick: sum of x, each thread summing four elements a quarter of the
+/// array apart (four loads in flight per thread, as in CopyKernel), added pairwise so that
+/// one dependent addition per four loads does not limit a CPU core.
+template <class Scalar>
+struct ReadKernel {
+  using value_type = double;
+  Kokkos::View<const Scalar*, Device> x;
+  std::int64_t quarter;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& sum) const {
+    sum += (static_cast<double>(x(i)) + static_cast<double>(x(i + quarter))) +
+           (static_cast<double>(x(i + 2 * quarter)) + static_cast<double>(x(i + 3 * quarter)));
+  }
+};
+
 /// Fills v with uniform values in [-1, 1] on the device (deterministic for a seed).
 template <class Scalar>
 void fill_random(Vector<Scalar> const& v, std::uint64_t seed) {
