@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs a command and checks its exit status and output, for the examples' ctest entries:
 #
 #   cmake -DEXPECT_STATUS=<n> [-DEXPECT_OUTPUT=<regex>] [-DONE_LINE_ERROR=ON]

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The main job (scripts/run_main.sh): -Δu = f on the unit cube with Q1 finite
 // elements, assembled on the device and solved by CG in every selected format
 // of spmvkit::format_list, beside Kokkos Kernels' own SpMV.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Explicit Euler for the 1D heat equation u_t = u_xx on (0, 1), u = 0 at both
 // ends (the TUM CSR/ELLPACK tutorial's exercise):
 //

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SpMV of one matrix in every selected format of spmvkit::format_list (all
 // variants unless --formats says otherwise) and in Kokkos Kernels, checked
 // against Kokkos Kernels' native SpMV. `matrix_market_spmv --help` lists the

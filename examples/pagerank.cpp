@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // PageRank by power iteration, with the SpMV in every selected format of
 // spmvkit::format_list (one per family unless --formats says otherwise):
 //

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The 5-point finite-difference Poisson problem on an N x N grid of interior
 // points (the Numba ELLPACK-R notebook's test matrix), solved by spmvkit::cg:
 //

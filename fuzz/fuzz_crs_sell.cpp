@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: check_structure and CRS -> SELL-C-sigma -> CRS on arbitrary small CRS
 // arrays decoded from the input (Kokkos::Serial).
 //

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: the Matrix Market reader (plain and gzip) on arbitrary bytes.
 //
 // Input: one mode byte, then the file's bytes. The mode byte picks how those bytes reach the

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CG on the FEM Poisson problem for every implementation of the registry (the founding
 // study's figure 6): each format variant through make_operator(A, options), Kokkos Kernels
 // through KokkosKernelsOperator; iterations, time per iteration and MUPS (million unknowns

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SpMV benchmark families: spmv (one SpMV, rotated copies), spmv200 (200 consecutive SpMVs,
 // the founding study's figure 4) and transfer (host -> device of matrix + two vectors, figure 5),
 // for every implementation of the registry (registry.hpp).

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The attainable-bandwidth yardsticks, registered first so that their medians are known when
 // the SpMV and CG benchmarks compute frac_copy and frac_read:
 // - copy: STREAM-style y(i) = x(i), 2 x 8 x n bytes (read x, write y);

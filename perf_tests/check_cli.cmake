@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # ctest perf_cli: spmvkit_perf's command line. Each bad line must exit with status 2 and a
 # one-line message naming the option; --help must list the option table and exit 0.
 # cmake -DPERF=<spmvkit_perf> -P check_cli.cmake

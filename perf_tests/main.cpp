@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // spmvkit_perf: SpMVKit's Google Benchmark driver. Kokkos takes its --kokkos-* flags, SpMVKit
 // its own options (the table of options.cpp), Google Benchmark the --benchmark_* rest; the
 // benchmarks are then registered from the (immutable) options: the copy and read yardsticks

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Matrix sources: the FEM sweep, real matrices, --mtx files and R-MAT graphs.
 
 #include "benchmarks.hpp"

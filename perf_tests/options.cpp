@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // spmvkit_perf's option table and its parser (see options.hpp).
 
 #include "options.hpp"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Machine description for the benchmark context, and the few process-wide registries
 // (cleanups, failures, skip notes) that the benchmark families share.
 

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Charts and tables from spmvkit_perf's Google Benchmark JSON.
 
     spmvkit_perf ... --benchmark_out=run.json --benchmark_out_format=json

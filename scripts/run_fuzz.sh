@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds SpMVKit's libFuzzer targets with clang and runs each for N seconds (default 60).
 #
 #   scripts/run_fuzz.sh [seconds]

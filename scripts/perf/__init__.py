@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Reading spmvkit_perf's Google Benchmark JSON and turning it into charts and markdown tables.
 
 Modules: results (loading, labels, the old JSON without labels), style (colours and line styles

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The charts (matplotlib, Agg backend). Every chart is stamped with device, backend, Kokkos
 version and date from the JSON context, and draws the yardsticks of the run as lines."""
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Benchmark rows of spmvkit_perf's JSON: the median per benchmark, its name split into parts,
 and its format family and options read from the label.
 

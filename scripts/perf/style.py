@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Colours, line styles and markers of the formats, derived from family and options only.
 
 Each format family gets a colour map of its own (in run order) and a marker; within a family the

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <spmvkit/io/matrix_market.hpp>
 
 #include <zlib.h>

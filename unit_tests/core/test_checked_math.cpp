@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // spmvkit::detail::checked_bytes and friends (include/spmvkit/core/checked_math.hpp), the
 // overflow-checked byte counts that the Matrix Market reader's memory estimate is built from.
 // (Belongs in unit_tests/core/ once that folder exists; it lives beside its first user for now.)

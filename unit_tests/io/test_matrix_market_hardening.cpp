@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Hostile and broken Matrix Market input (issue 10): every hand-made bad file
 // in unit_tests/data/bad_mtx/ must give exactly a MatrixMarketError naming the
 // file and line, huge declared sizes must fail before anything large is

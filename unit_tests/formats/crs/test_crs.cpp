@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CrsMatrix itself: index-type overflow at construction and the structure check.
 #include "test_utils.hpp"
 
