@@ -594,7 +594,6 @@ TEST_F(MatrixMarket, ReadIntoDefaultExecutionSpace) {
 
 // --- the shared SuiteSparse collection ---------------------------------------
 
-
 /// name -> (rows, cols, nonzeros after symmetric expansion), from the table in
 /// the directory's README.md, so the test follows the data set it describes.
 std::map<std::string, std::tuple<std::int64_t, std::int64_t, std::int64_t>>

@@ -66,8 +66,7 @@ TYPED_TEST(CrsTest, RejectsByteCountsThatWrap) {
     FAIL() << "expected std::length_error";
   } catch (std::length_error const& e) {
     EXPECT_NE(std::string(e.what()).find("column_indices"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("overflows"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("overflows"), std::string::npos) << e.what();
   }
 }
 

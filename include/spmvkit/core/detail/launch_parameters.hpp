@@ -87,9 +87,9 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
           std::max<std::int64_t>(1, std::min<std::int64_t>(num_chunks, std::int64_t(1) << 20)));
       p.league_size = (num_chunks + p.work_per_team - 1) / p.work_per_team;
     } else {
-      p.work_per_team = std::clamp<std::int64_t>(
-          static_cast<std::int64_t>(target_nnz / std::max(1.0, mean_row)), 1,
-          std::max<std::int64_t>(1, num_rows));
+      p.work_per_team =
+          std::clamp<std::int64_t>(static_cast<std::int64_t>(target_nnz / std::max(1.0, mean_row)),
+                                   1, std::max<std::int64_t>(1, num_rows));
       p.league_size = (num_rows + p.work_per_team - 1) / p.work_per_team;
     }
   } else {
