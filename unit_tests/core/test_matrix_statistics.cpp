@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Row-length statistics (core/matrix_statistics.hpp): exact values on small
 // matrices, the one computation kept by CrsMatrix, and the automatic CRS
 // kernel they drive (core/detail/launch_parameters.hpp).

@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_CORE_MATRIX_STATISTICS_HPP
 #define SPMVKIT_CORE_MATRIX_STATISTICS_HPP
 
+/// \file
 /// Row-length statistics of a sparse matrix, computed on the device in one
 /// pass over its row starts. They say whether rows are alike (a row-per-thread
 /// or vector kernel is fine) or whether a few long rows would serialise the

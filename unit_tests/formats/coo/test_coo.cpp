@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What is particular to COO (formats/coo/): triplets from the user checked
 // for order and range, the merge-path product on the pathological shapes, and
 // the row map HYB's tail uses. The typed tests over the format list cover the

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The balanced CRS kernel (formats/crs/detail/merge_path.hpp): pathological
 // row-length shapes against the long-double reference and Kokkos Kernels,
 // every alpha/beta case (beta = 0 over NaN), tiles that start and end inside

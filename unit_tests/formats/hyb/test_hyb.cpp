@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What is particular to HYB (formats/hyb/): the ELL width of each rule on a
 // known row-length distribution, the split into ELL and COO parts, the
 // pathological shapes with every rule and with the extreme widths (all COO,

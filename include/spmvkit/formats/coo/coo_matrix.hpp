@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_FORMATS_COO_COO_MATRIX_HPP
 #define SPMVKIT_FORMATS_COO_COO_MATRIX_HPP
 
+/// \file
 /// The COO format: CooMatrix (one (row, column, value) triplet per nonzero,
 /// sorted by row), make_coo and the format tag CooFormat
 /// (core/format_concept.hpp). Its SpMV is the merge-path kernel of the

@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_FORMATS_HYB_HYB_MATRIX_HPP
 #define SPMVKIT_FORMATS_HYB_HYB_MATRIX_HPP
 
+/// \file
 /// The HYB format (ELL + COO, cuSPARSE's former hybrid format, the TUM
 /// seed's): the first `width` entries of every row in a column-major ELL
 /// block, stored as SELL-C-σ (formats/sell/) so that each chunk is only as
