@@ -27,15 +27,15 @@ inline constexpr double default_hub_factor = 8.0;
 
 /// What CrsKernel::automatic and a user choosing a format look at.
 struct MatrixStatistics {
-  std::int64_t num_rows = 0;
-  std::int64_t num_cols = 0;
-  std::int64_t nnz = 0;
-  double mean_row_length = 0; ///< nnz / num_rows (0 without rows)
-  std::int64_t max_row_length = 0;
-  double row_length_variance = 0; ///< population variance of the row lengths
-  std::int64_t empty_rows = 0;
-  double hub_factor = default_hub_factor;
-  std::int64_t hub_rows = 0; ///< rows longer than hub_factor * mean_row_length
+  std::int64_t num_rows = 0;              ///< rows of the matrix
+  std::int64_t num_cols = 0;              ///< columns of the matrix
+  std::int64_t nnz = 0;                   ///< stored entries
+  double mean_row_length = 0;             ///< nnz / num_rows (0 without rows)
+  std::int64_t max_row_length = 0;        ///< entries of the longest row
+  double row_length_variance = 0;         ///< population variance of the row lengths
+  std::int64_t empty_rows = 0;            ///< rows without entries
+  double hub_factor = default_hub_factor; ///< the factor hub_rows was counted with
+  std::int64_t hub_rows = 0;              ///< rows longer than hub_factor * mean_row_length
   /// Fraction of the nonzeros that lie in hub rows: near 0 for FEM matrices,
   /// a large share for power-law graphs (where a row-owned kernel waits on
   /// them), 1 for a matrix that is one dense row.

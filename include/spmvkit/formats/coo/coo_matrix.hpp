@@ -46,18 +46,30 @@ class CooMatrix {
                 "CooMatrix: Offset must be integral and at least as wide as Ordinal");
 
 public:
+  /// The format tag, CooFormat (core/format_concept.hpp).
   using format_type = CooFormat;
+  /// The CRS type this format converts from and to.
   using crs_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  /// The type of the matrix entries, Scalar.
   using value_type = Scalar;
+  /// The row and column index type, Ordinal.
   using ordinal_type = Ordinal;
+  /// The entry index type, Offset.
   using offset_type = Offset;
+  /// The execution space kernels on this matrix run on.
   using execution_space = ExecutionSpace;
+  /// Where the arrays live: the execution space's default memory space.
   using memory_space = typename ExecutionSpace::memory_space;
+  /// `Kokkos::Device<execution_space, memory_space>`, the device of every View here.
   using device_type = Kokkos::Device<execution_space, memory_space>;
+  /// View of nnz row or column indices.
   using indices_type = Kokkos::View<Ordinal*, device_type>;
+  /// View of nnz values.
   using values_type = Kokkos::View<Scalar*, device_type>;
+  /// The SpMV's tile plan (internal).
   using plan_type = detail::MergePathPlan<Scalar, Ordinal, Offset, device_type>;
 
+  /// An empty 0 x 0 matrix without storage; assign a built matrix to it before use.
   CooMatrix() = default;
 
   /// Takes already-built, sorted arrays and their SpMV plan (built for these
@@ -76,11 +88,17 @@ public:
                                   "spmvkit::CooMatrix");
   }
 
+  /// Number of rows; callable on the host and in kernels.
   KOKKOS_INLINE_FUNCTION Ordinal num_rows() const { return num_rows_; }
+  /// Number of columns; callable on the host and in kernels.
   KOKKOS_INLINE_FUNCTION Ordinal num_cols() const { return num_cols_; }
+  /// Number of stored entries; callable on the host and in kernels.
   KOKKOS_INLINE_FUNCTION Offset nnz() const { return static_cast<Offset>(values_.extent(0)); }
+  /// The row index of each entry, non-decreasing.
   indices_type const& row_indices() const { return row_indices_; }
+  /// The column index of each entry, in [0, num_cols).
   indices_type const& column_indices() const { return column_indices_; }
+  /// The value of each entry.
   values_type const& values() const { return values_; }
   /// The SpMV's tile plan (detail::MergePathPlan).
   plan_type const& plan() const { return plan_; }
@@ -142,21 +160,28 @@ make_coo(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_col
 
 /// COO options: from_crs checks the CRS structure first unless told not to.
 struct CooOptions {
+  /// Check the CRS structure (check_structure()) before converting it.
   bool check_structure = true;
 };
 
 /// The COO format tag (core/format_concept.hpp).
 struct CooFormat {
+  /// The family name, "coo".
   static constexpr char const* family = "coo";
+  /// The options of COO: CooOptions.
   using options_type = CooOptions;
+  /// The matrix class of the format: CooMatrix.
   template <class Scalar, class Exec, class Ordinal, class Offset>
   using matrix_type = CooMatrix<Scalar, Exec, Ordinal, Offset>;
 
+  /// Name for reports and benchmarks: "coo".
   static std::string name(options_type const&) { return "coo"; }
+  /// One variant: COO has no kernel choice.
   template <class Exec>
   static std::vector<options_type> variants() {
     return {CooOptions{}};
   }
+  /// Why A cannot be stored as COO: never, so always "".
   template <class Exec, class Crs>
   static std::string obstacle(Exec const&, Crs const&, options_type const&) {
     return "";
@@ -213,16 +238,20 @@ struct CooFormat {
     Kokkos::deep_copy(exec, B.values(), A.values());
     return B;
   }
+  /// The options a COO matrix carries: the default CooOptions.
   template <class Coo>
   static options_type options(Coo const&) {
     return {};
   }
+  /// y = beta y + alpha A x on the matrix's merge-path plan, asynchronous on
+  /// exec (arguments validated by spmv()).
   template <class Exec, class Coo, class X, class Y>
   static void apply(Exec const& exec, typename Coo::value_type alpha, Coo const& A, X const& x,
                     typename Coo::value_type beta, Y const& y, options_type const&) {
     detail::spmv_coo(exec, alpha, A, x, beta, y,
                      Kokkos::View<const typename Coo::ordinal_type*, typename Coo::device_type>());
   }
+  /// d(i) = the sum of A's stored entries (i, i), 0 for a row without one.
   template <class Exec, class Coo, class D>
   static void diagonal(Exec const& exec, Coo const& A, D const& d) {
     Kokkos::parallel_for(

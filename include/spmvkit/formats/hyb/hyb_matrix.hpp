@@ -49,16 +49,21 @@ namespace spmvkit {
 struct HybFormat;
 
 /// How HYB chooses its ELL width (see the top of this file).
-enum class HybWidthRule { storage, row_quantile, nnz_fraction, fixed };
+enum class HybWidthRule {
+  storage,      ///< storage break-even (Ginkgo's minimal_storage_limit), the default
+  row_quantile, ///< at least a fraction p of the rows entirely in ELL (Ginkgo's imbalance_limit)
+  nnz_fraction, ///< at least a fraction q of the nonzeros in ELL
+  fixed         ///< HybOptions::width (cuSPARSE's user width), at most the longest row
+};
 
 /// HYB options: the width rule and its parameter, and the SELL layout of the
 /// ELL part (chunk size C, 0: the backend's default; sorting window sigma).
 struct HybOptions {
-  HybWidthRule rule = HybWidthRule::storage;
-  double fraction = 0;    ///< row_quantile / nnz_fraction: p or q (0: 0.8 / 0.9)
-  std::int64_t width = 0; ///< fixed: the ELL width
-  int chunk_size = 0;
-  std::int64_t sigma = 1;
+  HybWidthRule rule = HybWidthRule::storage; ///< how the ELL width is chosen
+  double fraction = 0;                       ///< row_quantile / nnz_fraction: p or q (0: 0.8 / 0.9)
+  std::int64_t width = 0;                    ///< fixed: the ELL width
+  int chunk_size = 0;     ///< SELL chunk size C of the ELL part (0: the backend's default)
+  std::int64_t sigma = 1; ///< SELL sorting window of the ELL part (1: rows not sorted)
   /// from_crs checks the CRS structure first unless told not to.
   bool check_structure = true;
 };
@@ -68,19 +73,34 @@ struct HybOptions {
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
 class HybMatrix {
 public:
+  /// The format tag, HybFormat (core/format_concept.hpp).
   using format_type = HybFormat;
+  /// The CRS type this format converts from and to.
   using crs_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  /// The type of the matrix entries, Scalar.
   using value_type = Scalar;
+  /// The row and column index type, Ordinal.
   using ordinal_type = Ordinal;
+  /// The entry index type, Offset.
   using offset_type = Offset;
+  /// The execution space kernels on this matrix run on.
   using execution_space = ExecutionSpace;
+  /// Where the arrays live: the execution space's default memory space.
   using memory_space = typename ExecutionSpace::memory_space;
+  /// `Kokkos::Device<execution_space, memory_space>`, the device of every View here.
   using device_type = Kokkos::Device<execution_space, memory_space>;
+  /// The ELL part's class (SELL-C-sigma).
   using ell_type = SellMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  /// The tail's class (COO over the tail rows).
   using tail_type = CooMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  /// View of row indices (the tail's row map).
   using ordinals_type = Kokkos::View<Ordinal*, device_type>;
 
+  /// An empty 0 x 0 matrix without storage; assign a built matrix to it before use.
   HybMatrix() = default;
+  /// Takes built parts (HybFormat::from_crs builds them): tail row c is row
+  /// tail_rows(c) of the matrix. Throws std::invalid_argument when the parts
+  /// do not fit together.
   HybMatrix(ell_type ell, tail_type tail, ordinals_type tail_rows, std::int64_t width,
             HybOptions const& options)
       : ell_(ell), tail_(tail), tail_rows_(tail_rows), width_(width), options_(options) {
@@ -91,15 +111,21 @@ public:
     }
   }
 
+  /// Number of rows.
   KOKKOS_INLINE_FUNCTION Ordinal num_rows() const { return ell_.num_rows(); }
+  /// Number of columns.
   KOKKOS_INLINE_FUNCTION Ordinal num_cols() const { return ell_.num_cols(); }
+  /// Number of entries (both parts, padding excluded).
   KOKKOS_INLINE_FUNCTION Offset nnz() const { return ell_.nnz() + tail_.nnz(); }
   /// The ELL width: every row's first width() entries are in ell().
   std::int64_t width() const { return width_; }
+  /// The ELL part: the first width() entries of every row.
   ell_type const& ell() const { return ell_; }
+  /// The tail: the rest of the rows longer than width().
   tail_type const& tail() const { return tail_; }
   /// Row of the matrix that each tail row is.
   ordinals_type const& tail_rows() const { return tail_rows_; }
+  /// The options the matrix was built with.
   HybOptions const& options() const { return options_; }
   /// Share of the nonzeros in the ELL part (1 for an empty matrix).
   double ell_fraction() const {
@@ -163,11 +189,16 @@ std::int64_t hyb_width(Exec const& exec, Crs const& A, HybOptions const& o) {
 
 /// The format tag of HYB (core/format_concept.hpp).
 struct HybFormat {
+  /// The family name, "hyb".
   static constexpr char const* family = "hyb";
+  /// The options of HYB: HybOptions.
   using options_type = HybOptions;
+  /// The matrix class of the format: HybMatrix.
   template <class Scalar, class Exec, class Ordinal, class Offset>
   using matrix_type = HybMatrix<Scalar, Exec, Ordinal, Offset>;
 
+  /// Name for reports and benchmarks: "hyb", "hyb_rows80", "hyb_nnz90", "hyb_w16", with
+  /// "_c<C>" and "_s<sigma>" when not the defaults.
   static std::string name(options_type const& o) {
     std::string n = "hyb";
     switch (o.rule) {
@@ -192,6 +223,8 @@ struct HybFormat {
     nnz.rule = HybWidthRule::nnz_fraction;
     return {storage, rows, nnz};
   }
+  /// Why A cannot be stored as HYB with o: options out of range, or a SELL
+  /// chunk size the backend cannot run ("" if it can).
   template <class Exec, class Crs>
   static std::string obstacle(Exec const&, Crs const&, options_type const& o) {
     if (!(o.fraction >= 0 && o.fraction <= 1) || o.width < 0 || o.chunk_size < 0 || o.sigma < 1) {
@@ -199,6 +232,7 @@ struct HybFormat {
     }
     return detail::sell_chunk_size_obstacle<Exec>(chunk_size<Exec>(o));
   }
+  /// CRS to HYB on exec (defined below).
   template <class Exec, class Crs>
   static matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
                      typename Crs::offset_type>
@@ -214,12 +248,16 @@ struct HybFormat {
     checked.check_structure = false;
     return from_crs(exec, CrsFormat::from_rows(exec, num_rows, num_cols, source, {}), checked);
   }
+  /// HYB back to CRS, exact (defined below).
   template <class Exec, class Hyb>
   static typename Hyb::crs_type to_crs(Exec const& exec, Hyb const& A);
+  /// The options A was built with.
   template <class Hyb>
   static options_type options(Hyb const& A) {
     return A.options();
   }
+  /// y = beta y + alpha A x: the SELL kernel on the ELL part, then the COO
+  /// kernel adding the tail into its rows (arguments validated by spmv()).
   template <class Exec, class Hyb, class X, class Y>
   static void apply(Exec const& exec, typename Hyb::value_type alpha, Hyb const& A, X const& x,
                     typename Hyb::value_type beta, Y const& y, options_type const&) {
