@@ -7,12 +7,13 @@
 /// header included here, and one entry in format_list.
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/ell/ell_matrix.hpp>
 #include <spmvkit/formats/sell/sell_matrix.hpp>
 #include <spmvkit/formats/sell16/sell16_matrix.hpp>
 
 namespace spmvkit {
 
-using format_list = type_list<CrsFormat, SellFormat, Sell16Format>;
+using format_list = type_list<CrsFormat, SellFormat, Sell16Format, EllFormat>;
 
 } // namespace spmvkit
 
