@@ -8,12 +8,13 @@
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/formats/ell/ell_matrix.hpp>
+#include <spmvkit/formats/ellr/ellr_matrix.hpp>
 #include <spmvkit/formats/sell/sell_matrix.hpp>
 #include <spmvkit/formats/sell16/sell16_matrix.hpp>
 
 namespace spmvkit {
 
-using format_list = type_list<CrsFormat, SellFormat, Sell16Format, EllFormat>;
+using format_list = type_list<CrsFormat, SellFormat, Sell16Format, EllFormat, EllrFormat>;
 
 } // namespace spmvkit
 

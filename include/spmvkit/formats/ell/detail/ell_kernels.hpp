@@ -19,13 +19,17 @@ namespace spmvkit::detail {
 /// - on a GPU RowsPerThread = 1, so the threads of a warp take 32
 ///   consecutive rows and each column step is one coalesced 32-entry read
 ///   (the reason ELL is column-major);
-/// - on the host a team is one thread and RowsPerThread > 1. ELL walks its
-///   strip column by column: each step reads RowsPerThread contiguous values
-///   and columns (a cache line of doubles for 8 rows) into as many register
-///   accumulators, instead of one entry n slots away from the last. ELL-R
-///   (Width::stops_at_row_length) walks the strip's rows one after the other,
-///   each to its own length, so that it never reads padding; the strip's rows
-///   share cache lines, which stay in L1 from one row to the next.
+/// - on the host a team is one thread and RowsPerThread > 1: it walks its
+///   strip column by column, so that each step reads RowsPerThread
+///   contiguous values and columns (a cache line of doubles for 8 rows) into
+///   as many register accumulators, instead of one entry n slots away from
+///   the last. ELL-R (Width::stops_at_row_length) walks to the strip's
+///   longest row and skips each row's terms past its length: padding never
+///   enters a sum, though the cache lines it shares with longer rows of the
+///   strip are read, as in SELL-8. Walking each row of the strip on its own
+///   instead (no padding read at all) ran 4x slower on the 2-core CI machine
+///   (FEM N = 40, 2026-11-23): every step then jumps n entries, to another
+///   page, and the prefetchers lose track.
 /// The width loop is unrolled Unroll times (loads first, then the multiplies)
 /// so that a GPU thread has that many independent loads in flight; matrix
 /// entries are read once and loaded as streaming data so that x keeps the
@@ -52,16 +56,28 @@ struct EllSpmv {
   Ordinal width;
   int strips_per_team;
 
-  // Rows first_row .. first_row + Rows - 1 (all below num_rows), w columns
-  // of each, column by column.
+  // Rows first_row .. first_row + Rows - 1 (all below num_rows), column by
+  // column: ELL to the full width; ELL-R to the longest of these rows, each
+  // row's terms past its own length skipped. Every row is long enough up to
+  // the shortest, so only the columns between shortest and longest test the
+  // lengths (none on a GPU, Rows = 1, nor in a strip of equal rows).
   template <int Rows>
-  KOKKOS_FORCEINLINE_FUNCTION void walk(Ordinal first_row, Ordinal w) const {
+  KOKKOS_FORCEINLINE_FUNCTION void walk(Ordinal first_row) const {
+    Ordinal length[Rows];
+    Ordinal shortest = width, longest = width;
+    if constexpr (Width::stops_at_row_length) {
+      for (int r = 0; r < Rows; ++r) {
+        length[r] = lengths(first_row + r);
+        shortest = r == 0 || length[r] < shortest ? length[r] : shortest;
+        longest = r == 0 || length[r] > longest ? length[r] : longest;
+      }
+    }
     Ordinal const* const col_ptr = cols.data() + first_row;
     Scalar const* const val_ptr = vals.data() + first_row;
     Scalar sum[Rows];
     for (int r = 0; r < Rows; ++r) sum[r] = 0;
     Ordinal j = 0;
-    for (; j + Unroll <= w; j += Unroll) {
+    for (; j + Unroll <= shortest; j += Unroll) {
       Ordinal c[Unroll][Rows];
       Scalar v[Unroll][Rows];
       for (int u = 0; u < Unroll; ++u) {
@@ -74,16 +90,20 @@ struct EllSpmv {
       for (int u = 0; u < Unroll; ++u)
         for (int r = 0; r < Rows; ++r) sum[r] += v[u][r] * x(c[u][r]);
     }
-    for (; j < w; ++j) {
+    for (; j < shortest; ++j) {
       const Offset slot = static_cast<Offset>(j) * num_rows;
       for (int r = 0; r < Rows; ++r)
         sum[r] += load_streaming(val_ptr + slot + r) * x(load_streaming(col_ptr + slot + r));
     }
+    if constexpr (Width::stops_at_row_length && Rows > 1) {
+      for (; j < longest; ++j) {
+        const Offset slot = static_cast<Offset>(j) * num_rows;
+        for (int r = 0; r < Rows; ++r)
+          if (j < length[r])
+            sum[r] += load_streaming(val_ptr + slot + r) * x(load_streaming(col_ptr + slot + r));
+      }
+    }
     for (int r = 0; r < Rows; ++r) store_row(y, first_row + r, alpha, beta, sum[r]);
-  }
-
-  KOKKOS_FORCEINLINE_FUNCTION void one_row(Ordinal row) const {
-    walk<1>(row, Width::stops_at_row_length ? lengths(row) : width);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
@@ -92,12 +112,10 @@ struct EllSpmv {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, strips_per_team), [&](int s) {
       const std::int64_t first_row = (first_strip + s) * RowsPerThread;
       if (first_row >= num_rows) return;
-      if (!Width::stops_at_row_length && first_row + RowsPerThread <= num_rows) {
-        walk<RowsPerThread>(static_cast<Ordinal>(first_row), width);
+      if (first_row + RowsPerThread <= num_rows) {
+        walk<RowsPerThread>(static_cast<Ordinal>(first_row));
       } else {
-        const std::int64_t end = first_row + RowsPerThread < num_rows ? first_row + RowsPerThread
-                                                                      : std::int64_t(num_rows);
-        for (auto row = static_cast<Ordinal>(first_row); row < end; ++row) one_row(row);
+        for (auto row = static_cast<Ordinal>(first_row); row < num_rows; ++row) walk<1>(row);
       }
     });
   }
