@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Install test, run by ctest as `cmake -D... -P InstallTest.cmake`. Consumers of an installed
 # SpMVKit, each configured, built and run (examples/downstream checks its own result):
 #

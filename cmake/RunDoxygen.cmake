@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs Doxygen for the `docs` target (cmake/SpMVKitDocs.cmake) as
 #   cmake -DDOXYGEN_EXECUTABLE=... -DDOXYFILE=... -DHTML_DIR=... -DWARN_LOG=... -P RunDoxygen.cmake
 # The Doxyfile writes its warnings to WARN_LOG. Any warning, or a failing doxygen, fails this

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The API reference: target `docs` (not part of `all`) runs Doxygen over the public headers with
 # docs/Doxyfile.in and writes <build>/docs/html. Every Doxygen warning fails the target; the
 # warnings are printed and kept in <build>/docs/doxygen_warnings.log.

@@ -1,33 +1,41 @@
-// The founding study's main job: -Δu = f on the unit cube with Q1 finite
-// elements, assembled on the device and solved by CG with every matrix format.
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The main job (scripts/run_main.sh): -Δu = f on the unit cube with Q1 finite
+// elements, assembled on the device and solved by CG in every selected format
+// of spmvkit::format_list, beside Kokkos Kernels' own SpMV.
 //
-//   fem_cg [--N 64] [--formats crs-thread,crs-vector,sell,sell16,kk-native,kk-default]
-//          [--precision double|float] [--C 4|32] [--sigma 1] [--tol auto]
-//          [--max-iters 10000] [--jacobi] [--progress-every 100] [--zero-start]
+// The exact solution is known, so each solve is checked against the nodal
+// discretisation error in closed form; every format is timed over several
+// repetitions, taken round-robin so that a noisy neighbour slows all formats
+// alike, and reported as the median time per CG iteration with its min-max
+// spread. A picture of those times (SVG) ends the run. `fem_cg --help` lists
+// the options.
 //
-// Prints one row per format: CG iterations, time, time per iteration, MUPS
-// (million unknowns updated per second), the nodal L2 error against the exact
-// solution, and the SpMV bandwidth under the byte model of example_utils.hpp.
-// Exits non-zero if a solve does not converge or the formats disagree.
-//
-// CG starts from a rough (pseudo-random) guess: from zero it would converge in
-// one iteration, because the right-hand side is an eigenvector of the matrix
-// (see fem_poisson.hpp); --zero-start shows that.
+// Exits 0 when every solve converged (on the true residual) to the expected
+// error, 1 when a check failed, 2 for a usage or runtime error.
+#include "example_cli.hpp"
+#include "example_formats.hpp"
+#include "example_svg.hpp"
 #include "example_utils.hpp"
 
-#include <spmvkit/solvers/cg.hpp>
-#include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/interop/kokkos_kernels.hpp>
-#include <spmvkit/formats/sell/sell_matrix.hpp>
-#include <spmvkit/operations/spmv.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/solvers/operator.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <iostream>
+#include <limits>
+#include <memory>
+#include <stdexcept>
 #include <string>
-#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -35,168 +43,309 @@ namespace {
 namespace ex = spmvkit::examples;
 using Exec = Kokkos::DefaultExecutionSpace;
 
-struct Row {
-  std::string format;
-  spmvkit::CgResult cg;
-  double error = 0;
-  double spmv_gbs = 0;
+struct Config {
+  std::int64_t N = 64;
+  std::string formats = ex::one_per_family(true);
+  std::string precision = "double";
+  double tol = std::numeric_limits<double>::quiet_NaN(); // auto
+  int max_iters = 10000;
+  int repetitions = 5;
+  bool jacobi = false;
+  bool zero_start = false;
+  int progress_every = 0;
+  std::string plot = "fem_cg.svg";
 };
 
-template <class Scalar>
-int run(ex::Args const& args) {
-  const Exec exec;
-  const std::int64_t N = args.integer("N");
-  const spmvkit::FemPoisson problem(N);
-  const int C = args.str("C") == "auto" ? ex::default_chunk_size<Exec>()
-                                        : static_cast<int>(args.integer("C"));
-  const std::int64_t sigma = args.integer("sigma");
-  spmvkit::CgOptions opts;
-  opts.relative_tolerance =
-      args.str("tol") == "auto" ? (sizeof(Scalar) == 8 ? 1e-10 : 1e-5) : args.real("tol");
-  opts.max_iterations = static_cast<int>(args.integer("max-iters"));
-  opts.jacobi = args.flag("jacobi");
-  opts.use_initial_guess = !args.flag("zero-start");
-  opts.progress_every = static_cast<int>(args.integer("progress-every"));
-  opts.progress_stream = &std::cout;
+constexpr char const* about =
+    "Solves -Δu = f on the unit cube (u = 0 on the boundary) with trilinear (Q1) finite elements "
+    "on a uniform mesh of N x N x N cubes, by conjugate gradients (CG) in every selected matrix "
+    "format of SpMVKit's format list and with Kokkos Kernels' SpMV for comparison. The exact "
+    "solution u = sin(πx) sin(πy) sin(πz) is known, so every solve is checked against the "
+    "discretisation error, known in closed form. Each format solves the same system from the same "
+    "rough start, several times (round-robin), and is reported as the median time per CG "
+    "iteration with its spread; a picture of those times is written as SVG.";
 
-  std::cout << "FEM Poisson, Q1 on the unit cube: N = " << N << ", " << problem.num_rows
-            << " unknowns, " << problem.nnz << " nonzeros, "
-            << (sizeof(Scalar) == 8 ? "double" : "float") << ", " << Exec::name() << " ("
-            << exec.concurrency() << " threads), tolerance " << opts.relative_tolerance
-            << (opts.jacobi ? ", Jacobi" : "") << "\n";
+/// ‖u‖ in the nodal L2 norm: (1/2)^(3/2) for any N (fem_poisson.hpp).
+constexpr double norm_u = 0.35355339059327373;
+
+/// One format (or Kokkos Kernels SpMV) holding the matrix, ready to solve.
+template <class Vec>
+struct Contender {
+  std::string name;
+  bool kokkos_kernels = false;
+  spmvkit::SpmvBytes bytes;
+  double convert_seconds = 0;
+  std::function<spmvkit::CgResult(Vec const&, Vec const&, spmvkit::CgOptions const&)> solve;
+  // Results: the first repetition's solve, every repetition's time per iteration.
+  spmvkit::CgResult first;
+  double error = 0;
+  std::vector<double> ms_per_iteration;
+};
+
+/// What the run shows and what its columns mean, printed first.
+void print_intro() {
+  std::cout << ex::detail::wrap(
+                   "fem_cg: the 3D Poisson problem -Δu = f on the unit cube, u = 0 on the "
+                   "boundary, with Q1 finite elements on N³ cubes, solved by CG in each selected "
+                   "SpMVKit format and with Kokkos Kernels' SpMV. The exact solution u = "
+                   "sin(πx)sin(πy)sin(πz) is known: every solve must reach the closed-form "
+                   "discretisation error. The formats are compared on the time per CG iteration "
+                   "over several round-robin repetitions.",
+                   0, 0)
+            << "\n\ncolumns:\n";
+  const std::pair<char const*, char const*> columns[] = {
+      {"iterations", "CG iterations to reach the tolerance on the true residual"},
+      {"true res.", "‖b − A x‖/‖b‖ at the end (dimensionless)"},
+      {"L2 error", "nodal L2 norm of u_h − u (compare: the discretisation error, below)"},
+      {"time/it [ms]", "milliseconds per CG iteration, median of the repetitions"},
+      {"min-max [ms]", "the fastest and the slowest repetition"},
+      {"GB/s", "10^9 bytes/s by the byte model: (the format's matrix arrays, F::bytes, + CG's "
+               "vector traffic, 12 n s, 14 n s with Jacobi) / median time; (cache) when the "
+               "working set fits in the last-level cache, where it would measure the cache"},
+      {"vs KK [x]", "median time over that of kokkos_kernels_native (below 1: faster)"},
+  };
+  for (auto const& [name, text] : columns) {
+    const std::string head = std::string("  ") + name;
+    std::cout << head << std::string(18 - ex::display_width(head), ' ')
+              << ex::detail::wrap(text, 18, 18) << "\n";
+  }
+  std::cout << "\n";
+}
+
+template <class Scalar>
+int run(Config const& cfg) {
+  using Vec = spmvkit::fem_vector_t<Scalar, Exec>;
+  using Crs = spmvkit::CrsMatrix<Scalar, Exec>;
+  const Exec exec;
+  const spmvkit::FemPoisson problem(cfg.N);
+  const double tol = std::isnan(cfg.tol) ? (sizeof(Scalar) == 8 ? 1e-10 : 1e-5) : cfg.tol;
+  const std::int64_t n = problem.num_rows;
+  const double s = sizeof(Scalar);
+
+  print_intro();
+  std::cout << "problem: N = " << cfg.N << ", " << n << " unknowns, " << problem.nnz
+            << " stored entries, " << cfg.precision << "\n"
+            << "CG: tolerance " << tol << (cfg.jacobi ? ", Jacobi preconditioner" : "")
+            << ", start " << (cfg.zero_start ? "x = 0" : "rough (random)") << ", "
+            << cfg.repetitions << " repetitions per format\n";
+  const auto llc = ex::last_level_cache<Exec>();
+  std::cout << "machine: " << Exec::name() << ", " << exec.concurrency() << " threads\n"
+            << "last-level cache: " << (llc.bytes > 0 ? llc.description : "unknown on this backend")
+            << "\n";
+  const std::string binding = ex::openmp_binding<Exec>();
+  if (!binding.empty()) std::cout << binding << "\n";
 
   Kokkos::Timer timer;
-  const auto A = spmvkit::make_fem_poisson_crs<Scalar>(exec, N);
-  const auto b = spmvkit::fem_poisson_rhs<Scalar>(exec, N);
+  const Crs A = spmvkit::make_fem_poisson_crs<Scalar>(exec, cfg.N);
+  const Vec b = spmvkit::fem_poisson_rhs<Scalar>(exec, cfg.N);
   exec.fence();
-  std::cout << "assembly (CRS + right-hand side) on the device: " << ex::fixed(timer.seconds(), 3)
-            << " s\n";
+  std::cout << "assembly of the CRS matrix and right-hand side on the device: "
+            << ex::fixed(timer.seconds(), 3) << " s\n\n";
 
-  using Vec = spmvkit::fem_vector_t<Scalar, Exec>;
-  // Operands of the separate SpMV timing (the solves use their own vectors).
-  Vec x(std::string("SpMVKit::fem_cg::x"), static_cast<std::size_t>(problem.num_rows));
-  Vec y(std::string("SpMVKit::fem_cg::y"), static_cast<std::size_t>(problem.num_rows));
-  Kokkos::deep_copy(x, Scalar(1));
-
-  std::vector<Row> rows;
-  // Solves with `matrix` through `spmv_once` (for the bandwidth figure).
-  auto solve = [&](std::string const& name, auto const& matrix, double bytes, auto&& spmv_once) {
-    std::cout << "-- " << name << "\n";
-    Row row;
-    row.format = name;
-    row.spmv_gbs = bytes / ex::median_seconds(exec, spmv_once) / 1e9;
-    auto u = spmvkit::fem_poisson_rough_guess<Scalar>(exec, N);
-    row.cg = spmvkit::cg(exec, matrix, b, u, opts);
-    row.error = spmvkit::fem_poisson_l2_error(exec, N, u);
-    rows.push_back(row);
+  // Every selected format converts the CRS matrix; Kokkos Kernels shares its arrays.
+  const auto selected = ex::select_formats<Exec>(cfg.formats, true);
+  std::vector<Contender<Vec>> contenders;
+  ex::for_each_selected_format<Exec>(selected, [&](auto tag, auto const& o,
+                                                   std::string const& name) {
+    using F = typename decltype(tag)::type;
+    if (!ex::can_hold<F>(exec, A, o, name)) return;
+    timer.reset();
+    auto M = std::make_shared<const spmvkit::matrix_of_t<F, Scalar, Exec>>(F::from_crs(exec, A, o));
+    exec.fence();
+    Contender<Vec> c;
+    c.convert_seconds = timer.seconds();
+    c.name = ex::shown_name<F>(name, *M);
+    c.bytes = F::bytes(*M);
+    c.solve = [M, o, exec](Vec const& rhs, Vec const& x, spmvkit::CgOptions const& opts) {
+      return spmvkit::cg(exec, spmvkit::make_operator(*M, o), rhs, x, opts);
+    };
+    contenders.push_back(std::move(c));
+  });
+  using KK = spmvkit::kokkos_kernels_matrix_t<Crs>;
+  struct KokkosKernelsState {
+    KK K;
+    spmvkit::KokkosKernelsOperator<KK> op; // refers to K
+    KokkosKernelsState(KK k, spmvkit::KokkosKernelsAlgorithm a) : K(std::move(k)), op(K, a) {}
   };
-
-  for (auto const& format : args.list("formats")) {
-    if (format == "crs-thread" || format == "crs-vector") {
-      const auto kernel =
-          format == "crs-thread" ? spmvkit::CrsKernel::row_per_thread : spmvkit::CrsKernel::vector;
-      opts.crs_kernel = kernel;
-      solve(format, A, ex::spmv_bytes(A),
-            [&] { spmvkit::spmv(exec, Scalar(1), A, x, Scalar(0), y, kernel); });
-      opts.crs_kernel = spmvkit::CrsKernel::automatic;
-    } else if (format == "sell") {
-      const auto S = spmvkit::make_fem_poisson_sell<Scalar>(exec, N, C, sigma);
-      solve("sell-" + std::to_string(C) + "-" + std::to_string(sigma), S, ex::spmv_bytes(S),
-            [&] { spmvkit::spmv(exec, Scalar(1), S, x, Scalar(0), y); });
-    } else if (format == "sell16") {
-      const auto S = spmvkit::make_sell16(exec, A, C, 1);
-      solve("sell16-" + std::to_string(C) + "-1", S, ex::spmv_bytes(S),
-            [&] { spmvkit::spmv(exec, Scalar(1), S, x, Scalar(0), y); });
-    } else if (format == "kk-native" || format == "kk-default") {
-      const auto algorithm = format == "kk-native"
-                                 ? spmvkit::KokkosKernelsAlgorithm::native
-                                 : spmvkit::KokkosKernelsAlgorithm::vendor_default;
-      const auto K = spmvkit::to_kokkos_kernels(A);
-      spmvkit::KokkosKernelsSpmv<std::decay_t<decltype(K)>, Vec, Vec> kk(algorithm);
-      opts.kokkos_kernels_algorithm = algorithm;
-      solve(spmvkit::name(algorithm), K, ex::spmv_bytes(A),
-            [&] { kk.apply(exec, Scalar(1), K, x, Scalar(0), y); });
-    } else {
-      std::cerr << "unknown format '" << format
-                << "' (crs-thread, crs-vector, sell, sell16, kk-native, kk-default)\n";
-      return 2;
-    }
+  for (auto algorithm :
+       {spmvkit::KokkosKernelsAlgorithm::native, spmvkit::KokkosKernelsAlgorithm::vendor_default}) {
+    const std::string name = spmvkit::name(algorithm);
+    if (std::find(selected.begin(), selected.end(), name) == selected.end()) continue;
+    auto state = std::make_shared<KokkosKernelsState>(spmvkit::to_kokkos_kernels(A), algorithm);
+    Contender<Vec> c;
+    c.name = name;
+    c.kokkos_kernels = true;
+    c.bytes = spmvkit::CrsFormat::bytes(A); // the same arrays as CRS
+    c.solve = [state, exec](Vec const& rhs, Vec const& x, spmvkit::CgOptions const& opts) {
+      return spmvkit::cg(exec, state->op, rhs, x, opts);
+    };
+    contenders.push_back(std::move(c));
+  }
+  if (contenders.empty()) {
+    throw std::runtime_error("none of the selected formats (--formats " + cfg.formats +
+                             ") can hold this matrix");
   }
 
-  ex::Table table({"format", "iterations", "time [s]", "time/it [ms]", "MUPS", "true rel. res.",
-                   "L2 error", "SpMV GB/s"});
-  for (auto const& r : rows) {
-    const double t = r.cg.iteration_seconds;
-    table.add({r.format, std::to_string(r.cg.iterations), ex::fixed(t, 3),
-               ex::fixed(1e3 * r.cg.seconds_per_iteration, 3),
-               ex::fixed(t > 0 ? problem.num_rows * r.cg.iterations / t / 1e6 : 0.0, 1),
-               ex::sci(r.cg.true_relative_residual, 2), ex::sci(r.error, 4),
-               ex::fixed(r.spmv_gbs, 2)});
+  // The bytes an iteration moves under the model, and what stays alive
+  // (matrix and the CG vectors x, b, r, p, q, and D⁻¹ with Jacobi).
+  const double vector_bytes = (cfg.jacobi ? 12.0 : 10.0) * n * s;
+  const double live_vectors = (cfg.jacobi ? 6.0 : 5.0) * n * s;
+  bool any_in_cache = false;
+  for (auto const& c : contenders) {
+    const double working_set = c.bytes.matrix + live_vectors;
+    const bool in_cache = llc.bytes > 0 && working_set <= llc.bytes;
+    any_in_cache = any_in_cache || in_cache;
+    std::cout << "  " << c.name << ": matrix " << ex::megabytes(c.bytes.matrix) << ", working set "
+              << ex::megabytes(working_set) << (in_cache ? " (in cache)" : "");
+    if (!c.kokkos_kernels)
+      std::cout << ", converted in " << ex::fixed(c.convert_seconds, 3) << " s";
+    std::cout << "\n";
+  }
+  if (any_in_cache) {
+    std::cout << ex::detail::wrap("note: a working set that fits in the last-level cache (" +
+                                      ex::megabytes(llc.bytes) +
+                                      ") can stay there between iterations, so bytes / time "
+                                      "would measure the cache, not memory: those rows show "
+                                      "time only",
+                                  0, 6)
+              << "\n";
+  }
+  std::cout << "\n";
+
+  spmvkit::CgOptions opts;
+  opts.relative_tolerance = tol;
+  opts.max_iterations = cfg.max_iters;
+  opts.jacobi = cfg.jacobi;
+  opts.use_initial_guess = !cfg.zero_start;
+  opts.progress_stream = &std::cout;
+  Kokkos::Timer wall;
+  for (int rep = 0; rep < cfg.repetitions; ++rep) {
+    for (auto& c : contenders) {
+      // Progress, when asked for, in the first repetition only.
+      opts.progress_every = rep == 0 ? cfg.progress_every : 0;
+      if (opts.progress_every > 0) std::cout << "-- " << c.name << "\n";
+      const Vec u = spmvkit::fem_poisson_rough_guess<Scalar>(exec, cfg.N);
+      const auto r = c.solve(b, u, opts);
+      c.ms_per_iteration.push_back(1e3 * r.seconds_per_iteration);
+      if (rep == 0) {
+        c.first = r;
+        c.error = spmvkit::fem_poisson_l2_error(exec, cfg.N, u);
+      }
+    }
+    std::cout << "repetition " << rep + 1 << " of " << cfg.repetitions << " done ("
+              << ex::fixed(wall.seconds(), 1) << " s)\n";
+  }
+
+  double kk_native_ms = 0;
+  for (auto const& c : contenders)
+    if (c.name == ex::kk_native_name) kk_native_ms = ex::spread_of(c.ms_per_iteration).median;
+  ex::Table table({"format", "iterations", "true res.", "L2 error", "time/it [ms]", "min-max [ms]",
+                   "GB/s", "vs KK [x]"});
+  for (auto const& c : contenders) {
+    const auto t = ex::spread_of(c.ms_per_iteration);
+    const double working_set = c.bytes.matrix + live_vectors;
+    const bool in_cache = llc.bytes > 0 && working_set <= llc.bytes;
+    const double gbs = (c.bytes.total() + vector_bytes) / (t.median * 1e-3) / 1e9;
+    table.add({c.name, std::to_string(c.first.iterations),
+               ex::sci(c.first.true_relative_residual, 2), ex::sci(c.error, 4),
+               ex::fixed(t.median, 3), ex::fixed(t.min, 3) + " - " + ex::fixed(t.max, 3),
+               in_cache || !(t.median > 0) ? "(cache)" : ex::fixed(gbs, 1),
+               kk_native_ms > 0 ? ex::fixed(t.median / kk_native_ms, 2) : "-"});
   }
   std::cout << "\n";
   table.print(std::cout);
-  std::cout << "nodal L2 error of the exact discrete solution (closed form): "
-            << ex::sci(problem.predicted_l2_error(), 4) << "\n";
+  const double predicted = problem.predicted_l2_error();
+  std::cout << "discretisation error (nodal L2 error of the exact discrete solution, closed form): "
+            << ex::sci(predicted, 4) << "\n";
 
-  // Every format solves the same system: the errors may differ by rounding and
-  // by what the tolerance leaves (the algebraic error is below tol * ‖u‖,
-  // ‖u‖_h = 0.354), nothing more.
-  if (rows.empty()) {
-    std::cerr << "no formats given\n";
-    return 2;
-  }
-  int failures = 0;
-  for (auto const& r : rows) {
-    if (!r.cg.converged()) {
-      std::cerr << "FAILED: " << r.format << " did not converge: " << spmvkit::name(r.cg.status)
-                << (r.cg.message.empty() ? "" : " (" + r.cg.message + ")") << "\n";
-      ++failures;
+  // Checks: converged on the true residual; the L2 error is the discretisation
+  // error up to what the tolerance leaves (algebraic error <= κ tol ‖u‖, κ < N²)
+  // and rounding; all formats agree.
+  ex::Checks checks;
+  const double unit_roundoff = std::numeric_limits<Scalar>::epsilon();
+  const double algebraic = static_cast<double>(cfg.N) * static_cast<double>(cfg.N) *
+                           std::max(tol, unit_roundoff) * norm_u;
+  Contender<Vec> const* reference = nullptr;
+  for (auto const& c : contenders) {
+    checks.expect(c.first.converged(),
+                  c.name + " did not converge: " + spmvkit::name(c.first.status) +
+                      (c.first.message.empty() ? "" : " (" + c.first.message + ")") +
+                      ", true residual " + ex::sci(c.first.true_relative_residual, 2) +
+                      ", recurrence residual " + ex::sci(c.first.relative_residual, 2));
+    checks.expect(std::fabs(c.error - predicted) <= 1e-3 * predicted + algebraic,
+                  c.name + ": L2 error " + ex::sci(c.error, 4) +
+                      " is not the discretisation error " + ex::sci(predicted, 4) + " (allowed " +
+                      ex::sci(1e-3 * predicted + algebraic, 2) + ")");
+    if (reference == nullptr) {
+      reference = &c;
+      continue;
     }
-    if (&r == &rows.front()) continue; // the others are compared with it
-    const double allowed = 1e-3 * rows.front().error + 10 * opts.relative_tolerance * 0.354;
-    if (!(std::fabs(r.error - rows.front().error) <= allowed)) {
-      std::cerr << "FAILED: " << r.format << " error " << r.error << " differs from "
-                << rows.front().format << " (" << rows.front().error << ") by more than " << allowed
-                << "\n";
-      ++failures;
-    }
+    const double allowed = 1e-3 * reference->error + 10 * tol * norm_u;
+    checks.expect(std::fabs(c.error - reference->error) <= allowed,
+                  c.name + ": L2 error " + ex::sci(c.error, 4) + " differs from " +
+                      reference->name + "'s " + ex::sci(reference->error, 4) + " by more than " +
+                      ex::sci(allowed, 2));
   }
-  return failures == 0 ? 0 : 1;
+  std::cout << (checks.failures() == 0
+                    ? "checks: every solve converged to the discretisation error\n"
+                    : "checks: " + std::to_string(checks.failures()) + " failed (above)\n");
+
+  if (cfg.plot != "none") {
+    ex::BarChart chart;
+    chart.title = "FEM Poisson (Q1, N = " + std::to_string(cfg.N) + ", " + std::to_string(n) +
+                  " unknowns, " + cfg.precision + "): time per CG iteration";
+    chart.subtitle = std::string(Exec::name()) + ", " + std::to_string(exec.concurrency()) +
+                     " threads; bar: median of " + std::to_string(cfg.repetitions) +
+                     " solves, whisker: min-max; shorter is faster";
+    chart.axis_label = "time per CG iteration [ms]";
+    chart.unit = "ms";
+    chart.legend_main = "SpMVKit formats";
+    chart.legend_reference = "Kokkos Kernels SpMV";
+    for (auto const& c : contenders) {
+      const auto t = ex::spread_of(c.ms_per_iteration);
+      chart.bars.push_back({c.name, t.median, t.min, t.max, c.kokkos_kernels});
+    }
+    ex::write_svg(chart, cfg.plot);
+    std::cout << "picture: " << cfg.plot << " (time per CG iteration by format)\n";
+  }
+  return checks.exit_code();
 }
 
 } // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard guard(argc, argv);
-  try {
-    const ex::Args args(argc, argv,
-                        {{"N", "64"},
-                         {"formats", "crs-thread,crs-vector,sell,sell16,kk-native,kk-default"},
-                         {"precision", "double"},
-                         {"C", "auto"},
-                         {"sigma", "1"},
-                         {"tol", "auto"},
-                         {"max-iters", "10000"},
-                         {"progress-every", "100"}},
-                        {"jacobi", "zero-start"});
-    if (args.help()) {
-      std::cout << "fem_cg: FEM Poisson on the unit cube solved by CG in every format"
-                << args.usage() << "\n";
-      return 0;
-    }
+  Config cfg;
+  const std::vector<ex::Option> options{
+      ex::integer_option("N",
+                         "mesh intervals per direction: (N-1)³ unknowns; at most 431, so that "
+                         "the (3N-5)³ stored entries fit 32-bit offsets",
+                         cfg.N, 2, 431),
+      ex::formats_option<Exec>(cfg.formats, true),
+      ex::choice_option("precision", "floating-point type of matrix and vectors", cfg.precision,
+                        {"double", "float"}),
+      ex::real_or_auto_option("tol",
+                              "relative tolerance on the true residual ‖b − A x‖/‖b‖ (auto: "
+                              "1e-10 in double, 1e-5 in float)",
+                              cfg.tol, {0, false, 1, false}),
+      ex::integer_option("max-iters", "CG iteration limit per solve", cfg.max_iters, 1,
+                         std::numeric_limits<int>::max()),
+      ex::integer_option("repetitions", "solves per format; times are their median and min-max",
+                         cfg.repetitions, 1, 1000),
+      ex::switch_option("jacobi", "Jacobi (diagonal) preconditioning", cfg.jacobi),
+      ex::switch_option("zero-start",
+                        "start CG from x = 0 instead of a rough guess (it then converges in one "
+                        "iteration: b is an eigenvector of the matrix)",
+                        cfg.zero_start),
+      ex::integer_option("progress-every",
+                         "print the CG residual every this many iterations (first repetition; 0: "
+                         "never)",
+                         cfg.progress_every, 0, std::numeric_limits<int>::max()),
+      ex::output_file_option("plot", "SVG picture of the time per iteration by format", cfg.plot),
+  };
+  return ex::run_example(argc, argv, {"fem_cg", about}, options, [&] {
     Kokkos::Timer wall;
-    int rc = 2;
-    if (args.str("precision") == "double") {
-      rc = run<double>(args);
-    } else if (args.str("precision") == "float") {
-      rc = run<float>(args);
-    } else {
-      std::cerr << "--precision must be double or float\n";
-    }
-    std::cout << "wall time " << ex::fixed(wall.seconds(), 2) << " s\n";
-    return rc;
-  } catch (std::exception const& e) {
-    std::cerr << "fem_cg: " << e.what() << "\n";
-    return 2;
-  }
+    const int status = cfg.precision == "float" ? run<float>(cfg) : run<double>(cfg);
+    std::cout << "wall time " << ex::fixed(wall.seconds(), 1) << " s\n";
+    return status;
+  });
 }

@@ -1,4 +1,7 @@
-// PageRank by power iteration, with the SpMV in CRS and in SELL-C-σ:
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// PageRank by power iteration, with the SpMV in every selected format of
+// spmvkit::format_list (one per family unless --formats says otherwise):
 //
 //   r <- d M r + (d * (sum of r over dangling nodes) + 1 - d) / n
 //
@@ -9,19 +12,19 @@
 // does not depend on thread timing. Dangling nodes (no out-edges) spread their
 // rank evenly.
 //
-//   pagerank [--matrix graph.mtx[.gz]] [--weighted] [--nodes 5000] [--seed 1]
-//            [--damping 0.85] [--tol 1e-10] [--C auto] [--sigma 1]
-//
 // Without --matrix a random graph is generated. Every stored entry is an edge of
 // weight 1 unless --weighted (then the values are the weights; they must be
-// >= 0). Checks: ranks sum to 1, CRS and SELL agree, and both match a plain
-// host power iteration; exits non-zero otherwise.
-#include "example_main.hpp"
+// >= 0). Checks: ranks sum to 1, every format converges and agrees with the
+// first, and all match a plain host power iteration; exits 1 otherwise.
+// --max-iters must be at least 1 (0 would leave the uniform start unchecked).
+// `pagerank --help` lists the options.
+#include "example_cli.hpp"
+#include "example_formats.hpp"
 #include "example_utils.hpp"
 
 #include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/io/matrix_market.hpp>
-#include <spmvkit/formats/sell/sell_matrix.hpp>
 #include <spmvkit/operations/spmv.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -30,6 +33,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -42,6 +46,17 @@ using Exec = Kokkos::DefaultExecutionSpace;
 using Crs = spmvkit::CrsMatrix<double, Exec>;
 using Vec = Kokkos::View<double*, Crs::device_type>;
 using IntVec = Kokkos::View<int*, Crs::device_type>;
+
+struct Config {
+  std::string matrix;
+  bool weighted = false;
+  int nodes = 5000;
+  std::int64_t seed = 1;
+  double damping = 0.85;
+  double tol = 1e-10;
+  int max_iters = 1000;
+  std::string formats = ex::one_per_family(false);
+};
 
 /// A random directed graph on the host (the stand-in for a file): out-degrees
 /// 0..8 (about one node in nine dangles), targets skewed towards low node
@@ -162,20 +177,21 @@ Transition transition_matrix(Exec const& exec, Crs const& W, bool weighted) {
 
 struct Ranks {
   Vec r;
-  int iterations = 0;
-  double change = 0;
+  int iterations = 0; ///< power iterations done
+  double change = 0;  ///< L1 change of the last one
+  bool converged = false;
 };
 
-template <class Matrix>
-Ranks power_iteration(Exec const& exec, Matrix const& M, Vec const& dangling, double d, double tol,
-                      int max_iterations) {
+template <class Matrix, class Options>
+Ranks power_iteration(Exec const& exec, Matrix const& M, Options const& options,
+                      Vec const& dangling, double d, double tol, int max_iterations) {
   const int n = M.num_rows();
   Ranks out{Vec("SpMVKit::pagerank::r", n)};
   Vec y("SpMVKit::pagerank::y", n);
   const auto r = out.r;
   Kokkos::deep_copy(exec, r, 1.0 / n);
-  for (out.iterations = 1; out.iterations <= max_iterations; ++out.iterations) {
-    spmvkit::spmv(exec, 1.0, M, r, 0.0, y);
+  while (out.iterations < max_iterations && !out.converged) {
+    spmvkit::spmv(exec, 1.0, M, r, 0.0, y, options);
     double lost = 0; // rank held by dangling nodes
     Kokkos::parallel_reduce(
         "SpMVKit::pagerank::dangling_rank", Kokkos::RangePolicy<Exec>(exec, 0, n),
@@ -190,7 +206,8 @@ Ranks power_iteration(Exec const& exec, Matrix const& M, Vec const& dangling, do
           r(i) = next;
         },
         out.change);
-    if (out.change < tol) break;
+    ++out.iterations;
+    out.converged = out.change < tol;
   }
   return out;
 }
@@ -220,84 +237,112 @@ std::vector<double> host_pagerank(Crs const& W, bool weighted, double d, double 
   return r;
 }
 
-int example(ex::Args const& args) {
+int example(Config const& cfg) {
   const Exec exec;
-  const bool weighted = args.flag("weighted");
-  const double d = args.real("damping"), tol = args.real("tol");
-  const int max_iterations = static_cast<int>(args.integer("max-iters"));
-  const int C = ex::chunk_size_option<Exec>(args);
-  const auto W = args.str("matrix").empty()
-                     ? random_graph(static_cast<int>(args.integer("nodes")),
-                                    static_cast<unsigned>(args.integer("seed")))
-                     : spmvkit::read_matrix_market<double, Exec>(args.str("matrix"), exec);
+  const double d = cfg.damping, tol = cfg.tol;
+  const auto W = cfg.matrix.empty() ? random_graph(cfg.nodes, static_cast<unsigned>(cfg.seed))
+                                    : spmvkit::read_matrix_market<double, Exec>(cfg.matrix, exec);
   if (W.num_rows() != W.num_cols() || W.num_rows() == 0) {
-    throw std::invalid_argument("the adjacency matrix must be square and non-empty");
+    throw std::invalid_argument(cfg.matrix +
+                                ": the adjacency matrix must be square and "
+                                "non-empty, got " +
+                                std::to_string(W.num_rows()) + " x " +
+                                std::to_string(W.num_cols()));
   }
   const int n = W.num_rows();
-  std::cout << "pagerank: " << (args.str("matrix").empty() ? "random graph" : args.str("matrix"))
-            << ", " << n << " nodes, " << W.nnz() << " edges, damping " << d << ", " << Exec::name()
-            << "\n";
+  std::cout << "pagerank: " << (cfg.matrix.empty() ? "random graph" : cfg.matrix) << ", " << n
+            << " nodes, " << W.nnz() << " edges, damping " << d << ", " << Exec::name() << " ("
+            << exec.concurrency() << " threads)\n";
 
-  const Transition t = transition_matrix(exec, W, weighted);
+  const Transition t = transition_matrix(exec, W, cfg.weighted);
   double dangling_nodes = 0;
   const auto dangling = t.dangling;
   Kokkos::parallel_reduce(
       "SpMVKit::pagerank::count_dangling", Kokkos::RangePolicy<Exec>(exec, 0, n),
       KOKKOS_LAMBDA(int i, double& s) { s += dangling(i); }, dangling_nodes);
-  const auto S = spmvkit::make_sell(exec, t.M, C, args.integer("sigma"));
-  Kokkos::Timer timer;
-  const Ranks crs = power_iteration(exec, t.M, t.dangling, d, tol, max_iterations);
-  const double crs_seconds = timer.seconds();
-  timer.reset();
-  const Ranks sell = power_iteration(exec, S, t.dangling, d, tol, max_iterations);
-  const double sell_seconds = timer.seconds();
-  const auto host = host_pagerank(W, weighted, d, tol, max_iterations);
+  std::cout << static_cast<std::int64_t>(dangling_nodes) << " dangling nodes\n";
+  const auto host = host_pagerank(W, cfg.weighted, d, tol, cfg.max_iters);
+  double host_max = 0;
+  for (double v : host) host_max = std::max(host_max, v);
 
-  auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), crs.r);
-  const double sum = std::accumulate(r.data(), r.data() + n, 0.0);
-  double to_host = 0, rmax = 0;
-  for (int i = 0; i < n; ++i) {
-    to_host = std::max(to_host, std::fabs(r(i) - host[i]));
-    rmax = std::max(rmax, r(i));
-  }
-  const double crs_vs_sell = ex::relative_difference(sell.r, crs.r);
-  std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::partial_sort(order.begin(), order.begin() + std::min(n, 5), order.end(),
-                    [&](int a, int b) { return r(a) > r(b); });
-  std::cout << static_cast<std::int64_t>(dangling_nodes)
-            << " dangling nodes; crs: " << crs.iterations << " iterations in "
-            << ex::fixed(crs_seconds, 3) << " s, sell-" << C << "-" << S.sigma() << ": "
-            << sell.iterations << " iterations in " << ex::fixed(sell_seconds, 3)
-            << " s\ntop nodes:";
-  for (int k = 0; k < std::min(n, 5); ++k)
-    std::cout << " " << order[k] << " (" << ex::sci(r(order[k])) << ")";
-  std::cout << "\nsum of ranks - 1 = " << ex::sci(sum - 1, 2)
-            << ", max |r - host r| / max r = " << ex::sci(to_host / rmax, 2)
-            << ", crs vs sell = " << ex::sci(crs_vs_sell, 2) << "\n";
-
-  ex::Checks checks;
-  checks.expect(!(crs.change >= tol || sell.change >= tol),
-                "no convergence in " + std::to_string(max_iterations) + " iterations");
-  checks.expect(std::fabs(sum - 1) < 1e-9, "ranks do not sum to 1");
   // Both stop at an L1 change below tol, so they sit within ~tol/(1-d) of the
   // fixed point and of each other.
-  checks.expect(to_host <= 10 * tol / (1 - d) && crs_vs_sell * rmax <= 10 * tol / (1 - d),
-                "device ranks differ from the host power iteration or between formats");
+  const double allowed = 10 * tol / (1 - d);
+  ex::Checks checks;
+  Vec first;
+  std::string first_name;
+  ex::for_each_selected_format<Exec>(
+      ex::select_formats<Exec>(cfg.formats, false),
+      [&](auto tag, auto const& o, std::string const& format) {
+        using F = typename decltype(tag)::type;
+        if (!ex::can_hold<F>(exec, t.M, o, format)) return;
+        const auto M = F::from_crs(exec, t.M, o);
+        const std::string name = ex::shown_name<F>(format, M);
+        Kokkos::Timer timer;
+        const Ranks ranks = power_iteration(exec, M, o, t.dangling, d, tol, cfg.max_iters);
+        const double seconds = timer.seconds();
+        auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ranks.r);
+        const double sum = std::accumulate(r.data(), r.data() + n, 0.0);
+        double to_host = 0;
+        for (int i = 0; i < n; ++i) to_host = std::max(to_host, std::fabs(r(i) - host[i]));
+        std::cout << name << ": " << ranks.iterations << " iterations in " << ex::fixed(seconds, 3)
+                  << " s, last L1 change " << ex::sci(ranks.change, 2)
+                  << ", sum of ranks - 1 = " << ex::sci(sum - 1, 2)
+                  << ", max |r - host r| / max r = " << ex::sci(to_host / host_max, 2) << "\n";
+        checks.expect(ranks.converged, name + ": no convergence in --max-iters " +
+                                           std::to_string(cfg.max_iters) + " iterations");
+        checks.expect(std::fabs(sum - 1) < 1e-9, name + ": ranks do not sum to 1");
+        checks.expect(to_host <= allowed, name + ": ranks differ from the host power iteration");
+        if (first_name.empty()) {
+          first = ranks.r;
+          first_name = name;
+          std::vector<int> order(n);
+          std::iota(order.begin(), order.end(), 0);
+          std::partial_sort(order.begin(), order.begin() + std::min(n, 5), order.end(),
+                            [&](int a, int b) { return r(a) > r(b); });
+          std::cout << "top nodes:";
+          for (int k = 0; k < std::min(n, 5); ++k)
+            std::cout << " " << order[k] << " (" << ex::sci(r(order[k])) << ")";
+          std::cout << "\n";
+        } else {
+          checks.expect(ex::relative_difference(ranks.r, first) * host_max <= allowed,
+                        name + ": ranks differ from " + first_name + "'s");
+        }
+      });
+  if (first_name.empty()) {
+    throw std::runtime_error("none of the selected formats (--formats " + cfg.formats +
+                             ") can hold the transition matrix");
+  }
   return checks.exit_code();
 }
 
 } // namespace
 
 int main(int argc, char* argv[]) {
-  return ex::run_example(argc, argv, "pagerank", "power iteration with CRS and SELL SpMV",
-                         {{"matrix", ""},
-                          {"nodes", "5000"},
-                          {"seed", "1"},
-                          {"damping", "0.85"},
-                          {"tol", "1e-10"},
-                          {"max-iters", "1000"},
-                          {"C", "auto"},
-                          {"sigma", "1"}},
-                         {"weighted"}, example);
+  Config cfg;
+  const std::vector<ex::Option> options{
+      ex::input_file_option("matrix", "PATH",
+                            "adjacency matrix as Matrix Market (.mtx or .mtx.gz): row i holds "
+                            "the out-edges of node i",
+                            cfg.matrix, "a random graph"),
+      ex::switch_option("weighted", "use the stored values as edge weights (>= 0)", cfg.weighted),
+      ex::integer_option("nodes", "nodes of the random graph", cfg.nodes, 1, 10000000),
+      ex::integer_option("seed", "seed of the random graph", cfg.seed, 0,
+                         std::numeric_limits<std::uint32_t>::max()),
+      ex::real_option("damping", "damping factor d", cfg.damping, {0, true, 1, false}),
+      ex::real_option("tol", "stop once the L1 change of the ranks is below this", cfg.tol,
+                      {0, false, 1, false}),
+      ex::integer_option("max-iters", "power iteration limit (at least 1)", cfg.max_iters, 1,
+                         100000000),
+      ex::formats_option<Exec>(cfg.formats, false),
+  };
+  return ex::run_example(
+      argc, argv,
+      {"pagerank",
+       "PageRank by power iteration, r <- d M r + (d * (rank of dangling nodes) + 1 - d) / n, "
+       "until the L1 change is below --tol, with the SpMV in every selected format. M is the "
+       "column-stochastic transition matrix, built on the device from the adjacency matrix of a "
+       "file or of a random graph. Exit status 1 unless the ranks sum to 1 and every format "
+       "matches a plain host power iteration."},
+      options, [&] { return example(cfg); });
 }

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The 5-point finite-difference Poisson problem on an N x N grid of interior
 // points (the Numba ELLPACK-R notebook's test matrix), solved by spmvkit::cg:
 //
@@ -6,23 +8,27 @@
 //
 // The manufactured solution u = e^(x+y) sin(πx) sin(πy) is not an eigenvector
 // of the matrix, so CG does real work. The program solves on N and on 2N + 1
-// (h halves), in CRS and in SELL, and exits non-zero unless the max-norm error
-// drops by a factor close to 4 (second order) and both formats agree.
-//
-//   poisson_2d [--N 64] [--C auto] [--sigma 1] [--tol 1e-12]
-#include "example_main.hpp"
+// (h halves), in every selected format of spmvkit::format_list (one per family
+// unless --formats says otherwise), and exits 1 unless the max-norm error drops
+// by a factor close to 4 (second order) and all formats agree.
+// `poisson_2d --help` lists the options.
+#include "example_cli.hpp"
+#include "example_formats.hpp"
 #include "example_utils.hpp"
 
-#include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
-#include <spmvkit/formats/sell/sell_matrix.hpp>
+#include <spmvkit/formats/format_list.hpp>
+#include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/solvers/operator.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <limits>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -31,6 +37,13 @@ using Exec = Kokkos::DefaultExecutionSpace;
 using Crs = spmvkit::CrsMatrix<double, Exec>;
 using Vec = Kokkos::View<double*, Crs::device_type>;
 constexpr double pi = 3.14159265358979323846;
+
+struct Config {
+  int N = 64;
+  double tol = 1e-12;
+  int max_iters = 100000;
+  std::string formats = ex::one_per_family(false);
+};
 
 /// u = g(x) g(y) with g(t) = e^t sin(πt); -Δu = -(g''(x) g(y) + g(x) g''(y)).
 KOKKOS_INLINE_FUNCTION double g(double t) { return ex::kmath::exp(t) * ex::kmath::sin(pi * t); }
@@ -76,13 +89,15 @@ Crs five_point(Exec const& exec, int N) {
 }
 
 struct Result {
+  std::string format;
   int iterations = 0;
   double error = 0;
   bool converged = false;
+  std::string status;
 };
 
-template <class Matrix>
-Result solve(Exec const& exec, Matrix const& A, int N, double tol) {
+template <class Operator>
+Result solve(Exec const& exec, Operator const& A, int N, Config const& cfg) {
   const int n = N * N;
   const double h = 1.0 / (N + 1);
   Vec b("SpMVKit::poisson_2d::b", n), x("SpMVKit::poisson_2d::x", n);
@@ -92,12 +107,13 @@ Result solve(Exec const& exec, Matrix const& A, int N, double tol) {
         b(row) = -(g2(px) * g(py) + g(px) * g2(py));
       });
   spmvkit::CgOptions opts;
-  opts.relative_tolerance = tol;
-  opts.max_iterations = 100000;
+  opts.relative_tolerance = cfg.tol;
+  opts.max_iterations = cfg.max_iters;
   const auto r = spmvkit::cg(exec, A, b, x, opts);
   Result res;
   res.iterations = r.iterations;
   res.converged = r.converged();
+  res.status = spmvkit::name(r.status) + (r.message.empty() ? "" : " (" + r.message + ")");
   Kokkos::parallel_reduce(
       "SpMVKit::poisson_2d::max_error", Kokkos::RangePolicy<Exec>(exec, 0, n),
       KOKKOS_LAMBDA(int row, double& m) {
@@ -109,33 +125,39 @@ Result solve(Exec const& exec, Matrix const& A, int N, double tol) {
   return res;
 }
 
-int example(ex::Args const& args) {
+int example(Config const& cfg) {
   const Exec exec;
-  const int N = static_cast<int>(args.integer("N"));
-  if (N < 4) throw std::invalid_argument("--N must be >= 4");
-  const int C = ex::chunk_size_option<Exec>(args);
-  const std::int64_t sigma = args.integer("sigma");
-  const double tol = args.real("tol");
-
+  const auto selected = ex::select_formats<Exec>(cfg.formats, false);
   ex::Checks checks;
-  Result coarse[2], fine[2];
+  std::vector<Result> levels[2];
   for (int level = 0; level < 2; ++level) {
-    const int n = level == 0 ? N : 2 * N + 1;
+    const int n = level == 0 ? cfg.N : 2 * cfg.N + 1;
     const auto A = five_point(exec, n);
-    const auto S = spmvkit::make_sell(exec, A, C, sigma);
-    Result* out = level == 0 ? coarse : fine;
-    out[0] = solve(exec, A, n, tol);
-    out[1] = solve(exec, S, n, tol);
-    for (int f = 0; f < 2; ++f) {
-      std::cout << (f == 0 ? "crs " : "sell-" + std::to_string(C) + "-" + std::to_string(sigma))
-                << "  N = " << n << ": " << out[f].iterations << " CG iterations, max error "
-                << ex::sci(out[f].error) << "\n";
-      checks.expect(out[f].converged, "CG did not converge");
+    ex::for_each_selected_format<Exec>(
+        selected, [&](auto tag, auto const& o, std::string const& name) {
+          using F = typename decltype(tag)::type;
+          if (!ex::can_hold<F>(exec, A, o, name)) return;
+          const auto M = F::from_crs(exec, A, o);
+          Result r = solve(exec, spmvkit::make_operator(M, o), n, cfg);
+          r.format = ex::shown_name<F>(name, M);
+          std::cout << r.format << "  N = " << n << ": " << r.iterations
+                    << " CG iterations, max error " << ex::sci(r.error) << "\n";
+          checks.expect(r.converged, r.format + " at N = " + std::to_string(n) +
+                                         ": CG did not converge: " + r.status);
+          levels[level].push_back(r);
+        });
+    if (levels[level].empty()) {
+      throw std::runtime_error("none of the selected formats (--formats " + cfg.formats +
+                               ") can hold the matrix of N = " + std::to_string(n));
     }
-    checks.expect(std::fabs(out[0].error - out[1].error) <= 1e-6 * out[0].error,
-                  "CRS and SELL errors differ");
+    for (auto const& r : levels[level]) {
+      auto const& first = levels[level].front();
+      checks.expect(std::fabs(r.error - first.error) <= 1e-6 * first.error,
+                    r.format + " and " + first.format +
+                        " errors differ at N = " + std::to_string(n));
+    }
   }
-  const double order = std::log2(coarse[0].error / fine[0].error);
+  const double order = std::log2(levels[0].front().error / levels[1].front().error);
   std::cout << "observed order " << ex::fixed(order, 3) << " (expected 2)\n";
   checks.expect(order > 1.9 && order < 2.1, "not second order");
   return checks.exit_code();
@@ -144,7 +166,24 @@ int example(ex::Args const& args) {
 } // namespace
 
 int main(int argc, char* argv[]) {
+  Config cfg;
+  const std::vector<ex::Option> options{
+      ex::integer_option("N",
+                         "interior grid points per direction of the coarse grid (the fine "
+                         "one has 2N + 1)",
+                         cfg.N, 4, 10000),
+      ex::real_option("tol", "CG relative tolerance on the true residual", cfg.tol,
+                      {0, false, 1, false}),
+      ex::integer_option("max-iters", "CG iteration limit per solve", cfg.max_iters, 1,
+                         std::numeric_limits<int>::max()),
+      ex::formats_option<Exec>(cfg.formats, false),
+  };
   return ex::run_example(
-      argc, argv, "poisson_2d", "5-point Poisson solved by CG, second-order check",
-      {{"N", "64"}, {"C", "auto"}, {"sigma", "1"}, {"tol", "1e-12"}}, {}, example);
+      argc, argv,
+      {"poisson_2d",
+       "The 5-point finite-difference Poisson problem -Δu = f on (0, 1)², u = 0 on the boundary, "
+       "with the manufactured solution u = e^(x+y) sin(πx) sin(πy), solved by CG on an N x N and "
+       "a (2N+1) x (2N+1) grid in every selected format. Exit status 1 unless the max-norm error "
+       "drops by a factor close to 4 (second order) and all formats agree."},
+      options, [&] { return example(cfg); });
 }

@@ -1,9 +1,13 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SpMV benchmark families: spmv (one SpMV, rotated copies), spmv200 (200 consecutive SpMVs,
-// the founding study's figure 4) and transfer (host -> device of matrix + two vectors, figure 5).
+// the founding study's figure 4) and transfer (host -> device of matrix + two vectors, figure 5),
+// for every implementation of the registry (registry.hpp).
 
 #include "benchmarks.hpp"
 #include "options.hpp"
 #include "perf_common.hpp"
+#include "registry.hpp"
 #include "spmv_setup.hpp"
 
 #include <benchmark/benchmark.h>
@@ -11,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -19,9 +24,11 @@
 namespace spmvkit::perf {
 
 template <class Scalar>
-SpmvSetup<Scalar>& spmv_setup(MatrixSource const& source, FormatSpec const& format) {
+SpmvSetup<Scalar>& spmv_setup(Options const& options, MatrixSource const& source,
+                              Implementation<Scalar> const& implementation) {
   static std::unique_ptr<SpmvSetup<Scalar>> setup;
   static std::string key;
+  static std::map<std::string, std::string> obstacles; // key -> why the format cannot hold it
   static bool registered = false;
   if (!registered) {
     registered = true;
@@ -30,18 +37,26 @@ SpmvSetup<Scalar>& spmv_setup(MatrixSource const& source, FormatSpec const& form
       key.clear();
     });
   }
-  const std::string k = source.name + "|" + source.path + "|" + format.name();
+  const std::string k = source.name + "|" + source.path + "|" + implementation.name;
+  if (auto const it = obstacles.find(k); it != obstacles.end()) throw Unrepresentable(it->second);
   if (!setup || key != k) {
-    setup.reset(); // free the previous format's storage before building the next
+    setup.reset(); // free the previous implementation's storage before building the next
     key.clear();
-    setup = std::make_unique<SpmvSetup<Scalar>>(source, format);
+    try {
+      setup = std::make_unique<SpmvSetup<Scalar>>(options, source, implementation);
+    } catch (Unrepresentable const& e) {
+      obstacles[k] = e.what();
+      throw;
+    }
     key = k;
   }
   return *setup;
 }
 
-template SpmvSetup<double>& spmv_setup<double>(MatrixSource const&, FormatSpec const&);
-template SpmvSetup<float>& spmv_setup<float>(MatrixSource const&, FormatSpec const&);
+template SpmvSetup<double>& spmv_setup<double>(Options const&, MatrixSource const&,
+                                               Implementation<double> const&);
+template SpmvSetup<float>& spmv_setup<float>(Options const&, MatrixSource const&,
+                                             Implementation<float> const&);
 
 namespace {
 
@@ -50,11 +65,12 @@ void fail(benchmark::State& state, std::string const& what) {
   state.SkipWithError(what.c_str());
 }
 
-/// A format that cannot hold this matrix with 32-bit indices (SELL padding of a power-law
-/// graph can exceed 2^31 - 1 stored entries): skipped, not a failure.
-void skip_too_large(benchmark::State& state, std::string const& name, std::length_error const& e) {
-  std::fprintf(stderr, "spmvkit_perf: skipped %s: %s\n", name.c_str(), e.what());
-  state.SkipWithError((name + ": skipped: " + e.what()).c_str());
+/// A format that cannot hold this matrix (F::obstacle, e.g. Sell16 offsets beyond 16 bits) or
+/// not with 32-bit indices (SELL padding of a power-law graph can exceed 2^31 - 1 stored
+/// entries): skipped with a note (once per benchmark), not a failure.
+void skip(benchmark::State& state, std::string const& name, char const* why) {
+  note_skip(name, why);
+  state.SkipWithError((name + ": skipped: " + why).c_str());
 }
 
 template <class Scalar>
@@ -65,19 +81,24 @@ void common_counters(benchmark::State& state, SpmvSetup<Scalar> const& s) {
   state.counters["padding"] = s.padding();
   state.counters["fem_N"] = s.fem_n();
   state.counters["sizeof_scalar"] = sizeof(Scalar);
-  state.counters["C"] = s.format().chunk;
-  state.counters["sigma"] = static_cast<double>(s.format().sigma);
+}
+
+/// GB/s and its fractions of the two yardsticks.
+void bandwidth_counters(benchmark::State& state, Options const& o, double gbs) {
+  state.counters["GB/s"] = gbs;
+  state.counters["frac_copy"] = gbs / yardstick_gbs(o, Yardstick::copy);
+  state.counters["frac_read"] = gbs / yardstick_gbs(o, Yardstick::read);
 }
 
 template <class Scalar>
-void bm_spmv(benchmark::State& state, std::string const& name, MatrixSource const& source,
-             FormatSpec const& format) {
+void bm_spmv(benchmark::State& state, Options const& o, std::string const& name,
+             MatrixSource const& source, Implementation<Scalar> const& implementation) {
   try {
-    auto& s = spmv_setup<Scalar>(source, format);
+    auto& s = spmv_setup<Scalar>(o, source, implementation);
     if (!s.ok()) return fail(state, name + ": " + s.error());
     const int copies = s.rotation();
     s.ensure_copies(copies);
-    const int warmup = std::max(options().warmup, copies);
+    const int warmup = std::max(o.warmup, copies);
     for (int i = 0; i < warmup; ++i) s.apply(i % copies);
     Kokkos::fence();
 
@@ -94,17 +115,18 @@ void bm_spmv(benchmark::State& state, std::string const& name, MatrixSource cons
       k = k + 1 == copies ? 0 : k + 1;
     }
     const double t = median(times);
-    const double gbs = s.bytes() / t * 1e-9;
+    state.SetLabel(implementation.label);
     state.counters["time_s"] = t;
-    state.counters["GB/s"] = gbs;
+    bandwidth_counters(state, o, s.bytes() / t * 1e-9);
     state.counters["GFlop/s"] = 2.0 * static_cast<double>(s.nnz()) / t * 1e-9;
-    state.counters["frac_copy"] = gbs / copy_bandwidth_gbs();
     state.counters["bytes"] = s.bytes();
     state.counters["rotation"] = copies;
     state.counters["check_rel_err"] = s.relative_error();
     common_counters(state, s);
+  } catch (Unrepresentable const& e) {
+    skip(state, name, e.what());
   } catch (std::length_error const& e) {
-    skip_too_large(state, name, e);
+    skip(state, name, e.what());
   } catch (std::exception const& e) {
     fail(state, name + ": " + e.what());
   }
@@ -113,12 +135,12 @@ void bm_spmv(benchmark::State& state, std::string const& name, MatrixSource cons
 constexpr int spmv_chain = 200;
 
 template <class Scalar>
-void bm_spmv200(benchmark::State& state, std::string const& name, MatrixSource const& source,
-                FormatSpec const& format) {
+void bm_spmv200(benchmark::State& state, Options const& o, std::string const& name,
+                MatrixSource const& source, Implementation<Scalar> const& implementation) {
   try {
-    auto& s = spmv_setup<Scalar>(source, format);
+    auto& s = spmv_setup<Scalar>(o, source, implementation);
     if (!s.ok()) return fail(state, name + ": " + s.error());
-    for (int i = 0; i < options().warmup; ++i) s.apply(0);
+    for (int i = 0; i < o.warmup; ++i) s.apply(0);
     std::vector<double> times;
     for (auto _ : state) {
       Kokkos::fence();
@@ -130,34 +152,27 @@ void bm_spmv200(benchmark::State& state, std::string const& name, MatrixSource c
       times.push_back(t);
     }
     const double t = median(times);
-    const double gbs = spmv_chain * s.bytes() / t * 1e-9;
+    state.SetLabel(implementation.label);
     state.counters["time_s"] = t;
     state.counters["time_per_spmv_s"] = t / spmv_chain;
-    state.counters["GB/s"] = gbs;
+    bandwidth_counters(state, o, spmv_chain * s.bytes() / t * 1e-9);
     state.counters["GFlop/s"] = spmv_chain * 2.0 * static_cast<double>(s.nnz()) / t * 1e-9;
-    state.counters["frac_copy"] = gbs / copy_bandwidth_gbs();
     state.counters["bytes"] = s.bytes();
     common_counters(state, s);
+  } catch (Unrepresentable const& e) {
+    skip(state, name, e.what());
   } catch (std::length_error const& e) {
-    skip_too_large(state, name, e);
+    skip(state, name, e.what());
   } catch (std::exception const& e) {
     fail(state, name + ": " + e.what());
   }
 }
 
 // ----------------------------------------------------------------------------------------------
-// Transfer: the arrays of the matrix (in the given format) and x, y, from host buffers
-// (pageable or pinned) into separately allocated device buffers, one deep_copy per array.
+// Transfer: what one SpMV of the format reads (F::bytes(A).matrix: the format's arrays as the
+// byte model counts them), x and y, from host buffers (pageable or pinned) into separately
+// allocated device buffers, one deep_copy each.
 // ----------------------------------------------------------------------------------------------
-
-using DeviceBytes = Kokkos::View<char*, MemSpace>;
-using DeviceBytesUnmanaged = Kokkos::View<char*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
-template <class View>
-DeviceBytesUnmanaged as_bytes(View const& v) {
-  return DeviceBytesUnmanaged(reinterpret_cast<char*>(v.data()),
-                              v.span() * sizeof(typename View::value_type));
-}
 
 enum class HostMemory { pageable, pinned };
 
@@ -172,20 +187,21 @@ public:
 template <class HostSpace>
 class Transfer final : public TransferBase {
 public:
-  explicit Transfer(std::vector<DeviceBytesUnmanaged> const& arrays) {
-    for (auto const& a : arrays) {
-      if (a.extent(0) == 0) continue;
+  explicit Transfer(std::vector<std::size_t> const& sizes) {
+    for (std::size_t size : sizes) {
+      if (size == 0) continue;
       Kokkos::View<char*, HostSpace> h(
           Kokkos::view_alloc(Kokkos::WithoutInitializing,
                              std::string("SpMVKit::perf::transfer_host")),
-          a.extent(0));
-      DeviceBytes d(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                       std::string("SpMVKit::perf::transfer_device")),
-                    a.extent(0));
-      Kokkos::deep_copy(h, a); // real matrix data on the host side
+          size);
+      Kokkos::View<char*, MemSpace> d(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("SpMVKit::perf::transfer_"
+                                                                      "device")),
+          size);
+      Kokkos::deep_copy(h, char(1)); // touch every host page before timing
       host_.push_back(h);
       device_.push_back(d);
-      bytes += static_cast<double>(a.extent(0));
+      bytes += static_cast<double>(size);
     }
     Kokkos::fence();
   }
@@ -200,31 +216,20 @@ public:
 
 private:
   std::vector<Kokkos::View<char*, HostSpace>> host_;
-  std::vector<DeviceBytes> device_;
+  std::vector<Kokkos::View<char*, MemSpace>> device_;
 };
 
 template <class Scalar>
 std::unique_ptr<TransferBase> make_transfer(SpmvSetup<Scalar>& s, HostMemory memory) {
-  std::vector<DeviceBytesUnmanaged> arrays;
-  if (s.format().is_sell()) {
-    auto const& S = s.sell_matrix();
-    arrays = {as_bytes(S.chunk_starts()), as_bytes(S.chunk_widths()), as_bytes(S.column_indices()),
-              as_bytes(S.values()), as_bytes(S.row_permutation())};
-  } else if (s.format().is_sell16()) {
-    auto const& S = s.sell16_matrix();
-    arrays = {as_bytes(S.chunk_starts()), as_bytes(S.chunk_widths()), as_bytes(S.column_offsets()),
-              as_bytes(S.values()), as_bytes(S.row_permutation())};
-  } else {
-    auto const& A = s.crs_matrix();
-    arrays = {as_bytes(A.row_starts()), as_bytes(A.column_indices()), as_bytes(A.values())};
-  }
-  arrays.push_back(as_bytes(s.x(0)));
-  arrays.push_back(as_bytes(s.y(0)));
+  const SpmvBytes b = s.runner().bytes();
+  const std::vector<std::size_t> sizes{static_cast<std::size_t>(b.matrix),
+                                       static_cast<std::size_t>(b.x),
+                                       static_cast<std::size_t>(b.y)};
   std::unique_ptr<TransferBase> t;
   if (memory == HostMemory::pinned) {
-    t = std::make_unique<Transfer<PinnedHostSpace>>(arrays);
+    t = std::make_unique<Transfer<PinnedHostSpace>>(sizes);
   } else {
-    t = std::make_unique<Transfer<Kokkos::HostSpace>>(arrays);
+    t = std::make_unique<Transfer<Kokkos::HostSpace>>(sizes);
   }
   // One SpMV of the same format, to put next to the transfer.
   for (int i = 0; i < 3; ++i) s.apply(0);
@@ -241,8 +246,9 @@ std::unique_ptr<TransferBase> make_transfer(SpmvSetup<Scalar>& s, HostMemory mem
 }
 
 template <class Scalar>
-void bm_transfer(benchmark::State& state, std::string const& name, MatrixSource const& source,
-                 FormatSpec const& format, HostMemory memory) {
+void bm_transfer(benchmark::State& state, Options const& o, std::string const& name,
+                 MatrixSource const& source, Implementation<Scalar> const& implementation,
+                 HostMemory memory) {
   static std::unique_ptr<TransferBase> transfer;
   static std::string key;
   static bool registered = false;
@@ -254,7 +260,7 @@ void bm_transfer(benchmark::State& state, std::string const& name, MatrixSource 
     });
   }
   try {
-    auto& s = spmv_setup<Scalar>(source, format);
+    auto& s = spmv_setup<Scalar>(o, source, implementation);
     if (!s.ok()) return fail(state, name + ": " + s.error());
     if (!transfer || key != name) {
       transfer.reset();
@@ -269,6 +275,8 @@ void bm_transfer(benchmark::State& state, std::string const& name, MatrixSource 
       times.push_back(t);
     }
     const double t = median(times);
+    // A transfer moves the storage: label it with the options the matrix was built with.
+    state.SetLabel(s.runner().storage_label(implementation.name));
     state.counters["time_s"] = t;
     state.counters["GB/s"] = transfer->bytes / t * 1e-9;
     state.counters["bytes"] = transfer->bytes;
@@ -276,8 +284,10 @@ void bm_transfer(benchmark::State& state, std::string const& name, MatrixSource 
     state.counters["transfer_over_spmv"] = t / transfer->spmv_seconds;
     state.counters["pinned"] = memory == HostMemory::pinned ? 1 : 0;
     common_counters(state, s);
+  } catch (Unrepresentable const& e) {
+    skip(state, name, e.what());
   } catch (std::length_error const& e) {
-    skip_too_large(state, name, e);
+    skip(state, name, e.what());
   } catch (std::exception const& e) {
     fail(state, name + ": " + e.what());
   }
@@ -288,11 +298,66 @@ std::string prefix(char const* family, MatrixSource const& source) {
   return std::string(family) + "/" + precision_name<Scalar>() + "/" + source.name + "/";
 }
 
+/// The transfer entries that --transfer-formats selects ("default": each format with its
+/// default options).
+template <class Scalar>
+std::vector<Implementation<Scalar>> selected_transfers(Options const& o) {
+  std::vector<Implementation<Scalar>> out;
+  for (auto const& impl : transfer_implementations<Scalar>()) {
+    for (auto const& item : o.transfer_formats) {
+      if ((item == "default" && impl.is_default) || matches_format(item, impl.name)) {
+        out.push_back(impl);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 } // namespace
 
+std::string format_names() {
+  std::string spmv, transfer;
+  for (auto const& impl : spmv_implementations<double>()) {
+    spmv += (spmv.empty() ? "" : ", ") + impl.name;
+  }
+  for (auto const& impl : transfer_implementations<double>()) {
+    if (impl.is_default) transfer += (transfer.empty() ? "" : ", ") + impl.name;
+  }
+  return "--formats of this build (spmv, spmv200, cg): " + spmv +
+         "\n--transfer-formats also accepts each format with its default options: " + transfer +
+         "\n";
+}
+
+void check_format_selection(Options const& o) {
+  const auto spmv = spmv_implementations<double>();
+  for (auto const& item : o.formats) {
+    if (!std::any_of(spmv.begin(), spmv.end(),
+                     [&item](auto const& impl) { return matches_format(item, impl.name); })) {
+      std::string names;
+      for (auto const& impl : spmv) names += (names.empty() ? "" : ", ") + impl.name;
+      throw std::invalid_argument("--formats: '" + item +
+                                  "' selects nothing (all, a name or a prefix of: " + names + ")");
+    }
+  }
+  const auto transfer = transfer_implementations<double>();
+  for (auto const& item : o.transfer_formats) {
+    if (item != "default" &&
+        !std::any_of(transfer.begin(), transfer.end(),
+                     [&item](auto const& impl) { return matches_format(item, impl.name); })) {
+      std::string names;
+      for (auto const& impl : transfer) names += (names.empty() ? "" : ", ") + impl.name;
+      throw std::invalid_argument(
+          "--transfer-formats: '" + item +
+          "' selects nothing (default, all, a name or a prefix of: " + names + ")");
+    }
+  }
+}
+
 template <class Scalar>
-void register_matrix_benchmarks(MatrixSource const& source) {
-  const Options& o = options();
+void register_matrix_benchmarks(std::shared_ptr<const Options> const& options,
+                                MatrixSource const& source) {
+  Options const& o = *options;
   const bool fem = source.kind == MatrixSource::Kind::fem;
   // spmv200 and transfer iterations are long (200 SpMVs; a whole matrix): at most 3 repetitions.
   const int long_repetitions = std::min(o.repetitions, 3);
@@ -306,29 +371,31 @@ void register_matrix_benchmarks(MatrixSource const& source) {
         ->ReportAggregatesOnly(true)
         ->Unit(unit);
   };
-  // spmv, spmv200 and cg of one format follow each other, so they share one cached setup.
-  for (auto const& format : selected_formats()) {
+  // spmv, spmv200 and cg of one implementation follow each other: they share one cached setup.
+  for (auto const& impl : spmv_implementations<Scalar>()) {
+    if (!o.has_format(impl.name)) continue;
     if (source.in_sweep && o.has_family("spmv")) {
-      const std::string name = prefix<Scalar>("spmv", source) + format.name();
+      const std::string name = prefix<Scalar>("spmv", source) + impl.name;
       configure(benchmark::RegisterBenchmark(name.c_str(),
-                                             [name, source, format](benchmark::State& st) {
-                                               bm_spmv<Scalar>(st, name, source, format);
+                                             [options, name, source, impl](benchmark::State& st) {
+                                               bm_spmv<Scalar>(st, *options, name, source, impl);
                                              }),
                 benchmark::kMicrosecond, o.repetitions);
     }
     if (fem && source.in_sweep && o.has_family("spmv200")) {
-      const std::string name = prefix<Scalar>("spmv200", source) + format.name();
+      const std::string name = prefix<Scalar>("spmv200", source) + impl.name;
       configure(benchmark::RegisterBenchmark(name.c_str(),
-                                             [name, source, format](benchmark::State& st) {
-                                               bm_spmv200<Scalar>(st, name, source, format);
+                                             [options, name, source, impl](benchmark::State& st) {
+                                               bm_spmv200<Scalar>(st, *options, name, source, impl);
                                              }),
                 benchmark::kMillisecond, long_repetitions);
     }
-    if (fem && source.in_cg && o.has_family("cg")) register_cg_benchmark<Scalar>(source, format);
+    if (fem && source.in_cg && o.has_family("cg")) {
+      register_cg_benchmark<Scalar>(options, source, impl);
+    }
   }
   if (source.in_sweep && o.has_family("transfer")) {
-    for (auto const& format_name : o.transfer_formats) {
-      const FormatSpec format = parse_format(format_name);
+    for (auto const& impl : selected_transfers<Scalar>(o)) {
       std::vector<std::pair<HostMemory, std::string>> kinds;
       if constexpr (device_is_host) {
         kinds = {{HostMemory::pageable, "host_copy"}};
@@ -337,20 +404,21 @@ void register_matrix_benchmarks(MatrixSource const& source) {
       }
       for (auto const& kind : kinds) {
         const HostMemory memory = kind.first;
-        const std::string name =
-            prefix<Scalar>("transfer", source) + format.name() + "/" + kind.second;
-        configure(
-            benchmark::RegisterBenchmark(name.c_str(),
-                                         [name, source, format, memory](benchmark::State& st) {
-                                           bm_transfer<Scalar>(st, name, source, format, memory);
-                                         }),
-            benchmark::kMillisecond, long_repetitions);
+        const std::string name = prefix<Scalar>("transfer", source) + impl.name + "/" + kind.second;
+        configure(benchmark::RegisterBenchmark(
+                      name.c_str(),
+                      [options, name, source, impl, memory](benchmark::State& st) {
+                        bm_transfer<Scalar>(st, *options, name, source, impl, memory);
+                      }),
+                  benchmark::kMillisecond, long_repetitions);
       }
     }
   }
 }
 
-template void register_matrix_benchmarks<double>(MatrixSource const&);
-template void register_matrix_benchmarks<float>(MatrixSource const&);
+template void register_matrix_benchmarks<double>(std::shared_ptr<const Options> const&,
+                                                 MatrixSource const&);
+template void register_matrix_benchmarks<float>(std::shared_ptr<const Options> const&,
+                                                MatrixSource const&);
 
 } // namespace spmvkit::perf

@@ -1,13 +1,20 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_PERF_BENCHMARKS_HPP
 #define SPMVKIT_PERF_BENCHMARKS_HPP
 
+#include "options.hpp"
 #include "perf_common.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace spmvkit::perf {
+
+template <class Scalar>
+struct Implementation;
 
 /// Where a benchmark's matrix comes from.
 struct MatrixSource {
@@ -22,49 +29,38 @@ struct MatrixSource {
   bool in_cg = false;   // cg runs on it (FEM only)
 };
 
-/// An SpMV implementation: CRS kernels, SELL-C-sigma, or Kokkos Kernels.
-struct FormatSpec {
-  enum class Kind {
-    crs_row_per_thread,
-    crs_vector,
-    crs_automatic,
-    sell,
-    sell16,
-    kk_native,
-    kk_default
-  };
-  Kind kind = Kind::crs_automatic;
-  int chunk = 0;
-  std::int64_t sigma = 1;
-  std::string name() const; // crs_row_per_thread, sell_c32_s1024, kk_native, crs (automatic)
-  bool is_sell() const { return kind == Kind::sell; }
-  bool is_sell16() const { return kind == Kind::sell16; }
-  bool is_kk() const { return kind == Kind::kk_native || kind == Kind::kk_default; }
-};
-
-/// The selected formats, in a fixed order: CRS kernels, SELL (C, then sigma), KK native, KK
-/// default.
-std::vector<FormatSpec> selected_formats();
-/// "crs" (CRS, automatic kernel), "crs_vector", "sell_c32_s1", "kk_native", ...
-FormatSpec parse_format(std::string const& name);
-
 /// FEM sizes, real matrices, --mtx files and R-MAT graphs, in benchmark order.
-std::vector<MatrixSource> matrix_sources();
+std::vector<MatrixSource> matrix_sources(Options const& options);
 
 /// The source's matrix on the default execution space. Cached: one matrix per Scalar is kept
 /// (benchmarks are registered matrix by matrix, so each is built once per precision).
 template <class Scalar>
-Crs<Scalar> const& load_matrix(MatrixSource const& source);
+Crs<Scalar> const& load_matrix(Options const& options, MatrixSource const& source);
 
-/// Copy benchmark (bench_copy.cpp).
-std::int64_t copy_elements();
-void register_copy_benchmarks();
+/// The bandwidth yardsticks (bench_yardsticks.cpp): a STREAM-style copy and a read-only sum.
+enum class Yardstick { copy, read };
+std::int64_t yardstick_elements(Options const& options);
+void register_yardstick_benchmarks(std::shared_ptr<const Options> const& options);
+/// The median GB/s of a yardstick, from its benchmark in this run, or measured on the spot
+/// when that benchmark was filtered out.
+double yardstick_gbs(Options const& options, Yardstick which);
 
-/// spmv, spmv200, transfer (bench_spmv.cpp) and cg (bench_cg.cpp) for one matrix.
+/// spmv, spmv200, transfer (bench_spmv.cpp) and cg (bench_cg.cpp) for one matrix. Throws
+/// std::invalid_argument when --formats or --transfer-formats selects nothing it names.
 template <class Scalar>
-void register_matrix_benchmarks(MatrixSource const& source);
+void register_matrix_benchmarks(std::shared_ptr<const Options> const& options,
+                                MatrixSource const& source);
 template <class Scalar>
-void register_cg_benchmark(MatrixSource const& source, FormatSpec const& format);
+void register_cg_benchmark(std::shared_ptr<const Options> const& options,
+                           MatrixSource const& source,
+                           Implementation<Scalar> const& implementation);
+
+/// The format names of this build (--formats and --transfer-formats), for the usage text.
+std::string format_names();
+
+/// Checks that every item of --formats and --transfer-formats selects at least one benchmark
+/// (std::invalid_argument naming the item otherwise).
+void check_format_selection(Options const& options);
 
 } // namespace spmvkit::perf
 

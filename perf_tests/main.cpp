@@ -1,7 +1,11 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // spmvkit_perf: SpMVKit's Google Benchmark driver. Kokkos takes its --kokkos-* flags, SpMVKit
-// its own options (options.cpp), Google Benchmark the --benchmark_* rest; benchmarks are then
-// registered from the options: copy first (its median is the frac_copy yardstick), then per
-// precision and matrix: spmv, spmv200, cg per format, and the transfers.
+// its own options (the table of options.cpp), Google Benchmark the --benchmark_* rest; the
+// benchmarks are then registered from the (immutable) options: the copy and read yardsticks
+// first (their medians are the frac_copy and frac_read references), then per precision and
+// matrix: spmv, spmv200, cg for every implementation of the registry (registry.hpp), and the
+// transfers.
 
 #include "benchmarks.hpp"
 #include "options.hpp"
@@ -13,13 +17,13 @@
 
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 
 namespace {
 
-void add_context() {
+void add_context(spmvkit::perf::Options const& o) {
   using namespace spmvkit::perf;
-  const Options& o = options();
   std::string precisions;
   for (auto const& p : o.precisions) precisions += (precisions.empty() ? "" : ",") + p;
   benchmark::AddCustomContext("spmvkit_version", SPMVKIT_VERSION_STRING);
@@ -31,38 +35,38 @@ void add_context() {
   benchmark::AddCustomContext("device_is_host", device_is_host ? "true" : "false");
   benchmark::AddCustomContext("concurrency", std::to_string(Exec().concurrency()));
   benchmark::AddCustomContext("llc_bytes", std::to_string(device_info().llc_bytes));
-  benchmark::AddCustomContext("copy_elements", std::to_string(copy_elements()));
+  benchmark::AddCustomContext("copy_elements", std::to_string(yardstick_elements(o)));
   benchmark::AddCustomContext("precision", precisions);
   benchmark::AddCustomContext("spmvkit_date", utc_date());
   benchmark::AddCustomContext("command_line", o.command_line);
   benchmark::AddCustomContext("smoke", o.smoke ? "true" : "false");
-}
-
-template <class Scalar>
-void register_precision() {
-  using namespace spmvkit::perf;
-  for (auto const& source : matrix_sources()) register_matrix_benchmarks<Scalar>(source);
+  // The benchmark labels are "key=value;..." (perf_tests/README.md, "Labels").
+  benchmark::AddCustomContext("spmvkit_label_format", "1");
 }
 
 int run(int& argc, char** argv) {
   using namespace spmvkit::perf;
-  Options& o = mutable_options();
-  bool help = false;
+  std::shared_ptr<const Options> options;
   try {
-    help = parse_options(argc, argv, o);
-  } catch (std::exception const& e) {
+    options = parse_options(argc, argv);
+  } catch (OptionError const& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
   }
-  if (help) print_usage(argv[0]);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
-  add_context();
   try {
-    register_copy_benchmarks();
-    if (o.has_precision("double")) register_precision<double>();
-    if (o.has_precision("float")) register_precision<float>();
+    check_format_selection(*options);
+    add_context(*options);
+    register_yardstick_benchmarks(options);
+    const auto sources = matrix_sources(*options);
+    if (options->has_precision("double")) {
+      for (auto const& source : sources) register_matrix_benchmarks<double>(options, source);
+    }
+    if (options->has_precision("float")) {
+      for (auto const& source : sources) register_matrix_benchmarks<float>(options, source);
+    }
   } catch (std::exception const& e) {
     std::fprintf(stderr, "spmvkit_perf: %s\n", e.what());
     return 2;
@@ -81,6 +85,18 @@ int run(int& argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
+  if (spmvkit::perf::wants_help(argc, argv)) {
+    // Our options and formats first, then Google Benchmark's options (its --help exits);
+    // Kokkos is not started.
+    std::fputs(spmvkit::perf::usage(argv[0]).c_str(), stdout);
+    std::fputs((spmvkit::perf::format_names() + "\n").c_str(), stdout);
+    std::fflush(stdout);
+    char help[] = "--help";
+    char* gb_argv[] = {argv[0], help, nullptr};
+    int gb_argc = 2;
+    benchmark::Initialize(&gb_argc, gb_argv);
+    return 0;
+  }
   Kokkos::initialize(argc, argv);
   int status = 0;
   {

@@ -1,11 +1,13 @@
-// Matrix sources (FEM sweep, real matrices, --mtx files, R-MAT) and formats.
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Matrix sources: the FEM sweep, real matrices, --mtx files and R-MAT graphs.
 
 #include "benchmarks.hpp"
 #include "options.hpp"
 #include "rmat.hpp"
 
-#include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
 
 #include <dirent.h>
 
@@ -14,6 +16,7 @@
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 namespace spmvkit::perf {
 
@@ -47,13 +50,13 @@ std::vector<std::string> list_matrix_dir(std::string const& dir) {
 }
 
 /// R-MAT graphs are generated once and kept on the host for both precisions.
-HostCrsGraph const& rmat_graph(int scale, int edge_factor) {
+HostCrsGraph const& rmat_graph(int scale, int edge_factor, std::uint64_t seed) {
   static std::unique_ptr<HostCrsGraph> graph;
-  static std::pair<int, int> key{-1, -1};
-  if (!graph || key != std::make_pair(scale, edge_factor)) {
+  static std::tuple<int, int, std::uint64_t> key{-1, -1, 0};
+  if (!graph || key != std::make_tuple(scale, edge_factor, seed)) {
     graph.reset();
-    graph = std::make_unique<HostCrsGraph>(generate_rmat(scale, edge_factor, options().seed));
-    key = {scale, edge_factor};
+    graph = std::make_unique<HostCrsGraph>(generate_rmat(scale, edge_factor, seed));
+    key = {scale, edge_factor, seed};
   }
   return *graph;
 }
@@ -90,91 +93,17 @@ struct MatrixCache {
 
 } // namespace
 
-std::string FormatSpec::name() const {
-  switch (kind) {
-  case Kind::crs_row_per_thread: return "crs_row_per_thread";
-  case Kind::crs_vector: return "crs_vector";
-  case Kind::crs_automatic: return "crs";
-  case Kind::sell: return "sell_c" + std::to_string(chunk) + "_s" + std::to_string(sigma);
-  case Kind::sell16: return "sell16_c" + std::to_string(chunk) + "_s" + std::to_string(sigma);
-  case Kind::kk_native: return "kk_native";
-  case Kind::kk_default: return "kk_default";
-  }
-  return "unknown";
-}
-
-FormatSpec parse_format(std::string const& name) {
-  FormatSpec f;
-  if (name == "crs") {
-    f.kind = FormatSpec::Kind::crs_automatic;
-  } else if (name == "crs_row_per_thread") {
-    f.kind = FormatSpec::Kind::crs_row_per_thread;
-  } else if (name == "crs_vector") {
-    f.kind = FormatSpec::Kind::crs_vector;
-  } else if (name == "kk_native") {
-    f.kind = FormatSpec::Kind::kk_native;
-  } else if (name == "kk_default") {
-    f.kind = FormatSpec::Kind::kk_default;
-  } else {
-    int c = 0;
-    long long s = 0;
-    char tail = 0;
-    const bool sell16 = name.rfind("sell16_", 0) == 0;
-    if (std::sscanf(name.c_str(), sell16 ? "sell16_c%d_s%lld%c" : "sell_c%d_s%lld%c", &c, &s,
-                    &tail) != 2 ||
-        c < 1 || s < 1) {
-      throw std::invalid_argument("spmvkit_perf: unknown format '" + name + "'");
-    }
-    f.kind = sell16 ? FormatSpec::Kind::sell16 : FormatSpec::Kind::sell;
-    f.chunk = c;
-    f.sigma = s;
-  }
-  return f;
-}
-
-std::vector<FormatSpec> selected_formats() {
-  std::vector<FormatSpec> all;
-  all.push_back(parse_format("crs_row_per_thread"));
-  all.push_back(parse_format("crs_vector"));
-  for (int c : options().sell_c) {
-    for (std::int64_t s : options().sell_sigma) {
-      FormatSpec f;
-      f.kind = FormatSpec::Kind::sell;
-      f.chunk = c;
-      f.sigma = s;
-      all.push_back(f);
-    }
-  }
-  // 16-bit column offsets: the same chunk sizes, sigma = 1 (offsets are relative to the row,
-  // so sorting buys nothing on the banded matrices this format is for).
-  for (int c : options().sell_c) {
-    FormatSpec f;
-    f.kind = FormatSpec::Kind::sell16;
-    f.chunk = c;
-    f.sigma = 1;
-    all.push_back(f);
-  }
-  all.push_back(parse_format("kk_native"));
-  all.push_back(parse_format("kk_default"));
-  std::vector<FormatSpec> out;
-  for (auto const& f : all) {
-    if (options().has_format(f.name())) out.push_back(f);
-  }
-  return out;
-}
-
-std::vector<MatrixSource> matrix_sources() {
+std::vector<MatrixSource> matrix_sources(Options const& o) {
   std::vector<MatrixSource> out;
-  const Options& o = options();
   std::set<int> fem(o.fem_n.begin(), o.fem_n.end());
-  for (int n : o.cg_n) fem.insert(n);
+  for (int n : o.cg_sizes()) fem.insert(n);
   for (int n : fem) {
     MatrixSource s;
     s.kind = MatrixSource::Kind::fem;
     s.fem_n = n;
     s.name = "fem_N" + std::to_string(n);
     s.in_sweep = std::find(o.fem_n.begin(), o.fem_n.end(), n) != o.fem_n.end();
-    s.in_cg = std::find(o.cg_n.begin(), o.cg_n.end(), n) != o.cg_n.end();
+    s.in_cg = std::find(o.cg_sizes().begin(), o.cg_sizes().end(), n) != o.cg_sizes().end();
     out.push_back(s);
   }
   for (auto const& path : list_matrix_dir(o.matrix_dir)) {
@@ -204,7 +133,7 @@ std::vector<MatrixSource> matrix_sources() {
 }
 
 template <class Scalar>
-Crs<Scalar> const& load_matrix(MatrixSource const& source) {
+Crs<Scalar> const& load_matrix(Options const& options, MatrixSource const& source) {
   static MatrixCache<Scalar> cache;
   const std::string key = source.name + "|" + source.path;
   if (cache.key == key) return cache.matrix;
@@ -219,8 +148,8 @@ Crs<Scalar> const& load_matrix(MatrixSource const& source) {
     cache.matrix = read_matrix_market<Scalar, Exec>(source.path, exec);
     break;
   case MatrixSource::Kind::rmat:
-    cache.matrix =
-        upload<Scalar>(source.name, rmat_graph(source.rmat_scale, source.rmat_edge_factor));
+    cache.matrix = upload<Scalar>(
+        source.name, rmat_graph(source.rmat_scale, source.rmat_edge_factor, options.seed));
     break;
   }
   exec.fence();
@@ -228,7 +157,7 @@ Crs<Scalar> const& load_matrix(MatrixSource const& source) {
   return cache.matrix;
 }
 
-template Crs<double> const& load_matrix<double>(MatrixSource const&);
-template Crs<float> const& load_matrix<float>(MatrixSource const&);
+template Crs<double> const& load_matrix<double>(Options const&, MatrixSource const&);
+template Crs<float> const& load_matrix<float>(Options const&, MatrixSource const&);
 
 } // namespace spmvkit::perf

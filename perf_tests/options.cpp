@@ -1,102 +1,329 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// spmvkit_perf's option table and its parser (see options.hpp).
+
 #include "options.hpp"
 
 #include "perf_common.hpp"
 
 #include <algorithm>
-#include <cstdio>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
-#include <cstring>
+#include <limits>
 #include <sstream>
-#include <stdexcept>
+#include <system_error>
 
 #ifndef SPMVKIT_MATRIX_DIR
 #define SPMVKIT_MATRIX_DIR ""
+#endif
+#ifndef SPMVKIT_SHIPPED_MATRIX_DIR
+#define SPMVKIT_SHIPPED_MATRIX_DIR ""
 #endif
 
 namespace spmvkit::perf {
 
 namespace {
 
-Options g_options;
+// The parsers throw OptionError with the bare message; apply() prefixes "spmvkit_perf: <flag>: ".
+[[noreturn]] void fail(std::string const& message) { throw OptionError(message); }
 
-std::vector<std::string> split(std::string const& s) {
+/// Comma-separated items; "" is the empty list, an empty item inside a list is an error.
+std::vector<std::string> split_list(std::string const& text) {
   std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (!item.empty()) out.push_back(item);
+  if (text.empty()) return out;
+  std::string::size_type begin = 0;
+  while (true) {
+    const auto comma = text.find(',', begin);
+    std::string item = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
+    if (item.empty()) fail("empty item in '" + text + "'");
+    out.push_back(std::move(item));
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
   }
   return out;
 }
 
-template <class Int>
-std::vector<Int> split_ints(std::string const& option, std::string const& s) {
-  std::vector<Int> out;
-  for (auto const& item : split(s)) {
-    char* end = nullptr;
-    const long long v = std::strtoll(item.c_str(), &end, 10);
-    if (end == item.c_str() || *end != '\0') {
-      throw std::invalid_argument("spmvkit_perf: " + option + ": '" + item + "' is not an integer");
-    }
-    out.push_back(static_cast<Int>(v));
-  }
-  return out;
+std::string range_text(long long lo, long long hi) {
+  return "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
 }
 
-double to_double(std::string const& option, std::string const& s) {
+/// A whole decimal integer in [lo, hi]: "--reps: 'abc' is not an integer".
+long long parse_integer(std::string const& text, long long lo, long long hi) {
+  long long v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec == std::errc::result_out_of_range) {
+    fail("'" + text + "' is out of range " + range_text(lo, hi));
+  }
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    fail("'" + text + "' is not an integer");
+  }
+  if (v < lo || v > hi) fail(text + " is out of range " + range_text(lo, hi));
+  return v;
+}
+
+/// A finite number in [lo, hi] (or (lo, hi] when lo_open).
+double parse_number(std::string const& text, double lo, double hi, bool lo_open) {
   char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || *end != '\0') {
-    throw std::invalid_argument("spmvkit_perf: " + option + ": '" + s + "' is not a number");
+  errno = 0;
+  const double v = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v)) {
+    fail("'" + text + "' is not a number");
+  }
+  if (v > hi || v < lo || (lo_open && v == lo)) {
+    std::ostringstream os;
+    os << text << " is out of range " << (lo_open ? "(" : "[") << lo << ", " << hi << "]";
+    fail(os.str());
   }
   return v;
+}
+
+using Setter = std::function<void(Options&, std::string const&)>;
+
+template <class Int>
+Setter integer(Int Options::*field, long long lo, long long hi) {
+  return [field, lo, hi](Options& o, std::string const& text) {
+    o.*field = static_cast<Int>(parse_integer(text, lo, hi));
+  };
+}
+
+Setter integer_list(std::vector<int> Options::*field, long long lo, long long hi) {
+  return [field, lo, hi](Options& o, std::string const& text) {
+    std::vector<int> v;
+    for (auto const& item : split_list(text)) {
+      v.push_back(static_cast<int>(parse_integer(item, lo, hi)));
+    }
+    o.*field = v;
+  };
+}
+
+Setter number(double Options::*field, double lo, double hi, bool lo_open) {
+  return [field, lo, hi, lo_open](Options& o, std::string const& text) {
+    o.*field = parse_number(text, lo, hi, lo_open);
+  };
+}
+
+Setter text_list(std::vector<std::string> Options::*field) {
+  return [field](Options& o, std::string const& text) { o.*field = split_list(text); };
+}
+
+/// A list whose items must come from `allowed`.
+Setter choice_list(std::vector<std::string> Options::*field, std::vector<std::string> allowed) {
+  return [field, allowed](Options& o, std::string const& text) {
+    auto v = split_list(text);
+    for (auto const& item : v) {
+      if (std::find(allowed.begin(), allowed.end(), item) == allowed.end()) {
+        std::string list;
+        for (auto const& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        throw OptionError("unknown '" + item + "' (one of: " + list + ")");
+      }
+    }
+    o.*field = v;
+  };
+}
+
+std::string default_matrix_dir() {
+  if (char const* env = std::getenv("SPMVKIT_MATRIX_DIR")) {
+    if (*env) return env;
+  }
+  const std::string configured = SPMVKIT_MATRIX_DIR;
+  return configured.empty() ? std::string(SPMVKIT_SHIPPED_MATRIX_DIR) : configured;
+}
+
+std::vector<OptionSpec> make_table() {
+  constexpr long long int_max = std::numeric_limits<int>::max();
+  const bool host = device_is_host;
+  std::vector<OptionSpec> t;
+  t.push_back({"--precision",
+               "LIST",
+               "scalar types (double, float)",
+               "double,float",
+               {},
+               choice_list(&Options::precisions, {"double", "float"})});
+  t.push_back(
+      {"--families",
+       "LIST",
+       "benchmark families: copy, read (the two bandwidth yardsticks), spmv, spmv200, "
+       "transfer, cg",
+       "copy,read,spmv,spmv200,transfer,cg",
+       {},
+       choice_list(&Options::families, {"copy", "read", "spmv", "spmv200", "transfer", "cg"})});
+  t.push_back({"--fem-n", "LIST",
+               "3D Q1 FEM Poisson sizes N (intervals; (N-1)^3 rows) of spmv, spmv200, transfer "
+               "(GPU builds default to 32,64,96,128,161)",
+               host ? "16,32,64" : "32,64,96,128,161", "8",
+               integer_list(&Options::fem_n, 2, 1290)});
+  t.push_back({"--cg-n",
+               "LIST",
+               "FEM sizes of cg (unset: those of --fem-n)",
+               {},
+               "8",
+               [](Options& o, std::string const& text) {
+                 std::vector<int> v;
+                 for (auto const& item : split_list(text)) {
+                   v.push_back(static_cast<int>(parse_integer(item, 2, 1290)));
+                 }
+                 o.cg_n = v;
+               }});
+  t.push_back({"--rmat-scale", "LIST",
+               "R-MAT graphs of 2^scale rows (empty: none; GPU builds default to 22)",
+               host ? "18" : "22", "10", integer_list(&Options::rmat_scales, 1, 30)});
+  t.push_back({"--rmat-edge-factor", "INT", "R-MAT edges per row before deduplication", "16", "8",
+               integer(&Options::rmat_edge_factor, 1, 4096)});
+  t.push_back({"--matrix-dir",
+               "DIR",
+               "every *.mtx.gz in DIR (default: the SPMVKIT_MATRIX_DIR environment variable, "
+               "else the configured SPMVKIT_MATRIX_DIR, else the shipped test matrices)",
+               default_matrix_dir(),
+               {},
+               [](Options& o, std::string const& text) { o.matrix_dir = text; }});
+  t.push_back({"--real-matrices", "LIST", "which of them: all, none, or file stems (1138_bus,...)",
+               "all", "1138_bus", text_list(&Options::real_matrices)});
+  t.push_back({"--mtx",
+               "LIST",
+               "more Matrix Market files (the option may repeat)",
+               {},
+               {},
+               [](Options& o, std::string const& text) {
+                 for (auto const& p : split_list(text)) o.mtx_files.push_back(p);
+               }});
+  t.push_back({"--formats",
+               "LIST",
+               "formats: all, names or prefixes (crs, sell, sell_c32, kk, kk_native, ...); every "
+               "variant of every format of spmvkit::format_list, then kk_native, kk_default",
+               "all",
+               {},
+               text_list(&Options::formats)});
+  t.push_back({"--transfer-formats",
+               "LIST",
+               "formats whose transfer is timed: default (each format with its default options), "
+               "all, names or prefixes",
+               "default",
+               {},
+               text_list(&Options::transfer_formats)});
+  t.push_back({"--repetitions", "INT", "repetitions of spmv (spmv200 and transfer: at most 3)", "5",
+               "2", integer(&Options::repetitions, 1, 1000)});
+  t.push_back({"--cg-repetitions", "INT", "CG solves per benchmark", "3", "1",
+               integer(&Options::cg_repetitions, 1, 1000)});
+  t.push_back({"--min-time", "SECONDS", "seconds per repetition (Google Benchmark MinTime)", "0.1",
+               "0.002", number(&Options::min_time, 0, 3600, true)});
+  t.push_back({"--warmup", "INT", "untimed calls before timing (at least one per rotated copy)",
+               "5", "2", integer(&Options::warmup, 0, 1000000)});
+  t.push_back({"--max-rotation", "INT", "most rotated copies of (matrix, x, y)", "512", "4",
+               integer(&Options::max_rotation, 1, 65536)});
+  t.push_back({"--rotation-factor",
+               "X",
+               "rotate through copies until they exceed X times the last-level cache",
+               "3",
+               {},
+               number(&Options::rotation_factor, 0, 1000, false)});
+  t.push_back({"--copy-elements", "INT",
+               "doubles per array of the copy and read yardsticks (0: each array >= 4x LLC and "
+               ">= 2^24 on CPUs, 2^27 on GPUs)",
+               "0", "1048576", integer(&Options::copy_elements, 0, std::int64_t(1) << 40)});
+  t.push_back({"--copy-iterations", "INT", "iterations of each yardstick repetition", "20", "5",
+               integer(&Options::copy_iterations, 1, 1000000)});
+  t.push_back({"--cg-max-iterations",
+               "INT",
+               "CgOptions::max_iterations",
+               "10000",
+               {},
+               integer(&Options::cg_max_iterations, 1, int_max)});
+  t.push_back({"--cg-check-interval",
+               "INT",
+               "CgOptions::check_interval: iterations between the host's reads of CG's scalars "
+               "(0: automatic)",
+               "0",
+               {},
+               integer(&Options::cg_check_interval, 0, int_max)});
+  t.push_back({"--cg-tol-double",
+               "X",
+               "CG relative residual tolerance in double",
+               "1e-8",
+               {},
+               number(&Options::cg_tolerance_double, 0, 1, true)});
+  t.push_back({"--cg-tol-float",
+               "X",
+               "CG relative residual tolerance in float",
+               "1e-5",
+               {},
+               number(&Options::cg_tolerance_float, 0, 1, true)});
+  t.push_back({"--seed",
+               "INT",
+               "seed of the vectors and the R-MAT graphs",
+               "20211024",
+               {},
+               [](Options& o, std::string const& text) {
+                 std::uint64_t v = 0;
+                 const char* end = text.data() + text.size();
+                 const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+                 if (text.empty() || ec != std::errc() || ptr != end) {
+                   throw OptionError("'" + text + "' is not an integer in [0, 2^64)");
+                 }
+                 o.seed = v;
+               }});
+  t.push_back({"--smoke",
+               "",
+               "tiny sizes of every family, the ctest perf_smoke: the --smoke values above "
+               "(explicit options, before or after it, still apply)",
+               {},
+               {},
+               [](Options& o, std::string const&) { o.smoke = true; }});
+  return t;
+}
+
+/// Flags that existed once, with what replaces them.
+struct RemovedFlag {
+  char const* flag;
+  char const* hint;
+};
+constexpr RemovedFlag removed_flags[] = {
+    {"--sell-c", "the variants now come from each format's variants(); select them with "
+                 "--formats (e.g. --formats=sell_c32)"},
+    {"--sell-sigma", "the variants now come from each format's variants(); select them with "
+                     "--formats (e.g. --formats=sell_c32_s1)"},
+};
+
+/// Runs a setter, prefixing its message with the flag.
+void apply(OptionSpec const& spec, Options& o, std::string const& text) {
+  try {
+    spec.set(o, text);
+  } catch (OptionError const& e) {
+    throw OptionError("spmvkit_perf: " + spec.flag + ": " + e.what());
+  }
 }
 
 bool contains(std::vector<std::string> const& v, std::string const& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-void apply_backend_defaults(Options& o) {
-  if (device_is_host) {
-    o.fem_n = {16, 32, 64};
-    o.rmat_scales = {18};
-  } else {
-    o.fem_n = {32, 64, 96, 128, 161};
-    o.rmat_scales = {22};
+std::string wrap(std::string const& text, std::size_t indent, std::size_t width) {
+  std::istringstream words(text);
+  std::string word, out, line;
+  while (words >> word) {
+    if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
+      out += line + "\n" + std::string(indent, ' ');
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
   }
-}
-
-void apply_smoke_defaults(Options& o) {
-  o.fem_n = {8};
-  o.cg_n = {8};
-  o.real_matrices = {"1138_bus"};
-  o.rmat_scales = {10};
-  o.rmat_edge_factor = 8;
-  o.repetitions = 2;
-  o.cg_repetitions = 1;
-  o.min_time = 0.002;
-  o.warmup = 2;
-  o.max_rotation = 4;
-  o.copy_elements = std::int64_t(1) << 20;
-  o.copy_iterations = 5;
+  return out + line;
 }
 
 } // namespace
 
-Options const& options() { return g_options; }
-Options& mutable_options() { return g_options; }
+bool matches_format(std::string const& item, std::string const& name) {
+  return item == "all" || name == item || name.rfind(item + "_", 0) == 0;
+}
 
 bool Options::has_family(std::string const& f) const { return contains(families, f); }
 bool Options::has_precision(std::string const& p) const { return contains(precisions, p); }
 
 bool Options::has_format(std::string const& name) const {
-  for (auto const& f : formats) {
-    if (f == "all" || name == f || name.rfind(f + "_", 0) == 0 ||
-        (f == "kk" && name.rfind("kk_", 0) == 0)) {
-      return true;
-    }
-  }
-  return false;
+  return std::any_of(formats.begin(), formats.end(),
+                     [&name](std::string const& f) { return matches_format(f, name); });
 }
 
 bool Options::wants_real_matrix(std::string const& stem) const {
@@ -104,161 +331,98 @@ bool Options::wants_real_matrix(std::string const& stem) const {
   return contains(real_matrices, "all") || contains(real_matrices, stem);
 }
 
-void print_usage(char const* program) {
-  std::printf(
-      "Usage: %s [SpMVKit options] [--benchmark_* options] [--kokkos-* options]\n"
-      "SpMVKit options (lists are comma-separated):\n"
-      "  --precision=double,float     scalar types\n"
-      "  --families=copy,spmv,spmv200,transfer,cg\n"
-      "  --fem-n=16,32,64             3D Q1 FEM Poisson sizes (N intervals, (N-1)^3 rows)\n"
-      "  --cg-n=...                   FEM sizes for CG (default: --fem-n)\n"
-      "  --rmat-scale=18              R-MAT graphs with 2^scale rows (empty: none)\n"
-      "  --rmat-edge-factor=16        edges per row before deduplication\n"
-      "  --matrix-dir=DIR             every *.mtx.gz in DIR (default: SPMVKIT_MATRIX_DIR)\n"
-      "  --real-matrices=all|none|name,...  which of them (file stems)\n"
-      "  --mtx=path,...               extra Matrix Market files\n"
-      "  --formats=all|crs|sell|kk|crs_vector|sell_c32_s1|...  (names or prefixes)\n"
-      "  --sell-c=4,8,32,64 --sell-sigma=1,32,1024\n"
-      "  --transfer-formats=crs,sell_c32_s1\n"
-      "  --repetitions=5 --cg-repetitions=3 --min-time=0.1 (s) --warmup=5\n"
-      "  --max-rotation=512 --rotation-factor=3   rotate copies until > factor x LLC\n"
-      "  --copy-elements=N --copy-iterations=20   STREAM copy size (doubles) and iterations\n"
-      "  --cg-max-iterations=10000 --cg-tol-double=1e-8 --cg-tol-float=1e-5\n"
-      "  --cg-check-interval=0        CgOptions::check_interval (0: automatic)\n"
-      "  --seed=20211024\n"
-      "  --smoke                      tiny sizes of every family (the ctest perf_smoke)\n"
-      "Defaults of --fem-n/--rmat-scale depend on the backend (host: 16,32,64 / 18;\n"
-      "GPU: 32,64,96,128,161 / 22).\n",
-      program);
+std::vector<OptionSpec> const& option_table() {
+  static const std::vector<OptionSpec> table = make_table();
+  return table;
 }
 
-bool parse_options(int& argc, char** argv, Options& o) {
-  apply_backend_defaults(o);
-  o.matrix_dir = SPMVKIT_MATRIX_DIR;
-  if (char const* env = std::getenv("SPMVKIT_MATRIX_DIR")) {
-    if (*env) o.matrix_dir = env;
+std::string usage(char const* program) {
+  constexpr std::size_t column = 30, width = 100;
+  std::ostringstream os;
+  os << "Usage: " << program
+     << " [SpMVKit options] [--benchmark_* options] [--kokkos-* options]\n"
+        "SpMVKit options (lists are comma-separated; defaults are this build's):\n";
+  for (auto const& spec : option_table()) {
+    std::string head = "  " + spec.flag + (spec.value.empty() ? "" : "=" + spec.value);
+    head += head.size() + 1 < column ? std::string(column - head.size(), ' ')
+                                     : "\n" + std::string(column, ' ');
+    std::string help = spec.help;
+    if (spec.default_value) {
+      help += " [default: " + (spec.default_value->empty() ? "none" : *spec.default_value);
+      help += spec.smoke_value ? "; --smoke: " + *spec.smoke_value + "]" : "]";
+    } else if (spec.smoke_value) {
+      help += " [--smoke: " + *spec.smoke_value + "]";
+    }
+    os << head << wrap(help, column, width) << "\n";
+  }
+  os << "Kokkos' options: --kokkos-help. Google Benchmark's options: below.\n";
+  return os.str();
+}
+
+bool wants_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") return true;
+  }
+  return false;
+}
+
+std::shared_ptr<const Options> parse_options(int& argc, char** argv) {
+  auto const& table = option_table();
+  Options o;
+  for (auto const& spec : table) {
+    if (spec.default_value) apply(spec, o, *spec.default_value);
+  }
+  // --smoke anywhere sets its values first, so that explicit options still win.
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--smoke") {
+      for (auto const& spec : table) {
+        if (spec.smoke_value) apply(spec, o, *spec.smoke_value);
+      }
+      break;
+    }
   }
   std::ostringstream cmd;
   for (int i = 0; i < argc; ++i) cmd << (i ? " " : "") << argv[i];
   o.command_line = cmd.str();
 
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--smoke") == 0) apply_smoke_defaults(o);
-  }
-  bool cg_n_given = o.smoke;
-  bool help = false;
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg.rfind("--benchmark_", 0) == 0 || arg.rfind("--kokkos", 0) == 0) {
+      argv[out++] = argv[i];
+      continue;
+    }
     const auto eq = arg.find('=');
-    const std::string key = arg.substr(0, eq);
-    const std::string value = eq == std::string::npos ? std::string() : arg.substr(eq + 1);
-    auto need_value = [&]() {
-      if (eq == std::string::npos) {
-        throw std::invalid_argument("spmvkit_perf: " + key + " needs a value (" + key + "=...)");
-      }
-    };
-    if (key == "--smoke") {
-      o.smoke = true;
-      cg_n_given = true;
-    } else if (key == "--help" || key == "-h") {
-      help = true;
-      argv[out++] = argv[i]; // let Google Benchmark print its own help as well
-    } else if (key == "--precision") {
-      need_value();
-      o.precisions = split(value);
-      for (auto const& p : o.precisions) {
-        if (p != "double" && p != "float") {
-          throw std::invalid_argument("spmvkit_perf: --precision: unknown '" + p + "'");
+    const std::string flag = arg.substr(0, eq);
+    const auto spec = std::find_if(table.begin(), table.end(),
+                                   [&flag](OptionSpec const& s) { return s.flag == flag; });
+    if (spec == table.end()) {
+      for (auto const& removed : removed_flags) {
+        if (flag == removed.flag) {
+          throw OptionError("spmvkit_perf: " + flag + ": no longer exists: " + removed.hint);
         }
       }
-    } else if (key == "--families") {
-      need_value();
-      o.families = split(value);
-    } else if (key == "--fem-n") {
-      need_value();
-      o.fem_n = split_ints<int>(key, value);
-    } else if (key == "--cg-n") {
-      need_value();
-      o.cg_n = split_ints<int>(key, value);
-      cg_n_given = true;
-    } else if (key == "--rmat-scale") {
-      need_value();
-      o.rmat_scales = split_ints<int>(key, value);
-    } else if (key == "--rmat-edge-factor") {
-      need_value();
-      o.rmat_edge_factor = static_cast<int>(to_double(key, value));
-    } else if (key == "--matrix-dir") {
-      need_value();
-      o.matrix_dir = value;
-    } else if (key == "--real-matrices") {
-      need_value();
-      o.real_matrices = split(value);
-    } else if (key == "--mtx") {
-      need_value();
-      for (auto const& p : split(value)) o.mtx_files.push_back(p);
-    } else if (key == "--formats") {
-      need_value();
-      o.formats = split(value);
-    } else if (key == "--sell-c") {
-      need_value();
-      o.sell_c = split_ints<int>(key, value);
-    } else if (key == "--sell-sigma") {
-      need_value();
-      o.sell_sigma = split_ints<std::int64_t>(key, value);
-    } else if (key == "--transfer-formats") {
-      need_value();
-      o.transfer_formats = split(value);
-    } else if (key == "--repetitions") {
-      need_value();
-      o.repetitions = std::max(1, static_cast<int>(to_double(key, value)));
-    } else if (key == "--cg-repetitions") {
-      need_value();
-      o.cg_repetitions = std::max(1, static_cast<int>(to_double(key, value)));
-    } else if (key == "--min-time") {
-      need_value();
-      o.min_time = to_double(key, value);
-    } else if (key == "--warmup") {
-      need_value();
-      o.warmup = std::max(0, static_cast<int>(to_double(key, value)));
-    } else if (key == "--max-rotation") {
-      need_value();
-      o.max_rotation = std::max(1, static_cast<int>(to_double(key, value)));
-    } else if (key == "--rotation-factor") {
-      need_value();
-      o.rotation_factor = to_double(key, value);
-    } else if (key == "--copy-elements") {
-      need_value();
-      o.copy_elements = static_cast<std::int64_t>(to_double(key, value));
-    } else if (key == "--copy-iterations") {
-      need_value();
-      o.copy_iterations = std::max(1, static_cast<int>(to_double(key, value)));
-    } else if (key == "--cg-max-iterations") {
-      need_value();
-      o.cg_max_iterations = static_cast<int>(to_double(key, value));
-    } else if (key == "--cg-tol-double") {
-      need_value();
-      o.cg_tolerance_double = to_double(key, value);
-    } else if (key == "--cg-tol-float") {
-      need_value();
-      o.cg_tolerance_float = to_double(key, value);
-    } else if (key == "--cg-check-interval") {
-      need_value();
-      o.cg_check_interval = std::max(0, static_cast<int>(to_double(key, value)));
-    } else if (key == "--seed") {
-      need_value();
-      o.seed = static_cast<std::uint64_t>(std::strtoull(value.c_str(), nullptr, 10));
-    } else if (arg.rfind("--benchmark_", 0) == 0 || arg.rfind("--kokkos", 0) == 0) {
-      argv[out++] = argv[i];
+      if (arg.rfind("-", 0) != 0) {
+        throw OptionError("spmvkit_perf: unexpected argument '" + arg +
+                          "' (--help lists the options)");
+      }
+      throw OptionError("spmvkit_perf: unknown option '" + arg + "' (--help lists the options)");
+    }
+    if (spec->value.empty()) {
+      if (eq != std::string::npos) throw OptionError("spmvkit_perf: " + flag + ": takes no value");
+      apply(*spec, o, "");
     } else {
-      throw std::invalid_argument("spmvkit_perf: unknown option '" + arg +
-                                  "' (--help lists the options)");
+      if (eq == std::string::npos) {
+        throw OptionError("spmvkit_perf: " + flag + ": needs a value (" + flag + "=" + spec->value +
+                          ")");
+      }
+      apply(*spec, o, arg.substr(eq + 1));
     }
   }
   argc = out;
   argv[argc] = nullptr;
-  if (!cg_n_given) o.cg_n = o.fem_n;
-  return help;
+  return std::make_shared<const Options>(std::move(o));
 }
 
 } // namespace spmvkit::perf

@@ -1,60 +1,95 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_PERF_OPTIONS_HPP
 #define SPMVKIT_PERF_OPTIONS_HPP
 
+// SpMVKit's own command-line options of spmvkit_perf, defined by one table (options.cpp): each
+// entry is a flag, its help, its default (and its --smoke value), and a setter that parses the
+// text into Options. The defaults go through the same setters as the command line, so the
+// table is the only place an option is described. parse_options() returns an Options that is
+// then only read: the registration gets it as `Options const&` (or a shared_ptr to const).
+
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace spmvkit::perf {
 
-/// SpMVKit's own command-line options (everything not starting with
-/// --benchmark_ or --kokkos-). See perf_tests/README.md for the full list.
+/// What the options set. Filled by parse_options() and immutable afterwards.
 struct Options {
-  std::vector<std::string> precisions{"double", "float"};
-  std::vector<std::string> families{"copy", "spmv", "spmv200", "transfer", "cg"};
-  std::vector<int> fem_n; // FEM sweep (N intervals, (N-1)^3 rows)
-  std::vector<int> cg_n;  // FEM sizes for CG; defaults to fem_n
+  std::vector<std::string> precisions;  // double, float
+  std::vector<std::string> families;    // copy, read, spmv, spmv200, transfer, cg
+  std::vector<int> fem_n;               // FEM sweep (N intervals, (N-1)^3 rows)
+  std::optional<std::vector<int>> cg_n; // FEM sizes for CG; unset: fem_n
   std::vector<int> rmat_scales;
-  int rmat_edge_factor = 16;
-  std::uint64_t seed = 20211024;
-  std::string matrix_dir;                        // every *.mtx.gz in it
-  std::vector<std::string> real_matrices{"all"}; // "all", "none" or names (file stems)
-  std::vector<std::string> mtx_files;            // --mtx=path,...
-  std::vector<std::string> formats{"all"};       // names or prefixes: crs, sell, kk, sell_c32_s1...
-  std::vector<int> sell_c{4, 8, 32, 64};
-  std::vector<std::int64_t> sell_sigma{1, 32, 1024};
-  std::vector<std::string> transfer_formats{"crs", "sell_c32_s1"};
-  int repetitions = 5;
-  double min_time = 0.1;          // seconds per repetition (Google Benchmark MinTime)
-  int warmup = 5;                 // untimed SpMVs before timing (at least one per rotated copy)
-  int max_rotation = 512;         // upper bound on rotated (matrix, x, y) copies
-  double rotation_factor = 3.0;   // rotate until the copies exceed this many times the LLC
+  int rmat_edge_factor = 0;
+  std::uint64_t seed = 0;
+  std::string matrix_dir;                    // every *.mtx.gz in it
+  std::vector<std::string> real_matrices;    // "all", "none" or file stems
+  std::vector<std::string> mtx_files;        // more Matrix Market files
+  std::vector<std::string> formats;          // "all", names or prefixes
+  std::vector<std::string> transfer_formats; // "default", names or prefixes
+  int repetitions = 0;
+  double min_time = 0;            // seconds per repetition (Google Benchmark MinTime)
+  int warmup = 0;                 // untimed SpMVs before timing (at least one per rotated copy)
+  int max_rotation = 0;           // upper bound on rotated (matrix, x, y) copies
+  double rotation_factor = 0;     // rotate until the copies exceed this many times the LLC
   std::int64_t copy_elements = 0; // 0: automatic (>= 4x LLC on CPU, 2^27 on GPU)
-  int copy_iterations = 20;
-  int cg_max_iterations = 10000;
-  double cg_tolerance_double = 1e-8;
-  double cg_tolerance_float = 1e-5;
-  int cg_repetitions = 3;
+  int copy_iterations = 0;
+  int cg_max_iterations = 0;
+  double cg_tolerance_double = 0;
+  double cg_tolerance_float = 0;
+  int cg_repetitions = 0;
   int cg_check_interval = 0; // CgOptions::check_interval (0: automatic)
   bool smoke = false;
   std::string command_line;
 
+  std::vector<int> const& cg_sizes() const { return cg_n ? *cg_n : fem_n; }
   bool has_family(std::string const& f) const;
   bool has_precision(std::string const& p) const;
-  /// Whether a format name (crs_row_per_thread, sell_c32_s1, kk_native, ...) is selected.
+  /// Whether a benchmark format name (crs_vector, sell_c32_s1, kk_native, ...) is selected by
+  /// --formats: "all", the name itself, or a prefix of it ending at an underscore (sell_c32
+  /// selects sell_c32_s1 and sell_c32_s1024; kk selects kk_native and kk_default).
   bool has_format(std::string const& name) const;
   bool wants_real_matrix(std::string const& stem) const;
 };
 
-/// Removes SpMVKit's options from argv (argc updated), leaving Kokkos' and
-/// Google Benchmark's. Throws std::invalid_argument on a malformed value.
-/// Returns true when --help was asked for.
-bool parse_options(int& argc, char** argv, Options& options);
+/// Whether `name` is selected by one item of a --formats / --transfer-formats list: "all", the
+/// name, or a prefix ending at an underscore of the name.
+bool matches_format(std::string const& item, std::string const& name);
 
-void print_usage(char const* program);
+/// One row of the option table.
+struct OptionSpec {
+  std::string flag;  // "--repetitions"
+  std::string value; // what the value is, for the usage text ("INT", "LIST", ""); "" = no value
+  std::string help;
+  std::optional<std::string> default_value; // applied through `set` before the command line
+  std::optional<std::string> smoke_value;   // applied after the defaults when --smoke is given
+  std::function<void(Options&, std::string const&)> set;
+};
 
-Options const& options();
-Options& mutable_options();
+/// The table (built once; defaults that depend on the backend or the environment are filled in).
+std::vector<OptionSpec> const& option_table();
+
+/// A malformed command line: the message names the option; spmvkit_perf exits with status 2.
+struct OptionError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Removes SpMVKit's options from argv (argc updated), leaving Kokkos' (--kokkos-*) and Google
+/// Benchmark's (--benchmark_*). Throws OptionError on an unknown option, a missing or malformed
+/// value, or a value out of range. (--help is handled by main before anything else.)
+std::shared_ptr<const Options> parse_options(int& argc, char** argv);
+
+/// Whether the command line asks for --help (or -h).
+bool wants_help(int argc, char** argv);
+
+/// The usage text, generated from the table.
+std::string usage(char const* program);
 
 } // namespace spmvkit::perf
 

@@ -1,10 +1,13 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_PERF_COMMON_HPP
 #define SPMVKIT_PERF_COMMON_HPP
 
+// Types, machine description, process-wide registries and the small kernels around the
+// benchmarks. Nothing here names a format but CRS, the form every matrix is loaded in.
+
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/interop/kokkos_kernels.hpp>
-#include <spmvkit/formats/sell16/sell16_matrix.hpp>
-#include <spmvkit/formats/sell/sell_matrix.hpp>
 #include <spmvkit/operations/spmv.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -31,10 +34,6 @@ template <class Scalar>
 using Vector = Kokkos::View<Scalar*, Device>;
 template <class Scalar>
 using Crs = CrsMatrix<Scalar, Exec>;
-template <class Scalar>
-using Sell = SellMatrix<Scalar, Exec>;
-template <class Scalar>
-using Sell16 = Sell16Matrix<Scalar, Exec>;
 template <class Scalar>
 using KKMatrix = kokkos_kernels_matrix_t<Crs<Scalar>>;
 template <class Scalar>
@@ -81,35 +80,12 @@ double median(std::vector<double> v);
 void register_cleanup(std::function<void()> f);
 void run_cleanups();
 
+/// Prints "skipped <name>: <why>" to stderr, once per name (repetitions call it again).
+void note_skip(std::string const& name, std::string const& why);
+
 /// Benchmarks that failed their correctness check or threw: main's exit status.
 void record_failure(std::string const& what);
 int failure_count();
-
-/// The median GB/s of the STREAM-style copy, from the copy benchmark of this run, or measured
-/// on the spot when the copy benchmark was filtered out.
-double copy_bandwidth_gbs();
-void record_copy_bandwidth(double gbs);
-
-// ---------------------------------------------------------------------------------------------
-// Byte model (see perf_tests/README.md)
-// ---------------------------------------------------------------------------------------------
-template <class Scalar>
-double crs_bytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
-  return static_cast<double>(nnz) * (sizeof(Scalar) + sizeof(Ordinal)) +
-         static_cast<double>(rows + 1) * sizeof(Offset) +
-         static_cast<double>(cols) * sizeof(Scalar) + static_cast<double>(rows) * sizeof(Scalar);
-}
-
-/// ColumnIndex: what one stored column index takes (Ordinal; int16 for Sell16Matrix).
-template <class Scalar, class ColumnIndex = Ordinal>
-double sell_bytes(std::int64_t rows, std::int64_t cols, std::int64_t stored,
-                  std::int64_t num_chunks, bool permuted) {
-  return static_cast<double>(stored) * (sizeof(Scalar) + sizeof(ColumnIndex)) +
-         static_cast<double>(num_chunks + 1) * sizeof(Offset) +
-         static_cast<double>(num_chunks) * sizeof(Ordinal) +
-         (permuted ? static_cast<double>(rows) * sizeof(Ordinal) : 0.0) +
-         static_cast<double>(cols) * sizeof(Scalar) + static_cast<double>(rows) * sizeof(Scalar);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Kernels used around the benchmarks (functors: they must compile for CUDA too)
@@ -164,6 +140,20 @@ struct CopyKernel {
     y(i + quarter) = x(i + quarter);
     y(i + 2 * quarter) = x(i + 2 * quarter);
     y(i + 3 * quarter) = x(i + 3 * quarter);
+  }
+};
+
+/// The read-only yardstick: sum of x, each thread summing four elements a quarter of the
+/// array apart (four loads in flight per thread, as in CopyKernel), added pairwise so that
+/// one dependent addition per four loads does not limit a CPU core.
+template <class Scalar>
+struct ReadKernel {
+  using value_type = double;
+  Kokkos::View<const Scalar*, Device> x;
+  std::int64_t quarter;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& sum) const {
+    sum += (static_cast<double>(x(i)) + static_cast<double>(x(i + quarter))) +
+           (static_cast<double>(x(i + 2 * quarter)) + static_cast<double>(x(i + 3 * quarter)));
   }
 };
 

@@ -1,5 +1,7 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Machine description for the benchmark context, and the few process-wide registries
-// (cleanups, failures, copy bandwidth) that the benchmark families share.
+// (cleanups, failures, skip notes) that the benchmark families share.
 
 #include "perf_common.hpp"
 
@@ -10,6 +12,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -173,5 +176,12 @@ void record_failure(std::string const& what) {
   failures().push_back(what);
 }
 int failure_count() { return static_cast<int>(failures().size()); }
+
+void note_skip(std::string const& name, std::string const& why) {
+  static std::set<std::string> noted;
+  if (noted.insert(name).second) {
+    std::fprintf(stderr, "spmvkit_perf: skipped %s: %s\n", name.c_str(), why.c_str());
+  }
+}
 
 } // namespace spmvkit::perf

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Set-up, configure and build shared by run_tests.sh, run_main.sh and build_docs.sh:
 #  - scripts/setup_deps.sh (Debian packages; Kokkos + Kokkos Kernels 3.4.01 into the cache),
 #  - cmake configure (Release) of the repository in ${SPMVKIT_BUILD_DIR:-<repo>/build} against
@@ -40,7 +42,7 @@ while [ "$#" -gt 0 ]; do
       shift
       ;;
     -h | --help)
-      awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}" >&2
+      awk 'NR > 1 && !/^#/ { exit } NR > 1 && !/SPDX-/ { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}" >&2
       exit 0
       ;;
     *) die "unknown argument '$1' (see --help)" ;;

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The API reference: installs doxygen when missing (scripts/setup_deps.sh --docs), configures
 # SpMVKit (scripts/build.sh; build dir ${SPMVKIT_BUILD_DIR:-build}) with -DSPMVKIT_ENABLE_DOCS=ON
 # and builds only the `docs` target: Doxygen over the public headers in include/spmvkit/

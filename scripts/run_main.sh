@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The main job: sets up, configures and builds SpMVKit (scripts/build.sh), building only the
 # fem_cg example (tests, examples and benchmarks are configured; scripts/run_tests.sh builds
 # them), then runs build/examples/fem_cg with the arguments given (try --help).

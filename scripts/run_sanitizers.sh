@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The unit tests and the examples' tests under AddressSanitizer + UndefinedBehaviorSanitizer
 # (GCC), in their own build directory ${SPMVKIT_SANITIZE_BUILD_DIR:-<repo>/build-sanitize}.
 # Any sanitizer report fails the run (-fno-sanitize-recover=all, halt_on_error). Kokkos itself

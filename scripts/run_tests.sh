@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The whole test suite: sets up the dependencies (scripts/setup_deps.sh), configures and builds
 # every target of SpMVKit (scripts/build.sh; build dir ${SPMVKIT_BUILD_DIR:-build}): library,
 # unit tests, header check, examples, benchmarks; then runs ctest. The API reference is built

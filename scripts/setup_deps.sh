@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sets up SpMVKit's dependencies on a Debian 12 (bookworm) machine. Idempotent.
 #
 #  1. Installs the Debian packages the build needs (only those missing).
@@ -36,7 +38,7 @@ for arg in "$@"; do
     --packages-only) packages_only=1 ;;
     --docs) packages+=("${DOC_PACKAGES[@]}") ;;
     -h | --help)
-      awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}" >&2
+      awk 'NR > 1 && !/^#/ { exit } NR > 1 && !/SPDX-/ { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}" >&2
       exit 0
       ;;
     *) die "unknown argument '$arg' (see --help)" ;;

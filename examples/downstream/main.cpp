@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Downstream use of an installed SpMVKit: builds a 1D Laplacian (tridiagonal, 2 on the
 // diagonal, -1 beside it) as a CrsMatrix, converts it to SELL-C-sigma and checks y = A * x for
 // x(i) = i + 1 against the exact result. Returns non-zero on any mismatch.

@@ -1,9 +1,70 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_SPMVKIT_HPP
 #define SPMVKIT_SPMVKIT_HPP
 
-// Everything public in one include. Each header also stands on its own.
-// interop/kokkos_kernels.hpp is included only when Kokkos Kernels is found
-// (SPMVKIT_HAS_KOKKOS_KERNELS, set by the CMake package).
+/// \file
+/// Everything public in one include: `#include <spmvkit/spmvkit.hpp>`.
+///
+/// Each header also stands on its own. interop/kokkos_kernels.hpp is included only when Kokkos
+/// Kernels is found: the macro `SPMVKIT_HAS_KOKKOS_KERNELS` is defined by the CMake target
+/// `SpMVKit::kokkos_kernels`, which `SpMVKit::spmvkit` links when SpMVKit was built with Kokkos
+/// Kernels.
+
+/// \namespace spmvkit
+/// Everything public in SpMVKit: sparse matrix formats, SpMV, CG, a FEM model problem, Matrix
+/// Market I/O and Kokkos Kernels interop.
+///
+/// **Where to start.**
+/// - Matrices: CrsMatrix (compressed rows; every format converts from and to it), SellMatrix
+///   (SELL-C-σ, made by make_sell()) and Sell16Matrix (SELL-C-σ with 16-bit column offsets, made
+///   by make_sell16() when can_use_sell16() says the matrix fits).
+/// - Products: spmv() computes y = beta y + alpha A x for a matrix of any format.
+/// - Solvers: cg() solves A x = b (CG or Jacobi-preconditioned CG) with CgOptions and returns a
+///   CgResult; it accepts any SpMVKit matrix, a `KokkosSparse::CrsMatrix` or a user operator
+///   (see MatrixOperator for the operator concept).
+/// - Test problems: make_fem_poisson() and its right-hand side, exact solution and error
+///   (fem_poisson_rhs(), fem_poisson_exact(), fem_poisson_l2_error()).
+/// - Files: read_matrix_market() and write_matrix_market().
+/// - Kokkos Kernels: to_kokkos_kernels(), from_kokkos_kernels(), KokkosKernelsSpmv.
+/// - New formats: the format concept (core/format_concept.hpp, check_format()) and format_list.
+///
+/// **Conventions.**
+/// - Every class and function is templated on the scalar type (`float`, `double`, any
+///   floating-point type) and a Kokkos execution space type; matrices live in that execution
+///   space's default memory space. Index types default to `int` rows and columns (`Ordinal`) and
+///   `int` entry offsets (`Offset`); a matrix with more than 2^31 - 1 entries needs
+///   `Offset = std::int64_t`, and a size that does not fit its index type is rejected with
+///   `std::length_error` at construction, never wrapped.
+/// - Matrices are handles: copying one is cheap and shares its Views (Kokkos reference counting).
+/// - Kernels run on the execution space instance passed as the `exec` argument and are
+///   asynchronous with respect to the host unless the documentation says otherwise; fence `exec`
+///   before reading results on the host. Overloads without `exec` use a default-constructed
+///   instance of the matrix's execution space.
+/// - Errors are exceptions: `std::invalid_argument` for arguments that do not fit together,
+///   `std::length_error` for sizes beyond the index types, AllocationError for failed
+///   allocations, MatrixMarketError for unreadable files. Numerical trouble in CG is reported in
+///   CgResult, not thrown.
+/// - Namespace `spmvkit::detail` (and every `detail/` directory) is implementation, not API.
+///
+/// \code
+/// #include <spmvkit/spmvkit.hpp>
+///
+/// using Exec = Kokkos::DefaultExecutionSpace;
+/// Exec exec;
+/// auto A = spmvkit::make_fem_poisson_crs<double>(exec, 32); // 31^3 rows, 27-point stencil
+/// auto S = spmvkit::make_sell(exec, A, 32, 256);            // C = 32 rows per chunk, sigma = 256
+/// Kokkos::View<double*> x("x", A.num_cols()), y("y", A.num_rows());
+/// Kokkos::deep_copy(exec, x, 1.0);
+/// spmvkit::spmv(exec, 1.0, S, x, 0.0, y); // y = S x, asynchronous on exec
+///
+/// auto b = spmvkit::fem_poisson_rhs<double>(exec, 32);
+/// Kokkos::View<double*> u("u", A.num_rows());
+/// spmvkit::CgOptions options;
+/// options.relative_tolerance = 1e-10;
+/// spmvkit::CgResult result = spmvkit::cg(exec, S, b, u, options); // synchronous
+/// if (!result.converged()) std::cerr << spmvkit::name(result.status) << ": " << result.message;
+/// \endcode
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/format_list.hpp>

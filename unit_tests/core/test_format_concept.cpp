@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What every format of spmvkit::format_list promises through the format
 // concept (core/format_concept.hpp): exact round trips through CRS, the
 // diagonal, the byte model and distinct variant names. Typed over

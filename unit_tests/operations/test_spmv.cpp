@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // spmv for every format of spmvkit::format_list (typed over FormatConfigs, so
 // a format added to the list is tested here without being named), against a
 // long-double reference and Kokkos Kernels.

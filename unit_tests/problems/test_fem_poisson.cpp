@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The FEM Poisson assembly (problems/fem_poisson.hpp) against a brute-force
 // element loop, and its direct SELL assembly against make_sell of the CRS.
 #include "test_utils.hpp"

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CG (solvers/cg.hpp) on the FEM problem with every format of the format list
 // and through Kokkos Kernels, plus CG's failure modes and argument checks.
 #include "test_utils.hpp"

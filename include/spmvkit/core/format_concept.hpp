@@ -1,15 +1,18 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_CORE_FORMAT_CONCEPT_HPP
 #define SPMVKIT_CORE_FORMAT_CONCEPT_HPP
 
+/// \file
 /// The format concept: the one thing spmv, cg, the tests, the benchmarks and
 /// the examples look at. A format is a tag type F (CrsFormat, SellFormat, ...)
 /// whose static members say everything a consumer needs:
 ///
 /// | member | what |
 /// | --- | --- |
-/// | `F::family` | `char const*`, e.g. "sell" |
+/// | `F::family` | `char const*`, the format's short name, such as "sell" |
 /// | `F::options_type` | default-constructible: conversion and kernel choices |
-/// | `F::name(options)` | `std::string`, e.g. "sell_c32_s1" (benchmarks, reports) |
+/// | `F::name(options)` | `std::string`, such as "sell_c32_s1" (benchmarks, reports) |
 /// | `F::template variants<Exec>()` | `std::vector<options_type>` worth sweeping on Exec |
 /// | `F::template matrix_type<Scalar, Exec, Ordinal, Offset>` | the matrix class |
 /// | `F::obstacle(exec, crs, options)` | why crs cannot be stored this way, "" if it can |
@@ -17,9 +20,9 @@
 /// | `F::from_rows(exec, rows, cols, source, options)` | built from a row source (below) |
 /// | `F::to_crs(exec, A)` | back to CRS, exact |
 /// | `F::options(A)` | the options A was built with |
-/// | `F::apply(exec, alpha, A, x, beta, y, options)` | y = beta y + alpha A x (arguments already
-/// validated) | | `F::diagonal(exec, A, d)` | d(i) = sum of A's entries (i, i) | | `F::bytes(A)` |
-/// the byte model: minimum bytes one SpMV (beta = 0) moves |
+/// | `F::apply(exec, alpha, A, x, beta, y, options)` | y = beta y + alpha A x (validated input) |
+/// | `F::diagonal(exec, A, d)` | d(i) = sum of A's entries (i, i) |
+/// | `F::bytes(A)` | the byte model: minimum bytes one SpMV (beta = 0) moves |
 ///
 /// A row source describes a matrix row by row on the device, so that every
 /// format builds from it directly (CRS arrays, the FEM problem, a generator):
@@ -41,29 +44,48 @@
 namespace spmvkit {
 
 /// A compile-time list of types (the format list, test configurations).
+///
+/// It holds no values; walk it with for_each_type().
 template <class... Ts>
 struct type_list {
+  /// The number of types in the list.
   static constexpr std::size_t size = sizeof...(Ts);
 };
 
-/// Calls f(type_identity<T>{}) for every T of a type_list, in order.
+/// An empty value standing for the type T, handed to the callback of for_each_type().
 template <class T>
 struct type_tag {
+  /// The type this tag stands for.
   using type = T;
 };
+/// Calls `f(type_tag<T>{})` for every T of a type_list, in list order, on the host.
+///
+/// The callback is typically a generic lambda that reads the type back:
+/// \code
+/// for_each_type(format_list{}, [&](auto tag) {
+///   using F = typename decltype(tag)::type;
+///   std::cout << F::family << '\n';
+/// });
+/// \endcode
+/// Nothing is launched on a device; the cost is that of the calls.
 template <class... Ts, class F>
 void for_each_type(type_list<Ts...>, F&& f) {
   (f(type_tag<Ts>{}), ...);
 }
 
-/// The minimum traffic of one SpMV with beta = 0: every stored matrix array
-/// read once (padding included), x read once, y written once. Caches may serve
-/// x more than once, so real traffic can be higher; this lower bound makes
-/// GB/s comparable across formats, and it is the bandwidth floor of solvers.
+/// The minimum memory traffic of one SpMV with beta = 0, in bytes, split by array.
+///
+/// Every stored matrix array is read once (padding included), x read once, y
+/// written once. Caches may serve x more than once, so real traffic can be
+/// higher; this lower bound makes GB/s comparable across formats, and it is the
+/// bandwidth floor of solvers. Each format computes it with `F::bytes(A)`
+/// (MatrixOperator::bytes() for an operator); dividing total() by a measured SpMV
+/// time gives the effective bandwidth.
 struct SpmvBytes {
   double matrix = 0; ///< values, indices and bookkeeping arrays
   double x = 0;      ///< num_cols * sizeof(Scalar)
   double y = 0;      ///< num_rows * sizeof(Scalar)
+  /// matrix + x + y, in bytes.
   double total() const { return matrix + x + y; }
 };
 
@@ -203,16 +225,19 @@ struct has_bytes<
 
 } // namespace detail
 
-/// Whether T is a matrix of some SpMVKit format (it names a format_type).
+/// Whether T is a matrix of some SpMVKit format (it names a `format_type`).
 template <class T>
 inline constexpr bool is_spmvkit_matrix_v = detail::has_format_type<T>::value;
 
-/// The format tag of a matrix type.
+/// The format tag of a matrix type (`Matrix::format_type`): CrsFormat for a CrsMatrix,
+/// SellFormat for a SellMatrix, Sell16Format for a Sell16Matrix.
 template <class Matrix>
 using format_of_t = typename Matrix::format_type;
 
 /// The matrix type of format F for a scalar type and execution space, with
 /// the default (int) index types unless given.
+///
+/// `matrix_of_t<SellFormat, double, Exec>` is `SellMatrix<double, Exec>`.
 template <class F, class Scalar, class Exec, class Ordinal = int, class Offset = int>
 using matrix_of_t = typename F::template matrix_type<Scalar, Exec, Ordinal, Offset>;
 
@@ -220,6 +245,10 @@ using matrix_of_t = typename F::template matrix_type<Scalar, Exec, Ordinal, Offs
 /// Scalar on Exec, each missing member named by its own message (the ArborX
 /// access-traits pattern). Every consumer calls it, so a new format that lacks
 /// a member fails here, not deep inside a kernel.
+///
+/// Use it as `static_assert(check_format<F, Scalar, Exec>());`: a missing or
+/// mistyped member is a compile error with its own `static_assert` message; when
+/// it compiles, it returns true. No run-time cost.
 template <class F, class Scalar, class Exec>
 constexpr bool check_format() {
   static_assert(detail::has_family<F>::value,

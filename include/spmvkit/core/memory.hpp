@@ -1,5 +1,13 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_DETAIL_MEMORY_HPP
 #define SPMVKIT_DETAIL_MEMORY_HPP
+
+/// \file
+/// Memory handling shared by every format: AllocationError, thrown by every
+/// SpMVKit allocation that fails.
+
+#include <spmvkit/core/checked_math.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -14,6 +22,13 @@
 namespace spmvkit {
 
 /// Thrown when a device or host allocation fails; names the View and its size.
+///
+/// Every View SpMVKit allocates (matrix arrays, conversion buffers, CG work
+/// vectors) goes through one checked allocation: a Kokkos allocation failure
+/// becomes this exception, with a message such as
+/// "SpMVKit: cannot allocate 'SpMVKit::CrsMatrix::values(A)' (1000000 entries,
+/// 7.62939 MiB) in Cuda: ..." (label, entries, MiB, memory space, Kokkos' reason).
+/// `what()` returns that message.
 class AllocationError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
@@ -56,14 +71,8 @@ template <class View, class ExecutionSpace>
 View allocate_view(ExecutionSpace const& exec, std::string const& label, std::int64_t extent) {
   // The byte count must not wrap: a wrapped size allocates a few bytes and
   // the first fill writes past them.
-  constexpr auto element = sizeof(typename View::value_type);
-  if (extent < 0 || static_cast<std::uint64_t>(extent) >
-                        std::numeric_limits<std::uint64_t>::max() / 2 / element) {
-    std::ostringstream os;
-    os << "SpMVKit: cannot allocate '" << label << "': " << extent << " entries of " << element
-       << " bytes is " << (extent < 0 ? "a negative size" : "beyond any addressable size");
-    throw std::length_error(os.str());
-  }
+  checked_bytes(extent, sizeof(typename View::value_type), label.c_str(),
+                "SpMVKit: cannot allocate");
   try {
     return View(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label),
                 static_cast<std::size_t>(extent));

@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_FORMATS_FORMAT_LIST_HPP
 #define SPMVKIT_FORMATS_FORMAT_LIST_HPP
 
+/// \file
 /// The one list of SpMVKit's formats. The tests, the benchmarks and the
 /// examples iterate over it; spmv and cg need only the matrix's own format
 /// (core/format_concept.hpp). Adding a format: its folder under formats/, its
@@ -14,6 +17,12 @@
 
 namespace spmvkit {
 
+/// Every format tag of SpMVKit, in a fixed order: CrsFormat, SellFormat, Sell16Format,
+/// EllFormat, EllrFormat.
+///
+/// A type_list: walk it with for_each_type() to do something for every format (tests,
+/// benchmarks, the examples' `--formats`). Formats that cannot store a given matrix say so
+/// through their `obstacle()` (see core/format_concept.hpp) rather than by leaving the list.
 using format_list = type_list<CrsFormat, SellFormat, Sell16Format, EllFormat, EllrFormat>;
 
 } // namespace spmvkit

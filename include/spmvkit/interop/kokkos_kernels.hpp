@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_INTEROP_KOKKOS_KERNELS_HPP
 #define SPMVKIT_INTEROP_KOKKOS_KERNELS_HPP
 
+/// \file
 /// Kokkos Kernels interop, the only header of the library that needs Kokkos
 /// Kernels: zero-copy conversion between CrsMatrix and KokkosSparse::CrsMatrix,
 /// a reusable Kokkos Kernels SpMV (the tests' reference and the benchmarks'
@@ -21,6 +24,7 @@
 // SPMVHandle (algorithm choice, reusable TPL setup) replaced Controls in
 // Kokkos Kernels 4.3; 3.x does not define KOKKOSKERNELS_VERSION at all.
 #if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40300
+/// 1 when the Kokkos Kernels in use has `KokkosSparse::SPMVHandle` (4.3 and later), else 0.
 #define SPMVKIT_KOKKOS_KERNELS_HAS_SPMV_HANDLE 1
 #include <KokkosSparse_spmv_handle.hpp>
 #else
@@ -30,7 +34,10 @@
 
 namespace spmvkit {
 
-/// The Kokkos Kernels matrix type that shares storage with CrsMatrix<S, E, O, F>.
+/// The Kokkos Kernels matrix type that shares storage with `CrsMatrix<S, E, O, F>`.
+///
+/// `KokkosSparse::CrsMatrix<S, O, device_type, void, F>`: same value, ordinal
+/// and offset types and the same device, so that no array needs a copy.
 template <class Matrix>
 using kokkos_kernels_matrix_t =
     KokkosSparse::CrsMatrix<typename Matrix::value_type, typename Matrix::ordinal_type,
@@ -38,6 +45,8 @@ using kokkos_kernels_matrix_t =
 
 /// Zero-copy view of a CrsMatrix as a KokkosSparse::CrsMatrix: all three
 /// arrays are shared, so writes through either are seen by both.
+///
+/// No allocation and no kernel.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 kokkos_kernels_matrix_t<CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>>
 to_kokkos_kernels(CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
@@ -49,6 +58,10 @@ to_kokkos_kernels(CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
 
 /// CrsMatrix from a KokkosSparse::CrsMatrix. Column indices and values are
 /// shared; the row map is copied once because Kokkos Kernels holds it const.
+///
+/// The Kokkos Kernels matrix must live in its execution space's default memory
+/// space (compile-time check). Allocates num_rows + 1 offsets (AllocationError
+/// on failure) and copies them (`Kokkos::deep_copy`, which fences).
 template <class KKMatrix>
 CrsMatrix<typename KKMatrix::non_const_value_type, typename KKMatrix::execution_space,
           typename KKMatrix::non_const_ordinal_type, typename KKMatrix::non_const_size_type>
@@ -72,6 +85,7 @@ from_kokkos_kernels(KKMatrix const& A) {
 /// by default (cuSPARSE on CUDA builds with the TPL, else native).
 enum class KokkosKernelsAlgorithm { vendor_default, native };
 
+/// The algorithm's name for reports: "kokkos_kernels_native" or "kokkos_kernels_default".
 inline char const* name(KokkosKernelsAlgorithm a) {
   return a == KokkosKernelsAlgorithm::native ? "kokkos_kernels_native" : "kokkos_kernels_default";
 }
@@ -80,11 +94,18 @@ inline char const* name(KokkosKernelsAlgorithm a) {
 /// vector types. It keeps the algorithm choice and, from Kokkos Kernels 4.3
 /// on, the SPMVHandle, so vendor set-up (cuSPARSE descriptors, buffers) is done
 /// once and not in every call, which is how a fair comparison has to call it.
+///
+/// \tparam KKMatrix a `KokkosSparse::CrsMatrix` type (kokkos_kernels_matrix_t of a CrsMatrix)
+/// \tparam XView    the type of the x Views passed to apply()
+/// \tparam YView    the type of the y Views passed to apply()
 template <class KKMatrix, class XView, class YView>
 class KokkosKernelsSpmv {
 public:
+  /// The matrix's execution space.
   using execution_space = typename KKMatrix::execution_space;
 
+  /// Prepares an SpMV with the given algorithm; Kokkos Kernels does any vendor
+  /// set-up in the first apply() and reuses it in later ones.
   explicit KokkosKernelsSpmv(KokkosKernelsAlgorithm algorithm) : algorithm_(algorithm) {
 #if SPMVKIT_KOKKOS_KERNELS_HAS_SPMV_HANDLE
     handle_ = std::make_unique<Handle>(algorithm == KokkosKernelsAlgorithm::native
@@ -95,9 +116,16 @@ public:
 #endif
   }
 
+  /// The algorithm chosen at construction.
   KokkosKernelsAlgorithm algorithm() const { return algorithm_; }
 
+  /// y = beta y + alpha A x through `KokkosSparse::spmv`, on exec.
+  ///
   /// A must be the same matrix in every call (the handle caches its analysis).
+  /// From Kokkos Kernels 4.3 on the call is queued on exec like any kernel;
+  /// with 3.x, which has no execution-space argument, it fences exec before and
+  /// the default instance after, so it is ordered with work on exec but
+  /// synchronous. Sizes are checked by Kokkos Kernels, not here.
   void apply(execution_space const& exec, typename KKMatrix::non_const_value_type alpha,
              KKMatrix const& A, XView const& x, typename KKMatrix::non_const_value_type beta,
              YView const& y) {
@@ -123,27 +151,41 @@ private:
 #endif
 };
 
-/// A KokkosSparse::CrsMatrix as a solver operator (solvers/operator.hpp),
-/// applied through one KokkosKernelsSpmv for its whole life, so that the
+/// A KokkosSparse::CrsMatrix as a solver operator (solvers/operator.hpp).
+///
+/// It is applied through one KokkosKernelsSpmv for its whole life, so that the
 /// algorithm choice and, from Kokkos Kernels 4.3 on, the SPMVHandle (vendor
 /// descriptors, buffers) are set up once, not per apply. Holds a reference:
 /// the matrix must outlive it.
+///
+/// Pass it to cg() as a non-const lvalue to choose the algorithm:
+/// `KokkosKernelsOperator<KK> op(kk, KokkosKernelsAlgorithm::native); cg(exec, op, b, x);`.
 template <class KKMatrix>
 class KokkosKernelsOperator {
 public:
+  /// The matrix's execution space.
   using execution_space = typename KKMatrix::execution_space;
+  /// The matrix's (non-const) value type.
   using scalar_type = typename KKMatrix::non_const_value_type;
+  /// The device of the matrix and of the vectors.
   using device_type = Kokkos::Device<execution_space, typename KKMatrix::memory_space>;
+  /// The vectors apply() and diagonal() take: `Kokkos::View<scalar_type*, device_type>`.
   using vector_type = Kokkos::View<scalar_type*, device_type>;
 
+  /// Wraps A (held by reference, it must outlive the operator) with the given algorithm.
   explicit KokkosKernelsOperator(
       KKMatrix const& A, KokkosKernelsAlgorithm algorithm = KokkosKernelsAlgorithm::vendor_default)
       : A_(A), spmv_(algorithm) {}
+  /// Number of rows of A.
   std::int64_t num_rows() const { return A_.numRows(); }
+  /// Number of columns of A.
   std::int64_t num_cols() const { return A_.numCols(); }
+  /// y = A x through KokkosKernelsSpmv::apply() (same ordering rules).
   void apply(execution_space const& exec, vector_type const& x, vector_type const& y) {
     spmv_.apply(exec, scalar_type(1), A_, x, scalar_type(0), y);
   }
+  /// d(i) = the sum of A's stored entries (i, i), 0 for a row without one;
+  /// asynchronous on exec, one pass over the entries.
   void diagonal(execution_space const& exec, vector_type const& d) const {
     Kokkos::parallel_for(
         "SpMVKit::interop::kokkos_kernels_diagonal",
@@ -152,6 +194,7 @@ public:
                             decltype(A_.values), vector_type>{A_.graph.row_map, A_.graph.entries,
                                                               A_.values, d});
   }
+  /// The reduction policy: LocalReduction (one process).
   LocalReduction reduction() const { return {}; }
 
 private:
@@ -163,7 +206,9 @@ private:
 /// (vendor) algorithm; pass a KokkosKernelsOperator to choose another.
 template <class S, class O, class D, class M, class Sz>
 struct operator_adapter<KokkosSparse::CrsMatrix<S, O, D, M, Sz>> {
+  /// Marks this adapter as provided.
   static constexpr bool specialized = true;
+  /// The operator cg() runs on: a KokkosKernelsOperator holding A by reference.
   static KokkosKernelsOperator<KokkosSparse::CrsMatrix<S, O, D, M, Sz>>
   make(KokkosSparse::CrsMatrix<S, O, D, M, Sz> const& A) {
     return KokkosKernelsOperator<KokkosSparse::CrsMatrix<S, O, D, M, Sz>>(A);

@@ -1,11 +1,23 @@
-#ifndef SPMVKIT_MATRIX_MARKET_HPP
-#define SPMVKIT_MATRIX_MARKET_HPP
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_IO_MATRIX_MARKET_HPP
+#define SPMVKIT_IO_MATRIX_MARKET_HPP
 
+/// \file
+/// Matrix Market I/O: read_matrix_market (plain or gzipped coordinate files,
+/// real/integer/pattern, general/symmetric, into a CrsMatrix on any execution
+/// space) and write_matrix_market. Every limit is checked before the large
+/// allocations: declared sizes against the index types and against a memory
+/// estimate, line lengths against matrix_market_max_line_length, values
+/// against the Scalar's range. The parser is compiled (SpMVKit::io, src/io/).
+
+#include <spmvkit/core/checked_math.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -23,10 +35,13 @@ namespace spmvkit {
 /// editors and CI logs can jump straight to the offending line.
 class MatrixMarketError : public std::runtime_error {
 public:
+  /// An error in `file` at `line` (0: not tied to a line), described by `what`.
   MatrixMarketError(std::string const& file, std::int64_t line, std::string const& what)
       : std::runtime_error(format(file, line, what)), file_(file), line_(line) {}
 
+  /// The file the error is about.
   std::string const& file() const noexcept { return file_; }
+  /// The 1-based line of the error; 0 when it is not tied to one line.
   std::int64_t line() const noexcept { return line_; }
 
 private:
@@ -51,11 +66,70 @@ private:
 /// entries is the count in the file, i.e. before symmetric expansion and
 /// before duplicates are summed.
 struct MatrixMarketInfo {
-  std::int64_t rows = 0;
-  std::int64_t cols = 0;
-  std::int64_t entries = 0;
-  enum class Field { real, integer, pattern } field = Field::real;
-  enum class Symmetry { general, symmetric } symmetry = Symmetry::general;
+  std::int64_t rows = 0;    ///< declared number of rows
+  std::int64_t cols = 0;    ///< declared number of columns
+  std::int64_t entries = 0; ///< declared entries (lines of data) in the file
+  /// The value field of the banner (pattern: every entry is 1).
+  enum class Field {
+    real,    ///< floating-point values
+    integer, ///< integer values, converted to Scalar
+    pattern  ///< no values: every entry is 1
+  };
+  Field field = Field::real; ///< the banner's field
+  /// The symmetry of the banner (symmetric: the lower triangle is stored).
+  enum class Symmetry {
+    general,  ///< every entry is stored
+    symmetric ///< only the lower triangle; the reader mirrors it
+  };
+  Symmetry symmetry = Symmetry::general; ///< the banner's symmetry
+};
+
+/// The longest line the reader accepts, in bytes, not counting the line end.
+/// Real Matrix Market lines are a few dozen bytes; the cap keeps a file
+/// without line ends (binary data, /dev/zero) from growing the line buffer
+/// without bound: such input fails after reading at most this many bytes.
+inline constexpr std::size_t matrix_market_max_line_length = std::size_t(1) << 20;
+
+/// What to do with a nonzero value that rounds to zero in the matrix's Scalar
+/// (1e-50 read into float; 1e-400 read into double).
+enum class MatrixMarketUnderflow {
+  /// Throw MatrixMarketError naming the file, line and value (the default).
+  error,
+  /// Store a zero of the value's sign and count it in MatrixMarketReport.
+  flush_to_zero,
+};
+
+/// What a read found that is not an error. Filled when
+/// MatrixMarketReadOptions::report points at one.
+struct MatrixMarketReport {
+  /// Nonzero values stored as zero (MatrixMarketUnderflow::flush_to_zero).
+  std::int64_t underflows = 0;
+  /// Line of the first of them; 0 when there is none.
+  std::int64_t first_underflow_line = 0;
+  /// The estimate of the host bytes alive at the peak of the read, checked
+  /// against memory_limit_bytes before anything was allocated.
+  std::uint64_t estimated_peak_bytes = 0;
+  /// The limit it was checked against (0: unknown, not checked) and where the
+  /// limit came from ("MatrixMarketReadOptions::memory_limit",
+  /// "SPMVKIT_MEMORY_LIMIT", "MemAvailable", "cgroup memory.max").
+  std::uint64_t memory_limit_bytes = 0;
+  /// Where memory_limit_bytes came from (see memory_limit_bytes).
+  std::string memory_limit_source;
+};
+
+/// Options of read_matrix_market. The defaults are what the overloads without
+/// options use.
+struct MatrixMarketReadOptions {
+  /// Host bytes that the read may have alive at its peak. 0: the environment
+  /// variable SPMVKIT_MEMORY_LIMIT (a byte count) when it is set, otherwise
+  /// the memory available now (MemAvailable in /proc/meminfo, lowered to the
+  /// room left in the process's cgroup v2 memory.max when that is smaller).
+  /// A nonzero value replaces that automatic limit (it may also raise it).
+  std::uint64_t memory_limit = 0;
+  /// What to do with nonzero values that round to zero in Scalar.
+  MatrixMarketUnderflow underflow = MatrixMarketUnderflow::error;
+  /// Where to report underflows and the memory estimate; may be null.
+  MatrixMarketReport* report = nullptr;
 };
 
 namespace detail {
@@ -79,7 +153,112 @@ struct MatrixMarketCrs {
   MatrixMarketInfo info;
 };
 
-/// Parses a coordinate Matrix Market file, plain or gzip-compressed.
+/// Where the bytes come from: a file (plain or gzip), or a caller's buffer
+/// (plain or gzip) named `name` in error messages. The buffer must outlive
+/// the read.
+struct MatrixMarketInput {
+  std::string name;
+  void const* data = nullptr;
+  std::size_t size = 0;
+  bool in_memory = false;
+
+  static MatrixMarketInput file(std::string path) {
+    MatrixMarketInput input;
+    input.name = std::move(path);
+    return input;
+  }
+  static MatrixMarketInput memory(std::string name, void const* data, std::size_t size) {
+    MatrixMarketInput input;
+    input.name = std::move(name);
+    input.data = data;
+    input.size = size;
+    input.in_memory = true;
+    return input;
+  }
+};
+
+/// What the caller will build from the file, known before the first byte is
+/// read, so that index ranges, value ranges and the memory estimate are all
+/// checked before anything large is allocated. The defaults describe
+/// CrsMatrix<double, host, int64, int64>; matrix_market_target<...>() fills it
+/// for any matrix type.
+struct MatrixMarketTarget {
+  std::int64_t max_ordinal = std::numeric_limits<std::int64_t>::max();
+  std::int64_t max_offset = std::numeric_limits<std::int64_t>::max();
+  int ordinal_bits = 64;
+  int offset_bits = 64;
+  std::size_t ordinal_bytes = 8;
+  std::size_t offset_bytes = 8;
+  std::size_t scalar_bytes = 8;
+  /// The matrix lives where the host cannot write it, so the read fills a
+  /// host staging copy of the same size first.
+  bool staging_copy = false;
+  /// A finite value v with |v| >= overflow_at rounds to infinity in Scalar.
+  double overflow_at = std::numeric_limits<double>::infinity();
+  /// The largest finite Scalar (for messages).
+  double scalar_max = std::numeric_limits<double>::max();
+  /// A nonzero v with |v| <= underflow_at rounds to zero in Scalar (0: only
+  /// what already underflows in double).
+  double underflow_at = 0.0;
+  char const* scalar_name = "double";
+  MatrixMarketReadOptions options;
+};
+
+template <class T>
+constexpr char const* matrix_market_scalar_name() {
+  if constexpr (std::is_same_v<T, float>) {
+    return "float";
+  } else if constexpr (std::is_same_v<T, double>) {
+    return "double";
+  } else if constexpr (std::is_same_v<T, long double>) {
+    return "long double";
+  } else {
+    return "Scalar";
+  }
+}
+
+template <class Index>
+constexpr std::int64_t matrix_market_index_max() {
+  using Limits = std::numeric_limits<Index>;
+  return static_cast<std::uint64_t>(Limits::max()) >
+                 static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+             ? std::numeric_limits<std::int64_t>::max()
+             : static_cast<std::int64_t>(Limits::max());
+}
+
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+MatrixMarketTarget matrix_market_target(MatrixMarketReadOptions const& options) {
+  using Limits = std::numeric_limits<Scalar>;
+  MatrixMarketTarget target;
+  target.max_ordinal = matrix_market_index_max<Ordinal>();
+  target.max_offset = matrix_market_index_max<Offset>();
+  target.ordinal_bits = static_cast<int>(sizeof(Ordinal) * 8);
+  target.offset_bits = static_cast<int>(sizeof(Offset) * 8);
+  target.ordinal_bytes = sizeof(Ordinal);
+  target.offset_bytes = sizeof(Offset);
+  target.scalar_bytes = sizeof(Scalar);
+  target.staging_copy =
+      !Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                  typename ExecutionSpace::memory_space>::accessible;
+  if (Limits::max_exponent < std::numeric_limits<double>::max_exponent) {
+    // Round to nearest: values from max + ulp(max) / 2 up round to infinity,
+    // i.e. from 2^e - 2^(e - p - 1) (exact in double for p < 53).
+    target.overflow_at = std::ldexp(1.0, Limits::max_exponent) -
+                         std::ldexp(1.0, Limits::max_exponent - Limits::digits - 1);
+    target.scalar_max = static_cast<double>(Limits::max());
+  }
+  if (Limits::min_exponent > std::numeric_limits<double>::min_exponent) {
+    // Values up to half the smallest positive Scalar round to zero (ties to even).
+    target.underflow_at = static_cast<double>(Limits::denorm_min()) / 2.0;
+  }
+  target.scalar_name = matrix_market_scalar_name<Scalar>();
+  target.options = options;
+  return target;
+}
+
+/// Parses a coordinate Matrix Market file, plain or gzip-compressed (a gzip
+/// file may hold several concatenated members, read one after the other;
+/// bytes after the last member that are not a gzip member are an error).
 ///
 /// Accepted: fields real, integer (stored exactly up to 2^53) and pattern
 /// (value 1); symmetries general and symmetric. For symmetric files every
@@ -89,19 +268,40 @@ struct MatrixMarketCrs {
 /// off-diagonal values once duplicates are summed.
 /// Values are parsed with strtod in the C locale's number syntax, so "nan",
 /// "inf", "infinity" (any case, signed) and hexadecimal floats are accepted as
-/// the doubles they denote; finite values beyond the double range are
-/// rejected rather than silently turned into infinities.
-/// Comment lines ('%'), blank lines, CRLF line endings and banner keywords in
-/// any case are accepted. Explicit zeros are kept as stored entries.
-/// Throws MatrixMarketError naming the file and line on any error.
-MatrixMarketCoo read_matrix_market_coo(std::string const& path);
+/// the values they denote. A finite value beyond the finite range of the
+/// target's Scalar (1e999 anywhere, 1e300 into float) is an error; a nonzero
+/// value that rounds to zero in Scalar (1e-400, or 1e-50 into float) is an
+/// error or a counted zero (MatrixMarketReadOptions::underflow). Values that
+/// round to a subnormal are kept.
+/// Comment lines ('%'), blank lines, CRLF line endings, a UTF-8 byte order
+/// mark and banner keywords in any case are accepted; CR-only (classic Mac)
+/// line endings, NUL bytes and lines longer than
+/// matrix_market_max_line_length are errors. Explicit zeros are kept as
+/// stored entries.
+///
+/// Before allocating, the declared sizes are checked against the target's
+/// index types and the memory estimate of the whole read against the memory
+/// limit (MatrixMarketReadOptions::memory_limit).
+/// Throws MatrixMarketError naming the file (and line, where there is one) on
+/// any error; messages quote at most 40 characters of an offending token.
+MatrixMarketCoo read_matrix_market_coo(MatrixMarketInput const& input,
+                                       MatrixMarketTarget const& target = MatrixMarketTarget());
+MatrixMarketCoo read_matrix_market_coo(std::string const& path,
+                                       MatrixMarketTarget const& target = MatrixMarketTarget());
 
 /// Sorts a COO into CRS (counting sort by row, then by column within each row,
 /// stable so duplicates are summed in file order). Consumes coo to release its
-/// memory before the caller allocates the final matrix.
+/// memory before the caller allocates the final matrix. Duplicates of finite
+/// values that sum beyond the target Scalar's finite range are an error naming
+/// the row, the column and the line whose entry takes the sum out of range
+/// (found by reading the input again, on that error only).
+MatrixMarketCrs matrix_market_coo_to_crs(MatrixMarketInput const& input, MatrixMarketCoo&& coo,
+                                         MatrixMarketTarget const& target = MatrixMarketTarget());
 MatrixMarketCrs matrix_market_coo_to_crs(std::string const& path, MatrixMarketCoo&& coo);
 
 /// read_matrix_market_coo followed by matrix_market_coo_to_crs.
+MatrixMarketCrs read_matrix_market_crs(MatrixMarketInput const& input,
+                                       MatrixMarketTarget const& target = MatrixMarketTarget());
 MatrixMarketCrs read_matrix_market_crs(std::string const& path);
 
 /// Streams entries to a plain or (path ending in ".gz") gzip-compressed file,
@@ -157,40 +357,31 @@ auto matrix_market_host_staging(View const& view) {
                                            typename View::memory_space>::accessible) {
     return view;
   } else {
-    return Kokkos::View<typename View::non_const_value_type*, Kokkos::HostSpace>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, view.label()), view.extent(0));
+    return allocate_view<Kokkos::View<typename View::non_const_value_type*, Kokkos::HostSpace>>(
+        Kokkos::DefaultHostExecutionSpace(), view.label(),
+        static_cast<std::int64_t>(view.extent(0)));
   }
 }
 
-} // namespace detail
-
-/// Reads a coordinate Matrix Market file (plain or gzip) into a CrsMatrix
-/// allocated on exec's memory space, labelled with the file name.
-///
-/// The matrix is assembled on the host: columns come out in ascending order
-/// within each row and duplicate (row, column) entries are SUMMED, which is how
-/// finite-element style files with repeated entries are meant to be read.
-/// Symmetric files are expanded to both triangles (see read_matrix_market_coo
-/// for exactly which inputs are accepted). Values are converted from double to
-/// Scalar. Throws MatrixMarketError on malformed input or when the matrix does
-/// not fit Ordinal/Offset, AllocationError when the final Views cannot be
-/// allocated.
-template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
+/// Builds the CrsMatrix from the host CRS of a file. The target the CRS was
+/// read for guarantees that every value converts to a finite Scalar (or was
+/// an explicit inf/nan) and that the declared sizes fit; the final nnz, known
+/// only now, is checked here.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
-read_matrix_market(std::string const& path, ExecutionSpace const& exec = ExecutionSpace()) {
+matrix_market_to_crs_matrix(std::string const& name, MatrixMarketCrs&& crs,
+                            ExecutionSpace const& exec) {
   using Matrix = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
-
-  detail::MatrixMarketCrs crs = detail::read_matrix_market_crs(path);
   auto const nnz = static_cast<std::int64_t>(crs.values.size());
-  detail::matrix_market_index<Ordinal>(path, crs.info.rows, "num_rows");
-  detail::matrix_market_index<Ordinal>(path, crs.info.cols, "num_cols");
-  detail::matrix_market_index<Offset>(path, nnz, "nnz");
-  detail::matrix_market_index<Offset>(path, crs.info.rows, "num_rows");
+  matrix_market_index<Ordinal>(name, crs.info.rows, "num_rows");
+  matrix_market_index<Ordinal>(name, crs.info.cols, "num_cols");
+  matrix_market_index<Offset>(name, nnz, "nnz");
+  matrix_market_index<Offset>(name, crs.info.rows, "num_rows");
 
-  Matrix A(path, crs.info.rows, crs.info.cols, nnz, exec);
-  auto row_starts = detail::matrix_market_host_staging(A.row_starts());
-  auto column_indices = detail::matrix_market_host_staging(A.column_indices());
-  auto values = detail::matrix_market_host_staging(A.values());
+  Matrix A(name, crs.info.rows, crs.info.cols, nnz, exec);
+  auto row_starts = matrix_market_host_staging(A.row_starts());
+  auto column_indices = matrix_market_host_staging(A.column_indices());
+  auto values = matrix_market_host_staging(A.values());
   for (std::size_t i = 0; i < crs.row_starts.size(); ++i) {
     row_starts(i) = static_cast<Offset>(crs.row_starts[i]);
   }
@@ -204,6 +395,64 @@ read_matrix_market(std::string const& path, ExecutionSpace const& exec = Executi
   // The staging Views die on return; the copies must have read them by then.
   exec.fence();
   return A;
+}
+
+} // namespace detail
+
+/// Reads a coordinate Matrix Market file (plain or gzip) into a CrsMatrix
+/// allocated on exec's memory space, labelled with the file name.
+///
+/// The matrix is assembled on the host: columns come out in ascending order
+/// within each row and duplicate (row, column) entries are SUMMED, which is how
+/// finite-element style files with repeated entries are meant to be read.
+/// Symmetric files are expanded to both triangles (see
+/// detail::read_matrix_market_coo for exactly which inputs are accepted).
+/// Values are converted from double to Scalar.
+///
+/// Memory: before anything is allocated, the host bytes alive at the peak of
+/// the read are estimated from the declared sizes (the parsed triplets at
+/// 24 bytes per stored entry, the 64-bit CRS built from them at 16 bytes per
+/// entry and 8 per row, and the CrsMatrix itself, or its host staging copy
+/// when exec's memory is not host-accessible; symmetric files count every
+/// entry twice) and checked against options.memory_limit (see
+/// MatrixMarketReadOptions). Peak host memory stays below that estimate.
+///
+/// Throws MatrixMarketError on malformed input, when the declared sizes do
+/// not fit Ordinal/Offset, when the estimate exceeds the limit, or when a
+/// value does not fit Scalar; AllocationError when the final Views cannot be
+/// allocated.
+template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
+CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
+read_matrix_market(std::string const& path, MatrixMarketReadOptions const& options,
+                   ExecutionSpace const& exec = ExecutionSpace()) {
+  auto const target =
+      detail::matrix_market_target<Scalar, ExecutionSpace, Ordinal, Offset>(options);
+  return detail::matrix_market_to_crs_matrix<Scalar, ExecutionSpace, Ordinal, Offset>(
+      path, detail::read_matrix_market_crs(detail::MatrixMarketInput::file(path), target), exec);
+}
+
+/// read_matrix_market with default options.
+template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
+CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
+read_matrix_market(std::string const& path, ExecutionSpace const& exec = ExecutionSpace()) {
+  return read_matrix_market<Scalar, ExecutionSpace, Ordinal, Offset>(
+      path, MatrixMarketReadOptions(), exec);
+}
+
+/// read_matrix_market from `size` bytes at `data` (plain text or gzip), e.g. a
+/// file already in memory or received over a network; `name` stands for the
+/// file name in error messages and the matrix label.
+template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
+CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
+read_matrix_market_from_memory(std::string const& name, void const* data, std::size_t size,
+                               MatrixMarketReadOptions const& options = MatrixMarketReadOptions(),
+                               ExecutionSpace const& exec = ExecutionSpace()) {
+  auto const target =
+      detail::matrix_market_target<Scalar, ExecutionSpace, Ordinal, Offset>(options);
+  return detail::matrix_market_to_crs_matrix<Scalar, ExecutionSpace, Ordinal, Offset>(
+      name,
+      detail::read_matrix_market_crs(detail::MatrixMarketInput::memory(name, data, size), target),
+      exec);
 }
 
 /// Writes a CrsMatrix as "%%MatrixMarket matrix coordinate real general",

@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_OPERATIONS_SPMV_HPP
 #define SPMVKIT_OPERATIONS_SPMV_HPP
 
+/// \file
 /// spmv: y = beta y + alpha A x for a matrix of any SpMVKit format. The entry
 /// validates (static_asserts naming spmv, extents, aliasing), applies the BLAS
 /// alpha/beta rules, and hands the rest to the matrix's format
@@ -99,6 +102,27 @@ void spmv_dispatch(ExecutionSpace const& exec, typename Matrix::value_type alpha
 /// `options` are the format's (format_of_t<Matrix>::options_type); for CRS they
 /// choose the kernel, e.g. spmv(exec, 1, A, x, 0, y, CrsKernel::vector).
 /// Without them, the options the matrix was built with.
+///
+/// \param exec    execution space instance; its type must be the matrix's
+///                execution_space (compile-time check)
+/// \param alpha   scale of A x, converted to the matrix's value_type
+/// \param A       a CrsMatrix, SellMatrix or Sell16Matrix (any type naming a format_type)
+/// \param x       rank-1 `Kokkos::View` of num_cols entries of the matrix's value_type
+///                (const or not, any layout), accessible from exec
+/// \param beta    scale of y, converted to the matrix's value_type
+/// \param y       rank-1 non-const `Kokkos::View` of num_rows entries of the matrix's
+///                value_type (any layout), accessible from exec
+/// \param options the format's options for this call (SellOptions are ignored: the
+///                layout is fixed at conversion)
+///
+/// Wrong View types, ranks, value types or memory spaces are compile errors
+/// (`static_assert` messages naming spmvkit::spmv). Throws std::invalid_argument
+/// when the extents do not match A or x and y share storage; nothing is
+/// launched then.
+///
+/// Cost: one pass over the stored entries (nnz multiply-adds for CRS,
+/// stored_entries() for SELL, padding included); memory traffic at least
+/// `format_of_t<Matrix>::bytes(A).total()` bytes (SpmvBytes). No allocation.
 template <class ExecutionSpace, class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
 void spmv(ExecutionSpace const& exec, detail::non_deduced_t<typename Matrix::value_type> alpha,
@@ -111,6 +135,10 @@ void spmv(ExecutionSpace const& exec, detail::non_deduced_t<typename Matrix::val
   });
 }
 
+/// y = beta * y + alpha * A * x on `exec` with the options A was built with
+/// (`format_of_t<Matrix>::options(A)`: the automatic kernel for CRS).
+///
+/// Same rules, exceptions and cost as the overload with options.
 template <class ExecutionSpace, class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix> &&
                                    Kokkos::is_execution_space<ExecutionSpace>::value>>
@@ -120,7 +148,10 @@ void spmv(ExecutionSpace const& exec, detail::non_deduced_t<typename Matrix::val
   spmv(exec, alpha, A, x, beta, y, format_of_t<Matrix>::options(A));
 }
 
-/// The same on the matrix's default execution space instance.
+/// y = beta * y + alpha * A * x on a default-constructed instance of the
+/// matrix's execution space, with the options A was built with.
+///
+/// Same rules, exceptions and cost as the overload with options.
 template <class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
 void spmv(detail::non_deduced_t<typename Matrix::value_type> alpha, Matrix const& A, XView const& x,

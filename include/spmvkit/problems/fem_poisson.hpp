@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_PROBLEMS_FEM_POISSON_HPP
 #define SPMVKIT_PROBLEMS_FEM_POISSON_HPP
 
@@ -14,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 
+/// \file
 /// The founding study's model problem: -Δu = f on the unit cube with
 /// homogeneous Dirichlet conditions, trilinear (Q1) hexahedral elements on a
 /// uniform mesh of N intervals per direction. The unknowns are the (N-1)^3
@@ -27,8 +30,10 @@
 /// neighbour). The assembled Q1 stencils are tensor products of the 1D ones
 /// (stiffness [-1 2 -1]/h, mass h[1 4 1]/6):
 ///
+/// \verbatim
 ///   stiffness  h * ( 8/3,  0,    -1/6,  -1/12 )
 ///   mass     h^3 * ( 8/27, 2/27, 1/54,  1/216 )   (= h^3 (2/3)^(3-d) (1/6)^d)
+/// \endverbatim
 ///
 /// The face couplings of the stiffness matrix are exactly zero but belong to
 /// the element connectivity, so they are stored: a row has 8, 12, 18 or 27
@@ -50,6 +55,19 @@ namespace spmvkit {
 /// std::length_error when the problem does not fit Ordinal (rows) or Offset
 /// (nonzeros), and what Format::from_rows throws (e.g. a format that cannot
 /// represent the matrix).
+///
+/// \tparam Format    a format tag: CrsFormat, SellFormat, Sell16Format
+/// \tparam Scalar    value type of the matrix
+/// \tparam ExecSpace execution space (deduced from exec)
+/// \tparam Ordinal   row and column index type, default `int`
+/// \tparam Offset    entry index type, default `int`
+/// \param exec    execution space instance the assembly runs on
+/// \param N       intervals per direction, >= 2: (N-1)^3 rows and (3N-5)^3 stored entries
+/// \param options the format's options (for SELL: C, σ; C = 0 picks the backend's default)
+///
+/// Usage: `make_fem_poisson<SellFormat, double>(exec, 64, SellOptions{32, 1})`.
+/// Cost: O(nnz) work on the device, plus what the format's from_rows() does
+/// (one count reduction read back to the host, then the fill).
 template <class Format, class Scalar, class ExecSpace, class Ordinal = int, class Offset = int>
 matrix_of_t<Format, Scalar, ExecSpace, Ordinal, Offset>
 make_fem_poisson(ExecSpace const& exec, std::int64_t N,
@@ -88,6 +106,9 @@ SellMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_sell(ExecSpace c
 
 /// Right-hand side b = M f (consistent Q1 mass matrix times the nodal values
 /// of f = 3π² sin(πx)sin(πy)sin(πz)), computed in double and rounded to Scalar.
+///
+/// A new View of (N-1)^3 entries on exec's memory space, filled asynchronously
+/// on exec. Throws what FemPoisson(N) throws and AllocationError.
 template <class Scalar, class ExecSpace>
 fem_vector_t<Scalar, ExecSpace> fem_poisson_rhs(ExecSpace const& exec, std::int64_t N) {
   const FemPoisson p(N);
@@ -95,6 +116,9 @@ fem_vector_t<Scalar, ExecSpace> fem_poisson_rhs(ExecSpace const& exec, std::int6
 }
 
 /// The exact solution u = sin(πx)sin(πy)sin(πz) at the interior nodes.
+///
+/// A new View of (N-1)^3 entries, filled asynchronously on exec. The discrete
+/// solution differs from it by the factor FemPoisson::discrete_solution_factor().
 template <class Scalar, class ExecSpace>
 fem_vector_t<Scalar, ExecSpace> fem_poisson_exact(ExecSpace const& exec, std::int64_t N) {
   const FemPoisson p(N);
@@ -105,6 +129,9 @@ fem_vector_t<Scalar, ExecSpace> fem_poisson_exact(ExecSpace const& exec, std::in
 /// A reproducible rough start in [0, 1) for CG: the zero start converges in
 /// one iteration on this problem (b is an eigenvector of K), a rough one needs
 /// the O(N) iterations of a general right-hand side.
+///
+/// A new View of (N-1)^3 entries, filled asynchronously on exec from a hash of
+/// the row and `seed`: the same seed gives the same vector on every backend.
 template <class Scalar, class ExecSpace>
 fem_vector_t<Scalar, ExecSpace> fem_poisson_rough_guess(ExecSpace const& exec, std::int64_t N,
                                                         std::uint64_t seed = 1) {
@@ -115,6 +142,10 @@ fem_vector_t<Scalar, ExecSpace> fem_poisson_rough_guess(ExecSpace const& exec, s
 
 /// Nodal L2 error sqrt(h^3 * sum_i (u_h,i - u(x_i))^2), accumulated in double
 /// on `exec`. u_h is any rank-1 View of (N-1)^3 entries accessible from exec.
+///
+/// Synchronous (the reduction is read back). Throws std::invalid_argument when
+/// u_h has the wrong extent. Compare it with FemPoisson::predicted_l2_error(),
+/// the error of the exact discrete solution.
 template <class ExecSpace, class UView>
 double fem_poisson_l2_error(ExecSpace const& exec, std::int64_t N, UView const& u_h) {
   const FemPoisson p(N);

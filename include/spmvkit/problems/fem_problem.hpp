@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_PROBLEMS_FEM_PROBLEM_HPP
 #define SPMVKIT_PROBLEMS_FEM_PROBLEM_HPP
 
+/// \file
 /// The sizes and closed forms of the FEM Poisson problem (the assembly and
 /// vectors are in problems/fem_poisson.hpp, which says what the problem is).
 #include <Kokkos_Core.hpp>
@@ -20,6 +23,10 @@ struct FemPoisson {
   std::int64_t num_rows = 0; ///< (N-1)^3 unknowns
   std::int64_t nnz = 0;      ///< (3n-2)^3 stored entries, zero face couplings included
 
+  /// The problem with `intervals` = N intervals per direction.
+  ///
+  /// Throws std::invalid_argument for N < 2 (no interior node) and
+  /// std::length_error for N > 100000.
   explicit FemPoisson(std::int64_t intervals) : N(intervals) {
     if (intervals < 2) {
       throw std::invalid_argument(

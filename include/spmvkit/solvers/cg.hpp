@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_SOLVERS_CG_HPP
 #define SPMVKIT_SOLVERS_CG_HPP
 
+/// \file
 /// Conjugate Gradient (optionally Jacobi-preconditioned) for symmetric
 /// positive definite systems on one execution space instance, for any linear
 /// operator (solvers/operator.hpp): a matrix of any SpMVKit format, a
@@ -22,12 +25,14 @@
 /// saves memory traffic. With s = sizeof(Scalar) and n rows, the vector
 /// traffic per iteration is
 ///
+/// \verbatim
 ///   SpMV        read p, write q                          2 n s
 ///   pᵀq         read p, q                                2 n s
 ///   update      read r, q (+ D⁻¹); write r               3 n s (4 n s)
 ///   direction   read x, r, p (+ D⁻¹); write x, p         5 n s (6 n s)
 ///                                                        -------------
 ///                                                        12 n s (14 n s)
+/// \endverbatim
 ///
 /// plus the matrix once (unfused KokkosBlas dot/axpy/dot/axpby: 14 n s).
 /// z = D⁻¹r is recomputed where needed rather than stored: same traffic, one
@@ -62,6 +67,27 @@ namespace spmvkit {
 /// std::invalid_argument for mismatched sizes, aliased vectors or bad options.
 /// b = 0 gives x = 0, converged, 0 iterations. Synchronous: the result is
 /// ready when cg returns.
+///
+/// \param exec execution space instance; its type must be the operator's
+///             execution_space (compile-time check)
+/// \param A    the matrix or operator, held by reference during the call
+/// \param b    right-hand side: rank-1 View of n entries of the scalar type (const or
+///             not), not modified
+/// \param x    solution: rank-1 non-const View of n entries; the initial guess when
+///             CgOptions::use_initial_guess is set, otherwise overwritten from 0
+/// \param opts tolerance, iteration limit, preconditioning, progress reports (CgOptions)
+/// \return status, iterations, residuals, timings and a message (CgResult)
+///
+/// Wrong View types, ranks, scalar types or memory spaces, and an A that is
+/// neither an SpMVKit matrix, a KokkosSparse::CrsMatrix nor an operator, are
+/// compile errors (`static_assert` messages naming spmvkit::cg). Besides
+/// std::invalid_argument, it throws AllocationError when a work vector cannot
+/// be allocated, and whatever a user operator's apply() throws.
+///
+/// Cost: per iteration one apply and the vector traffic listed in cg.hpp's
+/// file documentation (12 n s bytes, 14 n s with Jacobi); a converged solve adds one apply for the
+/// true residual. Memory: three work vectors of n entries (r, p, q), plus the
+/// inverted diagonal with Jacobi.
 template <class ExecSpace, class Matrix, class BView, class XView>
 CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const& x,
             CgOptions const& opts = CgOptions()) {
@@ -73,6 +99,9 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
 
 /// The same for an operator that keeps state between applies (a cached
 /// handle): taken by non-const reference.
+///
+/// Chosen for a non-const lvalue operator, such as a KokkosKernelsOperator
+/// whose apply() is non-const; parameters, exceptions and cost as above.
 template <class ExecSpace, class Op, class BView, class XView,
           class = std::enable_if_t<detail::is_linear_operator<Op>::value>>
 CgResult cg(ExecSpace const& exec, Op& op, BView const& b, XView const& x,

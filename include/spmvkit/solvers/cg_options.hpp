@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_SOLVERS_CG_OPTIONS_HPP
 #define SPMVKIT_SOLVERS_CG_OPTIONS_HPP
 
+/// \file
 /// CG's options, status and result (the solver is in solvers/cg.hpp).
 #include <functional>
 #include <ostream>
@@ -8,6 +11,7 @@
 
 namespace spmvkit {
 
+/// How a cg() solve ended (CgResult::status); name() gives it as text.
 enum class CgStatus {
   converged,       ///< true residual ‖b − A x‖/‖b‖ <= relative_tolerance
   iteration_limit, ///< max_iterations reached first
@@ -16,6 +20,7 @@ enum class CgStatus {
             ///< residual stopped helping; see message and both residuals
 };
 
+/// The status as text: "converged", "iteration_limit", "breakdown" or "stagnated".
 inline char const* name(CgStatus s) {
   switch (s) {
   case CgStatus::converged: return "converged";
@@ -28,15 +33,24 @@ inline char const* name(CgStatus s) {
 
 /// Handed to CgOptions::progress_callback every progress_every iterations.
 struct CgProgress {
+  /// Iterations completed so far (a multiple of CgOptions::progress_every).
   int iteration = 0;
   double relative_residual = 0; ///< recurrence ‖r_k‖/‖b‖
   double elapsed_seconds = 0;   ///< since the iteration loop started
 };
 
+/// Options of cg(): stopping test, preconditioning, start, progress reports, timing.
+///
+/// An aggregate with usable defaults (relative tolerance 1e-8, 1000 iterations,
+/// no preconditioning, zero start, silent); set the fields to change them.
+/// cg() throws std::invalid_argument when relative_tolerance is negative or
+/// NaN, or max_iterations, progress_every or check_interval is negative.
 struct CgOptions {
   /// Converged when ‖b − A x‖/‖b‖ <= relative_tolerance (checked once the
   /// recurrence residual ‖r‖/‖b‖ meets it).
   double relative_tolerance = 1e-8;
+  /// Iteration limit (one apply each); >= 0. Reaching it ends the solve with
+  /// CgStatus::iteration_limit and x the last iterate.
   int max_iterations = 1000;
   /// Jacobi (diagonal) preconditioning. The diagonal is extracted on the device;
   /// a zero, negative or non-finite diagonal entry ends the solve with a breakdown.
@@ -46,7 +60,12 @@ struct CgOptions {
   /// Report every progress_every iterations (0: never) to progress_stream
   /// (one line; nullptr: silent) and to progress_callback (if set).
   int progress_every = 0;
+  /// Stream for the progress lines ("cg: iteration k  relative residual ...")
+  /// and, with them, a final summary line; nullptr: silent. Not owned; must
+  /// outlive the solve.
   std::ostream* progress_stream = nullptr;
+  /// Called on the host with a CgProgress every progress_every iterations;
+  /// empty: not called. Each report reads the residual back from the device.
   std::function<void(CgProgress const&)> progress_callback;
   /// Time the applies separately (CgResult::spmv_seconds). Costs two extra
   /// fences per iteration, so it is off unless asked for.
@@ -62,7 +81,12 @@ struct CgOptions {
   int check_interval = 0;
 };
 
+/// What cg() returns: how the solve ended, iterations, residuals and timings.
+///
+/// Times are wall-clock seconds on the host (`Kokkos::Timer`), measured with
+/// the device fenced.
 struct CgResult {
+  /// How the solve ended; converged() tests for CgStatus::converged.
   CgStatus status = CgStatus::iteration_limit;
   /// Why the solve broke down or stagnated; empty otherwise.
   std::string message;
@@ -78,6 +102,7 @@ struct CgResult {
   double iteration_seconds = 0;     ///< the iteration loop only
   double seconds_per_iteration = 0; ///< iteration_seconds / iterations (0 if none)
   double spmv_seconds = -1;         ///< apply share of the loop; -1 unless options.time_spmv
+  /// Whether status is CgStatus::converged.
   bool converged() const { return status == CgStatus::converged; }
 };
 

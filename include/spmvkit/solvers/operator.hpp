@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_SOLVERS_OPERATOR_HPP
 #define SPMVKIT_SOLVERS_OPERATOR_HPP
 
+/// \file
 /// What a solver sees of a matrix: a linear operator (the Ginkgo LinOp idea).
 /// Solvers never list formats: a matrix of any SpMVKit format becomes an
 /// operator through MatrixOperator, a Kokkos Kernels matrix through the
@@ -9,10 +12,12 @@
 ///
 /// | member | what |
 /// | --- | --- |
-/// | `execution_space`, `scalar_type`, `vector_type` | vector_type: `Kokkos::View<scalar_type*,
-/// ...>` | | `num_rows()`, `num_cols()` | local sizes (`std::int64_t`) | | `apply(exec, x, y)` | y
-/// = A x, asynchronous on exec | | `diagonal(exec, d)` | d = diag(A) (Jacobi) | | `reduction()` | a
-/// reduction policy (LocalReduction here) |
+/// | `execution_space`, `scalar_type` | the Kokkos execution space and the scalar type |
+/// | `vector_type` | `Kokkos::View<scalar_type*, ...>`, the vectors of apply and diagonal |
+/// | `num_rows()`, `num_cols()` | local sizes (`std::int64_t`) |
+/// | `apply(exec, x, y)` | y = A x, asynchronous on exec (may be non-const) |
+/// | `diagonal(exec, d)` | d = diag(A) (Jacobi), const |
+/// | `reduction()` | a reduction policy (LocalReduction here), const |
 ///
 /// The reduction policy combines the partial sums of the solver's dot
 /// products: `all_reduce(exec, device_sums, count)` on sums that live on the
@@ -32,43 +37,70 @@ namespace spmvkit {
 
 /// The reduction policy of an operator whose vectors live on one process:
 /// partial sums are already global.
+///
+/// A distributed operator provides a policy with the same two members that
+/// sums over its ranks (an `MPI_Allreduce` with `MPI_SUM` on doubles).
 struct LocalReduction {
+  /// Combines `count` partial sums held in device memory (a rank-1 View of
+  /// double accessible from exec), in place, ordered on exec. Here: nothing to do.
   template <class Exec, class DeviceSums>
   void all_reduce(Exec const&, DeviceSums const&, int) const {}
+  /// Combines `count` partial sums held in host memory, in place. Here: nothing to do.
   void all_reduce_host(double*, int) const {}
 };
 
 /// Any SpMVKit matrix as an operator, applied with the given format options
 /// (for CRS: the kernel). Holds a reference: the matrix must outlive it.
+///
+/// cg() makes one itself from a matrix; make one (make_operator()) to choose
+/// options, for example the CRS kernel: `cg(exec, make_operator(A,
+/// CrsKernel::vector), b, x)`. It models the operator concept described in
+/// solvers/operator.hpp.
 template <class Matrix>
 class MatrixOperator {
   static_assert(is_spmvkit_matrix_v<Matrix>,
                 "spmvkit::MatrixOperator: Matrix must be a matrix of an SpMVKit format");
 
 public:
+  /// The wrapped matrix type.
   using matrix_type = Matrix;
+  /// The matrix's format tag, `format_of_t<Matrix>`.
   // Not `format_type`: that name is what makes a type an SpMVKit matrix.
   using matrix_format = format_of_t<Matrix>;
+  /// The format's options (CrsOptions, SellOptions).
   using options_type = typename matrix_format::options_type;
+  /// The matrix's execution space.
   using execution_space = typename Matrix::execution_space;
+  /// The matrix's value type.
   using scalar_type = typename Matrix::value_type;
+  /// The vectors apply() and diagonal() take: `Kokkos::View<scalar_type*, device_type>`.
   using vector_type = Kokkos::View<scalar_type*, typename Matrix::device_type>;
 
+  /// Wraps A (by reference) with the options it was built with.
   explicit MatrixOperator(Matrix const& A) : A_(A), options_(matrix_format::options(A)) {}
+  /// Wraps A (by reference) with the given options.
   MatrixOperator(Matrix const& A, options_type const& options) : A_(A), options_(options) {}
 
+  /// Number of rows of the matrix.
   std::int64_t num_rows() const { return A_.num_rows(); }
+  /// Number of columns of the matrix.
   std::int64_t num_cols() const { return A_.num_cols(); }
+  /// The wrapped matrix.
   Matrix const& matrix() const { return A_; }
+  /// The options apply() passes to spmv().
   options_type const& options() const { return options_; }
+  /// y = A x: spmv(exec, 1, A, x, 0, y, options()); same checks, exceptions and cost.
   void apply(execution_space const& exec, vector_type const& x, vector_type const& y) const {
     spmv(exec, scalar_type(1), A_, x, scalar_type(0), y, options_);
   }
+  /// d(i) = the sum of the matrix's stored entries (i, i), 0 for a row without
+  /// one; d has num_rows entries. Asynchronous on exec; one pass over the entries.
   void diagonal(execution_space const& exec, vector_type const& d) const {
     matrix_format::diagonal(exec, A_, d);
   }
   /// The byte model of one apply (matrix_format::bytes): the solvers' bandwidth floor.
   SpmvBytes bytes() const { return matrix_format::bytes(A_); }
+  /// The reduction policy: LocalReduction (one process).
   LocalReduction reduction() const { return {}; }
 
 private:
@@ -76,11 +108,17 @@ private:
   options_type options_;
 };
 
-/// make_operator(A) / make_operator(A, options): an SpMVKit matrix as an operator.
+/// An SpMVKit matrix as an operator, with the options it was built with.
+///
+/// The operator holds A by reference: A must outlive it. No allocation.
 template <class Matrix, class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
 MatrixOperator<Matrix> make_operator(Matrix const& A) {
   return MatrixOperator<Matrix>(A);
 }
+/// An SpMVKit matrix as an operator applied with the given format options
+/// (for CRS a CrsKernel converts to CrsOptions).
+///
+/// The operator holds A by reference: A must outlive it. No allocation.
 template <class Matrix, class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
 MatrixOperator<Matrix> make_operator(Matrix const& A,
                                      typename format_of_t<Matrix>::options_type const& options) {
@@ -92,6 +130,7 @@ MatrixOperator<Matrix> make_operator(Matrix const& A,
 /// operator (interop/kokkos_kernels.hpp does so for KokkosSparse::CrsMatrix).
 template <class T, class Enable = void>
 struct operator_adapter {
+  /// false here; a specialisation sets it to true.
   static constexpr bool specialized = false;
 };
 

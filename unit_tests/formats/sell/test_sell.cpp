@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The SELL formats (sell_matrix.hpp, sell16_matrix.hpp): layout, conversions
 // and the checks of the 16-bit encoding. Their SpMV is tested with every other
 // format in test_spmv.cpp.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_CORE_DETAIL_LAUNCH_PARAMETERS_HPP
 #define SPMVKIT_CORE_DETAIL_LAUNCH_PARAMETERS_HPP
 
@@ -99,8 +101,11 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
       for (int r : sell_host_rows_per_thread)
         if (r == chunk_size) p.rows_per_thread = r;
       const double nnz_per_chunk = std::max(1.0, mean_row * chunk_size);
+      // Never more than there is: a team loops over its whole share, and a
+      // 16K-row share of a 10-row matrix is 16K empty iterations.
       p.work_per_team = std::clamp<std::int64_t>(
-          static_cast<std::int64_t>(target_nnz / nnz_per_chunk), 1, std::int64_t(1) << 20);
+          static_cast<std::int64_t>(target_nnz / nnz_per_chunk), 1,
+          std::max<std::int64_t>(1, std::min<std::int64_t>(num_chunks, std::int64_t(1) << 20)));
       p.league_size = (num_chunks + p.work_per_team - 1) / p.work_per_team;
     } else if (kind == KernelKind::column_major_rows) {
       // Strips per team, sized like SELL's chunks.
@@ -111,8 +116,9 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
           static_cast<std::int64_t>(target_nnz / nnz_per_strip), 1, std::int64_t(1) << 20);
       p.league_size = (strips + p.work_per_team - 1) / p.work_per_team;
     } else {
-      p.work_per_team = std::max<std::int64_t>(
-          1, static_cast<std::int64_t>(target_nnz / std::max(1.0, mean_row)));
+      p.work_per_team =
+          std::clamp<std::int64_t>(static_cast<std::int64_t>(target_nnz / std::max(1.0, mean_row)),
+                                   1, std::max<std::int64_t>(1, num_rows));
       p.league_size = (num_rows + p.work_per_team - 1) / p.work_per_team;
     }
   } else {

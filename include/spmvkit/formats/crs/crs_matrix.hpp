@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_FORMATS_CRS_CRS_MATRIX_HPP
 #define SPMVKIT_FORMATS_CRS_CRS_MATRIX_HPP
 
+/// \file
 /// The CRS format: CrsMatrix, its structure check and its format tag
 /// (CrsFormat, see core/format_concept.hpp). CRS is also every format's
 /// conversion source and target.
@@ -29,6 +32,22 @@ struct CrsFormat;
 /// Offset = int keeps row_starts at 4 bytes and matches cuSPARSE's 32-bit
 /// path; a matrix with more than 2^31 - 1 nonzeros is rejected at construction
 /// with std::length_error and needs Offset = std::int64_t.
+///
+/// Columns within a row may come in any order, and duplicate (row, column)
+/// entries are allowed: SpMV adds them up. Explicit zeros are stored like any
+/// other entry.
+///
+/// A CrsMatrix is a handle: copies share the three Views (Kokkos reference
+/// counting), and the arrays live as long as any copy or View of them does.
+/// Fill it either through the allocating constructor and the three accessors
+/// (on the device, or through host mirrors and `Kokkos::deep_copy`), or wrap
+/// existing Views; check_structure() verifies the result. Other formats are
+/// converted from it (make_sell(), make_sell16()) and back (to_crs()).
+///
+/// \tparam Scalar         value type; a floating-point type (`static_assert`)
+/// \tparam ExecutionSpace Kokkos execution space; the arrays live in its default memory space
+/// \tparam Ordinal        row and column index type; signed integral, default `int`
+/// \tparam Offset         entry index type (row_starts); integral, at least as wide as Ordinal
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
 class CrsMatrix {
   static_assert(std::is_floating_point_v<Scalar>,
@@ -39,26 +58,45 @@ class CrsMatrix {
                 "CrsMatrix: Offset must be integral and at least as wide as Ordinal");
 
 public:
+  /// The format tag, CrsFormat (core/format_concept.hpp).
   using format_type = CrsFormat;
+  /// The CRS type other formats convert to: this class itself.
   using crs_type = CrsMatrix;
   /// The row source (core/format_concept.hpp) reading this matrix's arrays.
   using row_source_type =
       detail::CrsRowSource<Scalar, Ordinal, Offset,
                            Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>>;
+  /// The type of the matrix entries, Scalar.
   using value_type = Scalar;
+  /// The row and column index type, Ordinal.
   using ordinal_type = Ordinal;
+  /// The entry index type of row_starts, Offset.
   using offset_type = Offset;
+  /// The execution space kernels on this matrix run on.
   using execution_space = ExecutionSpace;
+  /// Where the arrays live: the execution space's default memory space.
   using memory_space = typename ExecutionSpace::memory_space;
+  /// `Kokkos::Device<execution_space, memory_space>`, the device of every View here.
   using device_type = Kokkos::Device<execution_space, memory_space>;
+  /// View of num_rows + 1 row starts.
   using row_starts_type = Kokkos::View<Offset*, device_type>;
+  /// View of nnz column indices.
   using column_indices_type = Kokkos::View<Ordinal*, device_type>;
+  /// View of nnz values.
   using values_type = Kokkos::View<Scalar*, device_type>;
 
+  /// An empty 0 x 0 matrix without storage; assign a constructed matrix to it before use.
   CrsMatrix() = default;
 
   /// Allocates (uninitialised) storage for a num_rows x num_cols matrix with
   /// nnz entries; the caller fills the three Views.
+  ///
+  /// The Views are labelled `SpMVKit::CrsMatrix::<array>(label)` and allocated
+  /// on `exec` without initialisation (contents are undefined until filled).
+  /// Throws std::invalid_argument for a negative size, std::length_error when
+  /// num_rows or num_cols does not fit Ordinal or nnz (or num_rows) does not
+  /// fit Offset, and AllocationError when an allocation fails. Costs the
+  /// allocations only; nothing is launched.
   CrsMatrix(std::string const& label, std::int64_t num_rows, std::int64_t num_cols,
             std::int64_t nnz, ExecutionSpace const& exec = ExecutionSpace())
       : num_rows_(detail::checked_index<Ordinal>(num_rows, "num_rows", "spmvkit::CrsMatrix")),
@@ -77,6 +115,11 @@ public:
   /// Wraps existing Views without copying. Extents are checked; the contents
   /// (monotone row_starts, column indices in range) are the caller's promise;
   /// check_structure() verifies them.
+  ///
+  /// Throws std::invalid_argument when row_starts does not have num_rows + 1
+  /// entries or column_indices and values differ in length, and
+  /// std::length_error when a size does not fit its index type. The matrix
+  /// shares the Views with the caller. No kernel, no allocation.
   CrsMatrix(std::int64_t num_rows, std::int64_t num_cols, row_starts_type row_starts,
             column_indices_type column_indices, values_type values)
       : num_rows_(detail::checked_index<Ordinal>(num_rows, "num_rows", "spmvkit::CrsMatrix")),
@@ -96,12 +139,19 @@ public:
                                   "spmvkit::CrsMatrix");
   }
 
+  /// Number of rows; callable on the host and in kernels.
   KOKKOS_INLINE_FUNCTION Ordinal num_rows() const { return num_rows_; }
+  /// Number of columns; callable on the host and in kernels.
   KOKKOS_INLINE_FUNCTION Ordinal num_cols() const { return num_cols_; }
+  /// Number of stored entries (explicit zeros and duplicates included): the
+  /// extent of values(). Callable on the host and in kernels.
   KOKKOS_INLINE_FUNCTION Offset nnz() const { return static_cast<Offset>(values_.extent(0)); }
 
+  /// The num_rows + 1 row starts: row i holds entries [row_starts(i), row_starts(i + 1)).
   row_starts_type const& row_starts() const { return row_starts_; }
+  /// The column index of each entry, in [0, num_cols), in row order.
   column_indices_type const& column_indices() const { return column_indices_; }
+  /// The value of each entry, in the order of column_indices().
   values_type const& values() const { return values_; }
 
 private:
@@ -115,6 +165,9 @@ private:
 /// Checks row_starts (starts at 0, non-decreasing, ends at nnz) and that every
 /// column index lies in [0, num_cols). Throws std::invalid_argument naming the
 /// first offending row. Runs on the matrix's execution space; costs about one SpMV.
+///
+/// Synchronous: it reads two row starts and the verdict back to the host.
+/// Unsorted columns and duplicate entries are valid CRS and pass.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 void check_structure(ExecutionSpace const& exec,
                      CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
@@ -142,28 +195,55 @@ void check_structure(ExecutionSpace const& exec,
   }
 }
 
+/// Trait: whether T is a CrsMatrix (any template arguments).
 template <class T>
 struct is_crs_matrix : std::false_type {};
+/// Trait specialisation: every CrsMatrix is a CRS matrix.
 template <class S, class E, class O, class F>
 struct is_crs_matrix<CrsMatrix<S, E, O, F>> : std::true_type {};
+/// Whether T is a CrsMatrix: `is_crs_matrix<T>::value`.
 template <class T>
 inline constexpr bool is_crs_matrix_v = is_crs_matrix<T>::value;
 
 /// CRS kernel choice: the CRS storage is the same for every kernel, so the
 /// choice is an SpMV option, not part of the matrix.
+///
+/// Converts implicitly from `CrsKernel`, so `spmv(exec, 1.0, A, x, 0.0, y,
+/// CrsKernel::vector)` reads naturally. The default, CrsKernel::automatic,
+/// is what spmv() uses without options.
 struct CrsOptions {
+  /// The CRS SpMV kernel, a value of the enum `spmvkit::CrsKernel`.
+  ///
+  /// - `CrsKernel::automatic` (default): `vector` on GPU backends when rows hold
+  ///   12 or more entries on average (about 6 entries per lane, 2 to 32 lanes),
+  ///   else `row_per_thread`;
+  /// - `CrsKernel::row_per_thread`: one thread per row (the natural row loop on
+  ///   host backends; uncoalesced loads on a GPU, best for very short rows);
+  /// - `CrsKernel::vector`: one row per group of vector lanes (coalesced loads
+  ///   and a lane reduction on a GPU; on host backends the same loop as
+  ///   row_per_thread).
   CrsKernel kernel = CrsKernel::automatic;
+  /// The automatic kernel.
   CrsOptions() = default;
+  /// The given kernel; implicit on purpose, so a CrsKernel can be passed where CrsOptions is taken.
   CrsOptions(CrsKernel k) : kernel(k) {} // NOLINT: spmv(..., CrsKernel::vector) reads naturally
 };
 
 /// The CRS format tag (core/format_concept.hpp).
+///
+/// Users rarely call its members directly: spmv(), cg() and the conversions
+/// call them. They are documented for code that walks format_list.
 struct CrsFormat {
+  /// The family name, "crs".
   static constexpr char const* family = "crs";
+  /// The options of CRS: the kernel choice, CrsOptions.
   using options_type = CrsOptions;
+  /// The matrix class of the format: CrsMatrix.
   template <class Scalar, class Exec, class Ordinal, class Offset>
   using matrix_type = CrsMatrix<Scalar, Exec, Ordinal, Offset>;
 
+  /// Name of the variant for reports and benchmarks: "crs" (automatic kernel),
+  /// "crs_row_per_thread" or "crs_vector".
   static std::string name(options_type const& o) {
     switch (o.kernel) {
     case CrsKernel::row_per_thread: return "crs_row_per_thread";
@@ -178,6 +258,7 @@ struct CrsFormat {
   static std::vector<options_type> variants() {
     return {CrsOptions(CrsKernel::row_per_thread), CrsOptions(CrsKernel::vector)};
   }
+  /// Why A cannot be stored as CRS: never, so always "" (no work).
   template <class Exec, class Crs>
   static std::string obstacle(Exec const&, Crs const&, options_type const&) {
     return "";
@@ -233,19 +314,29 @@ struct CrsFormat {
             source, starts, cols, vals});
     return Crs(num_rows, num_cols, starts, cols, vals);
   }
+  /// CRS back to CRS: A itself, sharing its arrays (no copy, no work).
   template <class Exec, class Crs>
   static Crs to_crs(Exec const&, Crs const& A) {
     return A;
   }
+  /// The options a CRS matrix carries: the default CrsOptions (automatic
+  /// kernel), since the kernel is not part of the matrix.
   template <class Crs>
   static options_type options(Crs const&) {
     return {};
   }
+  /// y = beta y + alpha A x with the kernel of `o`, asynchronous on exec.
+  ///
+  /// The arguments are not checked here, and alpha == 0 is not special-cased:
+  /// call spmv(), which validates them and applies the BLAS alpha/beta rules
+  /// before it calls this. One pass over the entries (nnz multiply-adds).
   template <class Exec, class Crs, class X, class Y>
   static void apply(Exec const& exec, typename Crs::value_type alpha, Crs const& A, X const& x,
                     typename Crs::value_type beta, Y const& y, options_type const& o) {
     detail::spmv_crs(exec, alpha, A, x, beta, y, o.kernel);
   }
+  /// d(i) = the sum of A's stored entries (i, i), 0 for a row without one;
+  /// d has num_rows entries. Asynchronous on exec; one pass over the entries.
   template <class Exec, class Crs, class D>
   static void diagonal(Exec const& exec, Crs const& A, D const& d) {
     Kokkos::parallel_for(

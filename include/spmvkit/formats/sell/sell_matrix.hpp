@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_FORMATS_SELL_SELL_MATRIX_HPP
 #define SPMVKIT_FORMATS_SELL_SELL_MATRIX_HPP
 
+/// \file
 /// The SELL-C-sigma format: BasicSellMatrix (one class for every column
 /// encoding), SellMatrix, make_sell, to_crs and the format tags
 /// BasicSellFormat<Columns> / SellFormat. Sell16 (formats/sell16/) is the same
@@ -30,13 +33,16 @@ namespace spmvkit {
 template <class Columns>
 struct BasicSellFormat;
 
-/// SELL-C-σ matrix (Kreutzer et al. 2014): rows are grouped into chunks of C
-/// consecutive rows, each chunk is padded to its longest row and stored
-/// column-major, so that C threads reading one "column" of a chunk touch C
-/// consecutive values. With σ > 1, rows are first sorted by decreasing length
-/// inside windows of σ rows, which shrinks the padding; row_permutation()
-/// maps a stored row to its original row so that SpMV still reads x and
-/// writes y in the original numbering. σ = 1 is sliced ELLPACK.
+/// SELL-C-σ sparse matrix in rank-1 Views of ExecutionSpace's memory, for any column encoding.
+///
+/// The layout is that of Kreutzer et al. (SIAM J. Sci. Comput. 36(5), 2014):
+/// rows are grouped into chunks of C consecutive rows, each chunk is padded to
+/// its longest row and stored column-major, so that C threads reading one
+/// "column" of a chunk touch C consecutive values. With σ > 1, rows are first
+/// sorted by decreasing length inside windows of σ rows, which shrinks the
+/// padding; row_permutation() maps a stored row to its original row so that
+/// SpMV still reads x and writes y in the original numbering. σ = 1 is sliced
+/// ELLPACK.
 ///
 /// `Columns` says how each entry's column is stored (detail::AbsoluteColumns
 /// for SellMatrix, 16-bit offsets from the row for Sell16Matrix); use those
@@ -53,6 +59,21 @@ struct BasicSellFormat;
 /// row_lengths() keeps the true length of each row (original numbering). The
 /// SpMV kernel does not read it; it makes SELL -> CRS exact even when the
 /// matrix stores explicit zeros.
+///
+/// Chunk c holds chunk_widths(c) * C entries from chunk_starts(c) on: entry j
+/// (j in [0, chunk_widths(c))) of the chunk's stored row r (r in [0, C)) is at
+/// chunk_starts(c) + j * C + r. Stored row s = c * C + r < num_rows is original
+/// row row_permutation()(s) when permuted, s otherwise.
+///
+/// Like CrsMatrix, a SELL matrix is a handle: copies share the Views. Its
+/// structure is fixed at conversion; values() may be changed in place, padding
+/// entries excepted (they must stay 0).
+///
+/// \tparam Scalar         value type; a floating-point type
+/// \tparam ExecutionSpace Kokkos execution space; the arrays live in its default memory space
+/// \tparam Ordinal        row and column index type; signed integral
+/// \tparam Offset         entry index type (chunk_starts); integral, at least as wide as Ordinal
+/// \tparam Columns        column encoding (implementation type in namespace detail)
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset, class Columns>
 class BasicSellMatrix {
   static_assert(std::is_floating_point_v<Scalar>, "SellMatrix: Scalar must be floating-point");
@@ -62,25 +83,47 @@ class BasicSellMatrix {
                 "SellMatrix: Offset must be integral and at least as wide as Ordinal");
 
 public:
+  /// The format tag: SellFormat for SellMatrix, Sell16Format for Sell16Matrix.
   using format_type = BasicSellFormat<Columns>;
+  /// The CrsMatrix with the same template arguments: what to_crs() returns.
   using crs_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  /// The type of the matrix entries, Scalar.
   using value_type = Scalar;
+  /// The row and column index type, Ordinal.
   using ordinal_type = Ordinal;
+  /// The entry index type of chunk_starts, Offset.
   using offset_type = Offset;
+  /// The column encoding, Columns.
   using column_encoding = Columns;
+  /// The execution space kernels on this matrix run on.
   using execution_space = ExecutionSpace;
+  /// Where the arrays live: the execution space's default memory space.
   using memory_space = typename ExecutionSpace::memory_space;
+  /// `Kokkos::Device<execution_space, memory_space>`, the device of every View here.
   using device_type = Kokkos::Device<execution_space, memory_space>;
+  /// View of num_chunks + 1 chunk starts (entry offsets).
   using chunk_starts_type = Kokkos::View<Offset*, device_type>;
+  /// View of Ordinal: chunk widths, the row permutation and the row lengths.
   using ordinals_type = Kokkos::View<Ordinal*, device_type>;
+  /// What is stored per entry: Ordinal (SellMatrix) or `std::int16_t` (Sell16Matrix).
   using stored_column_type = typename Columns::template stored_type<Ordinal>;
+  /// View of stored_entries() stored columns.
   using columns_type = Kokkos::View<stored_column_type*, device_type>;
+  /// View of stored_entries() values, padding included.
   using values_type = Kokkos::View<Scalar*, device_type>;
 
+  /// An empty 0 x 0 matrix without storage; assign a converted matrix to it before use.
   BasicSellMatrix() = default;
 
   /// Takes ownership of already-built arrays; use make_sell() (make_sell16())
   /// to convert a CrsMatrix. `columns` holds what Columns stores per entry.
+  ///
+  /// The extents are checked (std::invalid_argument when C < 1, sigma < 1,
+  /// chunk_starts does not have num_chunks + 1 entries or chunk_widths
+  /// num_chunks, columns and values differ in length, row_permutation is
+  /// neither empty nor num_rows long, or row_lengths is not num_rows long;
+  /// std::length_error when a size does not fit its index type). The contents
+  /// (layout, padding rule) are the caller's promise. No kernel, no allocation.
   BasicSellMatrix(std::int64_t num_rows, std::int64_t num_cols, std::int64_t nnz, int chunk_size,
                   std::int64_t sigma, chunk_starts_type chunk_starts, ordinals_type chunk_widths,
                   columns_type columns, values_type values, ordinals_type row_permutation,
@@ -119,7 +162,9 @@ public:
     }
   }
 
+  /// Number of rows; callable on the host and in kernels.
   KOKKOS_INLINE_FUNCTION Ordinal num_rows() const { return num_rows_; }
+  /// Number of columns; callable on the host and in kernels.
   KOKKOS_INLINE_FUNCTION Ordinal num_cols() const { return num_cols_; }
   /// Nonzeros of the original matrix, padding excluded.
   KOKKOS_INLINE_FUNCTION Offset nnz() const { return nnz_; }
@@ -127,18 +172,24 @@ public:
   KOKKOS_INLINE_FUNCTION Offset stored_entries() const {
     return static_cast<Offset>(values_.extent(0));
   }
+  /// The chunk size C: rows per chunk.
   KOKKOS_INLINE_FUNCTION int chunk_size() const { return chunk_size_; }
+  /// Number of chunks, ceil(num_rows / C); the last chunk is completed with empty rows.
   KOKKOS_INLINE_FUNCTION Ordinal num_chunks() const {
     return static_cast<Ordinal>(chunk_widths_.extent(0));
   }
+  /// The sorting window σ actually used: the requested σ clamped to [1, max(num_rows, 1)].
   std::int64_t sigma() const { return sigma_; }
   /// stored_entries / nnz: 1 means no padding. 1 for an empty matrix.
   double padding_ratio() const {
     return nnz_ == 0 ? 1.0 : static_cast<double>(stored_entries()) / static_cast<double>(nnz_);
   }
+  /// Whether rows are stored in another order than the original (σ > 1).
   bool is_permuted() const { return row_permutation_.extent(0) != 0; }
 
+  /// num_chunks + 1 offsets: chunk c holds entries [chunk_starts(c), chunk_starts(c + 1)).
   chunk_starts_type const& chunk_starts() const { return chunk_starts_; }
+  /// num_chunks widths: the longest row of each chunk, the padded length of all its rows.
   ordinals_type const& chunk_widths() const { return chunk_widths_; }
   /// What is stored per entry, in the layout of values(): the column
   /// (SellMatrix) or column - original row (Sell16Matrix).
@@ -154,9 +205,11 @@ public:
     static_assert(Columns::relative, "this SELL format stores columns: use column_indices()");
     return columns_;
   }
+  /// The value of each stored entry in the chunk layout; padding entries hold 0.
   values_type const& values() const { return values_; }
   /// Stored row -> original row; empty when sigma == 1 (identity).
   ordinals_type const& row_permutation() const { return row_permutation_; }
+  /// num_rows true row lengths, in the original row numbering (padding excluded).
   ordinals_type const& row_lengths() const { return row_lengths_; }
 
 private:
@@ -174,15 +227,21 @@ private:
 };
 
 /// SELL-C-σ storing each entry's column (see BasicSellMatrix).
+///
+/// Made from a CrsMatrix by make_sell(); converted back by to_crs(). Each
+/// stored entry costs sizeof(Scalar) + sizeof(Ordinal) bytes (12 in double with
+/// int indices), padding included.
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
 using SellMatrix =
     BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, detail::AbsoluteColumns>;
 
-/// Every SELL format, whatever its column encoding.
+/// Trait: whether T is a SELL matrix of any column encoding (SellMatrix or Sell16Matrix).
 template <class T>
 struct is_sell_matrix : std::false_type {};
+/// Trait specialisation: every BasicSellMatrix is a SELL matrix.
 template <class S, class E, class O, class F, class C>
 struct is_sell_matrix<BasicSellMatrix<S, E, O, F, C>> : std::true_type {};
+/// Whether T is a SELL matrix of any column encoding: `is_sell_matrix<T>::value`.
 template <class T>
 inline constexpr bool is_sell_matrix_v = is_sell_matrix<T>::value;
 
@@ -194,6 +253,26 @@ inline constexpr bool is_sell_matrix_v = is_sell_matrix<T>::value;
 /// check_structure = false through SellFormat::from_crs skips the check). sigma = 1 keeps the row
 /// order; a sigma beyond the row count sorts the whole matrix (the stored sigma() is then
 /// num_rows).
+///
+/// \param exec       execution space instance the conversion runs on
+/// \param A          the CRS matrix; it is not modified and may be dropped afterwards
+/// \param chunk_size C, rows per chunk, >= 1; on GPU backends at most 1024 (threads
+///                   per team). Typical: 32 on GPUs (a warp), 4 or 8 on CPUs (SIMD width)
+/// \param sigma      σ, the sorting window in rows, >= 1; 1 keeps the row order, larger
+///                   windows (C to a few thousand) reduce the padding of irregular matrices
+/// \return a new SellMatrix with its own arrays
+///
+/// Throws std::invalid_argument for C < 1, σ < 1, C beyond the backend's team
+/// limit or a broken CRS structure; std::length_error when the padded size
+/// (stored entries) does not fit Offset or the rows padded to a multiple of C
+/// do not fit Ordinal; AllocationError when an allocation fails.
+///
+/// Cost: one structure check (about one SpMV), a sort of each σ window by row
+/// length (O(num_rows log σ) on the device), a scan over the chunks and one
+/// fill pass over the stored entries. Memory: stored_entries() values and
+/// columns plus per-chunk and per-row arrays. Synchronous with respect to the
+/// host only as far as the stored size is read back; the fill itself is
+/// queued on exec.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 SellMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 make_sell(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
@@ -201,6 +280,7 @@ make_sell(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal,
   return detail::make_basic_sell<detail::AbsoluteColumns>(exec, A, chunk_size, sigma);
 }
 
+/// make_sell() on a default-constructed instance of A's execution space.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 SellMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 make_sell(CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, int chunk_size,
@@ -210,6 +290,12 @@ make_sell(CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, int chunk
 
 /// Converts any SELL format back to CRS (original row order, padding
 /// dropped), on the device.
+///
+/// Exact: the result has the rows, columns, values, explicit zeros and
+/// duplicates of the CRS matrix the SELL matrix was made from, and the same
+/// order of entries within a row. Allocates a new CrsMatrix (AllocationError on
+/// failure); one scan over the rows and one pass over the stored entries,
+/// asynchronous on exec.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset, class Columns>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 to_crs(ExecutionSpace const& exec,
@@ -236,6 +322,7 @@ to_crs(ExecutionSpace const& exec,
   return A;
 }
 
+/// to_crs() on a default-constructed instance of S's execution space.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset, class Columns>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 to_crs(BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns> const& S) {
@@ -244,8 +331,15 @@ to_crs(BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns> const& 
 
 /// SELL options: chunk size C (0: the backend's default, see
 /// detail::default_sell_chunk_size) and sorting window sigma (1: no sorting).
+///
+/// The options_type of SellFormat and Sell16Format, read by their from_crs()
+/// and from_rows() (make_fem_poisson() among others). Aggregate:
+/// `SellOptions{32, 256}` is C = 32, σ = 256, structure check on.
 struct SellOptions {
+  /// C, rows per chunk: 0 picks the backend's default (4 on host backends, 32
+  /// on GPUs); otherwise >= 1, and at most 1024 on GPU backends.
   int chunk_size = 0;
+  /// σ, the sorting window in rows, >= 1 (1: rows keep their order).
   std::int64_t sigma = 1;
   /// from_crs checks the CRS structure first (check_structure); false skips
   /// that pass for data the caller knows to be well formed.
@@ -253,13 +347,21 @@ struct SellOptions {
 };
 
 /// The format tag of every SELL column encoding (core/format_concept.hpp).
+///
+/// Users rarely call its members directly: spmv(), cg() and the conversions
+/// call them. They are documented for code that walks format_list.
 template <class Columns>
 struct BasicSellFormat {
+  /// The family name: "sell" (SellFormat) or "sell16" (Sell16Format).
   static constexpr char const* family = Columns::family;
+  /// The options of SELL: SellOptions.
   using options_type = SellOptions;
+  /// The matrix class of the format: SellMatrix or Sell16Matrix.
   template <class Scalar, class Exec, class Ordinal, class Offset>
   using matrix_type = BasicSellMatrix<Scalar, Exec, Ordinal, Offset, Columns>;
 
+  /// Name of the variant for reports and benchmarks: the family for the
+  /// defaults (C = 0, σ = 1), else `<family>_c<C>_s<sigma>`, such as "sell_c32_s256".
   static std::string name(options_type const& o) {
     if (o.chunk_size == 0 && o.sigma == 1) return family;
     return std::string(family) + "_c" + std::to_string(o.chunk_size) + "_s" +
@@ -281,6 +383,11 @@ struct BasicSellFormat {
     }
     return v;
   }
+  /// Why A cannot be stored in this format with options o, or "" if it can:
+  /// invalid C or σ, C beyond the backend's team limit, or (Sell16 only) a
+  /// column out of int16 reach or an empty row whose padding could not reach
+  /// x. The Sell16 test costs one pass over A's entries and is synchronous; the
+  /// others cost nothing.
   template <class Exec, class Crs>
   static std::string obstacle(Exec const& exec, Crs const& A, options_type const& o) {
     if (o.chunk_size < 0 || o.sigma < 1) {
@@ -311,6 +418,8 @@ struct BasicSellFormat {
     return detail::make_basic_sell_from_rows<Columns>(exec, num_rows, num_cols, nnz, source,
                                                       chunk_size<Exec>(o), o.sigma);
   }
+  /// make_sell() (make_sell16()) with the options' C (0: the backend's
+  /// default), σ and structure check; same throws and cost.
   template <class Exec, class Crs>
   static matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
                      typename Crs::offset_type>
@@ -318,19 +427,31 @@ struct BasicSellFormat {
     return detail::make_basic_sell<Columns>(exec, A, chunk_size<Exec>(o), o.sigma,
                                             o.check_structure);
   }
+  /// spmvkit::to_crs(exec, A): exact, into a new CrsMatrix.
   template <class Exec, class Sell>
   static typename Sell::crs_type to_crs(Exec const& exec, Sell const& A) {
     return spmvkit::to_crs(exec, A);
   }
+  /// The options A was built with: its C and σ (as used, see
+  /// BasicSellMatrix::sigma()), structure check on.
   template <class Sell>
   static options_type options(Sell const& A) {
     return {A.chunk_size(), A.sigma(), true};
   }
+  /// y = beta y + alpha A x, asynchronous on exec; the options are not used
+  /// (the layout is fixed at conversion).
+  ///
+  /// The arguments are not checked here, and alpha == 0 is not special-cased:
+  /// call spmv(), which validates them and applies the BLAS alpha/beta rules
+  /// before it calls this. One pass over the stored entries, padding included.
   template <class Exec, class Sell, class X, class Y>
   static void apply(Exec const& exec, typename Sell::value_type alpha, Sell const& A, X const& x,
                     typename Sell::value_type beta, Y const& y, options_type const&) {
     detail::spmv_sell(exec, alpha, A, x, beta, y);
   }
+  /// d(i) = the sum of A's stored entries (i, i), 0 for a row without one,
+  /// in the original row numbering; d has num_rows entries. Asynchronous on
+  /// exec; one pass over the stored entries.
   template <class Exec, class Sell, class D>
   static void diagonal(Exec const& exec, Sell const& A, D const& d) {
     const std::int64_t stored_rows = static_cast<std::int64_t>(A.num_chunks()) * A.chunk_size();
@@ -365,7 +486,7 @@ private:
   }
 };
 
-/// SELL-C-sigma with absolute column indices.
+/// The format tag of SellMatrix: SELL-C-sigma with absolute column indices.
 using SellFormat = BasicSellFormat<detail::AbsoluteColumns>;
 
 } // namespace spmvkit

@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_FORMATS_SELL16_SELL16_MATRIX_HPP
 #define SPMVKIT_FORMATS_SELL16_SELL16_MATRIX_HPP
 
+/// \file
 /// The Sell16 format: SELL-C-sigma storing int16 column offsets from the row
 /// (Sell16Matrix, make_sell16, can_use_sell16, Sell16Format). It reuses the
 /// SELL class, layout, conversion and kernel through its column encoding.
@@ -46,10 +49,12 @@ struct Int16ColumnOffsets {
 
 } // namespace detail
 
-/// SELL-C-σ with 16-bit column offsets: the layout of SellMatrix (chunks of C
-/// rows, column-major inside a chunk, optional σ-window sort, row_lengths for
-/// exact round trips, the same padding rule), but each entry stores col - row
-/// as std::int16_t (column_offsets()), where row is the entry's original row
+/// SELL-C-σ with 16-bit column offsets from the row, for banded and stencil matrices.
+///
+/// It has the layout of SellMatrix (chunks of C rows, column-major inside a
+/// chunk, optional σ-window sort, row_lengths for exact round trips, the same
+/// padding rule), but each entry stores col - row as std::int16_t
+/// (column_offsets()), where row is the entry's original row
 /// (row_permutation()(stored_row) when permuted). SpMV is memory-bound and
 /// moves value + index per entry, so this cuts the traffic from 12 to 10 bytes
 /// per entry in double (8 to 6 in float), for matrices whose entries all lie
@@ -63,15 +68,22 @@ struct Int16ColumnOffsets {
 /// such rows (num_rows > num_cols + 32768) unless it has no entries at all
 /// (then every chunk has width 0 and nothing is padded). Such rows can hold no
 /// entry anyway: any column would be out of reach.
+///
+/// Test with can_use_sell16() before converting, or catch make_sell16()'s
+/// std::invalid_argument and fall back to SellMatrix. Every member is that of
+/// BasicSellMatrix; use column_offsets(), not column_indices().
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
 using Sell16Matrix =
     BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, detail::Int16ColumnOffsets>;
 
+/// Trait: whether T is a Sell16Matrix (any template arguments).
 template <class T>
 struct is_sell16_matrix : std::false_type {};
+/// Trait specialisation: a BasicSellMatrix with 16-bit column offsets is a Sell16Matrix.
 template <class S, class E, class O, class F>
 struct is_sell16_matrix<BasicSellMatrix<S, E, O, F, detail::Int16ColumnOffsets>> : std::true_type {
 };
+/// Whether T is a Sell16Matrix: `is_sell16_matrix<T>::value`.
 template <class T>
 inline constexpr bool is_sell16_matrix_v = is_sell16_matrix<T>::value;
 
@@ -148,6 +160,11 @@ std::string Int16ColumnOffsets::obstacle(Exec const& exec, std::int64_t num_rows
 
 /// Whether make_sell16() accepts A: every column within int16 reach of its
 /// row, and no empty row whose padding could not reach x (see Sell16Matrix).
+///
+/// Runs one pass over A's column indices on exec and reads the verdict back
+/// (synchronous). A must have a valid structure, which this does not check
+/// (check_structure() does); nor does it check a chunk size. make_sell16()
+/// checks both.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 bool can_use_sell16(ExecutionSpace const& exec,
                     CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
@@ -159,6 +176,10 @@ bool can_use_sell16(ExecutionSpace const& exec,
 /// that the matrix fits (std::invalid_argument naming the first offending row
 /// otherwise); the check and the stored size are the only values that travel
 /// to the host.
+///
+/// Parameters, the other exceptions (invalid C or σ, broken CRS structure,
+/// sizes beyond the index types, AllocationError) and the cost are those of
+/// make_sell(), plus one pass over the column indices for the int16 check.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 Sell16Matrix<Scalar, ExecutionSpace, Ordinal, Offset>
 make_sell16(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
@@ -166,6 +187,7 @@ make_sell16(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordina
   return detail::make_basic_sell<detail::Int16ColumnOffsets>(exec, A, chunk_size, sigma);
 }
 
+/// make_sell16() on a default-constructed instance of A's execution space.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 Sell16Matrix<Scalar, ExecutionSpace, Ordinal, Offset>
 make_sell16(CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, int chunk_size,
@@ -173,7 +195,8 @@ make_sell16(CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, int chu
   return make_sell16(ExecutionSpace(), A, chunk_size, sigma);
 }
 
-/// SELL-C-sigma with int16 column offsets (core/format_concept.hpp).
+/// The format tag of Sell16Matrix: SELL-C-sigma with int16 column offsets
+/// (core/format_concept.hpp).
 using Sell16Format = BasicSellFormat<detail::Int16ColumnOffsets>;
 
 } // namespace spmvkit

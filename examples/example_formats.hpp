@@ -1,0 +1,195 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_EXAMPLES_EXAMPLE_FORMATS_HPP
+#define SPMVKIT_EXAMPLES_EXAMPLE_FORMATS_HPP
+
+// Choosing formats in the examples (not part of the library). Nothing here
+// names a format: the candidates come from walking spmvkit::format_list, each
+// format F offering its default options and F::variants<Exec>(), named by
+// F::name(options). The examples that compare with Kokkos Kernels add its two
+// SpMVs (spmvkit::name(KokkosKernelsAlgorithm)).
+//
+// --formats takes a comma-separated list; each item is
+//   - a name: exactly that candidate (crs, crs_vector, sell, sell_c32_s1, ...),
+//   - a prefix ending in '*': every variant whose name starts with it
+//     (sell_*: every SELL variant, sell_c32*: C = 32 with every sigma, *: all),
+//   - a family (F::family) whose default is not a candidate name: all its variants,
+//   - all: every variant of every format (and both Kokkos Kernels SpMVs),
+//   - kk, kk-native, kk-default: the Kokkos Kernels SpMVs.
+#include "example_cli.hpp"
+
+#include <spmvkit/core/format_concept.hpp>
+#include <spmvkit/formats/format_list.hpp>
+#include <spmvkit/interop/kokkos_kernels.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace spmvkit::examples {
+
+/// Kokkos Kernels' SpMVs, named as the library names them.
+inline std::string const kk_native_name = name(KokkosKernelsAlgorithm::native);
+inline std::string const kk_default_name = name(KokkosKernelsAlgorithm::vendor_default);
+
+/// One runnable choice: a format of the list with options, or a Kokkos Kernels SpMV.
+struct FormatCandidate {
+  std::string name;
+  std::string family;
+  bool is_variant = false; ///< one of F::variants (else the default options)
+};
+
+/// Every candidate on ExecSpace: per format of the list its default options
+/// (unless a variant has the same name) and its variants, in list order; then
+/// Kokkos Kernels' two SpMVs when `kokkos_kernels`.
+template <class ExecSpace>
+std::vector<FormatCandidate> format_candidates(bool kokkos_kernels) {
+  std::vector<FormatCandidate> out;
+  for_each_type(format_list{}, [&](auto tag) {
+    using F = typename decltype(tag)::type;
+    const auto variants = F::template variants<ExecSpace>();
+    const std::string default_name = F::name(typename F::options_type{});
+    const bool default_is_variant =
+        std::any_of(variants.begin(), variants.end(),
+                    [&](auto const& o) { return F::name(o) == default_name; });
+    if (!default_is_variant) out.push_back({default_name, F::family, false});
+    for (auto const& o : variants) out.push_back({F::name(o), F::family, true});
+  });
+  if (kokkos_kernels) {
+    out.push_back({kk_native_name, "kokkos_kernels", true});
+    out.push_back({kk_default_name, "kokkos_kernels", true});
+  }
+  return out;
+}
+
+/// One default per format family of the list (F::name of default options),
+/// plus "kk" when `kokkos_kernels`: what most examples run unless told.
+inline std::string one_per_family(bool kokkos_kernels) {
+  std::vector<std::string> names;
+  for_each_type(format_list{}, [&](auto tag) {
+    using F = typename decltype(tag)::type;
+    names.push_back(F::name(typename F::options_type{}));
+  });
+  if (kokkos_kernels) names.emplace_back("kk");
+  return join(names, ",");
+}
+
+/// The candidates a --formats list selects, in candidate order (the format
+/// list's order, Kokkos Kernels last), each once. Throws UsageError naming an
+/// item that selects nothing.
+template <class ExecSpace>
+std::vector<std::string> select_formats(std::string const& list, bool kokkos_kernels) {
+  const auto candidates = format_candidates<ExecSpace>(kokkos_kernels);
+  std::vector<bool> chosen(candidates.size(), false);
+  std::string item;
+  std::istringstream items(list);
+  bool any_item = false;
+  while (std::getline(items, item, ',')) {
+    if (item.empty()) continue;
+    any_item = true;
+    bool matched = false;
+    auto take = [&](auto&& predicate) {
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        if (predicate(candidates[i])) chosen[i] = matched = true;
+    };
+    const bool kk_item = item == "kk" || item == "kk-native" || item == "kk-default";
+    if (kk_item && kokkos_kernels) {
+      take([&](FormatCandidate const& c) {
+        return (item != "kk-default" && c.name == kk_native_name) ||
+               (item != "kk-native" && c.name == kk_default_name);
+      });
+    } else if (item == "all") {
+      take([](FormatCandidate const& c) { return c.is_variant; });
+    } else if (item.back() == '*') {
+      const std::string prefix = item.substr(0, item.size() - 1);
+      take([&](FormatCandidate const& c) {
+        return c.is_variant && c.name.compare(0, prefix.size(), prefix) == 0;
+      });
+    } else {
+      take([&](FormatCandidate const& c) { return c.name == item; });
+      if (!matched)
+        take([&](FormatCandidate const& c) { return c.is_variant && c.family == item; });
+    }
+    if (!matched) {
+      std::vector<std::string> known;
+      for (auto const& c : candidates) known.push_back(c.name);
+      throw UsageError("--formats: " + detail::quote(item) +
+                       " names no format here (known: " + join(known, ", ") +
+                       (kokkos_kernels ? ", kk" : "") + "; or a prefix ending in *)");
+    }
+  }
+  if (!any_item) throw UsageError("--formats: the list is empty");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (chosen[i]) out.push_back(candidates[i].name);
+  return out;
+}
+
+/// The --formats option: `target` holds the list; `selected` receives the
+/// chosen names when the option is parsed (and from the default, by
+/// resolve_formats, when it is not).
+template <class ExecSpace>
+Option formats_option(std::string& target, bool kokkos_kernels) {
+  std::vector<std::string> names;
+  for (auto const& c : format_candidates<ExecSpace>(kokkos_kernels)) names.push_back(c.name);
+  const std::string known = join(names, ", ");
+  return {"formats", "LIST",
+          "comma-separated formats: a name (" + known +
+              "), a prefix ending in * (sell_*: every SELL variant), a family (every variant), "
+              "all" +
+              (kokkos_kernels ? std::string(", kk (both Kokkos Kernels SpMVs), kk-native, "
+                                            "kk-default")
+                              : std::string()),
+          [&target] { return target; },
+          [&target, kokkos_kernels](std::string const& text) {
+            select_formats<ExecSpace>(text, kokkos_kernels); // throws on a bad item
+            target = text;
+          }};
+}
+
+/// Calls fn(type_tag<F>{}, options, name) for every selected candidate of the
+/// format list, in list order.
+template <class ExecSpace, class Fn>
+void for_each_selected_format(std::vector<std::string> const& selected, Fn&& fn) {
+  auto is_selected = [&](std::string const& name) {
+    return std::find(selected.begin(), selected.end(), name) != selected.end();
+  };
+  for_each_type(format_list{}, [&](auto tag) {
+    using F = typename decltype(tag)::type;
+    std::vector<typename F::options_type> options{typename F::options_type{}};
+    for (auto const& o : F::template variants<ExecSpace>()) options.push_back(o);
+    std::vector<std::string> done;
+    for (auto const& o : options) {
+      const std::string name = F::name(o);
+      if (!is_selected(name) || std::find(done.begin(), done.end(), name) != done.end()) continue;
+      done.push_back(name);
+      fn(tag, o, name);
+    }
+  });
+}
+
+/// Whether format F with options o can hold A; if not, prints one line
+/// "note: <name> skipped: <reason>" and returns false.
+template <class F, class ExecSpace, class Crs>
+bool can_hold(ExecSpace const& exec, Crs const& A, typename F::options_type const& o,
+              std::string const& name, std::ostream& os = std::cout) {
+  const std::string why = F::obstacle(exec, A, o);
+  if (why.empty()) return true;
+  os << "note: " << name << " skipped: " << why << "\n";
+  return false;
+}
+
+/// The name to show for matrix M built as `name`: the options it was built
+/// with where they resolve a default (sell -> "sell (sell_c4_s1)").
+template <class F, class Matrix>
+std::string shown_name(std::string const& name, Matrix const& M) {
+  const std::string built = F::name(F::options(M));
+  return built == name || built == F::name(typename F::options_type{}) ? name
+                                                                       : name + " (" + built + ")";
+}
+
+} // namespace spmvkit::examples
+
+#endif

@@ -1,0 +1,248 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_PERF_REGISTRY_HPP
+#define SPMVKIT_PERF_REGISTRY_HPP
+
+// The benchmark registry: what the spmv, spmv200, transfer and cg benchmarks run. It walks
+// spmvkit::format_list, so a format added to that list is benchmarked without being named
+// here: each variant F::variants<Exec>() becomes an Implementation named F::name(options),
+// converted with F::from_crs (after F::obstacle), applied with spmvkit::spmv, measured with
+// the byte model F::bytes, and solved with spmvkit::cg through make_operator. Kokkos Kernels
+// (native and default algorithm) follow as the references.
+
+#include "perf_common.hpp"
+
+#include <spmvkit/formats/format_list.hpp>
+#include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/solvers/operator.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace spmvkit::perf {
+
+/// One implementation (a format variant, or a Kokkos Kernels algorithm) holding the matrix
+/// in its own storage, once per rotated copy (copy 0 is the one checked and solved with).
+template <class Scalar>
+class Runner {
+public:
+  virtual ~Runner() = default;
+  /// Why A cannot be stored this way ("" if it can): F::obstacle.
+  virtual std::string obstacle(Crs<Scalar> const& A) const = 0;
+  /// Converts A (F::from_crs) and keeps it as the next copy.
+  virtual void add_copy(Crs<Scalar> const& A) = 0;
+  /// y = A_k x (alpha = 1, beta = 0), asynchronous.
+  virtual void apply(int k, Vector<Scalar> const& x, Vector<Scalar> const& y) = 0;
+  /// The byte model of one SpMV of copy 0 (F::bytes).
+  virtual SpmvBytes bytes() const = 0;
+  /// Stored entries of copy 0 (padding included; nnz for formats without padding).
+  virtual std::int64_t stored_entries() const = 0;
+  /// The JSON label of what copy 0 stores, under the benchmark format name `name`
+  /// ("family=sell;format=sell;C=4;sigma=1"): the options F::options(A) the matrix was built
+  /// with, which is what a transfer moves. The label of what is run is the Implementation's.
+  virtual std::string storage_label(std::string const& name) const = 0;
+
+  /// CG on copy 0 through the operator the library offers for it (make_operator, or
+  /// KokkosKernelsOperator), with the operator's byte model for the iteration bytes.
+  struct Solve {
+    CgResult result;
+    SpmvBytes operator_bytes;
+  };
+  virtual Solve cg(Vector<Scalar> const& b, Vector<Scalar> const& x, CgOptions const& opts) = 0;
+};
+
+/// An entry of the registry.
+template <class Scalar>
+struct Implementation {
+  std::string name;          // benchmark name part: F::name(options), kk_native, kk_default
+  std::string family;        // F::family, or "kk"
+  std::string label;         // the JSON label: "family=<family>;format=<name>;<options>"
+  bool is_reference = false; // Kokkos Kernels
+  bool is_default = false;   // a format with its default options (F::options_type{})
+  std::function<std::unique_ptr<Runner<Scalar>>()> make;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Labels. The format concept has no member that lists an options_type's fields, so the
+// options types of today's formats are described here; a format with another options_type
+// gets family and name only. (Once the concept offers such a member, these overloads go.)
+// ---------------------------------------------------------------------------------------------
+inline std::string option_fields(CrsOptions const& o) {
+  switch (o.kernel) {
+  case CrsKernel::row_per_thread: return "kernel=row_per_thread";
+  case CrsKernel::vector: return "kernel=vector";
+  case CrsKernel::automatic: break;
+  }
+  return "kernel=automatic";
+}
+inline std::string option_fields(SellOptions const& o) {
+  return "C=" + std::to_string(o.chunk_size) + ";sigma=" + std::to_string(o.sigma);
+}
+template <class OtherOptions>
+std::string option_fields(OtherOptions const&) {
+  return "";
+}
+
+template <class F>
+std::string format_label(std::string const& name, typename F::options_type const& o) {
+  const std::string fields = option_fields(o);
+  return std::string("family=") + F::family + ";format=" + name +
+         (fields.empty() ? "" : ";" + fields);
+}
+
+template <class M, class = void>
+struct has_stored_entries : std::false_type {};
+template <class M>
+struct has_stored_entries<M, std::void_t<decltype(std::declval<M const&>().stored_entries())>>
+    : std::true_type {};
+
+/// Stored entries of a matrix: stored_entries() where the class has it (padded formats), nnz().
+template <class Matrix>
+std::int64_t stored_entries_of(Matrix const& A) {
+  if constexpr (has_stored_entries<Matrix>::value) {
+    return static_cast<std::int64_t>(A.stored_entries());
+  } else {
+    return static_cast<std::int64_t>(A.nnz());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A format of the list, through its format tag only.
+// ---------------------------------------------------------------------------------------------
+template <class Scalar, class F>
+class FormatRunner final : public Runner<Scalar> {
+  static_assert(check_format<F, Scalar, Exec>());
+  using Matrix = matrix_of_t<F, Scalar, Exec>;
+  using FormatOptions = typename F::options_type;
+
+public:
+  explicit FormatRunner(FormatOptions const& options) : options_(options) {}
+
+  std::string obstacle(Crs<Scalar> const& A) const override {
+    return F::obstacle(exec_, A, options_);
+  }
+  void add_copy(Crs<Scalar> const& A) override {
+    matrices_.push_back(F::from_crs(exec_, A, options_));
+  }
+  void apply(int k, Vector<Scalar> const& x, Vector<Scalar> const& y) override {
+    spmv(exec_, Scalar(1), matrices_[static_cast<std::size_t>(k)], x, Scalar(0), y, options_);
+  }
+  SpmvBytes bytes() const override { return F::bytes(matrices_.front()); }
+  std::int64_t stored_entries() const override { return stored_entries_of(matrices_.front()); }
+  std::string storage_label(std::string const& name) const override {
+    return format_label<F>(name, F::options(matrices_.front()));
+  }
+  typename Runner<Scalar>::Solve cg(Vector<Scalar> const& b, Vector<Scalar> const& x,
+                                    CgOptions const& opts) override {
+    auto op = make_operator(matrices_.front(), options_);
+    return {spmvkit::cg(exec_, op, b, x, opts), op.bytes()};
+  }
+
+private:
+  Exec exec_;
+  FormatOptions options_;
+  std::deque<Matrix> matrices_; // a deque: operators keep references to its elements
+};
+
+// ---------------------------------------------------------------------------------------------
+// Kokkos Kernels: the references (zero-copy views of the CRS matrix).
+// ---------------------------------------------------------------------------------------------
+template <class Scalar>
+class KokkosKernelsRunner final : public Runner<Scalar> {
+public:
+  explicit KokkosKernelsRunner(KokkosKernelsAlgorithm algorithm) : algorithm_(algorithm) {}
+
+  std::string obstacle(Crs<Scalar> const&) const override { return ""; }
+  void add_copy(Crs<Scalar> const& A) override {
+    crs_.push_back(A);
+    kk_.push_back(to_kokkos_kernels(A));
+    spmv_.push_back(std::make_unique<KKSpmv<Scalar>>(algorithm_));
+  }
+  void apply(int k, Vector<Scalar> const& x, Vector<Scalar> const& y) override {
+    const auto i = static_cast<std::size_t>(k);
+    spmv_[i]->apply(exec_, Scalar(1), kk_[i], x, Scalar(0), y);
+  }
+  /// The CRS byte model: Kokkos Kernels reads the same three arrays.
+  SpmvBytes bytes() const override { return CrsFormat::bytes(crs_.front()); }
+  std::int64_t stored_entries() const override { return crs_.front().nnz(); }
+  std::string storage_label(std::string const&) const override { return label(algorithm_); }
+  typename Runner<Scalar>::Solve cg(Vector<Scalar> const& b, Vector<Scalar> const& x,
+                                    CgOptions const& opts) override {
+    // One operator for every solve: its SpMV handle is set up once.
+    if (!op_)
+      op_ = std::make_unique<KokkosKernelsOperator<KKMatrix<Scalar>>>(kk_.front(), algorithm_);
+    return {spmvkit::cg(exec_, *op_, b, x, opts), bytes()};
+  }
+
+  static std::string name(KokkosKernelsAlgorithm a) {
+    return a == KokkosKernelsAlgorithm::native ? "kk_native" : "kk_default";
+  }
+  static std::string label(KokkosKernelsAlgorithm a) {
+    return "family=kk;format=" + name(a) +
+           (a == KokkosKernelsAlgorithm::native ? ";algorithm=native" : ";algorithm=default");
+  }
+
+private:
+  Exec exec_;
+  KokkosKernelsAlgorithm algorithm_;
+  std::deque<Crs<Scalar>> crs_;
+  std::deque<KKMatrix<Scalar>> kk_; // a deque: the operator keeps a reference to kk_.front()
+  std::vector<std::unique_ptr<KKSpmv<Scalar>>> spmv_;
+  std::unique_ptr<KokkosKernelsOperator<KKMatrix<Scalar>>> op_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The registry.
+// ---------------------------------------------------------------------------------------------
+
+/// Every variant of every format of spmvkit::format_list, in list order, then kk_native and
+/// kk_default: what spmv, spmv200 and cg run.
+template <class Scalar>
+std::vector<Implementation<Scalar>> spmv_implementations() {
+  std::vector<Implementation<Scalar>> out;
+  for_each_type(format_list{}, [&out](auto tag) {
+    using F = typename decltype(tag)::type;
+    for (auto const& o : F::template variants<Exec>()) {
+      out.push_back({F::name(o), F::family, format_label<F>(F::name(o), o), false, false,
+                     [o] { return std::make_unique<FormatRunner<Scalar, F>>(o); }});
+    }
+  });
+  for (auto a : {KokkosKernelsAlgorithm::native, KokkosKernelsAlgorithm::vendor_default}) {
+    out.push_back({KokkosKernelsRunner<Scalar>::name(a), "kk",
+                   KokkosKernelsRunner<Scalar>::label(a), true, false,
+                   [a] { return std::make_unique<KokkosKernelsRunner<Scalar>>(a); }});
+  }
+  return out;
+}
+
+/// What a transfer can move: each format with its default options (F::options_type{}, named
+/// F::name of them: "crs", "sell", ...; is_default), then its variants under their names.
+template <class Scalar>
+std::vector<Implementation<Scalar>> transfer_implementations() {
+  std::vector<Implementation<Scalar>> out;
+  for_each_type(format_list{}, [&out](auto tag) {
+    using F = typename decltype(tag)::type;
+    std::vector<typename F::options_type> options{typename F::options_type{}};
+    for (auto const& o : F::template variants<Exec>()) options.push_back(o);
+    for (std::size_t i = 0; i < options.size(); ++i) {
+      auto const o = options[i];
+      bool duplicate = false;
+      for (auto const& e : out) duplicate = duplicate || e.name == F::name(o);
+      if (duplicate) continue;
+      out.push_back({F::name(o), F::family, format_label<F>(F::name(o), o), false, i == 0,
+                     [o] { return std::make_unique<FormatRunner<Scalar, F>>(o); }});
+    }
+  });
+  return out;
+}
+
+} // namespace spmvkit::perf
+
+#endif

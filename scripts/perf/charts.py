@@ -1,0 +1,199 @@
+# SPDX-FileCopyrightText: 2026 SpMVKit contributors
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The charts (matplotlib, Agg backend). Every chart is stamped with device, backend, Kokkos
+version and date from the JSON context, and draws the yardsticks of the run as lines."""
+
+import math
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .results import precisions_of  # noqa: E402
+
+YARDSTICKS = [("copy", "STREAM copy", "-"), ("read", "read-only sum", "--")]
+
+
+def stamp_text(ctx):
+    return ("{dev} | {space} ({backends}), {conc} threads/cores | Kokkos {kv} | "
+            "SpMVKit {ver} ({git}) | {date}").format(
+        dev=ctx.get("device_name", "?"),
+        space=ctx.get("execution_space", "?"),
+        backends=ctx.get("kokkos_backends", "?"),
+        conc=ctx.get("concurrency", "?"),
+        kv=ctx.get("kokkos_version", "?"),
+        ver=ctx.get("spmvkit_version", "?"),
+        git=ctx.get("spmvkit_git_hash", "?"),
+        date=ctx.get("spmvkit_date", ctx.get("date", "?")),
+    )
+
+
+def finish(fig, ctx, path):
+    fig.text(0.5, 0.005, stamp_text(ctx), ha="center", va="bottom", fontsize=7, color="0.35")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print("wrote", path)
+
+
+def outside_legend(ax, **kw):
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7, **kw)
+
+
+def yardstick_lines(ax, results):
+    for which, label, ls in YARDSTICKS:
+        gbs = results.yardstick_gbs(which)
+        if not math.isnan(gbs):
+            ax.axhline(gbs, color="k", linewidth=1, linestyle=ls, label=label)
+
+
+def fem_gbs(results, styles, ctx, out, precision):
+    rows = [r for r in results if r.bench == "spmv" and r.kind == "fem" and r.precision == precision]
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(11, 5.5))
+    for name in sorted({r.format for r in rows}, key=results.format_key):
+        pts = sorted((r.fem_n, r.get("GB/s")) for r in rows if r.format == name)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], label=name, **styles.line(name))
+    yardstick_lines(ax, results)
+    ax.set_xlabel("N (FEM intervals per direction; (N-1)^3 rows)")
+    ax.set_ylabel("effective GB/s (byte model)")
+    ax.set_title("SpMV bandwidth on the 3D Q1 FEM Poisson matrix, {}".format(precision))
+    ax.grid(True, alpha=0.3)
+    outside_legend(ax)
+    path = os.path.join(out, "fem_gbs_{}.png".format(precision))
+    finish(fig, ctx, path)
+    return path
+
+
+def spmv200(results, styles, ctx, out, precision):
+    rows = [r for r in results if r.bench == "spmv200" and r.precision == precision]
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(11, 5.5))
+    for name in sorted({r.format for r in rows}, key=results.format_key):
+        pts = sorted((r.fem_n, r.get("time_s")) for r in rows if r.format == name)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], label="200 SpMV " + name,
+                **styles.line(name))
+    transfers = [r for r in results
+                 if r.bench == "transfer" and r.kind == "fem" and r.precision == precision]
+    for key in sorted({(r.format, r.memory) for r in transfers},
+                      key=lambda k: (results.format_key(k[0]), k[1])):
+        pts = sorted((r.fem_n, r.get("time_s")) for r in transfers if (r.format, r.memory) == key)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], color=styles.color(key[0]),
+                linewidth=2.5, linestyle="-" if key[1] == "pinned" else "--", marker="x",
+                label="transfer {} ({})".format(*key))
+    ax.set_yscale("log")
+    ax.set_xlabel("N (FEM intervals per direction)")
+    ax.set_ylabel("seconds")
+    ax.set_title("Time of 200 SpMVs and of one host->device transfer (matrix + 2 vectors), {}"
+                 .format(precision))
+    ax.grid(True, which="both", alpha=0.3)
+    outside_legend(ax)
+    path = os.path.join(out, "spmv200_{}.png".format(precision))
+    finish(fig, ctx, path)
+    return path
+
+
+def transfer(results, styles, ctx, out):
+    rows = [r for r in results if r.bench == "transfer" and r.kind == "fem"]
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    keys = sorted({(r.precision, r.format, r.memory) for r in rows},
+                  key=lambda k: (k[0], results.format_key(k[1]), k[2]))
+    for key in keys:
+        pts = sorted((r.fem_n, r.get("GB/s")) for r in rows
+                     if (r.precision, r.format, r.memory) == key)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=styles.color(key[1]),
+                linestyle="-" if key[0] == "double" else "--", label="{} {} {}".format(*key))
+    ax.set_xlabel("N (FEM intervals per direction)")
+    ax.set_ylabel("GB/s")
+    label = "host copy" if ctx.get("device_is_host") == "true" else "host -> device"
+    ax.set_title("Transfer of matrix + 2 vectors ({})".format(label))
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    path = os.path.join(out, "transfer_gbs.png")
+    finish(fig, ctx, path)
+    return path
+
+
+def cg(results, styles, ctx, out):
+    rows = [r for r in results if r.bench == "cg"]
+    if not rows:
+        return None
+    precs = precisions_of(rows)
+    fig, axes = plt.subplots(2, len(precs), figsize=(6.5 * len(precs) + 2, 8), squeeze=False)
+    for j, prec in enumerate(precs):
+        sub = [r for r in rows if r.precision == prec]
+        for name in sorted({r.format for r in sub}, key=results.format_key):
+            pts = sorted((r.fem_n, r.get("MUPS"), r.get("cg_iterations"))
+                         for r in sub if r.format == name)
+            axes[0][j].plot([p[0] for p in pts], [p[1] for p in pts], label=name,
+                            **styles.line(name))
+            axes[1][j].plot([p[0] for p in pts], [p[2] for p in pts], label=name,
+                            **styles.line(name))
+        axes[0][j].set_title("CG, {}: MUPS".format(prec))
+        axes[0][j].set_ylabel("million unknowns updated / s")
+        axes[1][j].set_title("CG, {}: iterations".format(prec))
+        axes[1][j].set_ylabel("iterations")
+        for i in range(2):
+            axes[i][j].set_xlabel("N (FEM intervals per direction)")
+            axes[i][j].grid(True, alpha=0.3)
+    outside_legend(axes[0][len(precs) - 1])
+    path = os.path.join(out, "cg.png")
+    finish(fig, ctx, path)
+    return path
+
+
+def matrices(results, styles, ctx, out, precision):
+    rows = [r for r in results if r.bench == "spmv" and r.kind != "fem" and r.precision == precision]
+    if not rows:
+        return None
+    mats = sorted({r.matrix for r in rows}, key=lambda m: (m.startswith("rmat_"), m.lower()))
+    formats = sorted({r.format for r in rows}, key=results.format_key)
+    value = {(r.matrix, r.format): r.get("GB/s") for r in rows}
+    fig, ax = plt.subplots(figsize=(max(10, 1.1 * len(mats)), 6))
+    width = 0.85 / max(1, len(formats))
+    for i, name in enumerate(formats):
+        xs = [k + (i - (len(formats) - 1) / 2) * width for k in range(len(mats))]
+        ys = [value.get((m, name), float("nan")) for m in mats]
+        ax.bar(xs, ys, width=width, label=name, color=styles.color(name), hatch=styles.hatch(name),
+               edgecolor="0.2", linewidth=0.3)
+    yardstick_lines(ax, results)
+    ax.set_xticks(range(len(mats)))
+    ax.set_xticklabels(mats, rotation=35, ha="right", fontsize=8)
+    ax.set_ylabel("effective GB/s (byte model)")
+    ax.set_title("SpMV bandwidth on real (SuiteSparse) and R-MAT matrices, {}".format(precision))
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=6.5, ncol=6)
+    path = os.path.join(out, "matrices_gbs_{}.png".format(precision))
+    finish(fig, ctx, path)
+    return path
+
+
+def all_charts(results, styles, ctx, out):
+    """Every chart the data allows, as (title, path)."""
+    charts = []
+    precs = precisions_of(results)
+    for prec in precs:
+        p = fem_gbs(results, styles, ctx, out, prec)
+        if p:
+            charts.append(("SpMV GB/s vs N, FEM, " + prec, p))
+    for prec in precs:
+        p = spmv200(results, styles, ctx, out, prec)
+        if p:
+            charts.append(("200 SpMVs and transfers, " + prec, p))
+    p = transfer(results, styles, ctx, out)
+    if p:
+        charts.append(("transfer GB/s", p))
+    p = cg(results, styles, ctx, out)
+    if p:
+        charts.append(("CG MUPS and iterations", p))
+    for prec in precs:
+        p = matrices(results, styles, ctx, out, prec)
+        if p:
+            charts.append(("SpMV GB/s on real and R-MAT matrices, " + prec, p))
+    return charts
