@@ -10,6 +10,7 @@
 /// header included here, and one entry in format_list.
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/csrk/csrk_matrix.hpp>
 #include <spmvkit/formats/ell/ell_matrix.hpp>
 #include <spmvkit/formats/ellr/ellr_matrix.hpp>
 #include <spmvkit/formats/sell/sell_matrix.hpp>
@@ -18,12 +19,13 @@
 namespace spmvkit {
 
 /// Every format tag of SpMVKit, in a fixed order: CrsFormat, SellFormat, Sell16Format,
-/// EllFormat, EllrFormat.
+/// EllFormat, EllrFormat, CsrkFormat.
 ///
 /// A type_list: walk it with for_each_type() to do something for every format (tests,
 /// benchmarks, the examples' `--formats`). Formats that cannot store a given matrix say so
 /// through their `obstacle()` (see core/format_concept.hpp) rather than by leaving the list.
-using format_list = type_list<CrsFormat, SellFormat, Sell16Format, EllFormat, EllrFormat>;
+using format_list =
+    type_list<CrsFormat, SellFormat, Sell16Format, EllFormat, EllrFormat, CsrkFormat>;
 
 } // namespace spmvkit
 

@@ -122,10 +122,10 @@ permute_symmetric(ExecutionSpace const& exec,
     Kokkos::deep_copy(exec, B.row_starts(), Offset(0));
     return B;
   }
-  using Lengths = detail::PermutedRowLengths<Crs>;
+  const auto rows = detail::indexed_rows(detail::crs_row_source(A), P.new_to_old());
   Kokkos::parallel_scan("SpMVKit::Reorder::permuted_row_starts", Range(exec, 0, n),
-                        detail::SourceRowStarts<Lengths, typename Crs::row_starts_type>{
-                            Lengths{A.row_starts(), P.new_to_old()}, B.row_starts(), n});
+                        detail::SourceRowStarts<decltype(rows), typename Crs::row_starts_type>{
+                            rows, B.row_starts(), n});
   Kokkos::parallel_for("SpMVKit::Reorder::permute_entries", Range(exec, 0, n),
                        detail::FillSymmetricPermutation<Crs>{
                            A.row_starts(), A.column_indices(), A.values(), P.new_to_old(),

@@ -191,6 +191,60 @@ constexpr int cg_check_interval() {
   return is_host_space_v<ExecutionSpace> ? 1 : 8;
 }
 
+/// The kernel shape of rows grouped in two levels (CSR-k's super-rows and
+/// super-super-rows): a top-level group per team; on GPUs super_row_slots
+/// groups of row_slots threads in a team, a super-row per group of threads,
+/// and vector lanes across the super-row's rows (lanes_over_entries = false,
+/// the paper's GPUSpMV-3) or across each row's entries (GPUSpMV-3.5). Kept
+/// apart from KernelKind and launch_parameters() (one block, easy to merge);
+/// the league size is left to the caller, which knows its groups.
+struct RowGroupsShape {
+  int lanes = 1;
+  int row_slots = 1;
+  int super_row_slots = 1;
+  bool lanes_over_entries = false;
+  int team_size() const { return row_slots * super_row_slots; }
+};
+
+/// The row-groups shape for rows of mean length nnz / num_rows. Host
+/// backends: one thread, one lane, one slot: a team walks its group's rows
+/// in order (CSR-k's CPU loop nest), the group sizes set the work per team.
+/// GPUs: the block shapes of Lane and Booth's CSR-k paper (section 4.1,
+/// x = lanes, y = row slots, z = super-row slots; found on V100 and A100, not
+/// yet measured on our GPUs: formats/csrk/detail/csrk_tuning.hpp says how to
+/// sweep them): lanes across a super-row's rows while rows average <= 8
+/// entries (8 x 1 x 12), across a row's entries beyond (4 x 8 x 12 up to 16,
+/// 8 x 8 x 8 up to 32, 16 x 8 x 4 beyond). Nonzero lanes, row_slots,
+/// super_row_slots override the table (CsrkOptions); lanes_over_entries
+/// follows the table unless forced (1: GPUSpMV-3.5, -1: GPUSpMV-3).
+template <class ExecutionSpace>
+RowGroupsShape row_groups_shape(std::int64_t num_rows, std::int64_t nnz, int lanes = 0,
+                                int row_slots = 0, int super_row_slots = 0,
+                                int lanes_over_entries = 0) {
+  RowGroupsShape s;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    (void)num_rows, (void)nnz, (void)lanes, (void)row_slots, (void)super_row_slots;
+    (void)lanes_over_entries;
+    return s;
+  } else {
+    const double mean_row = num_rows > 0 ? static_cast<double>(nnz) / num_rows : 0.0;
+    if (mean_row <= 8) {
+      s = {8, 1, 12, false};
+    } else if (mean_row <= 16) {
+      s = {4, 8, 12, true};
+    } else if (mean_row <= 32) {
+      s = {8, 8, 8, true};
+    } else {
+      s = {16, 8, 4, true};
+    }
+    if (lanes > 0) s.lanes = lanes;
+    if (row_slots > 0) s.row_slots = row_slots;
+    if (super_row_slots > 0) s.super_row_slots = super_row_slots;
+    if (lanes_over_entries != 0) s.lanes_over_entries = lanes_over_entries > 0;
+    return s;
+  }
+}
+
 } // namespace detail
 } // namespace spmvkit
 

@@ -59,22 +59,31 @@ struct PermuteVector {
   }
 };
 
-/// The row source of P A P^T: new row i is old row new_to_old(i). Only its
-/// lengths are read (the row starts scan); FillSymmetricPermutation writes
-/// the entries.
-template <class Crs>
-struct PermutedRowLengths {
-  using value_type = typename Crs::value_type;
-  using ordinal_type = typename Crs::ordinal_type;
-  using offset_type = typename Crs::offset_type;
-  using Device = typename Crs::device_type;
-  Kokkos::View<const offset_type*, Device> row_starts;
-  Kokkos::View<const ordinal_type*, Device> new_to_old;
+/// A row source (core/format_concept.hpp) whose row i is row index(i) of
+/// another, entries in their order: with index = new_to_old, the rows of
+/// P A (the row starts of P A P^T; CSR-k's stored rows), with index =
+/// old_to_new the user's rows back from those.
+template <class Rows, class Device>
+struct IndexedRowSource {
+  using value_type = typename Rows::value_type;
+  using ordinal_type = typename Rows::ordinal_type;
+  using offset_type = typename Rows::offset_type;
+  Rows rows;
+  Kokkos::View<const ordinal_type*, Device> index;
   KOKKOS_INLINE_FUNCTION ordinal_type length(ordinal_type row) const {
-    const ordinal_type old = new_to_old(row);
-    return static_cast<ordinal_type>(row_starts(old + 1) - row_starts(old));
+    return rows.length(index(row));
+  }
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_entry(ordinal_type row, F&& f) const {
+    rows.for_each_entry(index(row), static_cast<F&&>(f));
   }
 };
+
+template <class Rows, class Index>
+IndexedRowSource<Rows, typename Index::device_type> indexed_rows(Rows const& rows,
+                                                                 Index const& index) {
+  return {rows, index};
+}
 
 /// Row i of B = P A P^T: the entries of old row new_to_old(i), columns
 /// renumbered by old_to_new and sorted by new column, entries of one column
