@@ -330,7 +330,7 @@ std::string format_names() {
 }
 
 void check_format_selection(Options const& o) {
-  const auto spmv = spmv_implementations<double>();
+  const auto spmv = spmv_implementations<double>(&o);
   for (auto const& item : o.formats) {
     if (!std::any_of(spmv.begin(), spmv.end(),
                      [&item](auto const& impl) { return matches_format(item, impl.name); })) {
@@ -372,7 +372,7 @@ void register_matrix_benchmarks(std::shared_ptr<const Options> const& options,
         ->Unit(unit);
   };
   // spmv, spmv200 and cg of one implementation follow each other: they share one cached setup.
-  for (auto const& impl : spmv_implementations<Scalar>()) {
+  for (auto const& impl : spmv_implementations<Scalar>(&o)) {
     if (!o.has_format(impl.name)) continue;
     if (source.in_sweep && o.has_family("spmv")) {
       const std::string name = prefix<Scalar>("spmv", source) + impl.name;

@@ -55,6 +55,12 @@ void register_cg_benchmark(std::shared_ptr<const Options> const& options,
                            MatrixSource const& source,
                            Implementation<Scalar> const& implementation);
 
+/// convert and reorder (bench_convert.cpp) for one matrix: conversion and reordering cost in
+/// SpMV-equivalents.
+template <class Scalar>
+void register_conversion_benchmarks(std::shared_ptr<const Options> const& options,
+                                    MatrixSource const& source);
+
 /// The format names of this build (--formats and --transfer-formats), for the usage text.
 std::string format_names();
 

@@ -62,10 +62,16 @@ int run(int& argc, char** argv) {
     register_yardstick_benchmarks(options);
     const auto sources = matrix_sources(*options);
     if (options->has_precision("double")) {
-      for (auto const& source : sources) register_matrix_benchmarks<double>(options, source);
+      for (auto const& source : sources) {
+        register_matrix_benchmarks<double>(options, source);
+        register_conversion_benchmarks<double>(options, source);
+      }
     }
     if (options->has_precision("float")) {
-      for (auto const& source : sources) register_matrix_benchmarks<float>(options, source);
+      for (auto const& source : sources) {
+        register_matrix_benchmarks<float>(options, source);
+        register_conversion_benchmarks<float>(options, source);
+      }
     }
   } catch (std::exception const& e) {
     std::fprintf(stderr, "spmvkit_perf: %s\n", e.what());

@@ -143,13 +143,13 @@ std::vector<OptionSpec> make_table() {
                {},
                choice_list(&Options::precisions, {"double", "float"})});
   t.push_back(
-      {"--families",
-       "LIST",
+      {"--families", "LIST",
        "benchmark families: copy, read (the two bandwidth yardsticks), spmv, spmv200, "
-       "transfer, cg",
-       "copy,read,spmv,spmv200,transfer,cg",
-       {},
-       choice_list(&Options::families, {"copy", "read", "spmv", "spmv200", "transfer", "cg"})});
+       "transfer, cg; also convert and reorder (conversion and reordering cost in SpMVs; not "
+       "run by default)",
+       "copy,read,spmv,spmv200,transfer,cg", "copy,read,spmv,spmv200,transfer,cg,convert,reorder",
+       choice_list(&Options::families,
+                   {"copy", "read", "spmv", "spmv200", "transfer", "cg", "convert", "reorder"})});
   t.push_back({"--fem-n", "LIST",
                "3D Q1 FEM Poisson sizes N (intervals; (N-1)^3 rows) of spmv, spmv200, transfer "
                "(GPU builds default to 32,64,96,128,161)",
@@ -250,6 +250,67 @@ std::vector<OptionSpec> make_table() {
                "1e-5",
                {},
                number(&Options::cg_tolerance_float, 0, 1, true)});
+  t.push_back({"--csrk-sizes",
+               "LIST",
+               "CSR-k group sizes to sweep, replacing its variants: SRS (CSR-2) or SRSxSSRS "
+               "(CSR-3), e.g. 96,1536,8x12,16x8",
+               {},
+               {},
+               [](Options& o, std::string const& text) {
+                 o.csrk_sizes.clear();
+                 for (auto const& item : split_list(text)) {
+                   CsrkSweepSize size;
+                   const auto x = item.find('x');
+                   size.rows_per_super_row = parse_integer(item.substr(0, x), 1, int_max);
+                   if (x != std::string::npos) {
+                     size.k = 3;
+                     size.super_rows_per_super_super_row =
+                         parse_integer(item.substr(x + 1), 1, int_max);
+                   }
+                   o.csrk_sizes.push_back(size);
+                 }
+               }});
+  t.push_back({"--csrk-shapes",
+               "LIST",
+               "CSR-k GPU block shapes to sweep (crossed with the sizes): LANESxROWSxSUPERROWS "
+               "(0: the default of that dimension), optionally :rows (GPUSpMV-3) or :entries "
+               "(GPUSpMV-3.5), e.g. 8x1x12:rows,4x8x12:entries; ignored by host kernels",
+               {},
+               {},
+               [](Options& o, std::string const& text) {
+                 o.csrk_shapes.clear();
+                 for (auto const& item : split_list(text)) {
+                   CsrkSweepShape shape;
+                   const auto colon = item.find(':');
+                   const std::string dims = item.substr(0, colon);
+                   if (colon != std::string::npos) {
+                     const std::string how = item.substr(colon + 1);
+                     if (how != "rows" && how != "entries") {
+                       throw OptionError("'" + item + "': the lanes go over 'rows' or 'entries'");
+                     }
+                     shape.lanes_over_entries = how == "entries" ? 1 : -1;
+                   }
+                   const auto x1 = dims.find('x');
+                   const auto x2 = x1 == std::string::npos ? x1 : dims.find('x', x1 + 1);
+                   if (x2 == std::string::npos) {
+                     throw OptionError("'" + item + "' is not LANESxROWSxSUPERROWS");
+                   }
+                   shape.lanes = static_cast<int>(parse_integer(dims.substr(0, x1), 0, 32));
+                   shape.row_slots =
+                       static_cast<int>(parse_integer(dims.substr(x1 + 1, x2 - x1 - 1), 0, 1024));
+                   shape.super_row_slots =
+                       static_cast<int>(parse_integer(dims.substr(x2 + 1), 0, 1024));
+                   if (shape.lanes & (shape.lanes - 1)) {
+                     throw OptionError("'" + item + "': lanes must be 0 or a power of two");
+                   }
+                   if (std::max(shape.lanes, 1) * std::max(shape.row_slots, 1) *
+                           std::max(shape.super_row_slots, 1) >
+                       1024) {
+                     throw OptionError("'" + item + "': more than 1024 threads per team");
+                   }
+                   o.csrk_shapes.push_back(shape);
+                 }
+               }});
   t.push_back({"--seed",
                "INT",
                "seed of the vectors and the R-MAT graphs",

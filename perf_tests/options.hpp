@@ -19,6 +19,21 @@
 
 namespace spmvkit::perf {
 
+/// One CSR-k group size of a --csrk-sizes sweep: "SRS" (CSR-2) or "SRSxSSRS" (CSR-3).
+struct CsrkSweepSize {
+  int k = 2;
+  std::int64_t rows_per_super_row = 0;
+  std::int64_t super_rows_per_super_super_row = 0;
+};
+/// One GPU block shape of a --csrk-shapes sweep: "LANESxROWSxSUPER_ROWS[:rows|:entries]"
+/// (CsrkOptions::gpu_lanes, gpu_row_slots, gpu_super_row_slots, gpu_lanes_over_entries).
+struct CsrkSweepShape {
+  int lanes = 0;
+  int row_slots = 0;
+  int super_row_slots = 0;
+  int lanes_over_entries = 0; // 1: entries, -1: rows, 0: by mean row length
+};
+
 /// What the options set. Filled by parse_options() and immutable afterwards.
 struct Options {
   std::vector<std::string> precisions;  // double, float
@@ -44,7 +59,9 @@ struct Options {
   double cg_tolerance_double = 0;
   double cg_tolerance_float = 0;
   int cg_repetitions = 0;
-  int cg_check_interval = 0; // CgOptions::check_interval (0: automatic)
+  int cg_check_interval = 0;               // CgOptions::check_interval (0: automatic)
+  std::vector<CsrkSweepSize> csrk_sizes;   // replace CSR-k's variants (empty: the model's)
+  std::vector<CsrkSweepShape> csrk_shapes; // crossed with the sizes (empty: the default shape)
   bool smoke = false;
   std::string command_line;
 

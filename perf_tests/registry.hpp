@@ -10,6 +10,7 @@
 // the byte model F::bytes, and solved with spmvkit::cg through make_operator. Kokkos Kernels
 // (native and default algorithm) follow as the references.
 
+#include "options.hpp"
 #include "perf_common.hpp"
 
 #include <spmvkit/formats/format_list.hpp>
@@ -85,6 +86,19 @@ inline std::string option_fields(CrsOptions const& o) {
 }
 inline std::string option_fields(SellOptions const& o) {
   return "C=" + std::to_string(o.chunk_size) + ";sigma=" + std::to_string(o.sigma);
+}
+inline std::string option_fields(CsrkOptions const& o) {
+  std::string s = "k=" + std::to_string(o.k) + ";SRS=" + std::to_string(o.rows_per_super_row) +
+                  ";SSRS=" + std::to_string(o.super_rows_per_super_super_row) +
+                  ";band_k=" + (o.band_k ? "1" : "0");
+  if (o.gpu_lanes != 0 || o.gpu_row_slots != 0 || o.gpu_super_row_slots != 0) {
+    s += ";lanes=" + std::to_string(o.gpu_lanes) + ";row_slots=" + std::to_string(o.gpu_row_slots) +
+         ";super_row_slots=" + std::to_string(o.gpu_super_row_slots);
+  }
+  if (o.gpu_lanes_over_entries != 0) {
+    s += std::string(";lanes_over=") + (o.gpu_lanes_over_entries > 0 ? "entries" : "rows");
+  }
+  return s;
 }
 template <class OtherOptions>
 std::string option_fields(OtherOptions const&) {
@@ -203,14 +217,48 @@ private:
 // The registry.
 // ---------------------------------------------------------------------------------------------
 
+/// The variants of F that the benchmarks run: F::variants<Exec>(), except where options ask
+/// for a sweep (CSR-k: --csrk-sizes x --csrk-shapes replace its variants).
+template <class F>
+std::vector<typename F::options_type> swept_variants(Options const* options) {
+  if constexpr (std::is_same_v<F, CsrkFormat>) {
+    if (options && (!options->csrk_sizes.empty() || !options->csrk_shapes.empty())) {
+      std::vector<CsrkOptions> sizes;
+      for (auto const& s : options->csrk_sizes) {
+        CsrkOptions o;
+        o.k = s.k;
+        o.rows_per_super_row = s.rows_per_super_row;
+        o.super_rows_per_super_super_row = s.super_rows_per_super_super_row;
+        sizes.push_back(o);
+      }
+      if (sizes.empty()) sizes = F::template variants<Exec>();
+      if (options->csrk_shapes.empty()) return sizes;
+      std::vector<CsrkOptions> out;
+      for (auto const& s : sizes) {
+        for (auto const& shape : options->csrk_shapes) {
+          CsrkOptions o = s;
+          o.gpu_lanes = shape.lanes;
+          o.gpu_row_slots = shape.row_slots;
+          o.gpu_super_row_slots = shape.super_row_slots;
+          o.gpu_lanes_over_entries = shape.lanes_over_entries;
+          out.push_back(o);
+        }
+      }
+      return out;
+    }
+  }
+  return F::template variants<Exec>();
+}
+
 /// Every variant of every format of spmvkit::format_list, in list order, then kk_native and
-/// kk_default: what spmv, spmv200 and cg run.
+/// kk_default: what spmv, spmv200 and cg run. With options, the sweeps they ask for
+/// (swept_variants); without, the formats' own variants (the usage text, the checks).
 template <class Scalar>
-std::vector<Implementation<Scalar>> spmv_implementations() {
+std::vector<Implementation<Scalar>> spmv_implementations(Options const* options = nullptr) {
   std::vector<Implementation<Scalar>> out;
-  for_each_type(format_list{}, [&out](auto tag) {
+  for_each_type(format_list{}, [&out, options](auto tag) {
     using F = typename decltype(tag)::type;
-    for (auto const& o : F::template variants<Exec>()) {
+    for (auto const& o : swept_variants<F>(options)) {
       out.push_back({F::name(o), F::family, format_label<F>(F::name(o), o), false, false,
                      [o] { return std::make_unique<FormatRunner<Scalar, F>>(o); }});
     }

@@ -11,6 +11,9 @@
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/formats/coo/coo_matrix.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/csrk/csrk_matrix.hpp>
+#include <spmvkit/formats/ell/ell_matrix.hpp>
+#include <spmvkit/formats/ellr/ellr_matrix.hpp>
 #include <spmvkit/formats/hyb/hyb_matrix.hpp>
 #include <spmvkit/formats/sell/sell_matrix.hpp>
 #include <spmvkit/formats/sell16/sell16_matrix.hpp>
@@ -18,12 +21,13 @@
 namespace spmvkit {
 
 /// Every format tag of SpMVKit, in a fixed order: CrsFormat, SellFormat, Sell16Format,
-/// CooFormat, HybFormat.
+/// EllFormat, EllrFormat, CsrkFormat, CooFormat, HybFormat.
 ///
 /// A type_list: walk it with for_each_type() to do something for every format (tests,
 /// benchmarks, the examples' `--formats`). Formats that cannot store a given matrix say so
 /// through their `obstacle()` (see core/format_concept.hpp) rather than by leaving the list.
-using format_list = type_list<CrsFormat, SellFormat, Sell16Format, CooFormat, HybFormat>;
+using format_list = type_list<CrsFormat, SellFormat, Sell16Format, EllFormat, EllrFormat,
+                              CsrkFormat, CooFormat, HybFormat>;
 
 } // namespace spmvkit
 

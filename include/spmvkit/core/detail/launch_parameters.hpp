@@ -27,9 +27,13 @@ namespace detail {
 
 /// Kernel shapes, not formats: a new format whose kernel has one of these
 /// shapes (a row per thread, a row per group of vector lanes, chunks of C rows
-/// column-major, equal tiles of the merge path of rows and nonzeros) reuses
-/// its heuristic; only a new shape adds a case here.
-enum class KernelKind { crs_row_per_thread, crs_vector, sell, merge_path };
+/// column-major, rows of a column-major block, equal tiles of the merge path
+/// of rows and nonzeros) reuses its heuristic; only a new shape adds a case
+/// here. column_major_rows: rows of one n-row column-major block (entry j of
+/// row i at j * n + i, ELL): a row per thread on GPUs, so that a warp reads
+/// one column in one coalesced sweep; on host backends strips of
+/// rows_per_thread consecutive rows per thread, walked column by column.
+enum class KernelKind { crs_row_per_thread, crs_vector, sell, column_major_rows, merge_path };
 
 struct LaunchParameters {
   std::int64_t league_size = 0;
@@ -37,7 +41,8 @@ struct LaunchParameters {
   int vector_length = 1;
   /// Rows (CRS) or chunks (SELL) handled by one team.
   std::int64_t work_per_team = 1;
-  /// SELL: rows of a chunk handled by one thread (compile-time in the kernel).
+  /// SELL: rows of a chunk handled by one thread; column_major_rows: rows of
+  /// the strip one thread walks (both compile-time in the kernel).
   int rows_per_thread = 1;
   /// Merge path: path items (row ends and nonzeros) walked by one thread.
   std::int64_t items_per_thread = 1;
@@ -140,6 +145,22 @@ inline constexpr int sell_host_rows_per_thread[] = {1, 2, 4, 8, 16, 32, 64};
 /// that does not assume the FEM matrix's 27-entry rows.
 inline constexpr int sell_gpu_unroll = 8;
 
+/// Rows per host thread of the column_major_rows shape: an n-row column-major
+/// block puts consecutive entries of a row n entries apart, so a host thread
+/// walks a strip of consecutive rows column by column and each step reads
+/// this many contiguous values (8 doubles: one cache line) with as many
+/// accumulators in registers. On the 2-core CI machine (Xeon VM, ELL of FEM
+/// N = 40, FP64, one OpenMP thread, best of 15 rounds, 2026-11-23) strips of
+/// 1, 4, 8, 16 and 64 rows took 1.39, 0.94, 0.96, 1.00 and 1.44 ms (CRS 1.06,
+/// SELL-4 1.04): 8 is one cache line of doubles (two of floats) per step.
+/// The machine was shared, so only the ranking is worth keeping.
+inline constexpr int column_major_host_rows_per_thread = 8;
+
+/// Width-loop unrolling of the column_major_rows kernel on GPUs: the loop of
+/// the GPU SELL kernel (one row per thread, stride between a row's entries),
+/// so SELL's measured factor until ELL is measured on its own.
+inline constexpr int column_major_gpu_unroll = sell_gpu_unroll;
+
 inline int largest_power_of_two_at_most(double v) {
   int p = 1;
   while (p * 2 <= v && p < (1 << 30)) p *= 2;
@@ -181,6 +202,14 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
           static_cast<std::int64_t>(target_nnz / nnz_per_chunk), 1,
           std::max<std::int64_t>(1, std::min<std::int64_t>(num_chunks, std::int64_t(1) << 20)));
       p.league_size = (num_chunks + p.work_per_team - 1) / p.work_per_team;
+    } else if (kind == KernelKind::column_major_rows) {
+      // Strips per team, sized like SELL's chunks.
+      p.rows_per_thread = column_major_host_rows_per_thread;
+      const std::int64_t strips = (num_rows + p.rows_per_thread - 1) / p.rows_per_thread;
+      const double nnz_per_strip = std::max(1.0, mean_row * p.rows_per_thread);
+      p.work_per_team = std::clamp<std::int64_t>(
+          static_cast<std::int64_t>(target_nnz / nnz_per_strip), 1, std::int64_t(1) << 20);
+      p.league_size = (strips + p.work_per_team - 1) / p.work_per_team;
     } else {
       p.work_per_team =
           std::clamp<std::int64_t>(static_cast<std::int64_t>(target_nnz / std::max(1.0, mean_row)),
@@ -205,6 +234,7 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
       p.league_size = (num_chunks + chunks_per_team - 1) / chunks_per_team;
       break;
     }
+    case KernelKind::column_major_rows: // a row per thread: a warp reads one column coalesced
     case KernelKind::crs_row_per_thread:
       p.team_size = 128;
       p.work_per_team = p.team_size;
@@ -315,6 +345,60 @@ std::string sell_chunk_size_obstacle(int chunk_size) {
 template <class ExecutionSpace>
 constexpr int cg_check_interval() {
   return is_host_space_v<ExecutionSpace> ? 1 : 8;
+}
+
+/// The kernel shape of rows grouped in two levels (CSR-k's super-rows and
+/// super-super-rows): a top-level group per team; on GPUs super_row_slots
+/// groups of row_slots threads in a team, a super-row per group of threads,
+/// and vector lanes across the super-row's rows (lanes_over_entries = false,
+/// the paper's GPUSpMV-3) or across each row's entries (GPUSpMV-3.5). Kept
+/// apart from KernelKind and launch_parameters() (one block, easy to merge);
+/// the league size is left to the caller, which knows its groups.
+struct RowGroupsShape {
+  int lanes = 1;
+  int row_slots = 1;
+  int super_row_slots = 1;
+  bool lanes_over_entries = false;
+  int team_size() const { return row_slots * super_row_slots; }
+};
+
+/// The row-groups shape for rows of mean length nnz / num_rows. Host
+/// backends: one thread, one lane, one slot: a team walks its group's rows
+/// in order (CSR-k's CPU loop nest), the group sizes set the work per team.
+/// GPUs: the block shapes of Lane and Booth's CSR-k paper (section 4.1,
+/// x = lanes, y = row slots, z = super-row slots; found on V100 and A100, not
+/// yet measured on our GPUs: formats/csrk/detail/csrk_tuning.hpp says how to
+/// sweep them): lanes across a super-row's rows while rows average <= 8
+/// entries (8 x 1 x 12), across a row's entries beyond (4 x 8 x 12 up to 16,
+/// 8 x 8 x 8 up to 32, 16 x 8 x 4 beyond). Nonzero lanes, row_slots,
+/// super_row_slots override the table (CsrkOptions); lanes_over_entries
+/// follows the table unless forced (1: GPUSpMV-3.5, -1: GPUSpMV-3).
+template <class ExecutionSpace>
+RowGroupsShape row_groups_shape(std::int64_t num_rows, std::int64_t nnz, int lanes = 0,
+                                int row_slots = 0, int super_row_slots = 0,
+                                int lanes_over_entries = 0) {
+  RowGroupsShape s;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    (void)num_rows, (void)nnz, (void)lanes, (void)row_slots, (void)super_row_slots;
+    (void)lanes_over_entries;
+    return s;
+  } else {
+    const double mean_row = num_rows > 0 ? static_cast<double>(nnz) / num_rows : 0.0;
+    if (mean_row <= 8) {
+      s = {8, 1, 12, false};
+    } else if (mean_row <= 16) {
+      s = {4, 8, 12, true};
+    } else if (mean_row <= 32) {
+      s = {8, 8, 8, true};
+    } else {
+      s = {16, 8, 4, true};
+    }
+    if (lanes > 0) s.lanes = lanes;
+    if (row_slots > 0) s.row_slots = row_slots;
+    if (super_row_slots > 0) s.super_row_slots = super_row_slots;
+    if (lanes_over_entries != 0) s.lanes_over_entries = lanes_over_entries > 0;
+    return s;
+  }
 }
 
 } // namespace detail
