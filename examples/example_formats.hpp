@@ -4,7 +4,8 @@
 #define SPMVKIT_EXAMPLES_EXAMPLE_FORMATS_HPP
 
 // Choosing formats in the examples (not part of the library). Nothing here
-// names a format: the candidates come from walking spmvkit::format_list, each
+// names a format: the candidates come from walking spmvkit::all_formats (the
+// format list and the automatic format "auto"/"auto_tune" of select/), each
 // format F offering its default options and F::variants<Exec>(), named by
 // F::name(options). The examples that compare with Kokkos Kernels add its two
 // SpMVs (spmvkit::name(KokkosKernelsAlgorithm)).
@@ -21,11 +22,13 @@
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/select/auto_matrix.hpp>
 
 #include <algorithm>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace spmvkit::examples {
@@ -47,7 +50,7 @@ struct FormatCandidate {
 template <class ExecSpace>
 std::vector<FormatCandidate> format_candidates(bool kokkos_kernels) {
   std::vector<FormatCandidate> out;
-  for_each_type(format_list{}, [&](auto tag) {
+  for_each_type(all_formats{}, [&](auto tag) {
     using F = typename decltype(tag)::type;
     const auto variants = F::template variants<ExecSpace>();
     const std::string default_name = F::name(typename F::options_type{});
@@ -68,7 +71,7 @@ std::vector<FormatCandidate> format_candidates(bool kokkos_kernels) {
 /// plus "kk" when `kokkos_kernels`: what most examples run unless told.
 inline std::string one_per_family(bool kokkos_kernels) {
   std::vector<std::string> names;
-  for_each_type(format_list{}, [&](auto tag) {
+  for_each_type(all_formats{}, [&](auto tag) {
     using F = typename decltype(tag)::type;
     names.push_back(F::name(typename F::options_type{}));
   });
@@ -156,7 +159,7 @@ void for_each_selected_format(std::vector<std::string> const& selected, Fn&& fn)
   auto is_selected = [&](std::string const& name) {
     return std::find(selected.begin(), selected.end(), name) != selected.end();
   };
-  for_each_type(format_list{}, [&](auto tag) {
+  for_each_type(all_formats{}, [&](auto tag) {
     using F = typename decltype(tag)::type;
     std::vector<typename F::options_type> options{typename F::options_type{}};
     for (auto const& o : F::template variants<ExecSpace>()) options.push_back(o);
@@ -182,12 +185,31 @@ bool can_hold(ExecSpace const& exec, Crs const& A, typename F::options_type cons
 }
 
 /// The name to show for matrix M built as `name`: the options it was built
-/// with where they resolve a default (sell -> "sell (sell_c4_s1)").
+/// with where they resolve a default (sell -> "sell (sell_c4_s1)"), and for
+/// the automatic format what it chose (auto -> "auto (sell16_c32_s1)").
 template <class F, class Matrix>
 std::string shown_name(std::string const& name, Matrix const& M) {
+  if constexpr (std::is_same_v<F, AutoFormat>) {
+    return name + " (" + M.selection().format + ")";
+  }
   const std::string built = F::name(F::options(M));
   return built == name || built == F::name(typename F::options_type{}) ? name
                                                                        : name + " (" + built + ")";
+}
+
+/// For the automatic format, prints what it chose and why (AutoMatrix::
+/// describe()), indented under a heading naming `name`; nothing for the others.
+template <class F, class Matrix>
+void explain_choice(std::string const& name, Matrix const& M, std::ostream& os = std::cout) {
+  if constexpr (std::is_same_v<F, AutoFormat>) {
+    os << name << ": automatic choice\n";
+    std::istringstream lines(M.describe());
+    for (std::string line; std::getline(lines, line);) os << "  " << line << "\n";
+  } else {
+    (void)name;
+    (void)M;
+    (void)os;
+  }
 }
 
 } // namespace spmvkit::examples

@@ -155,6 +155,7 @@ int run(Config const& cfg) {
     Contender<Vec> c;
     c.convert_seconds = timer.seconds();
     c.name = ex::shown_name<F>(name, *M);
+    ex::explain_choice<F>(name, *M);
     c.bytes = F::bytes(*M);
     c.solve = [M, o, exec](Vec const& rhs, Vec const& x, spmvkit::CgOptions const& opts) {
       return spmvkit::cg(exec, spmvkit::make_operator(*M, o), rhs, x, opts);

@@ -6,8 +6,8 @@
 //   y = A x,  x <- x + (Δt/Δx²) y,  until ‖y‖ < eps ‖A x0‖
 //
 // with A = tridiag(1, -2, 1) and Δt = Δx²/2, the stability limit. The SpMV runs
-// in every selected format of spmvkit::format_list (one per family unless
-// --formats says otherwise; an ELLPACK format joins once it is in the list);
+// in every selected format of spmvkit::all_formats (the automatic choice,
+// explained, unless --formats names others);
 // the vector work is KokkosBlas nrm2 and axpby.
 //
 // The start sin(πx) is an eigenvector of A, so the discrete solution is known
@@ -46,7 +46,7 @@ struct Config {
   int n = 50;
   double eps = 1e-3;
   std::int64_t max_steps = 10000000;
-  std::string formats = ex::one_per_family(false);
+  std::string formats = "auto"; // the automatic choice unless told (select/)
 };
 
 /// tridiag(1, -2, 1), built on the device: row i starts at 3i - 1 (row 0 has
@@ -119,6 +119,7 @@ int example(Config const& cfg) {
         if (!ex::can_hold<F>(exec, A, o, format)) return;
         const auto M = F::from_crs(exec, A, o);
         const std::string name = ex::shown_name<F>(format, M);
+        ex::explain_choice<F>(format, M);
         Kokkos::Timer timer;
         const Run run = explicit_euler(exec, M, o, dx, cfg.eps, cfg.max_steps);
         const double seconds = timer.seconds();

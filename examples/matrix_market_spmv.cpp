@@ -162,6 +162,7 @@ int example(Config const& cfg) {
                                        using F = typename decltype(tag)::type;
                                        if (!ex::can_hold<F>(exec, A, o, format)) return;
                                        const auto M = F::from_crs(exec, A, o);
+                                       ex::explain_choice<F>(format, M);
                                        measure(ex::shown_name<F>(format, M), F::bytes(M),
                                                [&] { spmvkit::spmv(exec, 1.0, M, x, 0.0, y, o); });
                                      });

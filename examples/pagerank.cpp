@@ -1,7 +1,8 @@
 // SPDX-FileCopyrightText: 2026 SpMVKit contributors
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // PageRank by power iteration, with the SpMV in every selected format of
-// spmvkit::format_list (one per family unless --formats says otherwise):
+// spmvkit::all_formats (the automatic choice, explained, unless --formats
+// names others):
 //
 //   r <- d M r + (d * (sum of r over dangling nodes) + 1 - d) / n
 //
@@ -55,7 +56,7 @@ struct Config {
   double damping = 0.85;
   double tol = 1e-10;
   int max_iters = 1000;
-  std::string formats = ex::one_per_family(false);
+  std::string formats = "auto"; // the automatic choice unless told (select/)
 };
 
 /// A random directed graph on the host (the stand-in for a file): out-degrees
@@ -278,6 +279,7 @@ int example(Config const& cfg) {
         if (!ex::can_hold<F>(exec, t.M, o, format)) return;
         const auto M = F::from_crs(exec, t.M, o);
         const std::string name = ex::shown_name<F>(format, M);
+        ex::explain_choice<F>(format, M);
         Kokkos::Timer timer;
         const Ranks ranks = power_iteration(exec, M, o, t.dangling, d, tol, cfg.max_iters);
         const double seconds = timer.seconds();

@@ -8,8 +8,8 @@
 //
 // The manufactured solution u = e^(x+y) sin(πx) sin(πy) is not an eigenvector
 // of the matrix, so CG does real work. The program solves on N and on 2N + 1
-// (h halves), in every selected format of spmvkit::format_list (one per family
-// unless --formats says otherwise), and exits 1 unless the max-norm error drops
+// (h halves), in every selected format of spmvkit::all_formats (the automatic
+// choice, explained, unless --formats names others), and exits 1 unless the max-norm error drops
 // by a factor close to 4 (second order) and all formats agree.
 // `poisson_2d --help` lists the options.
 #include "example_cli.hpp"
@@ -42,7 +42,7 @@ struct Config {
   int N = 64;
   double tol = 1e-12;
   int max_iters = 100000;
-  std::string formats = ex::one_per_family(false);
+  std::string formats = "auto"; // the automatic choice unless told (select/)
 };
 
 /// u = g(x) g(y) with g(t) = e^t sin(πt); -Δu = -(g''(x) g(y) + g(x) g''(y)).
@@ -140,6 +140,7 @@ int example(Config const& cfg) {
           const auto M = F::from_crs(exec, A, o);
           Result r = solve(exec, spmvkit::make_operator(M, o), n, cfg);
           r.format = ex::shown_name<F>(name, M);
+          ex::explain_choice<F>(name, M);
           std::cout << r.format << "  N = " << n << ": " << r.iterations
                     << " CG iterations, max error " << ex::sci(r.error) << "\n";
           checks.expect(r.converged, r.format + " at N = " + std::to_string(n) +

@@ -83,6 +83,33 @@ void common_counters(benchmark::State& state, SpmvSetup<Scalar> const& s) {
   state.counters["sizeof_scalar"] = sizeof(Scalar);
 }
 
+/// What the format model sees (scripts/fit_format_model.py fits its constants from these and
+/// time_s): the matrix's features, the variant's cost terms where it has a cost model, and for
+/// the automatic format what its choice cost.
+template <class Scalar>
+void model_counters(benchmark::State& state, SpmvSetup<Scalar>& s,
+                    Implementation<Scalar> const& implementation) {
+  auto const& f = s.features();
+  state.counters["f_mean_row"] = f.rows.mean_row_length;
+  state.counters["f_max_row"] = static_cast<double>(f.rows.max_row_length);
+  state.counters["f_row_variance"] = f.rows.row_length_variance;
+  state.counters["f_hub_mass"] = f.rows.hub_mass;
+  state.counters["f_bandwidth"] = static_cast<double>(f.bandwidth());
+  state.counters["f_sell16"] = f.sell16_eligible ? 1 : 0;
+  state.counters["f_seconds"] = f.seconds;
+  if (implementation.estimate) {
+    if (auto const e = implementation.estimate(f)) {
+      state.counters["model_bytes"] = e->bytes;
+      state.counters["model_critical"] = e->critical_entries;
+    }
+  }
+  if (auto const* c = s.runner().selection_costs()) {
+    state.counters["select_features_s"] = c->features.seconds;
+    state.counters["select_conversion_s"] = c->conversion_seconds;
+    state.counters["select_tuning_s"] = c->tuning_seconds;
+  }
+}
+
 /// GB/s and its fractions of the two yardsticks.
 void bandwidth_counters(benchmark::State& state, Options const& o, double gbs) {
   state.counters["GB/s"] = gbs;
@@ -115,7 +142,8 @@ void bm_spmv(benchmark::State& state, Options const& o, std::string const& name,
       k = k + 1 == copies ? 0 : k + 1;
     }
     const double t = median(times);
-    state.SetLabel(implementation.label);
+    const std::string built = s.runner().built_label();
+    state.SetLabel(implementation.label + (built.empty() ? "" : ";" + built));
     state.counters["time_s"] = t;
     bandwidth_counters(state, o, s.bytes() / t * 1e-9);
     state.counters["GFlop/s"] = 2.0 * static_cast<double>(s.nnz()) / t * 1e-9;
@@ -123,6 +151,7 @@ void bm_spmv(benchmark::State& state, Options const& o, std::string const& name,
     state.counters["rotation"] = copies;
     state.counters["check_rel_err"] = s.relative_error();
     common_counters(state, s);
+    model_counters(state, s, implementation);
   } catch (Unrepresentable const& e) {
     skip(state, name, e.what());
   } catch (std::length_error const& e) {

@@ -15,6 +15,8 @@
 
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/select/auto_matrix.hpp>
+#include <spmvkit/select/format_costs.hpp>
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/operator.hpp>
 
@@ -22,6 +24,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -49,6 +52,11 @@ public:
   /// ("family=sell;format=sell;C=4;sigma=1"): the options F::options(A) the matrix was built
   /// with, which is what a transfer moves. The label of what is run is the Implementation's.
   virtual std::string storage_label(std::string const& name) const = 0;
+  /// Label keys known only once copy 0 is built ("chosen=sell16_c32_s1" for the automatic
+  /// format), "" for the others.
+  virtual std::string built_label() const { return ""; }
+  /// The automatic format's selection report of copy 0; nullptr for the others.
+  virtual FormatSelection const* selection_costs() const { return nullptr; }
 
   /// CG on copy 0 through the operator the library offers for it (make_operator, or
   /// KokkosKernelsOperator), with the operator's byte model for the iteration bytes.
@@ -68,6 +76,10 @@ struct Implementation {
   bool is_reference = false; // Kokkos Kernels
   bool is_default = false;   // a format with its default options (F::options_type{})
   std::function<std::unique_ptr<Runner<Scalar>>()> make;
+  /// The format model's cost terms of this variant for a matrix (select/format_costs.hpp),
+  /// reported beside its time so that scripts/fit_format_model.py can fit the model; empty
+  /// function (references, the automatic format) or empty optional: not estimated.
+  std::function<std::optional<SpmvEstimate>(MatrixFeatures const&)> estimate;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -99,6 +111,9 @@ inline std::string option_fields(CsrkOptions const& o) {
     s += std::string(";lanes_over=") + (o.gpu_lanes_over_entries > 0 ? "entries" : "rows");
   }
   return s;
+}
+inline std::string option_fields(AutoOptions const& o) {
+  return o.mode == SelectMode::model ? "mode=model" : "mode=tune";
 }
 template <class OtherOptions>
 std::string option_fields(OtherOptions const&) {
@@ -144,6 +159,16 @@ public:
     return F::obstacle(exec_, A, options_);
   }
   void add_copy(Crs<Scalar> const& A) override {
+    if constexpr (std::is_same_v<F, AutoFormat>) {
+      // Every rotated copy must hold what copy 0 chose, or the timed loop would mix formats.
+      if (!matrices_.empty()) {
+        AutoOptions same = options_;
+        same.mode = SelectMode::model;
+        same.candidates = {matrices_.front().selection().format};
+        matrices_.push_back(F::from_crs(exec_, A, same));
+        return;
+      }
+    }
     matrices_.push_back(F::from_crs(exec_, A, options_));
   }
   void apply(int k, Vector<Scalar> const& x, Vector<Scalar> const& y) override {
@@ -153,6 +178,20 @@ public:
   std::int64_t stored_entries() const override { return stored_entries_of(matrices_.front()); }
   std::string storage_label(std::string const& name) const override {
     return format_label<F>(name, F::options(matrices_.front()));
+  }
+  std::string built_label() const override {
+    if constexpr (std::is_same_v<F, AutoFormat>) {
+      return "chosen=" + matrices_.front().selection().format;
+    } else {
+      return "";
+    }
+  }
+  FormatSelection const* selection_costs() const override {
+    if constexpr (std::is_same_v<F, AutoFormat>) {
+      return &matrices_.front().selection();
+    } else {
+      return nullptr;
+    }
   }
   typename Runner<Scalar>::Solve cg(Vector<Scalar> const& b, Vector<Scalar> const& x,
                                     CgOptions const& opts) override {
@@ -250,23 +289,45 @@ std::vector<typename F::options_type> swept_variants(Options const* options) {
   return F::template variants<Exec>();
 }
 
-/// Every variant of every format of spmvkit::format_list, in list order, then kk_native and
-/// kk_default: what spmv, spmv200 and cg run. With options, the sweeps they ask for
-/// (swept_variants); without, the formats' own variants (the usage text, the checks).
+/// The format model's estimate of variant o of F, where F has a cost model.
+template <class Scalar, class F>
+std::function<std::optional<SpmvEstimate>(MatrixFeatures const&)>
+estimate_of(typename F::options_type const& o) {
+  if constexpr (format_cost<F>::available) {
+    return [o](MatrixFeatures const& f) {
+      return format_cost<F>::template estimate<Exec>(f, o,
+                                                     TypeSizes{static_cast<int>(sizeof(Scalar)),
+                                                               static_cast<int>(sizeof(int)),
+                                                               static_cast<int>(sizeof(int))});
+    };
+  } else {
+    return {};
+  }
+}
+
+/// Every variant of every format of spmvkit::all_formats (format_list, then the automatic
+/// format), in list order, then kk_native and kk_default: what spmv, spmv200 and cg run.
+/// With options, the sweeps they ask for (swept_variants); without, the formats' own
+/// variants (the usage text, the checks).
 template <class Scalar>
 std::vector<Implementation<Scalar>> spmv_implementations(Options const* options = nullptr) {
   std::vector<Implementation<Scalar>> out;
-  for_each_type(format_list{}, [&out, options](auto tag) {
+  for_each_type(all_formats{}, [&out, options](auto tag) {
     using F = typename decltype(tag)::type;
     for (auto const& o : swept_variants<F>(options)) {
       out.push_back({F::name(o), F::family, format_label<F>(F::name(o), o), false, false,
-                     [o] { return std::make_unique<FormatRunner<Scalar, F>>(o); }});
+                     [o] { return std::make_unique<FormatRunner<Scalar, F>>(o); },
+                     estimate_of<Scalar, F>(o)});
     }
   });
   for (auto a : {KokkosKernelsAlgorithm::native, KokkosKernelsAlgorithm::vendor_default}) {
-    out.push_back({KokkosKernelsRunner<Scalar>::name(a), "kk",
-                   KokkosKernelsRunner<Scalar>::label(a), true, false,
-                   [a] { return std::make_unique<KokkosKernelsRunner<Scalar>>(a); }});
+    out.push_back({KokkosKernelsRunner<Scalar>::name(a),
+                   "kk",
+                   KokkosKernelsRunner<Scalar>::label(a),
+                   true,
+                   false,
+                   [a] { return std::make_unique<KokkosKernelsRunner<Scalar>>(a); },
+                   {}});
   }
   return out;
 }
@@ -285,8 +346,13 @@ std::vector<Implementation<Scalar>> transfer_implementations() {
       bool duplicate = false;
       for (auto const& e : out) duplicate = duplicate || e.name == F::name(o);
       if (duplicate) continue;
-      out.push_back({F::name(o), F::family, format_label<F>(F::name(o), o), false, i == 0,
-                     [o] { return std::make_unique<FormatRunner<Scalar, F>>(o); }});
+      out.push_back({F::name(o),
+                     F::family,
+                     format_label<F>(F::name(o), o),
+                     false,
+                     i == 0,
+                     [o] { return std::make_unique<FormatRunner<Scalar, F>>(o); },
+                     {}});
     }
   });
   return out;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -54,6 +55,12 @@ public:
   std::int64_t nnz() const { return base_.nnz(); }
   std::int64_t stored() const { return runner_->stored_entries(); }
   double padding() const { return nnz() ? static_cast<double>(stored()) / nnz() : 1.0; }
+  /// The format model's features of the matrix (select/matrix_features.hpp), computed on
+  /// first use.
+  MatrixFeatures const& features() {
+    if (!features_) features_ = compute_features(Exec(), base_);
+    return *features_;
+  }
   /// Bytes one SpMV moves under the format's byte model (F::bytes(A).total()).
   double bytes() const { return runner_->bytes().total(); }
 
@@ -124,6 +131,7 @@ private:
   std::string error_;
   double relative_error_ = 0;
   double tolerance_ = 0;
+  std::optional<MatrixFeatures> features_;
 };
 
 /// The cached setup for (source, implementation): built on first use, kept while consecutive

@@ -4,6 +4,7 @@
 #define SPMVKIT_UNIT_TESTS_TEST_UTILS_HPP
 
 #include <spmvkit/formats/format_list.hpp>
+#include <spmvkit/select/auto_matrix.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
@@ -73,8 +74,9 @@ struct cross_formats<std::tuple<Cs...>, type_list<Fs...>> {
   using type = decltype(std::tuple_cat(std::declval<with_formats<Cs>>()...));
 };
 
+// all_formats: every format of format_list and the automatic one (select/).
 using FormatConfigs =
-    typename to_gtest_types<typename cross_formats<AllConfigTuple, format_list>::type>::type;
+    typename to_gtest_types<typename cross_formats<AllConfigTuple, all_formats>::type>::type;
 
 struct FormatConfigNames {
   template <class T>

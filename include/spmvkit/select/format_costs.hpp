@@ -1,0 +1,122 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_SELECT_FORMAT_COSTS_HPP
+#define SPMVKIT_SELECT_FORMAT_COSTS_HPP
+
+/// \file
+/// What one SpMV of a format variant would cost, estimated from a matrix's
+/// features (select/matrix_features.hpp) without converting it: the
+/// format_cost trait. The estimate has two terms that the model
+/// (select/format_model.hpp) turns into seconds with constants fitted per
+/// variant and backend:
+///
+/// - `bytes`: the variant's byte model (the F::bytes of the matrix it would
+///   build), padding included;
+/// - `critical_entries`: the entries on the longest serial path of the
+///   kernel, the work one thread (or one group of lanes) must do alone. For a
+///   kernel that owns whole rows it is the longest row (divided by its lanes);
+///   for kernels that split rows it is about zero. This is the term that makes
+///   a hub row of 10^5 entries cost what it costs.
+///
+/// A format without a specialisation is never chosen by the model; tune mode
+/// (AutoOptions) still times it when asked. A specialisation returns an
+/// empty optional for options it cannot estimate.
+#include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/formats/format_list.hpp>
+#include <spmvkit/select/matrix_features.hpp>
+
+#include <cstdint>
+#include <optional>
+
+namespace spmvkit {
+
+/// The sizes in bytes of a matrix's value, ordinal and offset types.
+struct TypeSizes {
+  int scalar = 8;  ///< sizeof(Scalar)
+  int ordinal = 4; ///< sizeof(Ordinal)
+  int offset = 4;  ///< sizeof(Offset)
+};
+
+/// The cost terms of one SpMV of a format variant (see the file comment).
+struct SpmvEstimate {
+  double bytes = 0;            ///< byte model of the variant, padding included
+  double critical_entries = 0; ///< entries on the longest serial path
+};
+
+/// The fitted constants of one format variant on one backend family
+/// (select/format_model.hpp): seconds = launch_seconds + seconds_per_byte *
+/// bytes + seconds_per_critical_entry * critical_entries.
+struct KernelCost {
+  char const* variant;               ///< F::name(options) of the variant
+  double launch_seconds;             ///< fixed cost of one SpMV
+  double seconds_per_byte;           ///< inverse of the variant's effective bandwidth
+  double seconds_per_critical_entry; ///< cost of one entry on the serial path
+};
+
+/// Trait: the cost estimate of format F. Not specialised: no estimate.
+template <class F>
+struct format_cost {
+  /// false: the model does not estimate F.
+  static constexpr bool available = false;
+};
+
+namespace detail {
+inline double vector_bytes(MatrixFeatures const& f, TypeSizes s) {
+  return static_cast<double>(f.rows.num_rows + f.rows.num_cols) * s.scalar;
+}
+} // namespace detail
+
+/// CRS: every kernel moves the same bytes; they differ in the serial path.
+template <>
+struct format_cost<CrsFormat> {
+  /// true: estimated.
+  static constexpr bool available = true;
+  /// The estimate of CRS with kernel o.kernel on Exec; automatic is not
+  /// estimated (it is one of the others).
+  template <class Exec>
+  static std::optional<SpmvEstimate> estimate(MatrixFeatures const& f, CrsOptions const& o,
+                                              TypeSizes s) {
+    SpmvEstimate e;
+    e.bytes = static_cast<double>(f.rows.nnz) * (s.scalar + s.ordinal) +
+              static_cast<double>(f.rows.num_rows + 1) * s.offset + detail::vector_bytes(f, s);
+    const double longest = static_cast<double>(f.rows.max_row_length);
+    switch (o.kernel) {
+    case CrsKernel::row_per_thread: e.critical_entries = longest; break;
+    case CrsKernel::vector:
+      e.critical_entries = detail::is_host_space_v<Exec>
+                               ? longest
+                               : longest / detail::crs_vector_lanes(f.rows.mean_row_length);
+      break;
+    default: return std::nullopt;
+    }
+    return e;
+  }
+};
+
+/// SELL-C-σ and Sell16 with σ = 1 (the padding of a σ window is not among
+/// the features); the longest row is walked by one thread of its chunk.
+template <class Columns>
+struct format_cost<BasicSellFormat<Columns>> {
+  /// true: estimated.
+  static constexpr bool available = true;
+  /// The estimate of SELL-C-1 (C = o.chunk_size, 0 for the backend's
+  /// default); empty for σ > 1, and for Sell16 on a matrix it cannot store.
+  template <class Exec>
+  static std::optional<SpmvEstimate> estimate(MatrixFeatures const& f, SellOptions const& o,
+                                              TypeSizes s) {
+    if (o.sigma != 1) return std::nullopt;
+    if (Columns::relative && !f.sell16_eligible) return std::nullopt;
+    const int c = o.chunk_size != 0 ? o.chunk_size : detail::default_sell_chunk_size<Exec>();
+    const double chunks = static_cast<double>((f.rows.num_rows + c - 1) / c);
+    const int column_bytes = Columns::relative ? 2 : s.ordinal;
+    SpmvEstimate e;
+    e.bytes = static_cast<double>(f.sell_padded(c)) * (s.scalar + column_bytes) +
+              (chunks + 1) * s.offset + chunks * s.ordinal + detail::vector_bytes(f, s);
+    e.critical_entries = static_cast<double>(f.rows.max_row_length);
+    return e;
+  }
+};
+
+} // namespace spmvkit
+
+#endif
