@@ -20,7 +20,11 @@
 ///
 /// A format without a specialisation is never chosen by the model; tune mode
 /// (AutoOptions) still times it when asked. A specialisation returns an
-/// empty optional for options it cannot estimate.
+/// empty optional for options it cannot estimate. Two formats have none on
+/// purpose: CSR-k, whose conversion reorders the matrix on the host (Band-k)
+/// and would cost far more than the model's budget of a few SpMVs, and HYB,
+/// whose ELL width rule needs the row-length distribution beyond the
+/// features (name them in AutoOptions::candidates to have them timed).
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/select/matrix_features.hpp>
@@ -87,6 +91,15 @@ struct format_cost<CrsFormat> {
                                ? longest
                                : longest / detail::crs_vector_lanes(f.rows.mean_row_length);
       break;
+    case CrsKernel::balanced: {
+      // Rows are split over tiles of the merge path: no serial path beyond a
+      // tile, and the plan's tile coordinates and carries on top.
+      const auto p = detail::merge_path_parameters<Exec>(f.rows.num_rows, f.rows.nnz);
+      e.critical_entries = static_cast<double>(p.items_per_thread);
+      e.bytes += static_cast<double>(p.league_size + 1) * (s.ordinal + s.offset) +
+                 2.0 * static_cast<double>(p.league_size) * s.scalar;
+      break;
+    }
     default: return std::nullopt;
     }
     return e;
@@ -113,6 +126,52 @@ struct format_cost<BasicSellFormat<Columns>> {
     e.bytes = static_cast<double>(f.sell_padded(c)) * (s.scalar + column_bytes) +
               (chunks + 1) * s.offset + chunks * s.ordinal + detail::vector_bytes(f, s);
     e.critical_entries = static_cast<double>(f.rows.max_row_length);
+    return e;
+  }
+};
+
+/// ELL and ELL-R: n x w column-major, w the longest row; a row per thread
+/// walks its row (ELL: the full width). Not estimated beyond ELL's padding
+/// limit, where the conversion refuses the matrix.
+template <class Width>
+struct format_cost<BasicEllFormat<Width>> {
+  /// true: estimated.
+  static constexpr bool available = true;
+  /// The estimate of ELL (ELL-R) with options o.
+  template <class Exec>
+  static std::optional<SpmvEstimate> estimate(MatrixFeatures const& f, EllOptions const& o,
+                                              TypeSizes s) {
+    const std::int64_t n = f.rows.num_rows;
+    const std::int64_t padded = n * f.rows.max_row_length;
+    const std::int64_t limit = o.max_padded_entries > 0
+                                   ? o.max_padded_entries
+                                   : detail::default_ell_padding_limit(n, f.rows.nnz);
+    if (padded > limit) return std::nullopt;
+    SpmvEstimate e;
+    e.bytes = Width::matrix_bytes(static_cast<double>(n), static_cast<double>(f.rows.nnz),
+                                  static_cast<double>(padded), s.scalar, s.ordinal) +
+              detail::vector_bytes(f, s);
+    e.critical_entries = static_cast<double>(f.rows.max_row_length);
+    return e;
+  }
+};
+
+/// COO: sorted triplets on the merge-path machinery (no serial path beyond a tile).
+template <>
+struct format_cost<CooFormat> {
+  /// true: estimated.
+  static constexpr bool available = true;
+  /// The estimate of COO (its byte model with the plan's tiles).
+  template <class Exec>
+  static std::optional<SpmvEstimate> estimate(MatrixFeatures const& f, CooOptions const&,
+                                              TypeSizes s) {
+    const auto p = detail::merge_path_parameters<Exec>(f.rows.num_rows, f.rows.nnz);
+    const double tiles = static_cast<double>(p.league_size);
+    SpmvEstimate e;
+    e.bytes = static_cast<double>(f.rows.nnz) * (s.scalar + 2 * s.ordinal) +
+              (tiles + 1) * (s.ordinal + s.offset) + 2 * tiles * s.scalar +
+              detail::vector_bytes(f, s);
+    e.critical_entries = static_cast<double>(p.items_per_thread);
     return e;
   }
 };
