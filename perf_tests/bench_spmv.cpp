@@ -104,6 +104,7 @@ void model_counters(benchmark::State& state, SpmvSetup<Scalar>& s,
     }
   }
   if (auto const* c = s.runner().selection_costs()) {
+    state.counters["select_check_s"] = c->check_seconds;
     state.counters["select_features_s"] = c->features.seconds;
     state.counters["select_conversion_s"] = c->conversion_seconds;
     state.counters["select_tuning_s"] = c->tuning_seconds;

@@ -220,7 +220,7 @@ TYPED_TEST(SelectTest, DescribeNamesChoiceFeaturesAndCost) {
   o.costs = std::vector<KernelCost>{{"sell_c4_s1", 1e-6, 1e-9, 0.0}};
   const std::string d = make_matrix(Exec(), A, o).describe();
   for (char const* what : {"format: sell_c4_s1", "model mode", "bandwidth 3", "Sell16 yes",
-                           "expected bytes per SpMV", "cost: features"}) {
+                           "expected bytes per SpMV", "cost: structure check"}) {
     EXPECT_NE(d.find(what), std::string::npos) << what << " not in:\n" << d;
   }
 }

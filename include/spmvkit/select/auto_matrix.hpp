@@ -91,6 +91,7 @@ struct FormatSelection {
   std::vector<FormatPrediction> predictions; ///< every predicted variant, fastest first
   std::vector<Trial> trials;                 ///< the variants converted, in order
   SpmvBytes bytes;                           ///< byte model of the chosen matrix
+  double check_seconds = 0;                  ///< the CRS structure check (check_structure)
   double conversion_seconds = 0;             ///< conversions, the kept one and any refused
   double tuning_seconds = 0;                 ///< tune mode: conversions and timed SpMVs
   /// Tune mode: tuning_seconds / (time of the model's first choice - time of
@@ -275,9 +276,12 @@ make_matrix(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordina
                                 std::to_string(options.tune_candidates) + " and " +
                                 std::to_string(options.tune_repetitions));
   }
-  if (options.check_structure) check_structure(exec, A);
-
   FormatSelection s;
+  if (options.check_structure) {
+    Kokkos::Timer check;
+    check_structure(exec, A);
+    s.check_seconds = check.seconds();
+  }
   s.mode = options.mode;
   s.features = compute_features(exec, A);
   s.predictions = predict_formats<ExecutionSpace>(s.features,
@@ -533,7 +537,8 @@ inline std::string describe(FormatSelection const& s) {
     if (!t.note.empty()) os << ": refused (" << t.note << ")";
     os << "\n";
   }
-  os << "cost: features " << detail::seconds_text(s.features.seconds) << ", conversion "
+  os << "cost: structure check " << detail::seconds_text(s.check_seconds) << ", features "
+     << detail::seconds_text(s.features.seconds) << ", conversion "
      << detail::seconds_text(s.conversion_seconds);
   if (s.mode == SelectMode::tune) {
     os << ", tuning " << detail::seconds_text(s.tuning_seconds) << ", pays back after ";
