@@ -58,6 +58,12 @@ struct MatrixFeatures {
 
 namespace detail {
 
+/// The per-C padded entries summed by SellPaddingReduce (a fixed-size struct:
+/// array reductions into host pointers are not portable across Kokkos 3 and 4).
+struct PaddingSums {
+  std::int64_t v[feature_chunk_sizes.size()];
+};
+
 /// Per-C sums of SELL-C-1 chunk widths times C, over blocks of 64 rows: a
 /// thread owns one block and derives every smaller chunk from its rows, so
 /// all chunk sizes cost one read of the row starts.
@@ -65,24 +71,23 @@ template <class RowStarts>
 struct SellPaddingReduce {
   static constexpr int block = 64;
   static constexpr int count = static_cast<int>(feature_chunk_sizes.size());
-  using value_type = std::int64_t[];
-  using size_type = int;
-  int value_count = count;
+  using value_type = PaddingSums;
   RowStarts row_starts;
   std::int64_t num_rows;
 
-  KOKKOS_INLINE_FUNCTION void init(std::int64_t* v) const {
-    for (int i = 0; i < count; ++i) v[i] = 0;
+  KOKKOS_INLINE_FUNCTION void init(value_type& s) const {
+    for (int i = 0; i < count; ++i) s.v[i] = 0;
   }
-  KOKKOS_INLINE_FUNCTION void join(std::int64_t* a, std::int64_t const* b) const {
-    for (int i = 0; i < count; ++i) a[i] += b[i];
+  KOKKOS_INLINE_FUNCTION void join(value_type& a, value_type const& b) const {
+    for (int i = 0; i < count; ++i) a.v[i] += b.v[i];
   }
-#if KOKKOS_VERSION < 30700 // older Kokkos joins through volatile pointers only
-  KOKKOS_INLINE_FUNCTION void join(volatile std::int64_t* a, volatile std::int64_t const* b) const {
-    for (int i = 0; i < count; ++i) a[i] += b[i];
+#if KOKKOS_VERSION < 30700 // older Kokkos joins through volatile references only
+  KOKKOS_INLINE_FUNCTION void join(value_type volatile& a, value_type const volatile& b) const {
+    for (int i = 0; i < count; ++i) a.v[i] = a.v[i] + b.v[i];
   }
 #endif
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t b, std::int64_t* v) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t b, value_type& sums) const {
+    std::int64_t* v = sums.v;
     const std::int64_t first = b * block;
     const std::int64_t last = first + block < num_rows ? first + block : num_rows;
     // Widths of the 16 chunks of 4 rows; larger chunks are maxima of these.
@@ -152,9 +157,9 @@ MatrixFeatures compute_features(ExecutionSpace const& exec, Crs const& A) {
     using Policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
     using PaddingReduce = detail::SellPaddingReduce<typename Crs::row_starts_type>;
     const std::int64_t blocks = (n + PaddingReduce::block - 1) / PaddingReduce::block;
+    detail::PaddingSums padding{};
     Kokkos::parallel_reduce("SpMVKit::select::sell_padding", Policy(exec, 0, blocks),
-                            PaddingReduce{PaddingReduce::count, A.row_starts(), n},
-                            f.sell_padded_entries.data());
+                            PaddingReduce{A.row_starts(), n}, padding);
     typename detail::ColumnReachReduce<typename Crs::row_starts_type,
                                        typename Crs::column_indices_type>::value_type reach{0, 0};
     Kokkos::parallel_reduce(
@@ -163,6 +168,9 @@ MatrixFeatures compute_features(ExecutionSpace const& exec, Crs const& A) {
             A.row_starts(), A.column_indices()},
         reach);
     exec.fence();
+    for (std::size_t i = 0; i < feature_chunk_sizes.size(); ++i) {
+      f.sell_padded_entries[i] = padding.v[i];
+    }
     f.max_offset_above = reach.first;
     f.max_offset_below = reach.second;
   }
