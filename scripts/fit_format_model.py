@@ -15,7 +15,7 @@ error (every matrix counts alike, small or large), separately for the host and t
 Matrices named in --holdout are left out of the fit so that the evaluation
 (scripts/perf/selection.py) can be run on matrices the model has not seen.
 
-    python3 scripts/fit_format_model.py --host cpu.json --gpu gpu.json \\
+    python3 scripts/fit_format_model.py --host cpu.json --gpu gpu_a.json gpu_b.json \\
         --holdout bcsstk14,cage10 --out include/spmvkit/select/detail/fitted_costs.hpp
 
 A backend without a run keeps the table of the existing header (--keep) or gets none, in which
@@ -72,8 +72,8 @@ def nnls_relative(X, t):
     return best[1]
 
 
-def fit(path, holdout):
-    context, rows, _ = perf_results.load([path])
+def fit(paths, holdout):
+    context, rows, _ = perf_results.load(paths)
     by_variant = {}
     matrices = set()
     for r in rows:
@@ -134,8 +134,8 @@ def table_text(name, fitted, holdout):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--host", help="spmvkit_perf JSON of a host (OpenMP) run")
-    ap.add_argument("--gpu", help="spmvkit_perf JSON of a GPU run")
+    ap.add_argument("--host", nargs="+", help="spmvkit_perf JSON files of host (OpenMP) runs")
+    ap.add_argument("--gpu", nargs="+", help="spmvkit_perf JSON files of GPU runs")
     ap.add_argument("--holdout", default="", help="matrix names left out of the fit")
     ap.add_argument("--keep", action="store_true",
                     help="keep the existing header's table of a backend without a run")

@@ -174,6 +174,44 @@ def matrices(results, styles, ctx, out, precision):
     return path
 
 
+def rmat_sweep(results, styles, ctx, out, precision):
+    """SpMV time against R-MAT scale for every format: each format's best variant (the fastest
+    of its variants at each scale) beside Kokkos Kernels native and default, log-log."""
+    rows = [r for r in results if r.bench == "spmv" and r.kind == "rmat" and r.precision == precision]
+    scales = sorted({int(r.matrix.split("_s")[1].split("_")[0]) for r in rows
+                     if "_s" in r.matrix}) if rows else []
+    if len(scales) < 2:
+        return None
+
+    def scale_of(r):
+        return int(r.matrix.split("_s")[1].split("_")[0])
+
+    series = {}
+    for r in rows:
+        key = r.format if r.is_reference or r.family in ("auto",) else r.family + " (best)"
+        if r.family == "crs":
+            key = r.format  # every CRS kernel on its own: the balanced one is the point
+        best = series.setdefault(key, {})
+        t = r.get("time_s")
+        s = scale_of(r)
+        if s not in best or t < best[s][0]:
+            best[s] = (t, r.format)
+    fig, ax = plt.subplots(figsize=(11, 6))
+    for key in sorted(series, key=lambda k: (k.startswith("kk"), k)):
+        pts = sorted(series[key].items())
+        style = styles.line(pts[0][1][1])
+        ax.plot([p[0] for p in pts], [p[1][0] * 1e3 for p in pts], label=key, **style)
+    ax.set_yscale("log")
+    ax.set_xlabel("R-MAT scale (2^scale rows, edge factor 16)")
+    ax.set_ylabel("SpMV time (ms, median)")
+    ax.set_title("SpMV time on R-MAT graphs, {}".format(precision))
+    ax.grid(True, which="both", alpha=0.3)
+    outside_legend(ax)
+    path = os.path.join(out, "rmat_time_{}.png".format(precision))
+    finish(fig, ctx, path)
+    return path
+
+
 def all_charts(results, styles, ctx, out):
     """Every chart the data allows, as (title, path)."""
     charts = []
@@ -196,4 +234,8 @@ def all_charts(results, styles, ctx, out):
         p = matrices(results, styles, ctx, out, prec)
         if p:
             charts.append(("SpMV GB/s on real and R-MAT matrices, " + prec, p))
+    for prec in precs:
+        p = rmat_sweep(results, styles, ctx, out, prec)
+        if p:
+            charts.append(("SpMV time vs R-MAT scale, " + prec, p))
     return charts
