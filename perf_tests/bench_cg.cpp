@@ -3,7 +3,10 @@
 // CG on the FEM Poisson problem for every implementation of the registry (the founding
 // study's figure 6): each format variant through make_operator(A, options), Kokkos Kernels
 // through KokkosKernelsOperator; iterations, time per iteration and MUPS (million unknowns
-// updated per second = rows * iterations / time).
+// updated per second = rows * iterations / time). Each implementation runs in three ways
+// (--cg-variants): standard CG with the fused vector kernels (cg/<p>/<source>/<impl>), with
+// KokkosBlas vector calls (.../<impl>/kokkos_blas; with kk_default it is the CG a Kokkos user
+// writes, KokkosBlas + Kokkos Kernels' SpMV) and pipelined CG (.../<impl>/pipelined).
 
 #include "benchmarks.hpp"
 #include "options.hpp"
@@ -16,6 +19,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -61,10 +65,20 @@ CgProblem<Scalar>& cg_problem(int N) {
 
 template <class Scalar>
 typename Runner<Scalar>::Solve solve(SpmvSetup<Scalar>& s, CgProblem<Scalar>& p,
-                                     CgOptions const& opts) {
+                                     CgOptions const& opts, bool kokkos_blas) {
   Kokkos::deep_copy(p.x, p.guess);
   Kokkos::fence();
-  return s.runner().cg(p.b, p.x, opts);
+  return s.runner().cg(p.b, p.x, opts, kokkos_blas);
+}
+
+/// Vector bytes of an iteration besides the apply's (which reads p and writes q), with
+/// s = sizeof(Scalar) and no Jacobi: fused 10 n s (solvers/cg.hpp), KokkosBlas 12 n s
+/// (interop/kokkos_blas.hpp), pipelined 13 n s (its update kernel reads n, z, w, s, r, p, x
+/// and writes z, s, p, x, r, w).
+double vector_bytes_per_row(std::string const& way) {
+  if (way == "kokkos_blas") return 12;
+  if (way == "pipelined") return 13;
+  return 10;
 }
 
 void skip(benchmark::State& state, std::string const& name, char const* why) {
@@ -74,7 +88,8 @@ void skip(benchmark::State& state, std::string const& name, char const* why) {
 
 template <class Scalar>
 void bm_cg(benchmark::State& state, Options const& o, std::string const& name,
-           MatrixSource const& source, Implementation<Scalar> const& implementation) {
+           MatrixSource const& source, Implementation<Scalar> const& implementation,
+           std::string const& way) {
   try {
     auto& s = spmv_setup<Scalar>(o, source, implementation);
     if (!s.ok()) {
@@ -88,15 +103,17 @@ void bm_cg(benchmark::State& state, Options const& o, std::string const& name,
     opts.max_iterations = o.cg_max_iterations;
     opts.use_initial_guess = true;
     opts.check_interval = o.cg_check_interval;
+    if (way == "pipelined") opts.variant = CgVariant::pipelined;
+    const bool kokkos_blas = way == "kokkos_blas";
     {
       CgOptions warm = opts; // a few iterations: first-touch, kernel loading
       warm.max_iterations = 3;
-      solve(s, problem, warm);
+      solve(s, problem, warm, kokkos_blas);
     }
     typename Runner<Scalar>::Solve solved;
     std::vector<double> per_iteration, loop_seconds;
     for (auto _ : state) {
-      solved = solve(s, problem, opts);
+      solved = solve(s, problem, opts, kokkos_blas);
       state.SetIterationTime(solved.result.iteration_seconds);
       per_iteration.push_back(solved.result.seconds_per_iteration);
       loop_seconds.push_back(solved.result.iteration_seconds);
@@ -108,7 +125,7 @@ void bm_cg(benchmark::State& state, Options const& o, std::string const& name,
       return;
     }
     const double t_iter = median(per_iteration);
-    state.SetLabel(implementation.label);
+    state.SetLabel(implementation.label + ";cg=" + way);
     state.counters["cg_iterations"] = result.iterations;
     state.counters["converged"] = result.converged() ? 1 : 0;
     state.counters["time_per_iteration_s"] = t_iter;
@@ -116,18 +133,22 @@ void bm_cg(benchmark::State& state, Options const& o, std::string const& name,
     state.counters["MUPS"] = t_iter > 0 ? static_cast<double>(s.rows()) / t_iter * 1e-6 : 0.0;
     // Bytes an iteration moves: one apply under the operator's byte model
     // (MatrixOperator::bytes(), which already counts reading p and writing q) plus the other
-    // vector traffic of spmvkit::cg, 10 n s (include/spmvkit/solvers/cg.hpp: 12 n s in all,
-    // 2 n s of which are the apply's). time / (bytes / yardstick bandwidth) says how close an
-    // iteration runs to the yardstick (1 = as fast as a copy, or as a read).
-    const double iteration_bytes =
-        solved.operator_bytes.total() + 10.0 * static_cast<double>(s.rows()) * sizeof(Scalar);
+    // vector traffic of this way (vector_bytes_per_row). time / (bytes / yardstick bandwidth)
+    // says how close an iteration runs to the yardstick (1 = as fast as a copy, or as a read).
+    // The fused standard CG's bytes are the floor of every way: iteration_vs_fused_copy_bound
+    // compares each way with the least traffic that solves the problem.
+    const double n_s = static_cast<double>(s.rows()) * sizeof(Scalar);
+    const double iteration_bytes = solved.operator_bytes.total() + vector_bytes_per_row(way) * n_s;
+    const double fused_bytes = solved.operator_bytes.total() + vector_bytes_per_row("fused") * n_s;
+    const double copy_bps = yardstick_gbs(o, Yardstick::copy) * 1e9;
     state.counters["check_interval"] =
         opts.check_interval > 0 ? opts.check_interval : spmvkit::detail::cg_check_interval<Exec>();
     state.counters["iteration_bytes"] = iteration_bytes;
-    state.counters["iteration_vs_copy_bound"] =
-        t_iter / (iteration_bytes / (yardstick_gbs(o, Yardstick::copy) * 1e9));
+    state.counters["iteration_vs_copy_bound"] = t_iter / (iteration_bytes / copy_bps);
     state.counters["iteration_vs_read_bound"] =
         t_iter / (iteration_bytes / (yardstick_gbs(o, Yardstick::read) * 1e9));
+    state.counters["iteration_vs_fused_copy_bound"] = t_iter / (fused_bytes / copy_bps);
+    state.counters["residual_replacements"] = result.residual_replacements;
     state.counters["relative_residual"] = result.relative_residual;
     state.counters["true_relative_residual"] = result.true_relative_residual;
     state.counters["rows"] = static_cast<double>(s.rows());
@@ -151,17 +172,24 @@ template <class Scalar>
 void register_cg_benchmark(std::shared_ptr<const Options> const& options,
                            MatrixSource const& source,
                            Implementation<Scalar> const& implementation) {
-  const std::string name =
-      std::string("cg/") + precision_name<Scalar>() + "/" + source.name + "/" + implementation.name;
-  benchmark::RegisterBenchmark(name.c_str(),
-                               [options, name, source, implementation](benchmark::State& st) {
-                                 bm_cg<Scalar>(st, *options, name, source, implementation);
-                               })
-      ->UseManualTime()
-      ->Iterations(1)
-      ->Repetitions(options->cg_repetitions)
-      ->ReportAggregatesOnly(true)
-      ->Unit(benchmark::kMillisecond);
+  for (std::string const way : {"fused", "kokkos_blas", "pipelined"}) {
+    if (std::find(options->cg_variants.begin(), options->cg_variants.end(), way) ==
+        options->cg_variants.end())
+      continue;
+    // The fused standard CG keeps the name it had before the other ways existed.
+    const std::string name = std::string("cg/") + precision_name<Scalar>() + "/" + source.name +
+                             "/" + implementation.name + (way == "fused" ? "" : "/" + way);
+    benchmark::RegisterBenchmark(
+        name.c_str(),
+        [options, name, source, implementation, way](benchmark::State& st) {
+          bm_cg<Scalar>(st, *options, name, source, implementation, way);
+        })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Repetitions(options->cg_repetitions)
+        ->ReportAggregatesOnly(true)
+        ->Unit(benchmark::kMillisecond);
+  }
 }
 
 template void register_cg_benchmark<double>(std::shared_ptr<const Options> const&,

@@ -238,6 +238,13 @@ std::vector<OptionSpec> make_table() {
                "0",
                {},
                integer(&Options::cg_check_interval, 0, int_max)});
+  t.push_back({"--cg-variants",
+               "LIST",
+               "CG ways: fused (standard CG, fused vector kernels), kokkos_blas (standard CG, "
+               "KokkosBlas vector calls), pipelined (CgVariant::pipelined)",
+               "fused,kokkos_blas,pipelined",
+               {},
+               choice_list(&Options::cg_variants, {"fused", "kokkos_blas", "pipelined"})});
   t.push_back({"--cg-tol-double",
                "X",
                "CG relative residual tolerance in double",

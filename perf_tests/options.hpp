@@ -60,6 +60,9 @@ struct Options {
   double cg_tolerance_float = 0;
   int cg_repetitions = 0;
   int cg_check_interval = 0;               // CgOptions::check_interval (0: automatic)
+  // CG ways: fused (standard CG, fused vector kernels), kokkos_blas (standard CG,
+  // KokkosBlasVectors), pipelined (CgVariant::pipelined)
+  std::vector<std::string> cg_variants;
   std::vector<CsrkSweepSize> csrk_sizes;   // replace CSR-k's variants (empty: the model's)
   std::vector<CsrkSweepShape> csrk_shapes; // crossed with the sizes (empty: the default shape)
   bool smoke = false;

@@ -14,6 +14,7 @@
 #include "perf_common.hpp"
 
 #include <spmvkit/formats/format_list.hpp>
+#include <spmvkit/interop/kokkos_blas.hpp>
 #include <spmvkit/interop/kokkos_kernels.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
 #include <spmvkit/select/format_costs.hpp>
@@ -64,7 +65,10 @@ public:
     CgResult result;
     SpmvBytes operator_bytes;
   };
-  virtual Solve cg(Vector<Scalar> const& b, Vector<Scalar> const& x, CgOptions const& opts) = 0;
+  /// kokkos_blas: the KokkosBlasVectors policy (interop/kokkos_blas.hpp) instead of the fused
+  /// vector kernels.
+  virtual Solve cg(Vector<Scalar> const& b, Vector<Scalar> const& x, CgOptions const& opts,
+                   bool kokkos_blas) = 0;
 };
 
 /// An entry of the registry.
@@ -194,8 +198,9 @@ public:
     }
   }
   typename Runner<Scalar>::Solve cg(Vector<Scalar> const& b, Vector<Scalar> const& x,
-                                    CgOptions const& opts) override {
+                                    CgOptions const& opts, bool kokkos_blas) override {
     auto op = make_operator(matrices_.front(), options_);
+    if (kokkos_blas) return {spmvkit::cg(exec_, op, b, x, opts, KokkosBlasVectors()), op.bytes()};
     return {spmvkit::cg(exec_, op, b, x, opts), op.bytes()};
   }
 
@@ -228,10 +233,12 @@ public:
   std::int64_t stored_entries() const override { return crs_.front().nnz(); }
   std::string storage_label(std::string const&) const override { return label(algorithm_); }
   typename Runner<Scalar>::Solve cg(Vector<Scalar> const& b, Vector<Scalar> const& x,
-                                    CgOptions const& opts) override {
+                                    CgOptions const& opts, bool kokkos_blas) override {
     // One operator for every solve: its SpMV handle is set up once.
     if (!op_)
       op_ = std::make_unique<KokkosKernelsOperator<KKMatrix<Scalar>>>(kk_.front(), algorithm_);
+    // KokkosBlas vectors with Kokkos Kernels' SpMV: the CG a Kokkos user writes.
+    if (kokkos_blas) return {spmvkit::cg(exec_, *op_, b, x, opts, KokkosBlasVectors()), bytes()};
     return {spmvkit::cg(exec_, *op_, b, x, opts), bytes()};
   }
 

@@ -6,7 +6,8 @@
 /// \file
 /// Everything public in one include: `#include <spmvkit/spmvkit.hpp>`.
 ///
-/// Each header also stands on its own. interop/kokkos_kernels.hpp is included only when Kokkos
+/// Each header also stands on its own. interop/kokkos_kernels.hpp and interop/kokkos_blas.hpp
+/// (KokkosBlasVectors for cg) are included only when Kokkos
 /// Kernels is found: the macro `SPMVKIT_HAS_KOKKOS_KERNELS` is defined by the CMake target
 /// `SpMVKit::kokkos_kernels`, which `SpMVKit::spmvkit` links when SpMVKit was built with Kokkos
 /// Kernels.
@@ -75,6 +76,7 @@
 #include <spmvkit/solvers/operator.hpp>
 #include <spmvkit/version.hpp>
 #if defined(SPMVKIT_HAS_KOKKOS_KERNELS)
+#include <spmvkit/interop/kokkos_blas.hpp>
 #include <spmvkit/interop/kokkos_kernels.hpp>
 #endif
 

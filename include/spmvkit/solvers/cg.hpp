@@ -4,8 +4,8 @@
 #define SPMVKIT_SOLVERS_CG_HPP
 
 /// \file
-/// Conjugate Gradient (optionally Jacobi-preconditioned) for symmetric
-/// positive definite systems on one execution space instance, for any linear
+/// Conjugate Gradient (optionally Jacobi-preconditioned; standard or pipelined)
+/// for symmetric positive definite systems on one execution space instance, for any linear
 /// operator (solvers/operator.hpp): a matrix of any SpMVKit format, a
 /// KokkosSparse::CrsMatrix (include interop/kokkos_kernels.hpp), or a user
 /// operator such as a distributed matrix, whose reduction policy makes the
@@ -47,6 +47,39 @@
 /// the directions from it and goes on. Each replacement costs one more apply
 /// and start kernel. It gives up with CgStatus::stagnated, reporting both
 /// residuals, once a replacement no longer halves the true residual.
+///
+/// **Vector operations.** The last argument of cg() picks who does the vector
+/// work of the standard variant, in the same loop: FusedVectors (default, the
+/// kernels above) or KokkosBlasVectors (interop/kokkos_blas.hpp: KokkosBlas
+/// calls, scalars on the host, the baseline a Kokkos user would write).
+///
+/// **Pipelined.** CgOptions::variant = CgVariant::pipelined runs the pipelined
+/// CG of Ghysels and Vanroose (2014) with u = D⁻¹r, w = A u and the auxiliary
+/// recurrences s = A p, q = D⁻¹s, z = A q. An iteration is one apply (n = A m,
+/// m = D⁻¹w) and one kernel that updates z, q, s, p, x, r, u, w and, in the same
+/// pass, reduces {rᵀr, rᵀu, wᵀu} of the new vectors: one reduction, one
+/// all-reduce of the operator's reduction policy for a distributed operator,
+/// and no host synchronisation between the reduction and the next apply (on a
+/// GPU both are queued back to back on the instance). pᵀAp comes from the
+/// recurrence wᵀu − β² pᵀAp_prev; α, β and the stopping test are formed on the
+/// device, so check_interval, the device-side stop and CgResult behave as for
+/// the standard variant. Vector traffic besides the apply: read n, z, w, s, r,
+/// p, x and write z, s, p, x, r, w, 13 n s (20 n s with Jacobi), against 10 n s (12 n s).
+///
+/// Its recurrences drift from b − A x faster than standard CG's. The
+/// replacement rule: every CgOptions::replacement_interval iterations (default
+/// 100 in double, 20 in float) r = b − A x, u, w, s = A p, q and z are
+/// recomputed from x and the direction p (four applies, queued without a host
+/// wait; directions kept, so convergence is not restarted); when the recurrence
+/// meets the tolerance, the true-residual check and replacement above apply; and
+/// when pᵀAp turns <= 0 after an iteration that went well (rounding, since it
+/// did not at the start), the solve restarts from the true residual while that
+/// halves it, else reports the breakdown. On the FEM problem and the shipped SPD
+/// matrices in double it ends at the same true residual as standard CG. In
+/// float on ill-conditioned matrices (bcsstk14, 1138_bus with Jacobi) the pᵀAp
+/// recurrence loses its sign before the tolerance even with a replacement every
+/// iteration, and the solve ends in CgStatus::breakdown: use the standard
+/// variant there.
 #include <spmvkit/solvers/cg_options.hpp>
 #include <spmvkit/solvers/detail/cg_solver.hpp>
 #include <spmvkit/solvers/operator.hpp>
@@ -56,6 +89,14 @@
 #include <type_traits>
 
 namespace spmvkit {
+
+/// The default vector-operations policy of cg(): SpMVKit's fused vector
+/// kernels, with every iteration scalar formed and tested on the device.
+///
+/// The vector traffic and kernels per iteration are those of this file's
+/// documentation. The other policy is KokkosBlasVectors
+/// (interop/kokkos_blas.hpp), the same CG with KokkosBlas calls.
+struct FusedVectors : detail::FusedCgVectorOps {};
 
 /// Solves A x = b by CG on `exec` (the operator's execution space). A is a
 /// matrix of any SpMVKit format, a KokkosSparse::CrsMatrix (with
@@ -75,7 +116,11 @@ namespace spmvkit {
 ///             not), not modified
 /// \param x    solution: rank-1 non-const View of n entries; the initial guess when
 ///             CgOptions::use_initial_guess is set, otherwise overwritten from 0
-/// \param opts tolerance, iteration limit, preconditioning, progress reports (CgOptions)
+/// \param opts tolerance, iteration limit, preconditioning, variant (standard or
+///             pipelined), progress reports (CgOptions)
+/// \param vector_operations the vector-operations policy of the standard variant:
+///             FusedVectors (default) or KokkosBlasVectors (interop/kokkos_blas.hpp);
+///             CgVariant::pipelined needs FusedVectors
 /// \return status, iterations, residuals, timings and a message (CgResult)
 ///
 /// Wrong View types, ranks, scalar types or memory spaces, and an A that is
@@ -85,15 +130,19 @@ namespace spmvkit {
 /// be allocated, and whatever a user operator's apply() throws.
 ///
 /// Cost: per iteration one apply and the vector traffic listed in cg.hpp's
-/// file documentation (12 n s bytes, 14 n s with Jacobi); a converged solve adds one apply for the
-/// true residual. Memory: three work vectors of n entries (r, p, q), plus the
-/// inverted diagonal with Jacobi.
-template <class ExecSpace, class Matrix, class BView, class XView>
+/// file documentation (standard: 12 n s bytes, 14 n s with Jacobi; pipelined:
+/// 15 n s, 22 n s with Jacobi); a converged solve adds one apply for the true
+/// residual. Memory: three work vectors of n entries (r, p, q), plus the
+/// inverted diagonal with Jacobi; pipelined adds four (six with Jacobi).
+template <class ExecSpace, class Matrix, class BView, class XView,
+          class VectorOperations = FusedVectors>
 CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const& x,
-            CgOptions const& opts = CgOptions()) {
+            CgOptions const& opts = CgOptions(),
+            VectorOperations const& vector_operations = VectorOperations()) {
+  (void)vector_operations; // a policy type: its hooks are static
   auto&& op = detail::as_operator(A);
   using Op = std::remove_reference_t<decltype(op)>;
-  detail::CgSolver<ExecSpace, Op, BView, XView> solver(exec, op, b, x, opts);
+  detail::CgSolver<ExecSpace, Op, BView, XView, VectorOperations> solver(exec, op, b, x, opts);
   return solver.solve();
 }
 
@@ -103,10 +152,13 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
 /// Chosen for a non-const lvalue operator, such as a KokkosKernelsOperator
 /// whose apply() is non-const; parameters, exceptions and cost as above.
 template <class ExecSpace, class Op, class BView, class XView,
+          class VectorOperations = FusedVectors,
           class = std::enable_if_t<detail::is_linear_operator<Op>::value>>
 CgResult cg(ExecSpace const& exec, Op& op, BView const& b, XView const& x,
-            CgOptions const& opts = CgOptions()) {
-  detail::CgSolver<ExecSpace, Op, BView, XView> solver(exec, op, b, x, opts);
+            CgOptions const& opts = CgOptions(),
+            VectorOperations const& vector_operations = VectorOperations()) {
+  (void)vector_operations;
+  detail::CgSolver<ExecSpace, Op, BView, XView, VectorOperations> solver(exec, op, b, x, opts);
   return solver.solve();
 }
 

@@ -31,6 +31,29 @@ inline char const* name(CgStatus s) {
   return "unknown";
 }
 
+/// Which CG recurrence cg() runs (CgOptions::variant); name() gives it as text.
+///
+/// Both solve the same system with the same options, stopping test and result;
+/// they differ in how the iteration's reductions are arranged.
+enum class CgVariant {
+  /// Hestenes-Stiefel CG: two reductions per iteration (pᵀAp, then rᵀr and rᵀz),
+  /// each waited for by the next kernel. Fewest bytes per iteration.
+  standard,
+  /// Pipelined CG (Ghysels and Vanroose 2014): one fused reduction per iteration
+  /// (rᵀr, rᵀz, wᵀz with w = A z) in the same kernel as the vector updates, so an
+  /// iteration is one apply and one kernel, and a distributed operator needs one
+  /// all-reduce. Costs four more work vectors (six with Jacobi), 3 n s more
+  /// traffic per iteration (8 n s with Jacobi) and a periodic residual replacement
+  /// (CgOptions::replacement_interval); pays off where launches and reductions,
+  /// not bandwidth, bound an iteration (small problems on GPUs, many ranks).
+  pipelined
+};
+
+/// The variant as text: "standard" or "pipelined".
+inline char const* name(CgVariant v) {
+  return v == CgVariant::pipelined ? "pipelined" : "standard";
+}
+
 /// Handed to CgOptions::progress_callback every progress_every iterations.
 struct CgProgress {
   /// Iterations completed so far (a multiple of CgOptions::progress_every).
@@ -79,6 +102,22 @@ struct CgOptions {
   /// iterations. 0: automatic (8 on GPUs, 1 on host backends); values above
   /// max_iterations act as max_iterations.
   int check_interval = 0;
+  /// The CG recurrence: CgVariant::standard (default) or CgVariant::pipelined.
+  /// The pipelined variant needs the fused vector kernels: with cg()'s
+  /// KokkosBlasVectors policy it throws std::invalid_argument.
+  CgVariant variant = CgVariant::standard;
+  /// Pipelined CG only: every replacement_interval iterations its recurrence
+  /// vectors are recomputed from x and the direction (r = b − A x and the
+  /// auxiliary vectors, four applies, no host synchronisation), which bounds the
+  /// drift of the pipelined recurrences; the directions are kept, so
+  /// convergence is not restarted. 0: automatic (every 100 iterations in double,
+  /// 20 in float, whose recurrences drift faster); must be
+  /// >= 0. Both variants also replace the residual when the recurrence meets the
+  /// tolerance but the true residual does not (see solvers/cg.hpp); pipelined CG
+  /// also restarts from the true residual when its recurrence pᵀAp turns <= 0
+  /// after an iteration that went well (rounding, not the matrix), while that
+  /// halves the true residual.
+  int replacement_interval = 0;
 };
 
 /// What cg() returns: how the solve ended, iterations, residuals and timings.

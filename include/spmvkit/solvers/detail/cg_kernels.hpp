@@ -83,11 +83,18 @@ struct CgDot {
 /// iteration, slot 0 first holding the start. The host reads the ring every
 /// check interval, so `slots` = interval + 1 keeps every record until it is
 /// read and the previous iteration's rᵀz until it is used.
+///
+/// Pipelined CG's records have four doubles, {rᵀr, rᵀz, wᵀz, pᵀAp}: the first
+/// three are the fused reduction's partial sums (one all-reduce), the last is
+/// formed on the device from earlier records. `pAp` is where pᵀAp sits in a
+/// record, so the host reads both kinds alike.
 struct CgScalarLayout {
   static constexpr int pq = 0;
   int slots = 2;
-  KOKKOS_INLINE_FUNCTION int record(int k) const { return 1 + 3 * (k % slots); }
-  int size() const { return 1 + 3 * slots; }
+  int stride = 3;
+  int pAp = 2;
+  KOKKOS_INLINE_FUNCTION int record(int k) const { return 1 + stride * (k % slots); }
+  int size() const { return 1 + stride * slots; }
 };
 
 /// The stopping test, once for the device and the host: the device stops on
@@ -196,6 +203,192 @@ struct CgResidualNorm {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& sum) const {
     const double e = static_cast<double>(b(i)) - static_cast<double>(q(i));
     sum += e * e;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Pipelined CG (Ghysels and Vanroose 2014), with u = D⁻¹r, w = A u, m = D⁻¹w,
+// n = A m and the auxiliary recurrences s = A p, q = D⁻¹s, z = A q. Without
+// Jacobi u is r, m is w and q is s (the same Views), so the kernels load each
+// vector once into a local and store it last.
+// ---------------------------------------------------------------------------------------------
+
+/// A pipelined record, three ring doubles summed over the rows (and ranks)
+/// then pᵀAp, which the update kernel passes through from index 0 (see CgScalarLayout).
+struct PipeCgSums {
+  double rr, rz, wz;
+};
+struct PipeCgRecord {
+  double rr, rz, wz, pAp;
+};
+
+struct CgRecordJoin {
+  KOKKOS_INLINE_FUNCTION static void add(PipeCgSums& a, PipeCgSums const& b) {
+    a.rr += b.rr;
+    a.rz += b.rz;
+    a.wz += b.wz;
+  }
+  KOKKOS_INLINE_FUNCTION static void add(PipeCgRecord& a, PipeCgRecord const& b) {
+    a.rr += b.rr;
+    a.rz += b.rz;
+    a.wz += b.wz;
+    a.pAp += b.pAp;
+  }
+};
+
+/// The start's second half: m = D⁻¹w (w = A u just applied) and wᵀu.
+template <class Vec>
+struct PipeCgPrime {
+  Vec w, u, m, dinv;
+  bool jacobi;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& wu) const {
+    const auto wi = w(i);
+    if (jacobi) m(i) = dinv(i) * wi;
+    wu += static_cast<double>(wi) * static_cast<double>(u(i));
+  }
+};
+
+/// One pipelined iteration k after n = A m: pᵀAp_k from the records k − 1 and
+/// k − 2 (pᵀAp_k = wᵀz_{k−1} − (rᵀz_{k−1}/rᵀz_{k−2})² pᵀAp_{k−1}, or wᵀz_{k−1}
+/// right after a start), α = rᵀz_{k−1}/pᵀAp_k, β = rᵀz_{k−1}/rᵀz_{k−2};
+///   z = n + βz, q = m + βq, s = w + βs, p = u + βp,
+///   x += αp, r −= αs, u −= αq, w −= αz, m = D⁻¹w,
+/// and record k = {rᵀr, rᵀu, wᵀu, pᵀAp_k} of the new vectors: one reduction.
+/// The device stops (nothing is updated) once record k − 1 fails the stopping
+/// test or pᵀAp_k is unusable; the record then holds zero sums and a pᵀAp that
+/// fails it too (pᵀAp_k itself, or −1 after a stop), so later iterations stay
+/// stopped without a flag, and no rank's sums count twice in an all-reduce.
+template <class X, class Vec, class Scalars>
+struct PipeCgUpdate {
+  using value_type = PipeCgRecord;
+  X x;
+  Vec r, u, w, m, n, z, q, s, p, dinv;
+  Scalars scalars;
+  int previous, before_previous;
+  bool restart; // record k − 1 is a start: no β, and the host has tested it
+  double threshold_sq, largest;
+  bool jacobi;
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0, 0, 0, 0}; }
+  KOKKOS_INLINE_FUNCTION void join(value_type& a, value_type const& b) const {
+    CgRecordJoin::add(a, b);
+  }
+#if KOKKOS_VERSION < 30700 // older Kokkos joins through volatile references only
+  KOKKOS_INLINE_FUNCTION void join(value_type volatile& a, value_type const volatile& b) const {
+    a.rr = a.rr + b.rr;
+    a.rz = a.rz + b.rz;
+    a.wz = a.wz + b.wz;
+    a.pAp = a.pAp + b.pAp;
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type& sums) const {
+    using Scalar = typename Vec::value_type;
+    const double rz1 = scalars(previous + 1), wz1 = scalars(previous + 2);
+    double pAp = wz1, beta = 0;
+    bool go = true;
+    if (!restart) {
+      const double rz2 = scalars(before_previous + 1), ratio = rz1 / rz2;
+      beta = ratio;
+      pAp = wz1 - ratio * ratio * scalars(previous + 3);
+      go = cg_verdict(scalars(previous), rz1, scalars(previous + 3), threshold_sq, largest) ==
+           CgVerdict::go;
+      if (!go) pAp = -1; // keeps later iterations stopped
+    }
+    if (!go || !(pAp > 0 && pAp <= largest)) {
+      if (i == 0) sums.pAp += pAp;
+      return;
+    }
+    const auto alpha = static_cast<Scalar>(rz1 / pAp);
+    const auto b = static_cast<Scalar>(beta);
+    const auto ni = n(i), wi = w(i);
+    const auto zi = restart ? ni : ni + b * z(i);
+    const auto si = restart ? wi : wi + b * s(i);
+    const auto ri_old = r(i);
+    const auto ui_old = jacobi ? u(i) : ri_old;
+    const auto pi = restart ? ui_old : ui_old + b * p(i);
+    z(i) = zi;
+    s(i) = si;
+    p(i) = pi;
+    x(i) += alpha * pi;
+    const auto ri = ri_old - alpha * si;
+    const auto wn = wi - alpha * zi;
+    r(i) = ri;
+    w(i) = wn;
+    Scalar ui = ri;
+    if (jacobi) {
+      const auto mi = m(i);
+      const auto qi = restart ? mi : mi + b * q(i);
+      q(i) = qi;
+      ui = ui_old - alpha * qi;
+      u(i) = ui;
+      m(i) = dinv(i) * wn;
+    }
+    const double rd = static_cast<double>(ri), ud = static_cast<double>(ui);
+    sums.rr += rd * rd;
+    sums.rz += rd * ud;
+    sums.wz += static_cast<double>(wn) * ud;
+    if (i == 0) sums.pAp += pAp;
+  }
+};
+
+/// Residual replacement, first pass (t = A x just applied): r = b − t, u = D⁻¹r.
+template <class B, class Vec>
+struct PipeCgReplaceResidual {
+  B b;
+  Vec t, r, u, dinv;
+  bool jacobi;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    const auto ri = b(i) - t(i);
+    r(i) = ri;
+    if (jacobi) u(i) = dinv(i) * ri;
+  }
+};
+
+/// Residual replacement with Jacobi (w = A u, s = A p just applied): m = D⁻¹w, q = D⁻¹s.
+template <class Vec>
+struct PipeCgReplaceScaled {
+  Vec w, s, m, q, dinv;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    m(i) = dinv(i) * w(i);
+    q(i) = dinv(i) * s(i);
+  }
+};
+
+/// Residual replacement, sums of the recomputed r, u, w into scratch slots.
+template <class Vec>
+struct PipeCgReplaceSums {
+  using value_type = PipeCgSums;
+  Vec r, u, w;
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0, 0, 0}; }
+  KOKKOS_INLINE_FUNCTION void join(value_type& a, value_type const& b) const {
+    CgRecordJoin::add(a, b);
+  }
+#if KOKKOS_VERSION < 30700
+  KOKKOS_INLINE_FUNCTION void join(value_type volatile& a, value_type const volatile& b) const {
+    a.rr = a.rr + b.rr;
+    a.rz = a.rz + b.rz;
+    a.wz = a.wz + b.wz;
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type& sums) const {
+    const double rd = static_cast<double>(r(i)), ud = static_cast<double>(u(i));
+    sums.rr += rd * rd;
+    sums.rz += rd * ud;
+    sums.wz += static_cast<double>(w(i)) * ud;
+  }
+};
+
+/// Residual replacement, last step (one thread): the recomputed sums replace
+/// record k's unless record k already stops the device (a stop stays a stop).
+template <class Scalars>
+struct PipeCgReplaceRecord {
+  Scalars scalars;
+  int current, scratch;
+  double threshold_sq, largest;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t) const {
+    if (cg_verdict(scalars(current), scalars(current + 1), scalars(current + 3), threshold_sq,
+                   largest) != CgVerdict::go)
+      return;
+    for (int j = 0; j < 3; ++j) scalars(current + j) = scalars(scratch + j);
   }
 };
 

@@ -40,20 +40,123 @@ bool views_overlap(A const& a, B const& b) {
   return ab < be && bb < ae;
 }
 
+/// What a vector-operations policy works on: the solver's instance, vectors
+/// and iteration scalars. The solver owns it; the policy's hooks (see
+/// FusedCgVectorOps) read and write it.
+template <class ExecSpace, class Vec, class BView, class XView, class Reduction>
+struct CgWork {
+  using Scalars = Kokkos::View<double*, typename Vec::memory_space>;
+  CgWork(ExecSpace const& e, BView const& b_in, XView const& x_in, Reduction const& red)
+      : exec(e), b(b_in), x(x_in), reduction(red) {}
+  ExecSpace exec;
+  BView b;
+  XView x;
+  Vec r, p, q, dinv, z; // dinv without Jacobi and z unless the policy asks for it stay empty
+  Reduction reduction;
+  std::int64_t n = 0;
+  bool jacobi = false;
+  CgScalarLayout layout;
+  Scalars scalars; // pᵀq, then the ring of iteration records (CgScalarLayout)
+  typename Scalars::HostMirror host_scalars;
+  Kokkos::View<int, typename Vec::memory_space> stopped;
+  double threshold_sq = 0, largest = std::numeric_limits<double>::max();
+};
+
+/// The fused vector operations (spmvkit::FusedVectors): SpMVKit's own kernels,
+/// every scalar formed and tested on the device, so the host reads the scalars
+/// back only every check interval.
+///
+/// A vector-operations policy provides, for a CgWork w:
+///  - `host_scalars`: whether the records are formed on the host (then the
+///    solver examines every iteration and never copies the ring back);
+///  - `needs_z`: whether Jacobi needs w.z (z = D⁻¹r stored);
+///  - `start(w, from_x, z_out, sums)`: r = b − q (q = A x) or b, z_out = D⁻¹r;
+///    sums = {rᵀr, rᵀz, bᵀb} of this rank, on the host;
+///  - `p_dot_q(w, k)`, `update(w, k)`, `direction(w, k)`: iteration k after
+///    q = A p, writing record k; each returns false once the host knows the
+///    iteration stopped (host scalars only);
+///  - `residual_norm_sq(w)`: ‖b − q‖² of this rank on the host (q = A x).
+struct FusedCgVectorOps {
+  static constexpr bool host_scalars = false;
+  static constexpr bool needs_z = false;
+
+  template <class W, class V>
+  static void start(W& w, bool from_x, V const& z_out, double* sums) {
+    using Range = CgRange<decltype(w.exec)>;
+    using HostSums = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+    Kokkos::parallel_reduce(
+        "SpMVKit::cg::start", Range(w.exec, 0, w.n),
+        CgStart<decltype(w.b), V>{3, w.b, w.q, w.r, z_out, w.dinv, from_x, w.jacobi},
+        HostSums(sums, 3));
+    w.exec.fence();
+  }
+
+  template <class W>
+  static bool p_dot_q(W& w, int) {
+    using Vec = decltype(w.r);
+    using DeviceSum = Kokkos::View<double, typename Vec::memory_space, Kokkos::MemoryUnmanaged>;
+    Kokkos::parallel_reduce("SpMVKit::cg::pAp", CgRange<decltype(w.exec)>(w.exec, 0, w.n),
+                            CgDot<Vec>{w.p, w.q}, DeviceSum(w.scalars.data() + CgScalarLayout::pq));
+    w.reduction.all_reduce(w.exec, w.scalars.data() + CgScalarLayout::pq, 1);
+    return true;
+  }
+
+  template <class W>
+  static bool update(W& w, int k) {
+    using Vec = decltype(w.r);
+    using Scalars = decltype(w.scalars);
+    using Flag = decltype(w.stopped);
+    using DeviceRecord =
+        Kokkos::View<CgRecord, typename Vec::memory_space, Kokkos::MemoryUnmanaged>;
+    const int current = w.layout.record(k), previous = w.layout.record(k - 1);
+    Kokkos::parallel_reduce("SpMVKit::cg::update", CgRange<decltype(w.exec)>(w.exec, 0, w.n),
+                            CgUpdate<Vec, Scalars, Flag>{w.q, w.r, w.dinv, w.scalars, w.stopped,
+                                                         previous, w.largest, w.jacobi},
+                            DeviceRecord(reinterpret_cast<CgRecord*>(w.scalars.data() + current)));
+    // rᵀr and rᵀz only: pᵀAp rides along from index 0 and is global already.
+    w.reduction.all_reduce(w.exec, w.scalars.data() + current, 2);
+    return true;
+  }
+
+  template <class W>
+  static void direction(W& w, int k) {
+    using Vec = decltype(w.r);
+    const int current = w.layout.record(k), previous = w.layout.record(k - 1);
+    Kokkos::parallel_for("SpMVKit::cg::direction", CgRange<decltype(w.exec)>(w.exec, 0, w.n),
+                         CgDirection<decltype(w.x), Vec, decltype(w.scalars), decltype(w.stopped)>{
+                             w.x, w.r, w.p, w.dinv, w.scalars, w.stopped, current, previous,
+                             w.threshold_sq, w.largest, w.jacobi});
+  }
+
+  template <class W>
+  static double residual_norm_sq(W& w) {
+    double sum = 0;
+    Kokkos::parallel_reduce("SpMVKit::cg::true_residual", CgRange<decltype(w.exec)>(w.exec, 0, w.n),
+                            CgResidualNorm<decltype(w.b), decltype(w.q)>{w.b, w.q}, sum);
+    w.exec.fence();
+    return sum;
+  }
+};
+
 /// One CG solve: the arguments are checked and the work vectors allocated at
 /// construction; solve() runs start, iterations, the true-residual check and
 /// any residual replacement. Op may be const (applies are then const calls).
-template <class ExecSpace, class Op, class BView, class XView>
+/// VectorOps is the vector-operations policy of the standard variant
+/// (FusedCgVectorOps or a policy with the same hooks); the pipelined variant
+/// has its own fused kernels and needs the fused policy.
+template <class ExecSpace, class Op, class BView, class XView, class VectorOps = FusedCgVectorOps>
 class CgSolver {
   using Scalar = typename Op::scalar_type;
   using Vec = typename Op::vector_type;
   using Range = CgRange<ExecSpace>;
   using MemorySpace = typename Vec::memory_space;
-  using HostSums = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
-  using DeviceSum = Kokkos::View<double, MemorySpace, Kokkos::MemoryUnmanaged>;
-  using DeviceRecord = Kokkos::View<CgRecord, MemorySpace, Kokkos::MemoryUnmanaged>;
-  using Scalars = Kokkos::View<double*, MemorySpace>;
+  using Reduction = std::decay_t<decltype(std::declval<Op const&>().reduction())>;
+  using Work = CgWork<ExecSpace, Vec, BView, XView, Reduction>;
+  using Scalars = typename Work::Scalars;
   using Flag = Kokkos::View<int, MemorySpace>;
+  using DeviceSum = Kokkos::View<double, MemorySpace, Kokkos::MemoryUnmanaged>;
+  using DeviceSums = Kokkos::View<PipeCgSums, MemorySpace, Kokkos::MemoryUnmanaged>;
+  using DevicePipeRecord = Kokkos::View<PipeCgRecord, MemorySpace, Kokkos::MemoryUnmanaged>;
   static_assert(std::is_same_v<ExecSpace, typename Op::execution_space>,
                 "spmvkit::cg: exec must be the operator's (matrix's) execution space");
   static_assert(Kokkos::is_view<BView>::value && Kokkos::is_view<XView>::value,
@@ -67,11 +170,17 @@ class CgSolver {
                     Kokkos::SpaceAccessibility<ExecSpace, typename XView::memory_space>::accessible,
                 "spmvkit::cg: b and x must be accessible from the execution space");
   static_assert(sizeof(CgRecord) == 3 * sizeof(double), "a record is three ring doubles");
+  static_assert(sizeof(PipeCgRecord) == 4 * sizeof(double), "a pipelined record is four doubles");
   static constexpr double largest = std::numeric_limits<double>::max();
+  // Pipelined CG's recurrences drift faster in float (measured on FEM N = 32:
+  // without replacement its pᵀAp turns negative at iteration 57 where standard
+  // CG converges at 56).
+  static constexpr int automatic_replacement_interval = sizeof(Scalar) >= 8 ? 100 : 20;
 
 public:
   CgSolver(ExecSpace const& exec, Op& op, BView const& b, XView const& x, CgOptions const& opts)
-      : exec_(exec), op_(op), b_(b), x_(x), opts_(opts), n_(op.num_rows()) {
+      : op_(op), opts_(opts), n_(op.num_rows()), pipelined_(opts.variant == CgVariant::pipelined),
+        w_(exec, b, x, op.reduction()) {
     if (op.num_cols() != n_ || static_cast<std::int64_t>(b.extent(0)) != n_ ||
         static_cast<std::int64_t>(x.extent(0)) != n_) {
       throw std::invalid_argument(
@@ -84,39 +193,70 @@ public:
                                   "while b is still needed); solve into a separate View");
     }
     if (!(opts.relative_tolerance >= 0) || opts.max_iterations < 0 || opts.check_interval < 0 ||
-        opts.progress_every < 0) {
-      throw std::invalid_argument("spmvkit::cg: relative_tolerance (" +
-                                  cg_number(opts.relative_tolerance) + "), max_iterations (" +
-                                  std::to_string(opts.max_iterations) + "), check_interval (" +
-                                  std::to_string(opts.check_interval) + ") and progress_every (" +
-                                  std::to_string(opts.progress_every) + ") must be >= 0");
+        opts.progress_every < 0 || opts.replacement_interval < 0) {
+      throw std::invalid_argument(
+          "spmvkit::cg: relative_tolerance (" + cg_number(opts.relative_tolerance) +
+          "), max_iterations (" + std::to_string(opts.max_iterations) + "), check_interval (" +
+          std::to_string(opts.check_interval) + "), progress_every (" +
+          std::to_string(opts.progress_every) + ") and replacement_interval (" +
+          std::to_string(opts.replacement_interval) + ") must be >= 0");
     }
+    if (opts.variant != CgVariant::standard && opts.variant != CgVariant::pipelined) {
+      throw std::invalid_argument("spmvkit::cg: unknown CgOptions::variant");
+    }
+    if (pipelined_ && VectorOps::host_scalars) {
+      throw std::invalid_argument(
+          "spmvkit::cg: CgVariant::pipelined needs the fused vector kernels (its one reduction "
+          "is fused with the vector updates); use it with spmvkit::FusedVectors");
+    }
+    replacement_interval_ =
+        opts.replacement_interval > 0 ? opts.replacement_interval : automatic_replacement_interval;
     // A longer interval than the solve reads nothing more often, and the
-    // scalar ring (interval + 1 records) must stay a small allocation.
+    // scalar ring must stay a small allocation. Host-formed scalars are
+    // examined as they come.
     const int interval =
         opts.check_interval > 0 ? opts.check_interval : cg_check_interval<ExecSpace>();
-    check_interval_ = std::max(1, std::min(interval, std::max(1, opts.max_iterations)));
-    layout_ = CgScalarLayout{check_interval_ + 1};
-    r_ = allocate_view<Vec>(exec, "SpMVKit::cg::r", n_);
-    p_ = allocate_view<Vec>(exec, "SpMVKit::cg::p", n_);
-    q_ = allocate_view<Vec>(exec, "SpMVKit::cg::q", n_);
-    scalars_ = allocate_view<Scalars>(exec, "SpMVKit::cg::scalars", layout_.size());
-    host_scalars_ = Kokkos::create_mirror_view(scalars_);
-    stopped_ = Flag("SpMVKit::cg::stopped");
+    check_interval_ = VectorOps::host_scalars
+                          ? 1
+                          : std::max(1, std::min(interval, std::max(1, opts.max_iterations)));
+    // The ring keeps every record until the host reads it; a pipelined
+    // iteration also reads the record before the previous one.
+    w_.layout = pipelined_ ? CgScalarLayout{check_interval_ + 2, 4, 3}
+                           : CgScalarLayout{check_interval_ + 1, 3, 2};
+    w_.n = n_;
+    w_.jacobi = opts.jacobi;
+    w_.largest = largest;
+    w_.r = allocate_view<Vec>(exec, "SpMVKit::cg::r", n_);
+    w_.p = allocate_view<Vec>(exec, "SpMVKit::cg::p", n_);
+    w_.q = allocate_view<Vec>(exec, "SpMVKit::cg::q", n_);
+    if (VectorOps::needs_z && opts.jacobi) w_.z = allocate_view<Vec>(exec, "SpMVKit::cg::z", n_);
+    if (pipelined_) {
+      // q doubles as the pipelined q (D⁻¹s) with Jacobi and is unused without.
+      w_.z = allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_z", n_);
+      pw_ = allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_w", n_);
+      pn_ = allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_n", n_);
+      ps_ = allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_s", n_);
+      pu_ = opts.jacobi ? allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_u", n_) : w_.r;
+      pm_ = opts.jacobi ? allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_m", n_) : pw_;
+      pq_ = opts.jacobi ? w_.q : ps_;
+    }
+    // Pipelined: three scratch doubles after the ring for a replacement's sums.
+    w_.scalars = allocate_view<Scalars>(exec, "SpMVKit::cg::scalars",
+                                        w_.layout.size() + (pipelined_ ? 3 : 0));
+    w_.host_scalars = Kokkos::create_mirror_view(w_.scalars);
+    w_.stopped = Flag("SpMVKit::cg::stopped");
   }
 
   CgResult solve() {
     Kokkos::Timer total_timer;
     auto done = [&](CgStatus status, std::string message) {
-      exec_.fence();
+      w_.exec.fence();
       result_.status = status;
       result_.message = std::move(message);
       result_.total_seconds = total_timer.seconds();
       return result_;
     };
-    if (!opts_.use_initial_guess) {
-      Kokkos::parallel_for("SpMVKit::cg::zero_x", Range(exec_, 0, n_), CgZero<XView>{x_});
-    }
+    if (!opts_.use_initial_guess) zero_x();
     if (opts_.jacobi) {
       std::string problem = invert_diagonal();
       if (!problem.empty()) {
@@ -129,7 +269,7 @@ public:
     if (!problem.empty()) return done(CgStatus::breakdown, std::move(problem));
     if (norm_b_ == 0) {
       // The solution is 0 whatever the start.
-      Kokkos::parallel_for("SpMVKit::cg::zero_x", Range(exec_, 0, n_), CgZero<XView>{x_});
+      zero_x();
       return done(CgStatus::converged, "");
     }
 
@@ -139,6 +279,23 @@ public:
     while (true) {
       compute_true_residual();
       const double true_rr = result_.true_relative_residual;
+      if (status == CgStatus::breakdown && rounding_breakdown_) {
+        // Pipelined pᵀAp comes from a recurrence; after iterations that went
+        // well, a pᵀAp <= 0 is its rounding (more likely in float) rather than
+        // the matrix: restart from the true residual while that still pays.
+        rounding_breakdown_ = false;
+        if (!(true_rr < 0.5 * previous_true) || result_.iterations >= opts_.max_iterations) break;
+        previous_true = true_rr;
+        ++result_.residual_replacements;
+        message_.clear();
+        problem = start(true);
+        if (!problem.empty()) {
+          message_ = problem;
+          break;
+        }
+        status = iterate(loop_timer);
+        continue;
+      }
       if (status != CgStatus::converged) break;
       if (true_rr <= opts_.relative_tolerance) break;
       // The recurrence converged, the true residual did not: replace the
@@ -180,21 +337,38 @@ public:
   }
 
 private:
-  /// D⁻¹ into dinv_; the reason if a diagonal entry is unusable.
+  void zero_x() {
+    Kokkos::parallel_for("SpMVKit::cg::zero_x", Range(w_.exec, 0, n_), CgZero<XView>{w_.x});
+  }
+
+  /// y = A x on the solver's instance, timed when CgOptions::time_spmv asks for it.
+  void apply(Vec const& x, Vec const& y) {
+    if (opts_.time_spmv) {
+      w_.exec.fence();
+      spmv_timer_.reset();
+    }
+    op_.apply(w_.exec, x, y);
+    if (opts_.time_spmv) {
+      w_.exec.fence();
+      spmv_seconds_ += spmv_timer_.seconds();
+    }
+  }
+
+  /// D⁻¹ into w_.dinv; the reason if a diagonal entry is unusable.
   std::string invert_diagonal() {
-    dinv_ = allocate_view<Vec>(exec_, "SpMVKit::cg::inverse_diagonal", n_);
-    op_.diagonal(exec_, dinv_);
+    w_.dinv = allocate_view<Vec>(w_.exec, "SpMVKit::cg::inverse_diagonal", n_);
+    op_.diagonal(w_.exec, w_.dinv);
     std::int64_t bad = 0;
     Kokkos::parallel_reduce(
-        "SpMVKit::cg::check_diagonal", Range(exec_, 0, n_),
-        InvertDiagonal<Vec>{dinv_, static_cast<double>(std::numeric_limits<Scalar>::max())}, bad);
+        "SpMVKit::cg::check_diagonal", Range(w_.exec, 0, n_),
+        InvertDiagonal<Vec>{w_.dinv, static_cast<double>(std::numeric_limits<Scalar>::max())}, bad);
     double bad_sum = static_cast<double>(bad);
-    op_.reduction().all_reduce_host(&bad_sum, 1);
+    w_.reduction.all_reduce_host(&bad_sum, 1);
     if (bad_sum == 0) return "";
     std::int64_t first = n_;
-    Kokkos::parallel_reduce("SpMVKit::cg::first_bad_diagonal", Range(exec_, 0, n_),
-                            FirstZero<Vec>{dinv_}, Kokkos::Min<std::int64_t>(first));
-    exec_.fence();
+    Kokkos::parallel_reduce("SpMVKit::cg::first_bad_diagonal", Range(w_.exec, 0, n_),
+                            FirstZero<Vec>{w_.dinv}, Kokkos::Min<std::int64_t>(first));
+    w_.exec.fence();
     return "Jacobi preconditioner: " + std::to_string(static_cast<std::int64_t>(bad_sum)) + " of " +
            std::to_string(n_) +
            " rows have a zero, negative or non-finite diagonal "
@@ -202,19 +376,18 @@ private:
            (first < n_ ? " (first: row " + std::to_string(first) + ")" : "");
   }
 
-  /// r = b − A x (from_x) or b, p = z = D⁻¹r; rᵀr, rᵀz and ‖b‖ to the host,
-  /// and the start record of iteration result_.iterations on the device.
+  /// r = b − A x (from_x) or b, and z = D⁻¹r into p (standard) or u
+  /// (pipelined, which then also forms w = A u, m = D⁻¹w and wᵀu); rᵀr, rᵀz and
+  /// ‖b‖ to the host, and the start record of iteration result_.iterations.
   std::string start(bool from_x) {
     double sums[3] = {0, 0, 0};
     if (from_x) {
-      Kokkos::parallel_for("SpMVKit::cg::copy_x", Range(exec_, 0, n_), CgCopy<XView, Vec>{x_, p_});
-      op_.apply(exec_, p_, q_);
+      Kokkos::parallel_for("SpMVKit::cg::copy_x", Range(w_.exec, 0, n_),
+                           CgCopy<XView, Vec>{w_.x, w_.p});
+      op_.apply(w_.exec, w_.p, w_.q);
     }
-    Kokkos::parallel_reduce("SpMVKit::cg::start", Range(exec_, 0, n_),
-                            CgStart<BView, Vec>{3, b_, q_, r_, p_, dinv_, from_x, opts_.jacobi},
-                            HostSums(sums, 3));
-    exec_.fence();
-    op_.reduction().all_reduce_host(sums, 3);
+    VectorOps::start(w_, from_x, pipelined_ ? pu_ : w_.p, sums);
+    w_.reduction.all_reduce_host(sums, 3);
     rr_ = sums[0];
     const double rz = sums[1];
     if (result_.iterations == 0 && result_.residual_replacements == 0) {
@@ -224,7 +397,7 @@ private:
         return "non-finite value in bᵀb (the right-hand side)";
       }
       if (norm_b_ == 0) return "";
-      threshold_sq_ = (opts_.relative_tolerance * norm_b_) * (opts_.relative_tolerance * norm_b_);
+      w_.threshold_sq = (opts_.relative_tolerance * norm_b_) * (opts_.relative_tolerance * norm_b_);
     }
     if (!std::isfinite(rr_) || !std::isfinite(rz)) {
       result_.relative_residual = result_.true_relative_residual = rr_;
@@ -232,12 +405,20 @@ private:
              std::to_string(result_.iterations) + " (is the initial guess or the matrix finite?)";
     }
     result_.relative_residual = std::sqrt(rr_) / norm_b_;
-    for (int i = 0; i < layout_.size(); ++i) host_scalars_(i) = 0;
-    host_scalars_(layout_.record(result_.iterations)) = rr_;
-    host_scalars_(layout_.record(result_.iterations) + 1) = rz;
-    Kokkos::deep_copy(exec_, scalars_, host_scalars_);
-    Kokkos::deep_copy(exec_, stopped_, 0);
-    exec_.fence();
+    auto& host = w_.host_scalars;
+    for (std::size_t i = 0; i < host.extent(0); ++i) host(i) = 0;
+    host(w_.layout.record(result_.iterations)) = rr_;
+    host(w_.layout.record(result_.iterations) + 1) = rz;
+    Kokkos::deep_copy(w_.exec, w_.scalars, host);
+    Kokkos::deep_copy(w_.exec, w_.stopped, 0);
+    if (pipelined_) {
+      apply(pu_, pw_);
+      double* wz = w_.scalars.data() + w_.layout.record(result_.iterations) + 2;
+      Kokkos::parallel_reduce("SpMVKit::cg::pipelined_start", Range(w_.exec, 0, n_),
+                              PipeCgPrime<Vec>{pw_, pu_, pm_, w_.dinv, w_.jacobi}, DeviceSum(wz));
+      w_.reduction.all_reduce(w_.exec, wz, 1);
+    }
+    w_.exec.fence();
     return "";
   }
 
@@ -245,53 +426,86 @@ private:
   /// (cg_verdict) or the iteration limit ends them.
   CgStatus iterate(Kokkos::Timer const& loop_timer) {
     const int first = result_.iterations;
-    if (rr_ <= threshold_sq_) return CgStatus::converged;
+    first_ = first;
+    if (rr_ <= w_.threshold_sq) return CgStatus::converged;
     CgStatus status = CgStatus::iteration_limit;
     int examined = first;
-    Kokkos::Timer spmv_timer;
     for (int k = first + 1; status == CgStatus::iteration_limit && k <= opts_.max_iterations; ++k) {
-      const int current = layout_.record(k), previous = layout_.record(k - 1);
-      if (opts_.time_spmv) {
-        exec_.fence();
-        spmv_timer.reset();
+      bool going = true;
+      if (pipelined_) {
+        pipelined_iteration(k, first);
+      } else {
+        apply(w_.p, w_.q);
+        going = VectorOps::p_dot_q(w_, k) && VectorOps::update(w_, k);
+        if (going) VectorOps::direction(w_, k);
       }
-      op_.apply(exec_, p_, q_);
-      if (opts_.time_spmv) {
-        exec_.fence();
-        spmv_seconds_ += spmv_timer.seconds();
-      }
-      Kokkos::parallel_reduce("SpMVKit::cg::pAp", Range(exec_, 0, n_), CgDot<Vec>{p_, q_},
-                              DeviceSum(scalars_.data() + CgScalarLayout::pq));
-      op_.reduction().all_reduce(exec_, scalars_.data() + CgScalarLayout::pq, 1);
-      Kokkos::parallel_reduce("SpMVKit::cg::update", Range(exec_, 0, n_),
-                              CgUpdate<Vec, Scalars, Flag>{q_, r_, dinv_, scalars_, stopped_,
-                                                           previous, largest, opts_.jacobi},
-                              DeviceRecord(reinterpret_cast<CgRecord*>(scalars_.data() + current)));
-      // rᵀr and rᵀz only: pᵀAp rides along from index 0 and is global already.
-      op_.reduction().all_reduce(exec_, scalars_.data() + current, 2);
-      Kokkos::parallel_for(
-          "SpMVKit::cg::direction", Range(exec_, 0, n_),
-          CgDirection<XView, Vec, Scalars, Flag>{x_, r_, p_, dinv_, scalars_, stopped_, current,
-                                                 previous, threshold_sq_, largest, opts_.jacobi});
       const bool progress_due = opts_.progress_every > 0 && k % opts_.progress_every == 0;
-      if ((k - first) % check_interval_ != 0 && k != opts_.max_iterations && !progress_due)
+      if (going && (k - first) % check_interval_ != 0 && k != opts_.max_iterations && !progress_due)
         continue;
-      Kokkos::deep_copy(exec_, host_scalars_, scalars_);
-      exec_.fence();
+      if constexpr (!VectorOps::host_scalars) {
+        Kokkos::deep_copy(w_.exec, w_.host_scalars, w_.scalars);
+      }
+      w_.exec.fence();
       const double elapsed = loop_timer.seconds();
       while (examined < k && status == CgStatus::iteration_limit)
         status = examine(++examined, elapsed);
     }
-    exec_.fence();
+    w_.exec.fence();
     return status;
+  }
+
+  /// Pipelined iteration k: n = A m, the fused update and reduction (record
+  /// k), one all-reduce, and every replacement_interval iterations the
+  /// recurrence vectors recomputed from x and p (PipeCgReplace*). Nothing here
+  /// waits for the device.
+  void pipelined_iteration(int k, int first) {
+    apply(pm_, pn_);
+    const int current = w_.layout.record(k);
+    Kokkos::parallel_reduce(
+        "SpMVKit::cg::pipelined_update", Range(w_.exec, 0, n_),
+        PipeCgUpdate<XView, Vec, Scalars>{w_.x, w_.r, pu_, pw_, pm_, pn_, w_.z, pq_, ps_, w_.p,
+                                          w_.dinv, w_.scalars, w_.layout.record(k - 1),
+                                          w_.layout.record(std::max(k - 2, 0)), k - 1 == first,
+                                          w_.threshold_sq, largest, w_.jacobi},
+        DevicePipeRecord(reinterpret_cast<PipeCgRecord*>(w_.scalars.data() + current)));
+    // The three sums; pᵀAp is formed from global values already.
+    w_.reduction.all_reduce(w_.exec, w_.scalars.data() + current, 3);
+    if (k % replacement_interval_ != 0 || k == opts_.max_iterations) return;
+    // t = A x into z (rebuilt last), with n as the copy of x.
+    Kokkos::parallel_for("SpMVKit::cg::copy_x", Range(w_.exec, 0, n_),
+                         CgCopy<XView, Vec>{w_.x, pn_});
+    apply(pn_, w_.z);
+    Kokkos::parallel_for(
+        "SpMVKit::cg::pipelined_replace_residual", Range(w_.exec, 0, n_),
+        PipeCgReplaceResidual<BView, Vec>{w_.b, w_.z, w_.r, pu_, w_.dinv, w_.jacobi});
+    apply(pu_, pw_);
+    apply(w_.p, ps_);
+    if (w_.jacobi) {
+      Kokkos::parallel_for("SpMVKit::cg::pipelined_replace_scaled", Range(w_.exec, 0, n_),
+                           PipeCgReplaceScaled<Vec>{pw_, ps_, pm_, pq_, w_.dinv});
+    }
+    apply(pq_, w_.z);
+    const int scratch = w_.layout.size();
+    Kokkos::parallel_reduce("SpMVKit::cg::pipelined_replace_sums", Range(w_.exec, 0, n_),
+                            PipeCgReplaceSums<Vec>{w_.r, pu_, pw_},
+                            DeviceSums(reinterpret_cast<PipeCgSums*>(w_.scalars.data() + scratch)));
+    w_.reduction.all_reduce(w_.exec, w_.scalars.data() + scratch, 3);
+    Kokkos::parallel_for(
+        "SpMVKit::cg::pipelined_replace_record", Range(w_.exec, 0, 1),
+        PipeCgReplaceRecord<Scalars>{w_.scalars, current, scratch, w_.threshold_sq, largest});
   }
 
   /// What the host learns from iteration k's record (the same cg_verdict the
   /// device applied, so both stop at the same iteration).
   CgStatus examine(int k, double elapsed) {
-    const int at = layout_.record(k);
-    const double rr = host_scalars_(at), rz = host_scalars_(at + 1), pAp = host_scalars_(at + 2);
-    switch (cg_verdict(rr, rz, pAp, threshold_sq_, largest)) {
+    const int at = w_.layout.record(k);
+    const double rr = w_.host_scalars(at), rz = w_.host_scalars(at + 1),
+                 pAp = w_.host_scalars(at + w_.layout.pAp);
+    const CgVerdict verdict = cg_verdict(rr, rz, pAp, w_.threshold_sq, largest);
+    rounding_breakdown_ =
+        pipelined_ && k - 1 > first_ &&
+        (verdict == CgVerdict::nonfinite_pAp || verdict == CgVerdict::not_positive_definite);
+    switch (verdict) {
     case CgVerdict::nonfinite_pAp:
       message_ = "non-finite value in pᵀAp at iteration " + std::to_string(k);
       return CgStatus::breakdown;
@@ -311,7 +525,7 @@ private:
     rr_ = rr;
     result_.relative_residual = std::sqrt(rr) / norm_b_;
     report(k, elapsed);
-    return rr <= threshold_sq_ ? CgStatus::converged : CgStatus::iteration_limit;
+    return rr <= w_.threshold_sq ? CgStatus::converged : CgStatus::iteration_limit;
   }
 
   void report(int k, double elapsed) {
@@ -331,31 +545,27 @@ private:
   /// residual replacement's start, which recomputes it anyway).
   void compute_true_residual() {
     if (!(norm_b_ > 0) || !std::isfinite(norm_b_)) return;
-    Kokkos::parallel_for("SpMVKit::cg::copy_x", Range(exec_, 0, n_), CgCopy<XView, Vec>{x_, p_});
-    op_.apply(exec_, p_, q_);
-    double sum = 0;
-    Kokkos::parallel_reduce("SpMVKit::cg::true_residual", Range(exec_, 0, n_),
-                            CgResidualNorm<BView, Vec>{b_, q_}, sum);
-    exec_.fence();
-    op_.reduction().all_reduce_host(&sum, 1);
+    Kokkos::parallel_for("SpMVKit::cg::copy_x", Range(w_.exec, 0, n_),
+                         CgCopy<XView, Vec>{w_.x, w_.p});
+    op_.apply(w_.exec, w_.p, w_.q);
+    double sum = VectorOps::residual_norm_sq(w_);
+    w_.reduction.all_reduce_host(&sum, 1);
     result_.true_relative_residual = std::sqrt(sum) / norm_b_;
   }
 
-  ExecSpace exec_;
   Op& op_;
-  BView b_;
-  XView x_;
   CgOptions const& opts_;
   std::int64_t n_;
-  int check_interval_ = 1;
-  CgScalarLayout layout_;
-  Vec r_, p_, q_, dinv_; // dinv_ stays empty without Jacobi; kernels then never read it
-  Scalars scalars_;
-  typename Scalars::HostMirror host_scalars_;
-  Flag stopped_;
+  bool pipelined_;
+  bool rounding_breakdown_ = false; // pipelined pᵀAp failed after a good iteration
+  int first_ = 0;                   // the iteration the last start began at
+  int check_interval_ = 1, replacement_interval_ = automatic_replacement_interval;
+  Work w_;
+  Vec pu_, pw_, pm_, pn_, pq_, ps_; // pipelined only (u, m, q alias r, w, s without Jacobi)
   CgResult result_;
   std::string message_;
-  double norm_b_ = 0, threshold_sq_ = 0, rr_ = 0, spmv_seconds_ = 0;
+  Kokkos::Timer spmv_timer_;
+  double norm_b_ = 0, rr_ = 0, spmv_seconds_ = 0;
 };
 
 } // namespace spmvkit::detail
