@@ -47,13 +47,19 @@ namespace spmvkit {
 /// (k = 3; empty for k = 2).
 template <class Ordinal, class Device>
 struct RowGroups {
+  /// The permutation P (both directions).
   Permutation<Ordinal, Device> permutation;
+  /// Row pointer of the super-rows, in the new row numbering (num_super_rows + 1 entries).
   Kokkos::View<Ordinal*, Device> super_rows;
+  /// Super-row pointer of the super-super-rows (k = 3; empty for k = 2).
   Kokkos::View<Ordinal*, Device> super_super_rows;
+  /// 2 (super-rows) or 3 (super-rows and super-super-rows).
   int k = 2;
+  /// Number of super-rows.
   std::int64_t num_super_rows() const {
     return super_rows.extent(0) ? static_cast<std::int64_t>(super_rows.extent(0)) - 1 : 0;
   }
+  /// Number of super-super-rows (0 for k = 2).
   std::int64_t num_super_super_rows() const {
     return super_super_rows.extent(0) ? static_cast<std::int64_t>(super_super_rows.extent(0)) - 1
                                       : 0;

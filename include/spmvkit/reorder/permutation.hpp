@@ -29,8 +29,11 @@ namespace spmvkit {
 template <class Ordinal, class Device>
 class Permutation {
 public:
+  /// Row and column index type.
   using ordinal_type = Ordinal;
+  /// Kokkos::Device of execution_space and memory_space.
   using device_type = Device;
+  /// View of one direction of the permutation.
   using view_type = Kokkos::View<Ordinal*, Device>;
 
   Permutation() = default;
@@ -43,6 +46,7 @@ public:
     }
   }
 
+  /// Number of indices permuted (n).
   std::int64_t size() const { return static_cast<std::int64_t>(new_to_old_.extent(0)); }
   /// new_to_old()(i): the user's index of reordered index i.
   view_type const& new_to_old() const { return new_to_old_; }
@@ -171,9 +175,13 @@ void unpermute(ExecutionSpace const& exec, Permutation<Ordinal, Device> const& P
 /// matrix = P A P^T for the user's A (see the numbering above).
 template <class Crs>
 struct Reordered {
+  /// The CRS matrix type it converts from and to.
   using crs_type = Crs;
+  /// The permutation type.
   using permutation_type = Permutation<typename Crs::ordinal_type, typename Crs::device_type>;
+  /// The reordered matrix P A P^T.
   Crs matrix;
+  /// The permutation P (both directions).
   permutation_type permutation;
 };
 

@@ -40,16 +40,25 @@ class ReorderedOperator {
                 "spmvkit::ReorderedOperator: Matrix must be a matrix of an SpMVKit format");
 
 public:
+  /// The wrapped matrix type (that of B).
   using matrix_type = Matrix;
+  /// The format tag of the wrapped matrix.
   using matrix_format = format_of_t<Matrix>;
+  /// Conversion and kernel choices.
   using options_type = typename matrix_format::options_type;
+  /// Where the arrays live and the kernels run.
   using execution_space = typename Matrix::execution_space;
+  /// Scalar type of apply.
   using scalar_type = typename Matrix::value_type;
+  /// Vector type of apply.
   using vector_type = Kokkos::View<scalar_type*, typename Matrix::device_type>;
+  /// The permutation type.
   using permutation_type = Permutation<typename Matrix::ordinal_type, typename Matrix::device_type>;
 
+  /// Wraps B = P A P^T, applied with B's own options, as an operator in A's numbering.
   ReorderedOperator(Matrix const& B, permutation_type const& P)
       : ReorderedOperator(B, P, matrix_format::options(B)) {}
+  /// Wraps B = P A P^T, applied with `options`, as an operator in A's numbering.
   ReorderedOperator(Matrix const& B, permutation_type const& P, options_type const& options)
       : B_(B), P_(P), options_(options) {
     if (B.num_rows() != B.num_cols() || P.size() != B.num_rows()) {
@@ -63,10 +72,15 @@ public:
         detail::allocate_view<vector_type>(exec, "SpMVKit::ReorderedOperator::y_new", B.num_rows());
   }
 
+  /// Number of rows.
   std::int64_t num_rows() const { return B_.num_rows(); }
+  /// Number of columns.
   std::int64_t num_cols() const { return B_.num_cols(); }
+  /// The reordered matrix B = P A P^T.
   Matrix const& matrix() const { return B_; }
+  /// The permutation P.
   permutation_type const& permutation() const { return P_; }
+  /// The options it was built (or is applied) with.
   options_type const& options() const { return options_; }
 
   /// y = A x, x and y in the user's numbering.
@@ -87,6 +101,7 @@ public:
     b.matrix += 2 * n * sizeof(typename Matrix::ordinal_type) + 4 * n * sizeof(scalar_type);
     return b;
   }
+  /// The reduction policy of the solvers (solvers/operator.hpp).
   LocalReduction reduction() const { return {}; }
 
 private:

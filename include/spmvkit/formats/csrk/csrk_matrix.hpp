@@ -100,17 +100,29 @@ struct CsrkOptions {
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
 class CsrkMatrix {
 public:
+  /// The format tag (core/format_concept.hpp).
   using format_type = CsrkFormat;
+  /// The CRS matrix type it converts from and to.
   using crs_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  /// Scalar type of the entries.
   using value_type = Scalar;
+  /// Row and column index type.
   using ordinal_type = Ordinal;
+  /// Entry offset type.
   using offset_type = Offset;
+  /// Where the arrays live and the kernels run.
   using execution_space = ExecutionSpace;
+  /// Memory space of the arrays.
   using memory_space = typename ExecutionSpace::memory_space;
+  /// Kokkos::Device of execution_space and memory_space.
   using device_type = Kokkos::Device<execution_space, memory_space>;
+  /// View of the row starts.
   using row_starts_type = typename crs_type::row_starts_type;
+  /// View of indices.
   using ordinals_type = Kokkos::View<Ordinal*, device_type>;
+  /// View of the values.
   using values_type = typename crs_type::values_type;
+  /// The row ordering and its group pointers (reorder/band_k.hpp).
   using groups_type = RowGroups<Ordinal, device_type>;
 
   CsrkMatrix() = default;
@@ -183,11 +195,16 @@ private:
 
 /// The CSR-k format tag (core/format_concept.hpp).
 struct CsrkFormat {
+  /// Short name of the format (benchmark names, reports).
   static constexpr char const* family = "csrk";
+  /// Conversion and kernel choices.
   using options_type = CsrkOptions;
+  /// The matrix class of this format.
   template <class Scalar, class Exec, class Ordinal, class Offset>
   using matrix_type = CsrkMatrix<Scalar, Exec, Ordinal, Offset>;
 
+  /// The variant's name (benchmarks, reports): the family, plus the options that differ from the
+  /// defaults.
   static std::string name(options_type const& o) {
     std::string n = family;
     if (o.k != 0) n += std::to_string(o.k);

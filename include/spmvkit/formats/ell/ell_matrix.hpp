@@ -55,16 +55,27 @@ class BasicEllMatrix {
                 "EllMatrix: Offset must be integral and at least as wide as Ordinal");
 
 public:
+  /// The format tag (core/format_concept.hpp).
   using format_type = BasicEllFormat<Width>;
+  /// The CRS matrix type it converts from and to.
   using crs_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  /// Scalar type of the entries.
   using value_type = Scalar;
+  /// Row and column index type.
   using ordinal_type = Ordinal;
+  /// Entry offset type.
   using offset_type = Offset;
+  /// How far the kernel walks each row (detail::EllFullWidth or detail::EllRowLengths).
   using width_policy = Width;
+  /// Where the arrays live and the kernels run.
   using execution_space = ExecutionSpace;
+  /// Memory space of the arrays.
   using memory_space = typename ExecutionSpace::memory_space;
+  /// Kokkos::Device of execution_space and memory_space.
   using device_type = Kokkos::Device<execution_space, memory_space>;
+  /// View of indices.
   using ordinals_type = Kokkos::View<Ordinal*, device_type>;
+  /// View of the values.
   using values_type = Kokkos::View<Scalar*, device_type>;
   /// The row source reading this matrix back in CRS order (to_crs).
   using row_source_type = detail::EllRowSource<Scalar, Ordinal, Offset, device_type>;
@@ -93,7 +104,9 @@ public:
     }
   }
 
+  /// Number of rows.
   KOKKOS_INLINE_FUNCTION Ordinal num_rows() const { return num_rows_; }
+  /// Number of columns.
   KOKKOS_INLINE_FUNCTION Ordinal num_cols() const { return num_cols_; }
   /// Nonzeros of the original matrix, padding excluded.
   KOKKOS_INLINE_FUNCTION Offset nnz() const { return nnz_; }
@@ -109,8 +122,11 @@ public:
   }
   /// Column of each stored entry, entry j of row i at j * num_rows + i.
   ordinals_type const& column_indices() const { return columns_; }
+  /// The stored values.
   values_type const& values() const { return values_; }
+  /// Length of each row (what makes to_crs exact).
   ordinals_type const& row_lengths() const { return row_lengths_; }
+  /// The matrix as a row source (core/format_concept.hpp).
   row_source_type row_source() const { return {columns_, values_, row_lengths_, num_rows_}; }
 
 private:
@@ -191,11 +207,16 @@ to_crs(ExecutionSpace const& exec,
 /// The format tag of every ELL width policy (core/format_concept.hpp).
 template <class Width>
 struct BasicEllFormat {
+  /// Short name of the format (benchmark names, reports).
   static constexpr char const* family = Width::family;
+  /// Conversion and kernel choices.
   using options_type = EllOptions;
+  /// The matrix class of this format.
   template <class Scalar, class Exec, class Ordinal, class Offset>
   using matrix_type = BasicEllMatrix<Scalar, Exec, Ordinal, Offset, Width>;
 
+  /// The variant's name (benchmarks, reports): the family, plus the options that differ from the
+  /// defaults.
   static std::string name(options_type const& o) {
     if (o.max_padded_entries <= 0) return family;
     return std::string(family) + "_max" + std::to_string(o.max_padded_entries);
@@ -217,6 +238,7 @@ struct BasicEllFormat {
   template <class Exec, class Source>
   static matrix_type<typename Source::value_type, Exec, typename Source::ordinal_type,
                      typename Source::offset_type>
+  /// Built from a row source on the device (core/format_concept.hpp).
   from_rows(Exec const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
             options_type const& o) {
     return detail::make_basic_ell_from_rows<Width>(exec, num_rows, num_cols, source, o);
@@ -224,24 +246,29 @@ struct BasicEllFormat {
   template <class Exec, class Crs>
   static matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
                      typename Crs::offset_type>
+  /// Converts CRS on the device, after the checks of obstacle() (core/format_concept.hpp).
   from_crs(Exec const& exec, Crs const& A, options_type const& o) {
     if (o.check_structure) check_structure(exec, A);
     return detail::make_basic_ell_from_rows<Width>(exec, A.num_rows(), A.num_cols(),
                                                    detail::crs_row_source(A), o);
   }
+  /// Back to CRS, exact (explicit zeros included).
   template <class Exec, class Ell>
   static typename Ell::crs_type to_crs(Exec const& exec, Ell const& A) {
     return spmvkit::to_crs(exec, A);
   }
+  /// The options it was built (or is applied) with.
   template <class Ell>
   static options_type options(Ell const&) {
     return {};
   }
+  /// y = beta y + alpha A x on validated input (spmv() validates).
   template <class Exec, class Ell, class X, class Y>
   static void apply(Exec const& exec, typename Ell::value_type alpha, Ell const& A, X const& x,
                     typename Ell::value_type beta, Y const& y, options_type const&) {
     detail::spmv_ell(exec, alpha, A, x, beta, y);
   }
+  /// d(i) = the sum of the entries (i, i).
   template <class Exec, class Ell, class D>
   static void diagonal(Exec const& exec, Ell const& A, D const& d) {
     Kokkos::parallel_for(
