@@ -72,6 +72,10 @@
 #include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/reorder/band_k.hpp>
+#include <spmvkit/reorder/rcm.hpp>
+#include <spmvkit/reorder/reordered_operator.hpp>
+#include <spmvkit/select/auto_matrix.hpp>
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/operator.hpp>
 #include <spmvkit/version.hpp>
