@@ -64,7 +64,8 @@ struct AutoOptions {
   /// Check the CRS structure (check_structure()) before anything else.
   bool check_structure = true;
   /// Variants to choose among, each a variant name (F::name(options), such as
-  /// "sell_c32_s1") or a family ("sell"); empty: every variant of format_list.
+  /// "sell_c32_s1") or a family that is no variant's name ("sell16"; "crs" and
+  /// "sell" name the variants with default options); empty: every variant.
   /// Variants the model cannot predict are considered after the predicted ones,
   /// in list order (tune mode times them like the others).
   std::vector<std::string> candidates;
@@ -295,16 +296,25 @@ make_matrix(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordina
   if (options.candidates.empty()) {
     order = s.predictions;
   } else {
+    // A candidate that is a variant's name names that variant only ("crs" is
+    // CRS's automatic kernel, not the CRS family); any other names a family.
+    auto const every = detail::all_variants<ExecutionSpace>();
+    auto is_variant_name = [&](std::string const& c) {
+      for (auto const& v : every) {
+        if (v.format == c) return true;
+      }
+      return false;
+    };
     auto named = [&](FormatPrediction const& p) {
       for (auto const& c : options.candidates) {
-        if (c == p.format || c == p.family) return true;
+        if (c == p.format || (c == p.family && !is_variant_name(c))) return true;
       }
       return false;
     };
     for (auto const& p : s.predictions) {
       if (named(p)) order.push_back(p);
     }
-    for (auto const& p : detail::all_variants<ExecutionSpace>()) {
+    for (auto const& p : every) {
       bool predicted = false;
       for (auto const& q : order) predicted = predicted || q.format == p.format;
       if (named(p) && !predicted) order.push_back(p);

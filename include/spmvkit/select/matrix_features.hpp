@@ -12,6 +12,7 @@
 /// which decides Sell16 and is the bandwidth that reordering narrows). Each
 /// format's cost estimate (select/format_costs.hpp) is a function of these
 /// numbers only, so the model never converts a matrix it will not keep.
+#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/matrix_statistics.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -112,30 +113,55 @@ struct SellPaddingReduce {
   }
 };
 
-/// The column reach of the entries: largest col - row and row - col.
+/// The column reach of the entries: largest col - row and row - col. A team
+/// takes a block of rows and a group of vector lanes shares each row, so that
+/// the hub rows of a power-law graph (10^5 entries) are not one thread's work.
 template <class RowStarts, class Columns>
 struct ColumnReachReduce {
-  using value_type = Kokkos::pair<std::int64_t, std::int64_t>;
+  struct value_type {
+    std::int64_t above, below;
+  };
   RowStarts row_starts;
   Columns columns;
+  std::int64_t num_rows;
+  std::int64_t rows_per_team;
 
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0, 0}; }
   KOKKOS_INLINE_FUNCTION void join(value_type& a, value_type const& b) const {
-    if (b.first > a.first) a.first = b.first;
-    if (b.second > a.second) a.second = b.second;
+    if (b.above > a.above) a.above = b.above;
+    if (b.below > a.below) a.below = b.below;
   }
 #if KOKKOS_VERSION < 30700
   KOKKOS_INLINE_FUNCTION void join(value_type volatile& a, value_type const volatile& b) const {
-    if (b.first > a.first) a.first = b.first;
-    if (b.second > a.second) a.second = b.second;
+    if (b.above > a.above) a.above = b.above;
+    if (b.below > a.below) a.below = b.below;
   }
 #endif
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r, value_type& v) const {
-    for (auto k = row_starts(r); k < row_starts(r + 1); ++k) {
-      const std::int64_t offset = static_cast<std::int64_t>(columns(k)) - r;
-      if (offset > v.first) v.first = offset;
-      if (-offset > v.second) v.second = -offset;
-    }
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& team, value_type& v) const {
+    const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+    const std::int64_t last = first + rows_per_team < num_rows ? first + rows_per_team : num_rows;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](std::int64_t r) {
+      std::int64_t above = 0, below = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, row_starts(r), row_starts(r + 1)),
+          [&](auto k, std::int64_t& m) {
+            const std::int64_t d = static_cast<std::int64_t>(columns(k)) - r;
+            if (d > m) m = d;
+          },
+          Kokkos::Max<std::int64_t>(above));
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, row_starts(r), row_starts(r + 1)),
+          [&](auto k, std::int64_t& m) {
+            const std::int64_t d = r - static_cast<std::int64_t>(columns(k));
+            if (d > m) m = d;
+          },
+          Kokkos::Max<std::int64_t>(below));
+      Kokkos::single(Kokkos::PerThread(team), [&] {
+        if (above > v.above) v.above = above;
+        if (below > v.below) v.below = below;
+      });
+    });
   }
 };
 
@@ -160,19 +186,20 @@ MatrixFeatures compute_features(ExecutionSpace const& exec, Crs const& A) {
     detail::PaddingSums padding{};
     Kokkos::parallel_reduce("SpMVKit::select::sell_padding", Policy(exec, 0, blocks),
                             PaddingReduce{A.row_starts(), n}, padding);
-    typename detail::ColumnReachReduce<typename Crs::row_starts_type,
-                                       typename Crs::column_indices_type>::value_type reach{0, 0};
+    using Reach =
+        detail::ColumnReachReduce<typename Crs::row_starts_type, typename Crs::column_indices_type>;
+    const auto lp = detail::features_launch_parameters<ExecutionSpace>(n);
+    typename Reach::value_type reach{0, 0};
     Kokkos::parallel_reduce(
-        "SpMVKit::select::column_reach", Policy(exec, 0, n),
-        detail::ColumnReachReduce<typename Crs::row_starts_type, typename Crs::column_indices_type>{
-            A.row_starts(), A.column_indices()},
-        reach);
+        "SpMVKit::select::column_reach",
+        Kokkos::TeamPolicy<ExecutionSpace>(exec, lp.league_size, lp.team_size, lp.vector_length),
+        Reach{A.row_starts(), A.column_indices(), n, lp.work_per_team}, reach);
     exec.fence();
     for (std::size_t i = 0; i < feature_chunk_sizes.size(); ++i) {
       f.sell_padded_entries[i] = padding.v[i];
     }
-    f.max_offset_above = reach.first;
-    f.max_offset_below = reach.second;
+    f.max_offset_above = reach.above;
+    f.max_offset_below = reach.below;
   }
   // The Sell16 rule (formats/sell16): offsets in [-32768, 32767], and an
   // empty row's padding (its own row number as column) must reach x.

@@ -401,6 +401,26 @@ RowGroupsShape row_groups_shape(std::int64_t num_rows, std::int64_t nnz, int lan
   }
 }
 
+/// The column-reach pass of select/matrix_features.hpp: teams of rows, a
+/// group of vector lanes per row. GPUs: 32 lanes (a warp) per row, so a hub row
+/// of 10^5 entries costs ~3K steps, not 10^5; 4 rows per team. Host: one
+/// thread per team walking 4096 rows, lanes of 1.
+template <class ExecutionSpace>
+LaunchParameters features_launch_parameters(std::int64_t num_rows) {
+  LaunchParameters p;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    p.team_size = 1;
+    p.vector_length = 1;
+    p.work_per_team = 4096;
+  } else {
+    p.team_size = 4;
+    p.vector_length = 32;
+    p.work_per_team = 4;
+  }
+  p.league_size = std::max<std::int64_t>(1, (num_rows + p.work_per_team - 1) / p.work_per_team);
+  return p;
+}
+
 } // namespace detail
 } // namespace spmvkit
 

@@ -10,13 +10,47 @@
 
 namespace spmvkit::detail {
 
-// No run given: no constants; make_matrix() uses CRS on this backend.
+// Fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), Kokkos 4.6.01,
+// run of 2026-11-23T05:51:31Z, SpMVKit 2f2a993;
+// 16 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cvxbqp1, delaunay_n16, fem_N32, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, rmat_s20_e16, usroads-48.
+// Held out: bcsstk16, cage10, ct2010, email-Enron, fem_N96, goodwin, rmat_s21_e16.
 inline constexpr KernelCost fitted_host_costs[] = {
+    {"coo", 0.000000e+00, 8.678082e-12, 6.756366e-10}, // 32 points, relative error median 0.44, max 0.84
+    {"crs_balanced", 0.000000e+00, 8.453900e-12, 4.944554e-10}, // 32 points, relative error median 0.28, max 0.71
+    {"crs_row_per_thread", 1.225280e-05, 7.918178e-12, 2.022621e-08}, // 32 points, relative error median 0.20, max 0.56
+    {"crs_vector", 1.254774e-05, 8.350487e-12, 2.015449e-08}, // 32 points, relative error median 0.17, max 0.50
+    {"ell", 1.197253e-05, 7.142698e-12, 1.478499e-07}, // 20 points, relative error median 0.13, max 0.68
+    {"ellr", 9.767625e-06, 9.802719e-12, 2.554569e-07}, // 20 points, relative error median 0.23, max 0.57
+    {"sell16_c32_s1", 1.675641e-05, 8.177066e-12, 1.043032e-07}, // 18 points, relative error median 0.11, max 0.46
+    {"sell16_c4_s1", 1.558470e-05, 7.695220e-12, 1.444377e-08}, // 18 points, relative error median 0.16, max 0.41
+    {"sell16_c64_s1", 1.225031e-05, 8.091342e-12, 1.366856e-07}, // 18 points, relative error median 0.19, max 0.47
+    {"sell16_c8_s1", 1.552829e-05, 8.100412e-12, 2.394299e-08}, // 18 points, relative error median 0.17, max 0.28
+    {"sell_c32_s1", 1.655272e-05, 9.272936e-12, 1.554346e-07}, // 22 points, relative error median 0.14, max 0.28
+    {"sell_c4_s1", 1.227441e-05, 7.144164e-12, 3.582279e-08}, // 32 points, relative error median 0.17, max 0.51
+    {"sell_c64_s1", 1.164403e-05, 6.208669e-12, 1.074637e-07}, // 22 points, relative error median 0.20, max 0.52
+    {"sell_c8_s1", 9.631378e-06, 6.910543e-12, 5.623424e-08}, // 32 points, relative error median 0.23, max 0.49
     {nullptr, 0, 0, 0},
 };
 
-// No run given: no constants; make_matrix() uses CRS on this backend.
+// Fitted on NVIDIA H200 (Cuda, 270336 threads), Kokkos 4.6.01,
+// run of 2026-11-23T05:25:26Z, SpMVKit 2f2a993;
+// 20 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cvxbqp1, delaunay_n16, fem_N128, fem_N161, fem_N32, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, rmat_s20_e16, rmat_s22_e16, rmat_s23_e16, usroads-48.
+// Held out: bcsstk16, cage10, ct2010, email-Enron, fem_N96, goodwin, rmat_s21_e16.
 inline constexpr KernelCost fitted_gpu_costs[] = {
+    {"coo", 0.000000e+00, 6.257613e-13, 2.842733e-06}, // 40 points, relative error median 0.10, max 0.40
+    {"crs_balanced", 3.597236e-07, 6.489401e-13, 2.518066e-06}, // 40 points, relative error median 0.08, max 0.36
+    {"crs_row_per_thread", 8.707133e-06, 9.725845e-13, 1.253690e-07}, // 40 points, relative error median 0.20, max 0.73
+    {"crs_vector", 1.028073e-05, 3.958329e-13, 3.055322e-07}, // 40 points, relative error median 0.10, max 0.65
+    {"ell", 1.123807e-05, 2.323959e-13, 1.078249e-07}, // 24 points, relative error median 0.08, max 0.26
+    {"ellr", 1.175364e-05, 2.366548e-13, 8.233802e-08}, // 24 points, relative error median 0.06, max 0.27
+    {"sell16_c32_s1", 1.198631e-05, 2.487849e-13, 9.197918e-08}, // 22 points, relative error median 0.08, max 0.30
+    {"sell16_c4_s1", 1.160762e-05, 4.993454e-13, 8.282574e-08}, // 22 points, relative error median 0.13, max 0.25
+    {"sell16_c64_s1", 1.202922e-05, 2.461136e-13, 9.158226e-08}, // 22 points, relative error median 0.08, max 0.35
+    {"sell16_c8_s1", 1.201124e-05, 3.309212e-13, 9.125218e-08}, // 22 points, relative error median 0.10, max 0.20
+    {"sell_c32_s1", 1.019076e-05, 2.382501e-13, 1.564738e-07}, // 40 points, relative error median 0.12, max 0.89
+    {"sell_c4_s1", 1.160766e-05, 4.538133e-13, 9.168611e-08}, // 26 points, relative error median 0.12, max 0.39
+    {"sell_c64_s1", 1.247295e-05, 2.310834e-13, 8.448460e-08}, // 26 points, relative error median 0.10, max 0.55
+    {"sell_c8_s1", 1.021142e-05, 3.260357e-13, 1.586408e-07}, // 40 points, relative error median 0.13, max 0.96
     {nullptr, 0, 0, 0},
 };
 
