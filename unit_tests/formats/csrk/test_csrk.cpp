@@ -199,6 +199,57 @@ TYPED_TEST(CsrkTest, ExplicitBlockShapes) {
   }
 }
 
+// The GPU mappings (lanes over a super-row's rows, over a row's entries)
+// run on host backends too when called directly, with the team sizes a host
+// team can hold: their slot and stride arithmetic is checked here, not only
+// on GPUs.
+TYPED_TEST(CsrkTest, GpuMappingsOnTheHost) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  using Mapping = detail::CsrkMapping;
+  const HostCrs h = random_crs(733, 733, 19, 0.1, 300, 31);
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  const V x = random_vector<V>(h.cols, 32, "x");
+  const V y0 = random_vector<V>(h.rows, 33, "y0");
+  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  auto y0h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y0);
+  const auto ref = reference_spmv<Scalar>(h, 2.0, xh, 0.5, y0h);
+  const auto ref0 = reference_spmv<Scalar>(h, 2.0, xh, 0.0, y0h);
+  const int max_team =
+      Kokkos::TeamPolicy<Exec>(Exec(), 1, 1)
+          .team_size_max(
+              detail::CsrkSpmv<Mapping::lanes_over_rows, true, CsrkMatrix<Scalar, Exec>, V, V>{},
+              Kokkos::ParallelForTag());
+  for (int k : {2, 3}) {
+    CsrkOptions o;
+    o.k = k;
+    o.rows_per_super_row = 7;
+    o.super_rows_per_super_super_row = 3;
+    const auto M = make_csrk(Exec(), A, o);
+    for (auto [rows, srs] : {std::make_pair(1, 1), std::make_pair(2, 1), std::make_pair(1, 2),
+                             std::make_pair(2, 2), std::make_pair(3, 1)}) {
+      if (rows * srs > max_team) continue;
+      detail::RowGroupsShape shape;
+      shape.row_slots = rows;
+      shape.super_row_slots = srs;
+      for (double beta : {0.5, 0.0}) {
+        SCOPED_TRACE("k = " + std::to_string(k) + " row slots " + std::to_string(rows) +
+                     " super-row slots " + std::to_string(srs) + " beta " + std::to_string(beta));
+        V y("y", h.rows);
+        Kokkos::deep_copy(y, y0);
+        detail::spmv_csrk_mapped<Mapping::lanes_over_rows>(Exec(), Scalar(2), M, x, Scalar(beta), y,
+                                                           shape);
+        EXPECT_TRUE(matches_reference<Scalar>(y, beta == 0 ? ref0 : ref));
+        Kokkos::deep_copy(y, y0);
+        detail::spmv_csrk_mapped<Mapping::lanes_over_entries>(Exec(), Scalar(2), M, x, Scalar(beta),
+                                                              y, shape);
+        EXPECT_TRUE(matches_reference<Scalar>(y, beta == 0 ? ref0 : ref));
+      }
+    }
+  }
+}
+
 // The paper's GPU model (A100 constants, to be refitted on the H200) in its
 // four row-density cases, and the host constants.
 TEST(CsrkModel, PaperFormulaAndHostConstants) {

@@ -29,7 +29,7 @@ struct PermutationHits {
     if (old < 0 || old >= static_cast<Ordinal>(hits.extent(0))) {
       ++out_of_range;
     } else {
-      Kokkos::atomic_increment(&hits(old));
+      Kokkos::atomic_add(&hits(old), Ordinal(1)); // atomic_increment is deprecated in Kokkos 4
     }
   }
 };

@@ -147,33 +147,39 @@ void launch_csrk(ExecutionSpace const& exec, RowGroupsShape const& shape, std::i
           shape.row_slots});
 }
 
+/// y = beta y + alpha A x for a CSR-k matrix A with the given mapping and
+/// block shape (on host backends a team holds at most the backend's team
+/// size). spmv_csrk() picks the mapping; the tests call this directly to run
+/// the GPU mappings on host backends too.
+template <CsrkMapping Mapping, class ExecutionSpace, class Matrix, class X, class Y>
+void spmv_csrk_mapped(ExecutionSpace const& exec, typename Matrix::value_type alpha,
+                      Matrix const& A, X const& x, typename Matrix::value_type beta, Y const& y,
+                      RowGroupsShape const& shape) {
+  // One super-super-row per team (CSR-3), or super_row_slots super-rows (CSR-2).
+  const std::int64_t league =
+      A.k() == 3 ? A.num_super_super_rows()
+                 : (A.num_super_rows() + shape.super_row_slots - 1) / shape.super_row_slots;
+  if (league == 0) return;
+  if (beta == typename Matrix::value_type(0)) {
+    launch_csrk<Mapping, true>(exec, shape, league, alpha, A, x, beta, y);
+  } else {
+    launch_csrk<Mapping, false>(exec, shape, league, alpha, A, x, beta, y);
+  }
+}
+
 /// y = beta y + alpha A x for a CSR-k matrix A, with the block shape of
 /// `shape` (row_groups_shape(); only GPUs use more than one thread per team).
 template <class ExecutionSpace, class Matrix, class X, class Y>
 void spmv_csrk(ExecutionSpace const& exec, typename Matrix::value_type alpha, Matrix const& A,
                X const& x, typename Matrix::value_type beta, Y const& y,
                RowGroupsShape const& shape) {
-  // One super-super-row per team (CSR-3), or super_row_slots super-rows (CSR-2).
-  const std::int64_t league =
-      A.k() == 3 ? A.num_super_super_rows()
-                 : (A.num_super_rows() + shape.super_row_slots - 1) / shape.super_row_slots;
-  if (league == 0) return;
-  const auto launch = [&](auto mapping) {
-    constexpr CsrkMapping m = decltype(mapping)::value;
-    if (beta == typename Matrix::value_type(0)) {
-      launch_csrk<m, true>(exec, shape, league, alpha, A, x, beta, y);
-    } else {
-      launch_csrk<m, false>(exec, shape, league, alpha, A, x, beta, y);
-    }
-  };
   // Host backends (one thread, one lane) instantiate the row loop alone.
-  using Mapping = CsrkMapping;
   if constexpr (is_host_space_v<ExecutionSpace>) {
-    launch(std::integral_constant<Mapping, Mapping::rows_in_order>{});
+    spmv_csrk_mapped<CsrkMapping::rows_in_order>(exec, alpha, A, x, beta, y, shape);
   } else if (shape.lanes_over_entries) {
-    launch(std::integral_constant<Mapping, Mapping::lanes_over_entries>{});
+    spmv_csrk_mapped<CsrkMapping::lanes_over_entries>(exec, alpha, A, x, beta, y, shape);
   } else {
-    launch(std::integral_constant<Mapping, Mapping::lanes_over_rows>{});
+    spmv_csrk_mapped<CsrkMapping::lanes_over_rows>(exec, alpha, A, x, beta, y, shape);
   }
 }
 
