@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -93,6 +94,18 @@ std::vector<typename Format::options_type> test_options() {
   auto v = Format::template variants<Exec>();
   v.insert(v.begin(), typename Format::options_type{});
   return v;
+}
+
+/// Options that build the same stored matrix as `built` again. The automatic
+/// format's tune mode times its candidates, so two builds of one matrix may
+/// choose differently on a loaded machine; naming the variant `built` chose
+/// makes the second build deterministic. Every other format: `o` unchanged.
+template <class Format, class M>
+typename Format::options_type same_choice_options(M const& built, typename Format::options_type o) {
+  if constexpr (std::is_same_v<Format, spmvkit::AutoFormat>) {
+    o.candidates = {built.selection().format};
+  }
+  return o;
 }
 
 struct ConfigNames {
