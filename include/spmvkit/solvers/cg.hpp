@@ -104,6 +104,15 @@ struct FusedVectors : detail::FusedCgVectorOps {};
 /// it must be square. b and x are rank-1 Views of A's scalar type accessible
 /// from exec, with n entries each, and must not share storage.
 ///
+/// Mixed precision: for a float SpMVKit matrix, b and x may hold double (and
+/// for a double matrix, float). CG then runs on MatrixOperator<Matrix, V>: the
+/// matrix is read in its own precision, every SpMV sums in the wider type and
+/// every vector operation runs in V (make_mixed_operator() makes that
+/// operator explicitly, with options). It solves the system of the matrix as
+/// stored: a float matrix rounded from double data is a different matrix,
+/// whose solution CG reaches to double tolerances when it is well conditioned
+/// (cg.hpp's file documentation says what the tests and benchmarks measured).
+///
 /// Returns the status rather than throwing for numerical trouble; throws
 /// std::invalid_argument for mismatched sizes, aliased vectors or bad options.
 /// b = 0 gives x = 0, converged, 0 iterations. Synchronous: the result is
@@ -140,7 +149,7 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
             CgOptions const& opts = CgOptions(),
             VectorOperations const& vector_operations = VectorOperations()) {
   (void)vector_operations; // a policy type: its hooks are static
-  auto&& op = detail::as_operator(A);
+  auto&& op = detail::as_operator<BView>(A);
   using Op = std::remove_reference_t<decltype(op)>;
   detail::CgSolver<ExecSpace, Op, BView, XView, VectorOperations> solver(exec, op, b, x, opts);
   return solver.solve();
