@@ -80,6 +80,18 @@
 /// recurrence loses its sign before the tolerance even with a replacement every
 /// iteration, and the solve ends in CgStatus::breakdown: use the standard
 /// variant there.
+///
+/// **Mixed precision.** With a float SpMVKit matrix and double b and x, cg()
+/// runs on MatrixOperator<Matrix, double> (solvers/operator.hpp): every SpMV
+/// reads 4-byte values and sums in double (operations/spmv.hpp), every vector
+/// kernel, scalar and stopping test is double CG's. The apply of a CRS FEM
+/// matrix (27 entries per row) then moves 236 instead of 344 bytes per row, an
+/// iteration with the fused vectors 316 instead of 424 (0.75x). The float
+/// matrix is the double one rounded, a different matrix: CG converges on it
+/// to double tolerances (CgResult's true residual is against it), while the
+/// residual against the double matrix stays at the rounding's level, about
+/// 2⁻²⁴ ‖|A| |x|‖ / ‖b‖. unit_tests/solvers/test_cg_mixed.cpp prints both
+/// residuals and the iteration counts beside double CG's.
 #include <spmvkit/solvers/cg_options.hpp>
 #include <spmvkit/solvers/detail/cg_solver.hpp>
 #include <spmvkit/solvers/operator.hpp>
