@@ -35,8 +35,11 @@ using partner_t = std::conditional_t<std::is_same_v<Scalar, float>, double, floa
 /// y = beta y0 + alpha A x in long double, A's values rounded to MatrixScalar
 /// (the matrix as stored), x and y0 as the vectors hold them. The bound: the
 /// sums in double (Higham's dot-product bound, a few units of double rounding
-/// per term), and, for float vectors, the rounding of y to float (twice for a
-/// row that a merge-path tile boundary splits: balanced CRS, COO, HYB's tail).
+/// per term), and, for float vectors, the rounding of y to float. A row whose
+/// parts are stored one after the other (HYB's ELL part, then its tail; a row
+/// that a merge-path tile boundary splits) is rounded at each store, so the
+/// float rounding is bounded by the row's magnitude |beta y0| + |alpha| |A||x|,
+/// not by |y|.
 template <class MatrixScalar, class VectorScalar, class XH, class YH>
 Reference<double> mixed_reference(HostCrs const& A, double alpha, XH const& x, double beta,
                                   YH const& y0) {
@@ -56,7 +59,7 @@ Reference<double> mixed_reference(HostCrs const& A, double alpha, XH const& x, d
     const long double yterm = beta == 0.0 ? 0.0L : static_cast<long double>(beta) * y0(i);
     r.y[i] = yterm + static_cast<long double>(alpha) * sum;
     const long double scale = std::fabs(yterm) + std::fabs(static_cast<long double>(alpha)) * mag;
-    r.bound[i] = 4 * eps * (len + 3) * scale + 2 * eps_y * (std::fabs(r.y[i]) + eps * scale) +
+    r.bound[i] = 4 * eps * (len + 3) * scale + 2 * eps_y * scale +
                  std::numeric_limits<VectorScalar>::min();
   }
   return r;

@@ -27,7 +27,7 @@
 /// Mixed precision. apply takes x and y (one value type V for both) of the
 /// matrix's value type or, for a float or double matrix, of the other of the
 /// two; alpha, beta and every row sum are in the wider of the two types
-/// (detail::wider_t), and y is rounded once, at its store. diagonal takes d of
+/// (detail::wider_t), and y is rounded at its store. diagonal takes d of
 /// either type too. check_format checks both. F::bytes(A) counts x and y in
 /// the matrix's value type; spmv_bytes<V>(A) gives the model for vectors of V.
 ///

@@ -105,7 +105,9 @@ void spmv_dispatch(ExecutionSpace const& exec, spmv_scalar_t<Matrix, XView> alph
 ///
 /// Mixed precision: x and y may hold double for a float matrix, or float for
 /// a double matrix (both the same type). Every row is then summed in the wider
-/// type, alpha and beta are taken in it, and y is rounded once when stored: a
+/// type, alpha and beta are taken in it, and y is rounded when stored (once;
+/// with float y, twice for a row stored in two parts: HYB's tail rows and rows
+/// that a merge-path tile splits in balanced CRS and COO): a
 /// float matrix with double vectors reads 4-byte values and gives a product
 /// accurate to double rounding of the float matrix's exact product. With
 /// vectors of the matrix's type the kernels are the same-precision ones.
