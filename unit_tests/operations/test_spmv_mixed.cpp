@@ -59,8 +59,8 @@ Reference<double> mixed_reference(HostCrs const& A, double alpha, XH const& x, d
     const long double yterm = beta == 0.0 ? 0.0L : static_cast<long double>(beta) * y0(i);
     r.y[i] = yterm + static_cast<long double>(alpha) * sum;
     const long double scale = std::fabs(yterm) + std::fabs(static_cast<long double>(alpha)) * mag;
-    r.bound[i] = 4 * eps * (len + 3) * scale + 2 * eps_y * scale +
-                 std::numeric_limits<VectorScalar>::min();
+    r.bound[i] =
+        4 * eps * (len + 3) * scale + 2 * eps_y * scale + std::numeric_limits<VectorScalar>::min();
   }
   return r;
 }
