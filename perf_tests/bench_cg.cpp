@@ -6,7 +6,11 @@
 // updated per second = rows * iterations / time). Each implementation runs in three ways
 // (--cg-variants): standard CG with the fused vector kernels (cg/<p>/<source>/<impl>), with
 // KokkosBlas vector calls (.../<impl>/kokkos_blas; with kk_default it is the CG a Kokkos user
-// writes, KokkosBlas + Kokkos Kernels' SpMV) and pipelined CG (.../<impl>/pipelined).
+// writes, KokkosBlas + Kokkos Kernels' SpMV) and pipelined CG (.../<impl>/pipelined). The
+// fourth way, mixed, is mixed precision: the float matrix of a format with double vectors
+// (make_mixed_operator<double>), fused standard CG to the double tolerance, named
+// cg/mixed/<source>/<impl> to sit beside double CG's cg/double/<source>/<impl>; it is
+// registered with the float matrices (--precision float) and has no Kokkos Kernels entry.
 
 #include "benchmarks.hpp"
 #include "options.hpp"
@@ -23,6 +27,7 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -71,10 +76,20 @@ typename Runner<Scalar>::Solve solve(SpmvSetup<Scalar>& s, CgProblem<Scalar>& p,
   return s.runner().cg(p.b, p.x, opts, kokkos_blas);
 }
 
+/// The mixed way: the setup's (float) matrix with double vectors; empty without a mixed
+/// product.
+template <class Scalar>
+std::optional<typename Runner<Scalar>::Solve>
+solve_mixed(SpmvSetup<Scalar>& s, CgProblem<double>& p, CgOptions const& opts) {
+  Kokkos::deep_copy(p.x, p.guess);
+  Kokkos::fence();
+  return s.runner().cg_mixed(p.b, p.x, opts);
+}
+
 /// Vector bytes of an iteration besides the apply's (which reads p and writes q), with
 /// s = sizeof(Scalar) and no Jacobi: fused 10 n s (solvers/cg.hpp), KokkosBlas 12 n s
 /// (interop/kokkos_blas.hpp), pipelined 13 n s (its update kernel reads n, z, w, s, r, p, x
-/// and writes z, s, p, x, r, w).
+/// and writes z, s, p, x, r, w); mixed is the fused CG, its s the double vectors'.
 double vector_bytes_per_row(std::string const& way) {
   if (way == "kokkos_blas") return 12;
   if (way == "pipelined") return 13;
@@ -97,23 +112,32 @@ void bm_cg(benchmark::State& state, Options const& o, std::string const& name,
       state.SkipWithError((name + ": " + s.error()).c_str());
       return;
     }
-    auto& problem = cg_problem<Scalar>(source.fem_n);
+    const bool mixed = way == "mixed";
     CgOptions opts;
-    opts.relative_tolerance = sizeof(Scalar) == 8 ? o.cg_tolerance_double : o.cg_tolerance_float;
+    opts.relative_tolerance =
+        sizeof(Scalar) == 8 || mixed ? o.cg_tolerance_double : o.cg_tolerance_float;
     opts.max_iterations = o.cg_max_iterations;
     opts.use_initial_guess = true;
     opts.check_interval = o.cg_check_interval;
     if (way == "pipelined") opts.variant = CgVariant::pipelined;
     const bool kokkos_blas = way == "kokkos_blas";
+    // One solve of this way; empty when the implementation has no mixed product.
+    auto run = [&](CgOptions const& w) -> std::optional<typename Runner<Scalar>::Solve> {
+      if (mixed) return solve_mixed(s, cg_problem<double>(source.fem_n), w);
+      return solve(s, cg_problem<Scalar>(source.fem_n), w, kokkos_blas);
+    };
     {
       CgOptions warm = opts; // a few iterations: first-touch, kernel loading
       warm.max_iterations = 3;
-      solve(s, problem, warm, kokkos_blas);
+      if (!run(warm)) {
+        skip(state, name, "no mixed-precision SpMV (mixed runs SpMVKit's float matrices)");
+        return;
+      }
     }
     typename Runner<Scalar>::Solve solved;
     std::vector<double> per_iteration, loop_seconds;
     for (auto _ : state) {
-      solved = solve(s, problem, opts, kokkos_blas);
+      solved = *run(opts);
       state.SetIterationTime(solved.result.iteration_seconds);
       per_iteration.push_back(solved.result.seconds_per_iteration);
       loop_seconds.push_back(solved.result.iteration_seconds);
@@ -125,7 +149,8 @@ void bm_cg(benchmark::State& state, Options const& o, std::string const& name,
       return;
     }
     const double t_iter = median(per_iteration);
-    state.SetLabel(implementation.label + ";cg=" + way);
+    state.SetLabel(implementation.label + ";cg=" + way +
+                   (mixed ? ";matrix=float;vectors=double" : ""));
     state.counters["cg_iterations"] = result.iterations;
     state.counters["converged"] = result.converged() ? 1 : 0;
     state.counters["time_per_iteration_s"] = t_iter;
@@ -137,7 +162,7 @@ void bm_cg(benchmark::State& state, Options const& o, std::string const& name,
     // says how close an iteration runs to the yardstick (1 = as fast as a copy, or as a read).
     // The fused standard CG's bytes are the floor of every way: iteration_vs_fused_copy_bound
     // compares each way with the least traffic that solves the problem.
-    const double n_s = static_cast<double>(s.rows()) * sizeof(Scalar);
+    const double n_s = static_cast<double>(s.rows()) * (mixed ? sizeof(double) : sizeof(Scalar));
     const double iteration_bytes = solved.operator_bytes.total() + vector_bytes_per_row(way) * n_s;
     const double fused_bytes = solved.operator_bytes.total() + vector_bytes_per_row("fused") * n_s;
     const double copy_bps = yardstick_gbs(o, Yardstick::copy) * 1e9;
@@ -155,7 +180,8 @@ void bm_cg(benchmark::State& state, Options const& o, std::string const& name,
     state.counters["nnz"] = static_cast<double>(s.nnz());
     state.counters["padding"] = s.padding();
     state.counters["fem_N"] = source.fem_n;
-    state.counters["sizeof_scalar"] = sizeof(Scalar);
+    state.counters["sizeof_scalar"] = sizeof(Scalar); // the matrix's
+    state.counters["sizeof_vector_scalar"] = mixed ? sizeof(double) : sizeof(Scalar);
   } catch (Unrepresentable const& e) {
     skip(state, name, e.what());
   } catch (std::length_error const& e) {
@@ -172,13 +198,18 @@ template <class Scalar>
 void register_cg_benchmark(std::shared_ptr<const Options> const& options,
                            MatrixSource const& source,
                            Implementation<Scalar> const& implementation) {
-  for (std::string const way : {"fused", "kokkos_blas", "pipelined"}) {
+  for (std::string const way : {"fused", "kokkos_blas", "pipelined", "mixed"}) {
     if (std::find(options->cg_variants.begin(), options->cg_variants.end(), way) ==
         options->cg_variants.end())
       continue;
-    // The fused standard CG keeps the name it had before the other ways existed.
-    const std::string name = std::string("cg/") + precision_name<Scalar>() + "/" + source.name +
-                             "/" + implementation.name + (way == "fused" ? "" : "/" + way);
+    // Mixed precision reads a float matrix: it comes with the float registrations.
+    if (way == "mixed" && sizeof(Scalar) != sizeof(float)) continue;
+    // The fused standard CG keeps the name it had before the other ways existed; mixed is a
+    // precision of its own (cg/mixed/...), beside cg/double/....
+    const std::string name = way == "mixed" ? "cg/mixed/" + source.name + "/" + implementation.name
+                                            : std::string("cg/") + precision_name<Scalar>() + "/" +
+                                                  source.name + "/" + implementation.name +
+                                                  (way == "fused" ? "" : "/" + way);
     benchmark::RegisterBenchmark(
         name.c_str(),
         [options, name, source, implementation, way](benchmark::State& st) {

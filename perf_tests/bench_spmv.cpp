@@ -19,6 +19,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace spmvkit::perf {
@@ -153,6 +154,91 @@ void bm_spmv(benchmark::State& state, Options const& o, std::string const& name,
     state.counters["check_rel_err"] = s.relative_error();
     common_counters(state, s);
     model_counters(state, s, implementation);
+  } catch (Unrepresentable const& e) {
+    skip(state, name, e.what());
+  } catch (std::length_error const& e) {
+    skip(state, name, e.what());
+  } catch (std::exception const& e) {
+    fail(state, name + ": " + e.what());
+  }
+}
+
+/// spmv/mixed/<source>/<impl>: the float matrix of copy k with double x and y (mixed-precision
+/// spmv: sums in double), checked against Kokkos Kernels native on the same values in double
+/// (exact conversions), timed like spmv; bytes under spmv_bytes<double> (vectors of 8 bytes).
+template <class Scalar>
+void bm_spmv_mixed(benchmark::State& state, Options const& o, std::string const& name,
+                   MatrixSource const& source, Implementation<Scalar> const& implementation) {
+  try {
+    auto& s = spmv_setup<Scalar>(o, source, implementation);
+    if (!s.ok()) return fail(state, name + ": " + s.error());
+    const int copies = s.rotation();
+    s.ensure_copies(copies);
+    std::vector<Vector<double>> x, y;
+    for (int k = 0; k < copies; ++k) {
+      x.push_back(converted<double>(s.x(k), "x_mixed"));
+      y.push_back(converted<double>(s.y(k), "y_mixed"));
+    }
+    // The float matrix's values in double (exact): what the mixed product computes, up to
+    // double rounding.
+    typename Crs<double>::row_starts_type starts(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("SpMVKit::perf::ref_starts")),
+        static_cast<std::size_t>(s.rows() + 1));
+    typename Crs<double>::column_indices_type columns(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("SpMVKit::perf::ref_cols")),
+        static_cast<std::size_t>(s.nnz()));
+    Kokkos::deep_copy(starts, s.crs_matrix().row_starts());
+    Kokkos::deep_copy(columns, s.crs_matrix().column_indices());
+    const Crs<double> A(s.rows(), s.cols(), starts, columns,
+                        converted<double>(s.crs_matrix().values(), "ref_values"));
+    Vector<double> y_ref(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("SpMVKit::perf::y_ref")),
+        static_cast<std::size_t>(s.rows()));
+    KKSpmv<double>(KokkosKernelsAlgorithm::native)
+        .apply(Exec(), 1.0, to_kokkos_kernels(A), x[0], 0.0, y_ref);
+    if (!s.runner().apply_mixed(0, x[0], y[0])) {
+      return skip(state, name, "no mixed-precision SpMV (SpMVKit's float matrices have one)");
+    }
+    Kokkos::fence();
+    const double scale = abs_product_norm<double>(A, x[0]);
+    const double err = max_abs_diff<double>(y[0], y_ref);
+    const double rel = scale > 0 ? err / scale : err;
+    const double tol = check_tolerance<double>(max_row_length<double>(A));
+    if (!(rel <= tol)) {
+      return fail(state, name + ": result differs from Kokkos Kernels native in double: " +
+                             std::to_string(rel) + " > " + std::to_string(tol));
+    }
+    const int warmup = std::max(o.warmup, copies);
+    for (int i = 0; i < warmup; ++i)
+      s.runner().apply_mixed(i % copies, x[i % copies], y[i % copies]);
+    Kokkos::fence();
+    std::vector<double> times;
+    int k = 0;
+    for (auto _ : state) {
+      Kokkos::fence();
+      Kokkos::Timer timer;
+      s.runner().apply_mixed(k, x[k], y[k]);
+      Kokkos::fence();
+      const double t = timer.seconds();
+      state.SetIterationTime(t);
+      times.push_back(t);
+      k = k + 1 == copies ? 0 : k + 1;
+    }
+    const double t = median(times);
+    // spmv_bytes<double>: the format's matrix traffic, x and y in double.
+    const double bytes =
+        s.runner().bytes().matrix + static_cast<double>(s.rows() + s.cols()) * sizeof(double);
+    const std::string built = s.runner().built_label();
+    state.SetLabel(implementation.label + (built.empty() ? "" : ";" + built) +
+                   ";matrix=float;vectors=double");
+    state.counters["time_s"] = t;
+    bandwidth_counters(state, o, bytes / t * 1e-9);
+    state.counters["GFlop/s"] = 2.0 * static_cast<double>(s.nnz()) / t * 1e-9;
+    state.counters["bytes"] = bytes;
+    state.counters["rotation"] = copies;
+    state.counters["check_rel_err"] = rel;
+    common_counters(state, s);
+    state.counters["sizeof_vector_scalar"] = sizeof(double);
   } catch (Unrepresentable const& e) {
     skip(state, name, e.what());
   } catch (std::length_error const& e) {
@@ -411,6 +497,18 @@ void register_matrix_benchmarks(std::shared_ptr<const Options> const& options,
                                                bm_spmv<Scalar>(st, *options, name, source, impl);
                                              }),
                 benchmark::kMicrosecond, o.repetitions);
+    }
+    if constexpr (std::is_same_v<Scalar, float>) {
+      // Mixed precision: the float matrix with double vectors, beside spmv/double/....
+      if (source.in_sweep && o.has_family("spmv_mixed") && !impl.is_reference) {
+        const std::string name = "spmv/mixed/" + source.name + "/" + impl.name;
+        configure(benchmark::RegisterBenchmark(name.c_str(),
+                                               [options, name, source, impl](benchmark::State& st) {
+                                                 bm_spmv_mixed<Scalar>(st, *options, name, source,
+                                                                       impl);
+                                               }),
+                  benchmark::kMicrosecond, o.repetitions);
+      }
     }
     if (fem && source.in_sweep && o.has_family("spmv200")) {
       const std::string name = prefix<Scalar>("spmv200", source) + impl.name;

@@ -145,11 +145,13 @@ std::vector<OptionSpec> make_table() {
   t.push_back(
       {"--families", "LIST",
        "benchmark families: copy, read (the two bandwidth yardsticks), spmv, spmv200, "
-       "transfer, cg; also convert and reorder (conversion and reordering cost in SpMVs; not "
-       "run by default)",
-       "copy,read,spmv,spmv200,transfer,cg", "copy,read,spmv,spmv200,transfer,cg,convert,reorder",
-       choice_list(&Options::families,
-                   {"copy", "read", "spmv", "spmv200", "transfer", "cg", "convert", "reorder"})});
+       "transfer, cg; also spmv_mixed (spmv/mixed/...: float matrices with double vectors, "
+       "with --precision float), convert and reorder (conversion and reordering cost in SpMVs) "
+       "that are not run by default",
+       "copy,read,spmv,spmv200,transfer,cg",
+       "copy,read,spmv,spmv200,transfer,cg,spmv_mixed,convert,reorder",
+       choice_list(&Options::families, {"copy", "read", "spmv", "spmv200", "transfer", "cg",
+                                        "spmv_mixed", "convert", "reorder"})});
   t.push_back({"--fem-n", "LIST",
                "3D Q1 FEM Poisson sizes N (intervals; (N-1)^3 rows) of spmv, spmv200, transfer "
                "(GPU builds default to 32,64,96,128,161)",
@@ -241,10 +243,11 @@ std::vector<OptionSpec> make_table() {
   t.push_back({"--cg-variants",
                "LIST",
                "CG ways: fused (standard CG, fused vector kernels), kokkos_blas (standard CG, "
-               "KokkosBlas vector calls), pipelined (CgVariant::pipelined)",
-               "fused,kokkos_blas,pipelined",
+               "KokkosBlas vector calls), pipelined (CgVariant::pipelined), mixed (float matrix, "
+               "double vectors, to --cg-tol-double; cg/mixed/..., with --precision float)",
+               "fused,kokkos_blas,pipelined,mixed",
                {},
-               choice_list(&Options::cg_variants, {"fused", "kokkos_blas", "pipelined"})});
+               choice_list(&Options::cg_variants, {"fused", "kokkos_blas", "pipelined", "mixed"})});
   t.push_back({"--cg-tol-double",
                "X",
                "CG relative residual tolerance in double",

@@ -173,6 +173,27 @@ Vector<Scalar> random_vector(std::string const& what, std::int64_t n, std::uint6
   return v;
 }
 
+/// to(i) = from(i) in another precision (Kokkos::deep_copy needs one value type).
+template <class From, class To>
+struct ConvertValues {
+  Kokkos::View<const From*, Device> from;
+  Kokkos::View<To*, Device> to;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { to(i) = static_cast<To>(from(i)); }
+};
+
+/// A copy of v with its values converted to To (exact from float to double).
+template <class To, class From>
+Vector<To> converted(Vector<From> const& v, std::string const& what) {
+  Vector<To> out(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("SpMVKit::perf::") + what),
+      v.extent(0));
+  Kokkos::parallel_for("SpMVKit::perf::convert",
+                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                           0, static_cast<std::int64_t>(v.extent(0))),
+                       ConvertValues<From, To>{v, out});
+  return out;
+}
+
 /// Deep copy of a CRS matrix into new allocations (used to rotate among copies).
 template <class Scalar>
 Crs<Scalar> clone(Crs<Scalar> const& A) {

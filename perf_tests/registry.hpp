@@ -69,6 +69,16 @@ public:
   /// vector kernels.
   virtual Solve cg(Vector<Scalar> const& b, Vector<Scalar> const& x, CgOptions const& opts,
                    bool kokkos_blas) = 0;
+  /// Mixed-precision CG on copy 0: a float matrix with double vectors
+  /// (make_mixed_operator<double>), the fused vector kernels. Empty where the implementation
+  /// has no mixed product (double matrices, Kokkos Kernels).
+  virtual std::optional<Solve> cg_mixed(Vector<double> const&, Vector<double> const&,
+                                        CgOptions const&) {
+    return std::nullopt;
+  }
+  /// y = A_k x with double vectors (a float matrix: mixed-precision spmv), asynchronous; false
+  /// where the implementation has no mixed product (double matrices, Kokkos Kernels).
+  virtual bool apply_mixed(int, Vector<double> const&, Vector<double> const&) { return false; }
 };
 
 /// An entry of the registry.
@@ -202,6 +212,29 @@ public:
     auto op = make_operator(matrices_.front(), options_);
     if (kokkos_blas) return {spmvkit::cg(exec_, op, b, x, opts, KokkosBlasVectors()), op.bytes()};
     return {spmvkit::cg(exec_, op, b, x, opts), op.bytes()};
+  }
+  bool apply_mixed(int k, Vector<double> const& x, Vector<double> const& y) override {
+    if constexpr (std::is_same_v<Scalar, float>) {
+      spmv(exec_, 1.0, matrices_[static_cast<std::size_t>(k)], x, 0.0, y, options_);
+      return true;
+    } else {
+      (void)k;
+      (void)x;
+      (void)y;
+      return false;
+    }
+  }
+  std::optional<typename Runner<Scalar>::Solve>
+  cg_mixed(Vector<double> const& b, Vector<double> const& x, CgOptions const& opts) override {
+    if constexpr (std::is_same_v<Scalar, float>) {
+      auto op = make_mixed_operator<double>(matrices_.front(), options_);
+      return typename Runner<Scalar>::Solve{spmvkit::cg(exec_, op, b, x, opts), op.bytes()};
+    } else {
+      (void)b;
+      (void)x;
+      (void)opts;
+      return std::nullopt;
+    }
   }
 
 private:

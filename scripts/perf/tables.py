@@ -95,14 +95,14 @@ def cg_table(results):
         return []
     read = results.has_counter("iteration_vs_read_bound")
     header = [("precision", "l"), ("N", "r"), ("format", "l"), ("iterations", "r"),
-              ("converged", "r"), ("time / iteration (ms)", "r"), ("MUPS", "r"),
-              ("true rel. residual", "r"), ("vs copy bound", "r")]
+              ("converged", "r"), ("time / iteration (ms)", "r"), ("time to solution (ms)", "r"),
+              ("MUPS", "r"), ("true rel. residual", "r"), ("vs copy bound", "r")]
     header += [("vs read bound", "r")] if read else []
     out = []
     for r in sorted(rows, key=lambda r: (r.precision, r.fem_n, results.format_key(r.format))):
         cells = [r.precision, r.fem_n, r.format, int(r.get("cg_iterations", 0)),
                  "yes" if r.get("converged", 0) else "no", fmt(r.get("time_per_iteration_s") * 1e3),
-                 fmt(r.get("MUPS")), "{:.2e}".format(r.get("true_relative_residual")),
+                 fmt(r.get("time_s") * 1e3), fmt(r.get("MUPS")), "{:.2e}".format(r.get("true_relative_residual")),
                  fmt(r.get("iteration_vs_copy_bound"))]
         cells += [fmt(r.get("iteration_vs_read_bound"))] if read else []
         out.append(cells)

@@ -24,6 +24,13 @@
 /// | `F::diagonal(exec, A, d)` | d(i) = sum of A's entries (i, i) |
 /// | `F::bytes(A)` | the byte model: minimum bytes one SpMV (beta = 0) moves |
 ///
+/// Mixed precision. apply takes x and y (one value type V for both) of the
+/// matrix's value type or, for a float or double matrix, of the other of the
+/// two; alpha, beta and every row sum are in the wider of the two types
+/// (detail::wider_t), and y is rounded at its store. diagonal takes d of
+/// either type too. check_format checks both. F::bytes(A) counts x and y in
+/// the matrix's value type; spmv_bytes<V>(A) gives the model for vectors of V.
+///
 /// A row source describes a matrix row by row on the device, so that every
 /// format builds from it directly (CRS arrays, the FEM problem, a generator):
 /// `value_type`, `ordinal_type`, `offset_type`, and the device functions
@@ -33,6 +40,8 @@
 /// A matrix class names its format (`using format_type = F;`). A new format is
 /// a folder under formats/ that defines the tag and the class, plus one line
 /// in formats/format_list.hpp; check_format<F>() below names what a tag lacks.
+#include <spmvkit/core/detail/kernel_common.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -83,11 +92,27 @@ void for_each_type(type_list<Ts...>, F&& f) {
 /// time gives the effective bandwidth.
 struct SpmvBytes {
   double matrix = 0; ///< values, indices and bookkeeping arrays
-  double x = 0;      ///< num_cols * sizeof(Scalar)
-  double y = 0;      ///< num_rows * sizeof(Scalar)
+  double x = 0;      ///< num_cols * sizeof(vector scalar)
+  double y = 0;      ///< num_rows * sizeof(vector scalar)
   /// matrix + x + y, in bytes.
   double total() const { return matrix + x + y; }
 };
+
+/// The byte model of one SpMV of A with x and y of VectorScalar (mixed
+/// precision): the format's matrix traffic (`F::bytes(A).matrix`), x as
+/// num_cols and y as num_rows entries of VectorScalar.
+///
+/// A float matrix with double vectors moves `matrix` (about 8 bytes per
+/// nonzero in CRS instead of 12) plus 8 bytes per row for each vector. With
+/// VectorScalar the matrix's value type it is `F::bytes(A)` itself. No work
+/// beyond F::bytes.
+template <class VectorScalar, class Matrix>
+SpmvBytes spmv_bytes(Matrix const& A) {
+  SpmvBytes b = Matrix::format_type::bytes(A);
+  b.x = static_cast<double>(A.num_cols()) * sizeof(VectorScalar);
+  b.y = static_cast<double>(A.num_rows()) * sizeof(VectorScalar);
+  return b;
+}
 
 namespace detail {
 
@@ -188,33 +213,45 @@ struct has_matrix_options<
         std::is_same_v<decltype(F::options(std::declval<M const&>())), typename F::options_type>>>
     : std::true_type {};
 
-template <class M>
-using kernel_vector_t = Kokkos::View<typename M::value_type*, typename M::device_type,
-                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-template <class M>
+// The vectors apply and diagonal are handed: unmanaged Views of V, the
+// matrix's value type or (mixed precision) the other of float and double.
+template <class M, class V = typename M::value_type>
+using kernel_vector_t =
+    Kokkos::View<V*, typename M::device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class M, class V = typename M::value_type>
 using kernel_const_vector_t =
-    Kokkos::View<const typename M::value_type*, typename M::device_type,
+    Kokkos::View<const V*, typename M::device_type,
                  Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
 
-template <class F, class M, class = void>
+template <class F, class M, class V, class = void>
 struct has_apply : std::false_type {};
-template <class F, class M>
-struct has_apply<
-    F, M,
-    std::void_t<decltype(F::apply(
-        std::declval<typename M::execution_space const&>(), std::declval<typename M::value_type>(),
-        std::declval<M const&>(), std::declval<kernel_const_vector_t<M> const&>(),
-        std::declval<typename M::value_type>(), std::declval<kernel_vector_t<M> const&>(),
-        std::declval<typename F::options_type const&>()))>> : std::true_type {};
+template <class F, class M, class V>
+struct has_apply<F, M, V,
+                 std::void_t<decltype(F::apply(std::declval<typename M::execution_space const&>(),
+                                               std::declval<wider_t<typename M::value_type, V>>(),
+                                               std::declval<M const&>(),
+                                               std::declval<kernel_const_vector_t<M, V> const&>(),
+                                               std::declval<wider_t<typename M::value_type, V>>(),
+                                               std::declval<kernel_vector_t<M, V> const&>(),
+                                               std::declval<typename F::options_type const&>()))>>
+    : std::true_type {};
 
-template <class F, class M, class = void>
+template <class F, class M, class V, class = void>
 struct has_diagonal : std::false_type {};
-template <class F, class M>
-struct has_diagonal<F, M,
+template <class F, class M, class V>
+struct has_diagonal<F, M, V,
                     std::void_t<decltype(F::diagonal(
                         std::declval<typename M::execution_space const&>(),
-                        std::declval<M const&>(), std::declval<kernel_vector_t<M> const&>()))>>
+                        std::declval<M const&>(), std::declval<kernel_vector_t<M, V> const&>()))>>
     : std::true_type {};
+
+/// The vector type a mixed-precision product pairs with a matrix of Scalar:
+/// double for float, float for double; Scalar itself otherwise (no mixed
+/// product is defined, so the concept checks the same-precision one twice).
+template <class Scalar>
+using mixed_vector_scalar_t =
+    std::conditional_t<std::is_same_v<Scalar, float>, double,
+                       std::conditional_t<std::is_same_v<Scalar, double>, float, Scalar>>;
 
 template <class F, class M, class = void>
 struct has_bytes : std::false_type {};
@@ -278,11 +315,18 @@ constexpr bool check_format() {
                   "SpMVKit format concept: F::to_crs(exec, A) returning the CrsMatrix is missing");
     static_assert(detail::has_matrix_options<F, M>::value,
                   "SpMVKit format concept: options_type F::options(A) is missing");
-    static_assert(detail::has_apply<F, M>::value,
+    static_assert(detail::has_apply<F, M, Scalar>::value,
                   "SpMVKit format concept: F::apply(exec, alpha, A, x, beta, y, options) is "
                   "missing");
-    static_assert(detail::has_diagonal<F, M>::value,
+    static_assert(detail::has_apply<F, M, detail::mixed_vector_scalar_t<Scalar>>::value,
+                  "SpMVKit format concept: F::apply(exec, alpha, A, x, beta, y, options) must "
+                  "take x and y of the other precision too (a float matrix with double vectors, "
+                  "a double matrix with float vectors; alpha and beta of the wider type)");
+    static_assert(detail::has_diagonal<F, M, Scalar>::value,
                   "SpMVKit format concept: F::diagonal(exec, A, d) is missing");
+    static_assert(detail::has_diagonal<F, M, detail::mixed_vector_scalar_t<Scalar>>::value,
+                  "SpMVKit format concept: F::diagonal(exec, A, d) must take d of the other "
+                  "precision too (mixed-precision solvers)");
     static_assert(detail::has_bytes<F, M>::value,
                   "SpMVKit format concept: SpmvBytes F::bytes(A) (the byte model) is missing");
   }

@@ -34,9 +34,12 @@ void check_spmv_arguments(Matrix const& A, XView const& x, YView const& y) {
   static_assert(std::is_same_v<typename YView::value_type, typename YView::non_const_value_type>,
                 "spmvkit::spmv: y must be non-const");
   static_assert(
-      std::is_same_v<typename XView::non_const_value_type, typename Matrix::value_type> &&
-          std::is_same_v<typename YView::non_const_value_type, typename Matrix::value_type>,
-      "spmvkit::spmv: x and y must hold the matrix's value_type");
+      std::is_same_v<typename XView::non_const_value_type, typename YView::non_const_value_type>,
+      "spmvkit::spmv: x and y must hold the same value type");
+  static_assert(
+      is_spmv_vector_scalar_v<typename Matrix::value_type, typename XView::non_const_value_type>,
+      "spmvkit::spmv: x and y must hold the matrix's value_type, or (mixed precision) "
+      "double for a float matrix or float for a double matrix");
   static_assert(
       Kokkos::SpaceAccessibility<ExecutionSpace, typename XView::memory_space>::accessible &&
           Kokkos::SpaceAccessibility<ExecutionSpace, typename YView::memory_space>::accessible,
@@ -64,14 +67,15 @@ void check_spmv_arguments(Matrix const& A, XView const& x, YView const& y) {
 }
 
 template <class ExecutionSpace, class Matrix, class XView, class YView, class Launch>
-void spmv_dispatch(ExecutionSpace const& exec, typename Matrix::value_type alpha, Matrix const& A,
-                   XView const& x, typename Matrix::value_type beta, YView const& y,
+void spmv_dispatch(ExecutionSpace const& exec, spmv_scalar_t<Matrix, XView> alpha, Matrix const& A,
+                   XView const& x, spmv_scalar_t<Matrix, XView> beta, YView const& y,
                    Launch&& launch) {
   check_spmv_arguments<ExecutionSpace>(A, x, y);
-  using Scalar = typename Matrix::value_type;
+  using Scalar = spmv_scalar_t<Matrix, XView>;
+  using Vector = typename XView::non_const_value_type;
   using Device = typename Matrix::device_type;
-  using X = kernel_x_type<Scalar, Device, typename XView::array_layout>;
-  using Y = kernel_y_type<Scalar, Device, typename YView::array_layout>;
+  using X = kernel_x_type<Vector, Device, typename XView::array_layout>;
+  using Y = kernel_y_type<Vector, Device, typename YView::array_layout>;
   const X xk = x;
   const Y yk = y;
   if (alpha == Scalar(0)) {
@@ -99,19 +103,29 @@ void spmv_dispatch(ExecutionSpace const& exec, typename Matrix::value_type alpha
 /// The call is asynchronous with respect to the host, like any Kokkos kernel
 /// launched on `exec`.
 ///
+/// Mixed precision: x and y may hold double for a float matrix, or float for
+/// a double matrix (both the same type). Every row is then summed in the wider
+/// type, alpha and beta are taken in it, and y is rounded when stored (once;
+/// with float y, twice for a row stored in two parts: HYB's tail rows and rows
+/// that a merge-path tile splits in balanced CRS and COO): a
+/// float matrix with double vectors reads 4-byte values and gives a product
+/// accurate to double rounding of the float matrix's exact product. With
+/// vectors of the matrix's type the kernels are the same-precision ones.
+///
 /// `options` are the format's (format_of_t<Matrix>::options_type); for CRS they
 /// choose the kernel, e.g. spmv(exec, 1, A, x, 0, y, CrsKernel::vector).
 /// Without them, the options the matrix was built with.
 ///
 /// \param exec    execution space instance; its type must be the matrix's
 ///                execution_space (compile-time check)
-/// \param alpha   scale of A x, converted to the matrix's value_type
+/// \param alpha   scale of A x, converted to the wider of the matrix's and the
+///                vectors' value types
 /// \param A       a CrsMatrix, SellMatrix or Sell16Matrix (any type naming a format_type)
-/// \param x       rank-1 `Kokkos::View` of num_cols entries of the matrix's value_type
-///                (const or not, any layout), accessible from exec
-/// \param beta    scale of y, converted to the matrix's value_type
-/// \param y       rank-1 non-const `Kokkos::View` of num_rows entries of the matrix's
-///                value_type (any layout), accessible from exec
+/// \param x       rank-1 `Kokkos::View` of num_cols entries of the matrix's value_type or
+///                the mixed-precision partner (const or not, any layout), accessible from exec
+/// \param beta    scale of y, converted like alpha
+/// \param y       rank-1 non-const `Kokkos::View` of num_rows entries of x's value type
+///                (any layout), accessible from exec
 /// \param options the format's options for this call (SellOptions are ignored: the
 ///                layout is fixed at conversion)
 ///
@@ -122,12 +136,12 @@ void spmv_dispatch(ExecutionSpace const& exec, typename Matrix::value_type alpha
 ///
 /// Cost: one pass over the stored entries (nnz multiply-adds for CRS,
 /// stored_entries() for SELL, padding included); memory traffic at least
-/// `format_of_t<Matrix>::bytes(A).total()` bytes (SpmvBytes). No allocation.
+/// `spmv_bytes<V>(A).total()` bytes for vectors of V (SpmvBytes). No allocation.
 template <class ExecutionSpace, class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
-void spmv(ExecutionSpace const& exec, detail::non_deduced_t<typename Matrix::value_type> alpha,
-          Matrix const& A, XView const& x, detail::non_deduced_t<typename Matrix::value_type> beta,
-          YView const& y, typename format_of_t<Matrix>::options_type const& options) {
+void spmv(ExecutionSpace const& exec, detail::spmv_scalar_t<Matrix, XView> alpha, Matrix const& A,
+          XView const& x, detail::spmv_scalar_t<Matrix, XView> beta, YView const& y,
+          typename format_of_t<Matrix>::options_type const& options) {
   using Format = format_of_t<Matrix>;
   static_assert(check_format<Format, typename Matrix::value_type, ExecutionSpace>());
   detail::spmv_dispatch(exec, alpha, A, x, beta, y, [&](auto const& xk, auto const& yk) {
@@ -142,9 +156,8 @@ void spmv(ExecutionSpace const& exec, detail::non_deduced_t<typename Matrix::val
 template <class ExecutionSpace, class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix> &&
                                    Kokkos::is_execution_space<ExecutionSpace>::value>>
-void spmv(ExecutionSpace const& exec, detail::non_deduced_t<typename Matrix::value_type> alpha,
-          Matrix const& A, XView const& x, detail::non_deduced_t<typename Matrix::value_type> beta,
-          YView const& y) {
+void spmv(ExecutionSpace const& exec, detail::spmv_scalar_t<Matrix, XView> alpha, Matrix const& A,
+          XView const& x, detail::spmv_scalar_t<Matrix, XView> beta, YView const& y) {
   spmv(exec, alpha, A, x, beta, y, format_of_t<Matrix>::options(A));
 }
 
@@ -154,8 +167,8 @@ void spmv(ExecutionSpace const& exec, detail::non_deduced_t<typename Matrix::val
 /// Same rules, exceptions and cost as the overload with options.
 template <class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
-void spmv(detail::non_deduced_t<typename Matrix::value_type> alpha, Matrix const& A, XView const& x,
-          detail::non_deduced_t<typename Matrix::value_type> beta, YView const& y) {
+void spmv(detail::spmv_scalar_t<Matrix, XView> alpha, Matrix const& A, XView const& x,
+          detail::spmv_scalar_t<Matrix, XView> beta, YView const& y) {
   spmv(typename Matrix::execution_space(), alpha, A, x, beta, y);
 }
 

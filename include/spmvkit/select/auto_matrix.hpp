@@ -486,8 +486,8 @@ struct AutoFormat {
   /// The chosen format's apply with the chosen options; `o` is not used (the
   /// choice is made at construction).
   template <class Exec, class M, class X, class Y>
-  static void apply(Exec const& exec, typename M::value_type alpha, M const& A, X const& x,
-                    typename M::value_type beta, Y const& y, options_type const&) {
+  static void apply(Exec const& exec, detail::spmv_scalar_t<M, Y> alpha, M const& A, X const& x,
+                    detail::spmv_scalar_t<M, Y> beta, Y const& y, options_type const&) {
     A.visit([&](auto const& B, auto const& o) {
       format_of_t<std::decay_t<decltype(B)>>::apply(exec, alpha, B, x, beta, y, o);
     });

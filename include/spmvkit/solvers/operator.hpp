@@ -12,7 +12,7 @@
 ///
 /// | member | what |
 /// | --- | --- |
-/// | `execution_space`, `scalar_type` | the Kokkos execution space and the scalar type |
+/// | `execution_space`, `scalar_type` | the Kokkos execution space and the vectors' scalar type |
 /// | `vector_type` | `Kokkos::View<scalar_type*, ...>`, the vectors of apply and diagonal |
 /// | `num_rows()`, `num_cols()` | local sizes (`std::int64_t`) |
 /// | `apply(exec, x, y)` | y = A x, asynchronous on exec (may be non-const) |
@@ -24,6 +24,11 @@
 /// device, `all_reduce_host(host_sums, count)` on sums the host holds. A
 /// single-process operator needs nothing (LocalReduction); a distributed one
 /// sums over ranks, so the solver runs unchanged.
+///
+/// Mixed precision. scalar_type is the type of the solver's vectors, which
+/// need not be the type the operator stores: MatrixOperator<Matrix, double>
+/// applies a float matrix to double vectors (spmv sums in double), so CG runs
+/// every vector operation in double and reads the matrix in float.
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/operations/spmv.hpp>
 
@@ -56,10 +61,18 @@ struct LocalReduction {
 /// options, for example the CRS kernel: `cg(exec, make_operator(A,
 /// CrsKernel::vector), b, x)`. It models the operator concept described in
 /// solvers/operator.hpp.
-template <class Matrix>
+///
+/// \tparam Matrix       a matrix of any SpMVKit format
+/// \tparam VectorScalar the vectors' scalar type: the matrix's value type
+///                      (default), or for mixed precision double with a float
+///                      matrix, float with a double matrix (make_mixed_operator())
+template <class Matrix, class VectorScalar = typename Matrix::value_type>
 class MatrixOperator {
   static_assert(is_spmvkit_matrix_v<Matrix>,
                 "spmvkit::MatrixOperator: Matrix must be a matrix of an SpMVKit format");
+  static_assert(detail::is_spmv_vector_scalar_v<typename Matrix::value_type, VectorScalar>,
+                "spmvkit::MatrixOperator: VectorScalar must be the matrix's value_type, or "
+                "(mixed precision) double for a float matrix or float for a double matrix");
 
 public:
   /// The wrapped matrix type.
@@ -71,8 +84,8 @@ public:
   using options_type = typename matrix_format::options_type;
   /// The matrix's execution space.
   using execution_space = typename Matrix::execution_space;
-  /// The matrix's value type.
-  using scalar_type = typename Matrix::value_type;
+  /// The vectors' scalar type, VectorScalar (the matrix's value type unless mixed).
+  using scalar_type = VectorScalar;
   /// The vectors apply() and diagonal() take: `Kokkos::View<scalar_type*, device_type>`.
   using vector_type = Kokkos::View<scalar_type*, typename Matrix::device_type>;
 
@@ -89,7 +102,8 @@ public:
   Matrix const& matrix() const { return A_; }
   /// The options apply() passes to spmv().
   options_type const& options() const { return options_; }
-  /// y = A x: spmv(exec, 1, A, x, 0, y, options()); same checks, exceptions and cost.
+  /// y = A x: spmv(exec, 1, A, x, 0, y, options()); same checks, exceptions and
+  /// cost (mixed: sums in the wider type, y rounded once).
   void apply(execution_space const& exec, vector_type const& x, vector_type const& y) const {
     spmv(exec, scalar_type(1), A_, x, scalar_type(0), y, options_);
   }
@@ -98,8 +112,9 @@ public:
   void diagonal(execution_space const& exec, vector_type const& d) const {
     matrix_format::diagonal(exec, A_, d);
   }
-  /// The byte model of one apply (matrix_format::bytes): the solvers' bandwidth floor.
-  SpmvBytes bytes() const { return matrix_format::bytes(A_); }
+  /// The byte model of one apply (spmv_bytes<scalar_type>: the format's matrix
+  /// traffic, x and y in the vectors' type): the solvers' bandwidth floor.
+  SpmvBytes bytes() const { return spmv_bytes<scalar_type>(A_); }
   /// The reduction policy: LocalReduction (one process).
   LocalReduction reduction() const { return {}; }
 
@@ -123,6 +138,25 @@ template <class Matrix, class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
 MatrixOperator<Matrix> make_operator(Matrix const& A,
                                      typename format_of_t<Matrix>::options_type const& options) {
   return MatrixOperator<Matrix>(A, options);
+}
+
+/// An SpMVKit matrix as an operator on vectors of VectorScalar (mixed
+/// precision): `cg(exec, make_mixed_operator<double>(A_float), b, x)` solves
+/// with double vectors and a float matrix. VectorScalar may also be the
+/// matrix's own type (then it is make_operator(A)).
+///
+/// The operator holds A by reference: A must outlive it. No allocation.
+template <class VectorScalar, class Matrix, class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
+MatrixOperator<Matrix, VectorScalar> make_mixed_operator(Matrix const& A) {
+  return MatrixOperator<Matrix, VectorScalar>(A);
+}
+/// The same with the given format options.
+///
+/// The operator holds A by reference: A must outlive it. No allocation.
+template <class VectorScalar, class Matrix, class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
+MatrixOperator<Matrix, VectorScalar>
+make_mixed_operator(Matrix const& A, typename format_of_t<Matrix>::options_type const& options) {
+  return MatrixOperator<Matrix, VectorScalar>(A, options);
 }
 
 /// Customisation point: specialise for a matrix type that is neither an
@@ -158,13 +192,31 @@ template <class T>
 struct has_operator_adapter<T, std::enable_if_t<operator_adapter<T>::specialized>>
     : std::true_type {};
 
+/// The vectors' scalar type of the MatrixOperator a solver makes for a matrix
+/// of Scalar given right-hand sides B: B's value type where spmv takes it
+/// (mixed precision), else Scalar (and the solver's own check reports B).
+template <class Scalar, class B, class = void>
+struct solver_vector_scalar {
+  using type = Scalar;
+};
+template <class Scalar, class B>
+struct solver_vector_scalar<
+    Scalar, B,
+    std::enable_if_t<Kokkos::is_view<B>::value &&
+                     is_spmv_vector_scalar_v<Scalar, typename B::non_const_value_type>>> {
+  using type = typename B::non_const_value_type;
+};
+
 /// What a solver runs on: the operator itself, the MatrixOperator of an
-/// SpMVKit matrix, or an adapter's operator. Operators are taken by
-/// reference, so stateful ones (cached handles) keep their state.
-template <class T>
+/// SpMVKit matrix (on vectors of the right-hand side BView's type when spmv
+/// takes it, see solver_vector_scalar), or an adapter's operator. Operators
+/// are taken by reference, so stateful ones (cached handles) keep their state.
+template <class BView = void, class T>
 decltype(auto) as_operator(T& A) {
   if constexpr (is_spmvkit_matrix_v<std::remove_const_t<T>>) {
-    return MatrixOperator<std::remove_const_t<T>>(A);
+    using Matrix = std::remove_const_t<T>;
+    using V = typename solver_vector_scalar<typename Matrix::value_type, BView>::type;
+    return MatrixOperator<Matrix, V>(A);
   } else if constexpr (has_operator_adapter<std::remove_const_t<T>>::value) {
     return operator_adapter<std::remove_const_t<T>>::make(A);
   } else {

@@ -5,7 +5,51 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
+
 namespace spmvkit::detail {
+
+/// The wider of two floating-point types: the accumulation type of a
+/// mixed-precision product (a float matrix with double vectors sums in double,
+/// and so does a double matrix with float vectors, rounding once at the store).
+/// wider_t<S, S> is S, so same-precision kernels instantiate exactly as before.
+template <class A, class B>
+using wider_t = std::conditional_t<(sizeof(B) > sizeof(A)), B, A>;
+
+/// Whether vectors of V may meet a matrix of MatrixScalar in spmv: the same
+/// type, or float with double either way round (the mixed precision every
+/// backend, CUDA included, computes natively).
+template <class MatrixScalar, class V>
+inline constexpr bool
+    is_spmv_vector_scalar_v = std::is_same_v<MatrixScalar, V> ||
+                              ((std::is_same_v<MatrixScalar, float> ||
+                                std::is_same_v<MatrixScalar, double>)&&(std::is_same_v<V, float> ||
+                                                                        std::is_same_v<V, double>));
+
+/// The scalar of a product of Matrix with the vector View V: alpha, beta and
+/// the row sums, wider_t of the two value types. When V is not a View of a
+/// floating-point type, the matrix's value type, so that spmv's own
+/// static_asserts (not a failed deduction) report the mistake.
+template <class Matrix, class V, class = void>
+struct spmv_scalar {
+  using type = typename Matrix::value_type;
+};
+template <class Matrix, class V>
+struct spmv_scalar<Matrix, V,
+                   std::enable_if_t<Kokkos::is_view<V>::value &&
+                                    std::is_floating_point_v<typename V::non_const_value_type>>> {
+  using type = wider_t<typename Matrix::value_type, typename V::non_const_value_type>;
+};
+template <class Matrix, class V>
+using spmv_scalar_t = typename spmv_scalar<Matrix, V>::type;
+
+/// a * b in the accumulation type Acc: the narrower factor is widened first
+/// (a float value times a double x entry is an exact double product). With
+/// a, b and Acc of one type both casts vanish.
+template <class Acc, class A, class B>
+KOKKOS_FORCEINLINE_FUNCTION Acc widened_product(A a, B b) {
+  return static_cast<Acc>(a) * static_cast<Acc>(b);
+}
 
 /// Keeps alpha and beta out of template deduction, so spmv(1.0, A_float, ...)
 /// converts the literal instead of failing to deduce.
@@ -39,11 +83,13 @@ KOKKOS_FORCEINLINE_FUNCTION T load_streaming(T const* p) {
 }
 
 /// y = beta * y + alpha * Ax for one row; beta == 0 never reads y, so NaN or
-/// garbage in y is overwritten (BLAS semantics).
+/// garbage in y is overwritten (BLAS semantics). Formed in Scalar (the
+/// accumulation type) and rounded once to y's type.
 template <class Y, class Scalar, class Index>
 KOKKOS_FORCEINLINE_FUNCTION void store_row(Y const& y, Index row, Scalar alpha, Scalar beta,
                                            Scalar sum) {
-  y(row) = beta == Scalar(0) ? alpha * sum : beta * y(row) + alpha * sum;
+  y(row) = static_cast<typename Y::value_type>(beta == Scalar(0) ? alpha * sum
+                                                                 : beta * y(row) + alpha * sum);
 }
 
 /// y = beta * y, used when alpha == 0 (A and x are not referenced).
@@ -52,7 +98,7 @@ struct ScaleY {
   Y y;
   Scalar beta;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i);
+    y(i) = static_cast<typename Y::value_type>(beta == Scalar(0) ? Scalar(0) : beta * y(i));
   }
 };
 

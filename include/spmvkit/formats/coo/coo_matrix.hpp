@@ -246,8 +246,8 @@ struct CooFormat {
   /// y = beta y + alpha A x on the matrix's merge-path plan, asynchronous on
   /// exec (arguments validated by spmv()).
   template <class Exec, class Coo, class X, class Y>
-  static void apply(Exec const& exec, typename Coo::value_type alpha, Coo const& A, X const& x,
-                    typename Coo::value_type beta, Y const& y, options_type const&) {
+  static void apply(Exec const& exec, detail::spmv_scalar_t<Coo, Y> alpha, Coo const& A, X const& x,
+                    detail::spmv_scalar_t<Coo, Y> beta, Y const& y, options_type const&) {
     detail::spmv_coo(exec, alpha, A, x, beta, y,
                      Kokkos::View<const typename Coo::ordinal_type*, typename Coo::device_type>());
   }
@@ -271,7 +271,7 @@ struct CooFormat {
     SpmvBytes b;
     b.matrix = static_cast<double>(A.nnz()) * (sizeof(S) + 2 * sizeof(O)) +
                (tiles + 1) * (sizeof(O) + sizeof(typename Coo::offset_type)) +
-               2 * tiles * sizeof(S);
+               2 * tiles * sizeof(detail::merge_carry_t<S>);
     b.x = static_cast<double>(A.num_cols()) * sizeof(S);
     b.y = static_cast<double>(A.num_rows()) * sizeof(S);
     return b;

@@ -376,8 +376,8 @@ struct CrsFormat {
   /// call spmv(), which validates them and applies the BLAS alpha/beta rules
   /// before it calls this. One pass over the entries (nnz multiply-adds).
   template <class Exec, class Crs, class X, class Y>
-  static void apply(Exec const& exec, typename Crs::value_type alpha, Crs const& A, X const& x,
-                    typename Crs::value_type beta, Y const& y, options_type const& o) {
+  static void apply(Exec const& exec, detail::spmv_scalar_t<Crs, Y> alpha, Crs const& A, X const& x,
+                    detail::spmv_scalar_t<Crs, Y> beta, Y const& y, options_type const& o) {
     detail::spmv_crs(exec, alpha, A, x, beta, y, o.kernel);
   }
   /// d(i) = the sum of A's stored entries (i, i), 0 for a row without one;

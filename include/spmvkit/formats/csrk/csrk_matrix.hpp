@@ -313,8 +313,8 @@ struct CsrkFormat {
   /// y = beta y + alpha A x; of `o` only the GPU block shape is read (the
   /// groups are fixed at conversion).
   template <class Exec, class M, class X, class Y>
-  static void apply(Exec const& exec, typename M::value_type alpha, M const& A, X const& x,
-                    typename M::value_type beta, Y const& y, options_type const& o) {
+  static void apply(Exec const& exec, detail::spmv_scalar_t<M, Y> alpha, M const& A, X const& x,
+                    detail::spmv_scalar_t<M, Y> beta, Y const& y, options_type const& o) {
     const std::string problem = shape_obstacle(o);
     if (!problem.empty()) throw std::invalid_argument("spmvkit::spmv (CSR-k): " + problem);
     detail::spmv_csrk(exec, alpha, A, x, beta, y,

@@ -264,8 +264,8 @@ struct BasicEllFormat {
   }
   /// y = beta y + alpha A x on validated input (spmv() validates).
   template <class Exec, class Ell, class X, class Y>
-  static void apply(Exec const& exec, typename Ell::value_type alpha, Ell const& A, X const& x,
-                    typename Ell::value_type beta, Y const& y, options_type const&) {
+  static void apply(Exec const& exec, detail::spmv_scalar_t<Ell, Y> alpha, Ell const& A, X const& x,
+                    detail::spmv_scalar_t<Ell, Y> beta, Y const& y, options_type const&) {
     detail::spmv_ell(exec, alpha, A, x, beta, y);
   }
   /// d(i) = the sum of the entries (i, i).

@@ -259,11 +259,13 @@ struct HybFormat {
   /// y = beta y + alpha A x: the SELL kernel on the ELL part, then the COO
   /// kernel adding the tail into its rows (arguments validated by spmv()).
   template <class Exec, class Hyb, class X, class Y>
-  static void apply(Exec const& exec, typename Hyb::value_type alpha, Hyb const& A, X const& x,
-                    typename Hyb::value_type beta, Y const& y, options_type const&) {
+  static void apply(Exec const& exec, detail::spmv_scalar_t<Hyb, Y> alpha, Hyb const& A, X const& x,
+                    detail::spmv_scalar_t<Hyb, Y> beta, Y const& y, options_type const&) {
     detail::spmv_sell(exec, alpha, A.ell(), x, beta, y);
     if (A.tail().nnz() > 0) {
-      detail::spmv_coo(exec, alpha, A.tail(), x, typename Hyb::value_type(1), y, A.tail_rows(),
+      // With y narrower than the sums (a double matrix with float vectors),
+      // tail rows are rounded a second time here.
+      detail::spmv_coo(exec, alpha, A.tail(), x, detail::spmv_scalar_t<Hyb, Y>(1), y, A.tail_rows(),
                        "SpMVKit::spmv::hyb_tail");
     }
   }

@@ -445,8 +445,9 @@ struct BasicSellFormat {
   /// call spmv(), which validates them and applies the BLAS alpha/beta rules
   /// before it calls this. One pass over the stored entries, padding included.
   template <class Exec, class Sell, class X, class Y>
-  static void apply(Exec const& exec, typename Sell::value_type alpha, Sell const& A, X const& x,
-                    typename Sell::value_type beta, Y const& y, options_type const&) {
+  static void apply(Exec const& exec, detail::spmv_scalar_t<Sell, Y> alpha, Sell const& A,
+                    X const& x, detail::spmv_scalar_t<Sell, Y> beta, Y const& y,
+                    options_type const&) {
     detail::spmv_sell(exec, alpha, A, x, beta, y);
   }
   /// d(i) = the sum of A's stored entries (i, i), 0 for a row without one,

@@ -165,7 +165,9 @@ class CgSolver {
                 "spmvkit::cg: b and x must have rank 1");
   static_assert(std::is_same_v<typename BView::non_const_value_type, Scalar> &&
                     std::is_same_v<typename XView::value_type, Scalar>,
-                "spmvkit::cg: b and x must hold the matrix's scalar type, x non-const");
+                "spmvkit::cg: b and x must hold the operator's scalar_type (for an SpMVKit "
+                "matrix its value_type, or mixed precision: double for a float matrix, float "
+                "for a double matrix), x non-const");
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename BView::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecSpace, typename XView::memory_space>::accessible,
                 "spmvkit::cg: b and x must be accessible from the execution space");

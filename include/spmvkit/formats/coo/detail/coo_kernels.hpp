@@ -102,8 +102,8 @@ struct CooDiagonal {
 /// y = beta y + alpha A x for a COO matrix A (CooMatrix), on its merge-path
 /// plan. row_map (HYB's tail): A's row r is y(row_map(r)); empty: identity.
 template <class ExecutionSpace, class Coo, class X, class Y, class Map>
-void spmv_coo(ExecutionSpace const& exec, typename Coo::value_type alpha, Coo const& A, X const& x,
-              typename Coo::value_type beta, Y const& y, Map const& row_map,
+void spmv_coo(ExecutionSpace const& exec, spmv_scalar_t<Coo, Y> alpha, Coo const& A, X const& x,
+              spmv_scalar_t<Coo, Y> beta, Y const& y, Map const& row_map,
               char const* label = "SpMVKit::spmv::coo") {
   using Ordinal = typename Coo::ordinal_type;
   using Offset = typename Coo::offset_type;

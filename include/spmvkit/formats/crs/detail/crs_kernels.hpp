@@ -124,7 +124,8 @@ struct CrsDiagonal {
   }
 };
 
-/// CRS SpMV, both variants of the founding study:
+/// CRS SpMV, both variants of the founding study (sums in Acc, the wider of
+/// the matrix's and the vectors' value types: core/detail/kernel_common.hpp):
 /// - Vector = false, one row per thread: on a GPU neighbouring threads read
 ///   different rows, so loads are not coalesced; on the host this is the
 ///   natural row loop.
@@ -134,6 +135,7 @@ struct CrsDiagonal {
 template <bool Vector, class Matrix, class X, class Y>
 struct CrsSpmv {
   using Scalar = typename Matrix::value_type;
+  using Acc = spmv_scalar_t<Matrix, Y>;
   using Ordinal = typename Matrix::ordinal_type;
   using Offset = typename Matrix::offset_type;
   using Device = typename Matrix::device_type;
@@ -144,7 +146,7 @@ struct CrsSpmv {
   Kokkos::View<const Scalar*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> vals;
   X x;
   Y y;
-  Scalar alpha, beta;
+  Acc alpha, beta;
   Ordinal num_rows;
   std::int64_t rows_per_team;
 
@@ -155,15 +157,17 @@ struct CrsSpmv {
       if (row >= num_rows) return;
       const Offset begin = row_starts(row);
       const Offset end = row_starts(row + 1);
-      Scalar sum = 0;
+      Acc sum = 0;
       if constexpr (Vector) {
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(team, end - begin),
-            [&](Offset k, Scalar& partial) { partial += vals(begin + k) * x(cols(begin + k)); },
+            [&](Offset k, Acc& partial) {
+              partial += widened_product<Acc>(vals(begin + k), x(cols(begin + k)));
+            },
             sum);
         Kokkos::single(Kokkos::PerThread(team), [&]() { store_row(y, row, alpha, beta, sum); });
       } else {
-        for (Offset k = begin; k < end; ++k) sum += vals(k) * x(cols(k));
+        for (Offset k = begin; k < end; ++k) sum += widened_product<Acc>(vals(k), x(cols(k)));
         store_row(y, row, alpha, beta, sum);
       }
     });
@@ -172,8 +176,8 @@ struct CrsSpmv {
 
 /// The balanced CRS kernel (merge_path.hpp) over the matrix's kept tile plan.
 template <class ExecutionSpace, class Matrix, class X, class Y>
-void spmv_crs_balanced(ExecutionSpace const& exec, typename Matrix::value_type alpha,
-                       Matrix const& A, X const& x, typename Matrix::value_type beta, Y const& y) {
+void spmv_crs_balanced(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
+                       X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y) {
   using Ordinal = typename Matrix::ordinal_type;
   using Offset = typename Matrix::offset_type;
   using Device = typename Matrix::device_type;
@@ -185,8 +189,8 @@ void spmv_crs_balanced(ExecutionSpace const& exec, typename Matrix::value_type a
 }
 
 template <class ExecutionSpace, class Matrix, class X, class Y>
-void spmv_crs(ExecutionSpace const& exec, typename Matrix::value_type alpha, Matrix const& A,
-              X const& x, typename Matrix::value_type beta, Y const& y, CrsKernel kernel) {
+void spmv_crs(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
+              X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y, CrsKernel kernel) {
   // The statistics are computed by the first automatic product and kept.
   if (kernel == CrsKernel::automatic) kernel = automatic_crs_kernel(exec, A.statistics(exec));
   if (kernel == CrsKernel::balanced) {

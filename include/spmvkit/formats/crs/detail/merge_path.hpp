@@ -57,6 +57,13 @@
 
 namespace spmvkit::detail {
 
+/// The type of a plan's carries for a matrix of Scalar: the widest sum any
+/// product with the matrix forms (a float matrix with double vectors sums in
+/// double), so one plan serves every vector precision. A same-precision float
+/// product stores its float carries in it exactly and reads them back exactly.
+template <class Scalar>
+using merge_carry_t = wider_t<Scalar, double>;
+
 /// Where each tile of a matrix's merge path starts, and the carry workspace of
 /// its products. Views are shared by copies of the plan.
 ///
@@ -73,7 +80,7 @@ struct MergePathPlan {
   Kokkos::View<Offset*, Device> tile_nnz;
   /// num_tiles entries: tile t's partial sum of row tile_rows(t + 1), the row
   /// it ends inside (0 when it ends on a row boundary).
-  Kokkos::View<Scalar*, Device> carries;
+  Kokkos::View<merge_carry_t<Scalar>*, Device> carries;
   /// Tiles finished in the running product (carries fixed in the kernel);
   /// back to 0 when it ends.
   Kokkos::View<int*, Device> finished;
@@ -247,34 +254,41 @@ struct CooRowKeys {
 /// Adds the carries of the run of tiles that start at tile t and end inside
 /// the same row to that row's y, in tile order, if t is the first of its run
 /// (tile t - 1 ends in another row). The row's ending tile has written y.
-template <class TileRows, class Carries, class Map, class Y, class Scalar>
+/// Summed in Acc (alpha's type); with y narrower than Acc (a double matrix
+/// with float vectors) such a row is rounded twice, at the ending tile's
+/// store and here.
+template <class TileRows, class Carries, class Map, class Y, class Acc>
 KOKKOS_INLINE_FUNCTION void
 add_carry_run(TileRows const& tile_rows, Carries const& carries, Map const& row_map, Y const& y,
-              Scalar alpha, std::int64_t num_rows, std::int64_t num_tiles, std::int64_t t) {
+              Acc alpha, std::int64_t num_rows, std::int64_t num_tiles, std::int64_t t) {
   const auto row = tile_rows(t + 1);
   if (row >= num_rows) return;
   if (t > 0 && tile_rows(t) == row) return; // tile t - 1 ends in this row too
-  Scalar sum = carries(t);
-  for (std::int64_t u = t + 1; u < num_tiles && tile_rows(u + 1) == row; ++u) sum += carries(u);
-  y(row_map.extent(0) != 0 ? row_map(row) : row) += alpha * sum;
+  Acc sum = static_cast<Acc>(carries(t));
+  for (std::int64_t u = t + 1; u < num_tiles && tile_rows(u + 1) == row; ++u)
+    sum += static_cast<Acc>(carries(u));
+  auto& out = y(row_map.extent(0) != 0 ? row_map(row) : row);
+  out = static_cast<typename Y::value_type>(out + alpha * sum);
 }
 
 /// add_carry_run inside the product kernel, after every other tile is done:
 /// the carries and y are read with atomic operations, which GPUs serve from
 /// the coherent L2 (a plain load could hit a stale L1 line). One thread per
 /// run and a fixed order: the result is the same as add_carry_run's.
-template <class TileRows, class Carries, class Map, class Y, class Scalar>
+template <class TileRows, class Carries, class Map, class Y, class Acc>
 KOKKOS_INLINE_FUNCTION void add_carry_run_coherent(TileRows const& tile_rows,
                                                    Carries const& carries, Map const& row_map,
-                                                   Y const& y, Scalar alpha, std::int64_t num_rows,
+                                                   Y const& y, Acc alpha, std::int64_t num_rows,
                                                    std::int64_t num_tiles, std::int64_t t) {
+  using Carry = typename Carries::non_const_value_type;
   const auto row = tile_rows(t + 1);
   if (row >= num_rows) return;
   if (t > 0 && tile_rows(t) == row) return;
-  Scalar sum = Kokkos::atomic_fetch_add(&carries(t), Scalar(0));
+  Acc sum = static_cast<Acc>(Kokkos::atomic_fetch_add(&carries(t), Carry(0)));
   for (std::int64_t u = t + 1; u < num_tiles && tile_rows(u + 1) == row; ++u)
-    sum += Kokkos::atomic_fetch_add(&carries(u), Scalar(0));
-  Kokkos::atomic_add(&y(row_map.extent(0) != 0 ? row_map(row) : row), alpha * sum);
+    sum += static_cast<Acc>(Kokkos::atomic_fetch_add(&carries(u), Carry(0)));
+  Kokkos::atomic_add(&y(row_map.extent(0) != 0 ? row_map(row) : row),
+                     static_cast<typename Y::value_type>(alpha * sum));
 }
 
 /// Selects the host shape's RangePolicy entry of MergePathSpmv.
@@ -288,6 +302,9 @@ struct MergePathDirect {};
 template <class ExecutionSpace, class Rows, class Scalar, class Ordinal, class Offset, class Device,
           class X, class Y>
 struct MergePathSpmv {
+  // Scalar is the matrix's; sums, products and alpha, beta are in Acc.
+  using Acc = wider_t<Scalar, typename Y::non_const_value_type>;
+  using Carry = merge_carry_t<Scalar>;
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   template <class T>
   using scratch_view = Kokkos::View<T*, typename ExecutionSpace::scratch_memory_space,
@@ -300,12 +317,12 @@ struct MergePathSpmv {
   ro_view<Scalar> vals;
   ro_view<Ordinal> tile_rows;
   ro_view<Offset> tile_nnz;
-  Kokkos::View<Scalar*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> carries;
+  Kokkos::View<Carry*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> carries;
   ro_view<Ordinal> row_map; // empty: row r is y(r); HYB's tail maps its rows
   Kokkos::View<int*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> finished;
   X x;
   Y y;
-  Scalar alpha, beta;
+  Acc alpha, beta;
   int items_per_thread;
   int tile_length;
   std::int64_t num_tiles;
@@ -316,13 +333,12 @@ struct MergePathSpmv {
   /// Scratch of the staged shape: products and row ends of a tile, two
   /// buffers of partial sums and the row keys of the scan.
   static std::size_t scratch_bytes(int team_size, int tile_length) {
-    return scratch_view<Scalar>::shmem_size(tile_length) +
+    return scratch_view<Acc>::shmem_size(tile_length) +
            scratch_view<Offset>::shmem_size(tile_length + 1) +
-           scratch_view<Scalar>::shmem_size(2 * team_size) +
-           scratch_view<int>::shmem_size(team_size);
+           scratch_view<Acc>::shmem_size(2 * team_size) + scratch_view<int>::shmem_size(team_size);
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION void emit(Ordinal row, Scalar sum) const {
+  KOKKOS_FORCEINLINE_FUNCTION void emit(Ordinal row, Acc sum) const {
     store_row(y, row_map.extent(0) != 0 ? row_map(row) : row, alpha, beta, sum);
   }
 
@@ -369,16 +385,16 @@ struct MergePathSpmv {
     const Offset j0 = tile_nnz(t), j1 = tile_nnz(t + 1);
     Scalar const* const v = vals.data();
     Ordinal const* const c = cols.data();
-    Scalar sum = 0;
+    Acc sum = 0;
     Offset k = j0;
     for (Ordinal r = i0; r < i1; ++r) {
       const Offset end = rows.row_end(r, k, j1);
-      for (; k < end; ++k) sum += v[k] * x(c[k]);
+      for (; k < end; ++k) sum += widened_product<Acc>(v[k], x(c[k]));
       emit(r, sum);
       sum = 0;
     }
-    for (; k < j1; ++k) sum += v[k] * x(c[k]);
-    carries(t) = sum;
+    for (; k < j1; ++k) sum += widened_product<Acc>(v[k], x(c[k]));
+    carries(t) = static_cast<Carry>(sum);
     if (carries_in_kernel) {
       Kokkos::memory_fence();
       if (!count_finished()) return;
@@ -405,14 +421,15 @@ struct MergePathSpmv {
     const int nr = static_cast<int>(i1 - i0);
     const int nz = static_cast<int>(j1 - j0);
     const int len = nr + nz;
-    scratch_view<Scalar> prods(team.team_scratch(0), tile_length);
+    scratch_view<Acc> prods(team.team_scratch(0), tile_length);
     scratch_view<Offset> ends(team.team_scratch(0), tile_length + 1);
-    scratch_view<Scalar> partial(team.team_scratch(0), 2 * ts);
+    scratch_view<Acc> partial(team.team_scratch(0), 2 * ts);
     scratch_view<int> keys(team.team_scratch(0), ts);
     // Coalesced loads of the tile's entries; the x gathers of a team are
     // independent of each other, so many are in flight at once.
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nz), [&](int k) {
-      prods(k) = load_streaming(vals.data() + j0 + k) * x(load_streaming(cols.data() + j0 + k));
+      prods(k) = widened_product<Acc>(load_streaming(vals.data() + j0 + k),
+                                      x(load_streaming(cols.data() + j0 + k)));
     });
     rows.stage_ends(team, i0, i1, j0, j1, ends);
     team.team_barrier();
@@ -424,7 +441,7 @@ struct MergePathSpmv {
     const int a1 = local_search(ends, j0, nr, nz, d1);
     int k = d0 - a0;
     const int k_end = d1 - a1;
-    Scalar sum = 0, first = 0;
+    Acc sum = 0, first = 0;
     for (int r = a0; r < a1; ++r) {
       const int end = static_cast<int>(ends(r) - j0);
       for (; k < end; ++k) sum += prods(k);
@@ -448,7 +465,7 @@ struct MergePathSpmv {
     team.team_barrier();
     int src = 0;
     for (int off = 1; off < ts; off *= 2) {
-      Scalar v = partial(src * ts + tr);
+      Acc v = partial(src * ts + tr);
       if (tr >= off && keys(tr - off) == keys(tr)) v = partial(src * ts + tr - off) + v;
       partial((1 - src) * ts + tr) = v;
       src = 1 - src;
@@ -456,20 +473,20 @@ struct MergePathSpmv {
     }
     // Thread tr - 1 ends open in the row this thread starts in, so its
     // inclusive value is exactly that row's sum over earlier threads.
-    if (a0 < a1) emit(i0 + a0, (tr > 0 ? partial(src * ts + tr - 1) : Scalar(0)) + first);
-    if (tr == ts - 1) carries(t) = partial(src * ts + tr);
+    if (a0 < a1) emit(i0 + a0, (tr > 0 ? partial(src * ts + tr - 1) : Acc(0)) + first);
+    if (tr == ts - 1) carries(t) = static_cast<Carry>(partial(src * ts + tr));
   }
 };
 
 /// The carry pass (a second launch, for plans of many tiles): add_carry_run
 /// per tile.
-template <class Scalar, class Ordinal, class Device, class Y>
+template <class Carry, class Acc, class Ordinal, class Device, class Y>
 struct MergePathCarries {
   Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> tile_rows;
-  Kokkos::View<const Scalar*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> carries;
+  Kokkos::View<const Carry*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> carries;
   Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> row_map;
   Y y;
-  Scalar alpha;
+  Acc alpha;
   std::int64_t num_rows;
   std::int64_t num_tiles;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
@@ -483,12 +500,17 @@ struct MergePathCarries {
 /// CooRowKeys; row_map: empty, or the output row of each row of the plan.
 template <class ExecutionSpace, class Rows, class Plan, class Cols, class Vals, class Map, class X,
           class Y>
-void spmv_merge_path(ExecutionSpace const& exec, LaunchParameters const& p, Plan const& plan,
-                     Rows const& rows, Cols const& cols, Vals const& vals, Map const& row_map,
-                     std::int64_t num_rows, X const& x, Y const& y,
-                     typename Vals::non_const_value_type alpha,
-                     typename Vals::non_const_value_type beta, std::string const& label) {
+void spmv_merge_path(
+    ExecutionSpace const& exec, LaunchParameters const& p, Plan const& plan, Rows const& rows,
+    Cols const& cols, Vals const& vals, Map const& row_map, std::int64_t num_rows, X const& x,
+    Y const& y,
+    wider_t<typename Vals::non_const_value_type, typename Y::non_const_value_type> alpha,
+    wider_t<typename Vals::non_const_value_type, typename Y::non_const_value_type> beta,
+    std::string const& label) {
   using Scalar = typename Vals::non_const_value_type;
+  using Acc = wider_t<Scalar, typename Y::non_const_value_type>;
+  static_assert(sizeof(Acc) <= sizeof(merge_carry_t<Scalar>),
+                "spmvkit: the merge-path carries cannot hold this product's sums");
   using Ordinal = typename Cols::non_const_value_type;
   using Offset = typename decltype(plan.tile_nnz)::non_const_value_type;
   using Device = typename Vals::device_type;
@@ -535,8 +557,8 @@ void spmv_merge_path(ExecutionSpace const& exec, LaunchParameters const& p, Plan
         label + "_carries",
         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0,
                                                                              plan.num_tiles),
-        MergePathCarries<Scalar, Ordinal, Device, Y>{plan.tile_rows, plan.carries, row_map, y,
-                                                     alpha, num_rows, plan.num_tiles});
+        MergePathCarries<merge_carry_t<Scalar>, Acc, Ordinal, Device, Y>{
+            plan.tile_rows, plan.carries, row_map, y, alpha, num_rows, plan.num_tiles});
   }
 }
 

@@ -41,6 +41,7 @@ enum class CsrkMapping { rows_in_order, lanes_over_rows, lanes_over_entries };
 template <CsrkMapping Mapping, bool Overwrite, class Matrix, class X, class Y>
 struct CsrkSpmv {
   using Scalar = typename Matrix::value_type;
+  using Acc = spmv_scalar_t<Matrix, Y>; // sums, alpha and beta (kernel_common.hpp)
   using Ordinal = typename Matrix::ordinal_type;
   using Offset = typename Matrix::offset_type;
   using Device = typename Matrix::device_type;
@@ -56,7 +57,7 @@ struct CsrkSpmv {
   ro_view<Ordinal> super_super_rows; // super-row pointer; empty for CSR-2
   X x;
   Y y;
-  Scalar alpha, beta;
+  Acc alpha, beta;
   Ordinal num_super_rows;
   int sr_slots;
   int row_slots;
@@ -64,21 +65,23 @@ struct CsrkSpmv {
   // y(row_permutation(row)) = beta y(...) + alpha sum. Overwrite (beta = 0)
   // is a template argument so that the beta = 0 loop never reads y (which
   // may hold NaN) and holds no branch.
-  KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t row, Scalar sum) const {
+  KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t row, Acc sum) const {
+    using V = typename Y::value_type;
     const std::int64_t out = row_permutation(row);
     if constexpr (Overwrite) {
-      y(out) = alpha * sum;
+      y(out) = static_cast<V>(alpha * sum);
     } else {
-      y(out) = beta * y(out) + alpha * sum;
+      y(out) = static_cast<V>(beta * y(out) + alpha * sum);
     }
   }
 
   // One row, summed by one thread (or lane).
   KOKKOS_FORCEINLINE_FUNCTION void row_product(std::int64_t row) const {
     const Offset begin = row_starts(row), end = row_starts(row + 1);
-    Scalar sum = 0;
+    Acc sum = 0;
     for (Offset k = begin; k < end; ++k)
-      sum += load_streaming(vals.data() + k) * x(load_streaming(cols.data() + k));
+      sum +=
+          widened_product<Acc>(load_streaming(vals.data() + k), x(load_streaming(cols.data() + k)));
     store(row, sum);
   }
 
@@ -104,12 +107,12 @@ struct CsrkSpmv {
           if constexpr (Mapping == CsrkMapping::lanes_over_entries) {
             for (std::int64_t row = first_row + slot; row < last_row; row += row_slots) {
               const Offset begin = row_starts(row), end = row_starts(row + 1);
-              Scalar sum = 0;
+              Acc sum = 0;
               Kokkos::parallel_reduce(
                   Kokkos::ThreadVectorRange(team, end - begin),
-                  [&](Offset k, Scalar& partial) {
-                    partial += load_streaming(vals.data() + begin + k) *
-                               x(load_streaming(cols.data() + begin + k));
+                  [&](Offset k, Acc& partial) {
+                    partial += widened_product<Acc>(load_streaming(vals.data() + begin + k),
+                                                    x(load_streaming(cols.data() + begin + k)));
                   },
                   sum);
               Kokkos::single(Kokkos::PerThread(team), [&]() { store(row, sum); });
@@ -132,8 +135,8 @@ struct CsrkSpmv {
 
 template <CsrkMapping Mapping, bool Overwrite, class ExecutionSpace, class Matrix, class X, class Y>
 void launch_csrk(ExecutionSpace const& exec, RowGroupsShape const& shape, std::int64_t league,
-                 typename Matrix::value_type alpha, Matrix const& A, X const& x,
-                 typename Matrix::value_type beta, Y const& y) {
+                 spmv_scalar_t<Matrix, Y> alpha, Matrix const& A, X const& x,
+                 spmv_scalar_t<Matrix, Y> beta, Y const& y) {
   using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   Kokkos::parallel_for(
       Mapping == CsrkMapping::lanes_over_entries ? "SpMVKit::Csrk::spmv_lanes_over_entries"
@@ -152,15 +155,15 @@ void launch_csrk(ExecutionSpace const& exec, RowGroupsShape const& shape, std::i
 /// size). spmv_csrk() picks the mapping; the tests call this directly to run
 /// the GPU mappings on host backends too.
 template <CsrkMapping Mapping, class ExecutionSpace, class Matrix, class X, class Y>
-void spmv_csrk_mapped(ExecutionSpace const& exec, typename Matrix::value_type alpha,
-                      Matrix const& A, X const& x, typename Matrix::value_type beta, Y const& y,
+void spmv_csrk_mapped(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
+                      X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y,
                       RowGroupsShape const& shape) {
   // One super-super-row per team (CSR-3), or super_row_slots super-rows (CSR-2).
   const std::int64_t league =
       A.k() == 3 ? A.num_super_super_rows()
                  : (A.num_super_rows() + shape.super_row_slots - 1) / shape.super_row_slots;
   if (league == 0) return;
-  if (beta == typename Matrix::value_type(0)) {
+  if (beta == spmv_scalar_t<Matrix, Y>(0)) {
     launch_csrk<Mapping, true>(exec, shape, league, alpha, A, x, beta, y);
   } else {
     launch_csrk<Mapping, false>(exec, shape, league, alpha, A, x, beta, y);
@@ -170,9 +173,8 @@ void spmv_csrk_mapped(ExecutionSpace const& exec, typename Matrix::value_type al
 /// y = beta y + alpha A x for a CSR-k matrix A, with the block shape of
 /// `shape` (row_groups_shape(); only GPUs use more than one thread per team).
 template <class ExecutionSpace, class Matrix, class X, class Y>
-void spmv_csrk(ExecutionSpace const& exec, typename Matrix::value_type alpha, Matrix const& A,
-               X const& x, typename Matrix::value_type beta, Y const& y,
-               RowGroupsShape const& shape) {
+void spmv_csrk(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
+               X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y, RowGroupsShape const& shape) {
   // Host backends (one thread, one lane) instantiate the row loop alone.
   if constexpr (is_host_space_v<ExecutionSpace>) {
     spmv_csrk_mapped<CsrkMapping::rows_in_order>(exec, alpha, A, x, beta, y, shape);

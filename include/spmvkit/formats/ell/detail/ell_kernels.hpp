@@ -38,6 +38,7 @@ namespace spmvkit::detail {
 template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
 struct EllSpmv {
   using Scalar = typename Matrix::value_type;
+  using Acc = spmv_scalar_t<Matrix, Y>; // sums, alpha and beta (kernel_common.hpp)
   using Ordinal = typename Matrix::ordinal_type;
   using Offset = typename Matrix::offset_type;
   using Device = typename Matrix::device_type;
@@ -51,7 +52,7 @@ struct EllSpmv {
   ro_view<Ordinal> lengths;
   X x;
   Y y;
-  Scalar alpha, beta;
+  Acc alpha, beta;
   Ordinal num_rows;
   Ordinal width;
   int strips_per_team;
@@ -74,7 +75,7 @@ struct EllSpmv {
     }
     Ordinal const* const col_ptr = cols.data() + first_row;
     Scalar const* const val_ptr = vals.data() + first_row;
-    Scalar sum[Rows];
+    Acc sum[Rows];
     for (int r = 0; r < Rows; ++r) sum[r] = 0;
     Ordinal j = 0;
     for (; j + Unroll <= shortest; j += Unroll) {
@@ -88,19 +89,21 @@ struct EllSpmv {
         }
       }
       for (int u = 0; u < Unroll; ++u)
-        for (int r = 0; r < Rows; ++r) sum[r] += v[u][r] * x(c[u][r]);
+        for (int r = 0; r < Rows; ++r) sum[r] += widened_product<Acc>(v[u][r], x(c[u][r]));
     }
     for (; j < shortest; ++j) {
       const Offset slot = static_cast<Offset>(j) * num_rows;
       for (int r = 0; r < Rows; ++r)
-        sum[r] += load_streaming(val_ptr + slot + r) * x(load_streaming(col_ptr + slot + r));
+        sum[r] += widened_product<Acc>(load_streaming(val_ptr + slot + r),
+                                       x(load_streaming(col_ptr + slot + r)));
     }
     if constexpr (Width::stops_at_row_length && Rows > 1) {
       for (; j < longest; ++j) {
         const Offset slot = static_cast<Offset>(j) * num_rows;
         for (int r = 0; r < Rows; ++r)
           if (j < length[r])
-            sum[r] += load_streaming(val_ptr + slot + r) * x(load_streaming(col_ptr + slot + r));
+            sum[r] += widened_product<Acc>(load_streaming(val_ptr + slot + r),
+                                           x(load_streaming(col_ptr + slot + r)));
       }
     }
     for (int r = 0; r < Rows; ++r) store_row(y, first_row + r, alpha, beta, sum[r]);
@@ -123,8 +126,8 @@ struct EllSpmv {
 
 template <int RowsPerThread, int Unroll, class ExecutionSpace, class Matrix, class X, class Y>
 void launch_ell(ExecutionSpace const& exec, LaunchParameters const& p,
-                typename Matrix::value_type alpha, Matrix const& A, X const& x,
-                typename Matrix::value_type beta, Y const& y) {
+                spmv_scalar_t<Matrix, Y> alpha, Matrix const& A, X const& x,
+                spmv_scalar_t<Matrix, Y> beta, Y const& y) {
   using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Width = typename Matrix::width_policy;
   Kokkos::parallel_for(
@@ -135,8 +138,8 @@ void launch_ell(ExecutionSpace const& exec, LaunchParameters const& p,
 }
 
 template <class ExecutionSpace, class Matrix, class X, class Y>
-void spmv_ell(ExecutionSpace const& exec, typename Matrix::value_type alpha, Matrix const& A,
-              X const& x, typename Matrix::value_type beta, Y const& y) {
+void spmv_ell(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
+              X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y) {
   using Width = typename Matrix::width_policy;
   // The entries the kernel walks size the host's teams.
   const std::int64_t walked = Width::stops_at_row_length

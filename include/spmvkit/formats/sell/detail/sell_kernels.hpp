@@ -34,6 +34,7 @@ namespace spmvkit::detail {
 template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
 struct SellSpmv {
   using Scalar = typename Matrix::value_type;
+  using Acc = spmv_scalar_t<Matrix, Y>; // sums, alpha and beta (kernel_common.hpp)
   using Ordinal = typename Matrix::ordinal_type;
   using Offset = typename Matrix::offset_type;
   using Device = typename Matrix::device_type;
@@ -50,7 +51,7 @@ struct SellSpmv {
   ro_view<Ordinal> perm; // empty when rows are not permuted
   X x;
   Y y;
-  Scalar alpha, beta;
+  Acc alpha, beta;
   Ordinal num_rows;
   Ordinal num_chunks;
   int chunk_size;
@@ -99,7 +100,7 @@ struct SellSpmv {
           }
           Stored const* const col_ptr = cols.data();
           Scalar const* const val_ptr = vals.data();
-          Scalar sum[RowsPerThread];
+          Acc sum[RowsPerThread];
           for (int r = 0; r < RowsPerThread; ++r) sum[r] = 0;
           Ordinal j = 0;
           for (; j + Unroll <= width; j += Unroll) {
@@ -113,13 +114,15 @@ struct SellSpmv {
               }
             }
             for (int u = 0; u < Unroll; ++u)
-              for (int r = 0; r < RowsPerThread; ++r) sum[r] += v[u][r] * x(c[u][r]);
+              for (int r = 0; r < RowsPerThread; ++r)
+                sum[r] += widened_product<Acc>(v[u][r], x(c[u][r]));
           }
           for (; j < width; ++j) {
             const Offset slot = base + static_cast<Offset>(j) * chunk_size;
             for (int r = 0; r < RowsPerThread; ++r) {
-              sum[r] += load_streaming(val_ptr + slot + r * threads_per_chunk) *
-                        x(column(load_streaming(col_ptr + slot + r * threads_per_chunk), row, r));
+              sum[r] += widened_product<Acc>(
+                  load_streaming(val_ptr + slot + r * threads_per_chunk),
+                  x(column(load_streaming(col_ptr + slot + r * threads_per_chunk), row, r)));
             }
           }
           for (int r = 0; r < RowsPerThread; ++r) {
@@ -140,8 +143,8 @@ struct SellSpmv {
 
 template <int RowsPerThread, int Unroll, class ExecutionSpace, class Matrix, class X, class Y>
 void launch_sell(ExecutionSpace const& exec, LaunchParameters const& p,
-                 typename Matrix::value_type alpha, Matrix const& A, X const& x,
-                 typename Matrix::value_type beta, Y const& y) {
+                 spmv_scalar_t<Matrix, Y> alpha, Matrix const& A, X const& x,
+                 spmv_scalar_t<Matrix, Y> beta, Y const& y) {
   using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Columns = typename Matrix::column_encoding;
   Kokkos::parallel_for(std::string(Columns::label) + "spmv",
@@ -153,8 +156,8 @@ void launch_sell(ExecutionSpace const& exec, LaunchParameters const& p,
 }
 
 template <class ExecutionSpace, class Matrix, class X, class Y>
-void spmv_sell(ExecutionSpace const& exec, typename Matrix::value_type alpha, Matrix const& A,
-               X const& x, typename Matrix::value_type beta, Y const& y) {
+void spmv_sell(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
+               X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y) {
   const LaunchParameters p =
       launch_parameters(exec, KernelKind::sell, A.num_rows(), A.nnz(), A.chunk_size());
   // Only host backends walk whole chunks per thread; GPU builds instantiate
