@@ -121,9 +121,8 @@ void check_product(HostMatrix const& a, HostMatrix const& c, std::string const& 
 
 int example(Config const& cfg) {
   const Exec exec;
-  Crs A = cfg.matrix.empty()
-              ? random_graph(cfg.nodes, cfg.hubs, static_cast<unsigned>(cfg.seed))
-              : spmvkit::read_matrix_market<double, Exec>(cfg.matrix, exec);
+  Crs A = cfg.matrix.empty() ? random_graph(cfg.nodes, cfg.hubs, static_cast<unsigned>(cfg.seed))
+                             : spmvkit::read_matrix_market<double, Exec>(cfg.matrix, exec);
   if (A.num_rows() != A.num_cols()) {
     throw ex::UsageError("--matrix: the adjacency matrix must be square, it is " +
                          std::to_string(A.num_rows()) + " x " + std::to_string(A.num_cols()));
@@ -165,11 +164,10 @@ int example(Config const& cfg) {
   std::cout << std::setprecision(4) << "two-hop pairs (i, j): " << pairs << " from " << walks
             << " walks of length two (compression " << handle.compression_ratio() << ")\n"
             << "most two-hop neighbours: node " << best_node << " reaches " << best << " nodes\n"
-            << "rows by accumulator: hash " << bins.hash << ", dense " << bins.dense
-            << ", global " << bins.global << ", empty " << bins.empty << "\n"
-            << "memory: C " << mem.output_bytes / 1024.0 << " KiB, peak "
-            << mem.peak_bytes / 1024.0 << " KiB, team scratch " << mem.team_scratch_bytes
-            << " bytes\n"
+            << "rows by accumulator: hash " << bins.hash << ", dense " << bins.dense << ", global "
+            << bins.global << ", empty " << bins.empty << "\n"
+            << "memory: C " << mem.output_bytes / 1024.0 << " KiB, peak " << mem.peak_bytes / 1024.0
+            << " KiB, team scratch " << mem.team_scratch_bytes << " bytes\n"
             << "symbolic " << t_symbolic * 1e3 << " ms, numeric " << t_numeric * 1e3 << " ms ("
             << (t_numeric > 0 ? 2.0 * static_cast<double>(walks) / t_numeric / 1e9 : 0.0)
             << " GFlop/s)\n";
@@ -200,8 +198,8 @@ int main(int argc, char* argv[]) {
                             "Matrix Market file of the graph (each stored entry is an edge)",
                             cfg.matrix, "a random graph"),
       ex::integer_option("nodes", "nodes of the random graph", cfg.nodes, 1, 10000000),
-      ex::integer_option("hubs", "nodes of the random graph with edges to a tenth of it",
-                         cfg.hubs, 0, 1000),
+      ex::integer_option("hubs", "nodes of the random graph with edges to a tenth of it", cfg.hubs,
+                         0, 1000),
       ex::integer_option("seed", "seed of the random graph and the weights", cfg.seed, 0,
                          std::int64_t(1) << 31),
   };

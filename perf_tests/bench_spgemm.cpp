@@ -118,8 +118,9 @@ struct SpgemmSetup {
                                 K.graph.entries, C.values(), K.values, M.values(), tol},
         bad);
     if (C.nnz() != static_cast<Offset>(K.nnz()) || bad > 0) {
-      error = "SpMVKit's C (nnz " + std::to_string(C.nnz()) + ") differs from Kokkos Kernels' (nnz " +
-              std::to_string(K.nnz()) + ") in " + std::to_string(bad) + " rows";
+      error = "SpMVKit's C (nnz " + std::to_string(C.nnz()) +
+              ") differs from Kokkos Kernels' (nnz " + std::to_string(K.nnz()) + ") in " +
+              std::to_string(bad) + " rows";
     }
   }
 };

@@ -25,8 +25,8 @@ struct MatrixSource {
   int fem_n = 0;
   int rmat_scale = 0;
   int rmat_edge_factor = 0;
-  bool in_sweep = true; // spmv / spmv200 / transfer run on it
-  bool in_cg = false;   // cg runs on it (FEM only)
+  bool in_sweep = true;   // spmv / spmv200 / transfer run on it
+  bool in_cg = false;     // cg runs on it (FEM only)
   bool in_spgemm = false; // spgemm runs on it (--spgemm-fem-n, --spgemm-rmat-scale, real matrices)
 };
 

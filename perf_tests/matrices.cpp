@@ -95,7 +95,9 @@ struct MatrixCache {
 
 std::vector<MatrixSource> matrix_sources(Options const& o) {
   std::vector<MatrixSource> out;
-  auto in = [](std::vector<int> const& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  auto in = [](std::vector<int> const& v, int x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
   std::set<int> fem(o.fem_n.begin(), o.fem_n.end());
   for (int n : o.cg_sizes()) fem.insert(n);
   if (o.has_family("spgemm")) fem.insert(o.spgemm_fem_n.begin(), o.spgemm_fem_n.end());
@@ -127,7 +129,8 @@ std::vector<MatrixSource> matrix_sources(Options const& o) {
     out.push_back(s);
   }
   std::set<int> scales(o.rmat_scales.begin(), o.rmat_scales.end());
-  if (o.has_family("spgemm")) scales.insert(o.spgemm_rmat_scales.begin(), o.spgemm_rmat_scales.end());
+  if (o.has_family("spgemm"))
+    scales.insert(o.spgemm_rmat_scales.begin(), o.spgemm_rmat_scales.end());
   for (int scale : scales) {
     MatrixSource s;
     s.kind = MatrixSource::Kind::rmat;

@@ -61,7 +61,7 @@ struct Options {
   double cg_tolerance_double = 0;
   double cg_tolerance_float = 0;
   int cg_repetitions = 0;
-  int cg_check_interval = 0;               // CgOptions::check_interval (0: automatic)
+  int cg_check_interval = 0; // CgOptions::check_interval (0: automatic)
   // CG ways: fused (standard CG, fused vector kernels), kokkos_blas (standard CG,
   // KokkosBlasVectors), pipelined (CgVariant::pipelined)
   std::vector<std::string> cg_variants;

@@ -92,7 +92,8 @@ inline void sort_rows(HostCrs& h) {
   std::vector<std::pair<std::int64_t, double>> row;
   for (std::int64_t i = 0; i < h.rows; ++i) {
     row.clear();
-    for (auto k = h.row_starts[i]; k < h.row_starts[i + 1]; ++k) row.push_back({h.col[k], h.val[k]});
+    for (auto k = h.row_starts[i]; k < h.row_starts[i + 1]; ++k)
+      row.push_back({h.col[k], h.val[k]});
     std::sort(row.begin(), row.end());
     for (std::size_t j = 0; j < row.size(); ++j) {
       h.col[h.row_starts[i] + static_cast<std::int64_t>(j)] = row[j].first;
@@ -104,8 +105,8 @@ inline void sort_rows(HostCrs& h) {
 /// C (from the device, rows sorted unless `sorted` promises they are) against
 /// the reference: the same shape and structure, values within the bounds.
 template <class Scalar>
-::testing::AssertionResult matches_product(HostCrs got, HostProduct<Scalar> const& ref,
-                                           bool sorted, std::string const& what) {
+::testing::AssertionResult matches_product(HostCrs got, HostProduct<Scalar> const& ref, bool sorted,
+                                           std::string const& what) {
   if (!sorted) sort_rows(got);
   if (got.rows != ref.C.rows || got.cols != ref.C.cols) {
     return ::testing::AssertionFailure() << what << ": C is " << got.rows << " x " << got.cols
@@ -135,8 +136,8 @@ template <class Scalar>
     }
   }
   if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": " << bad << " of " << ref.C.nnz()
-                                       << " entries differ:" << os.str();
+  return ::testing::AssertionFailure()
+         << what << ": " << bad << " of " << ref.C.nnz() << " entries differ:" << os.str();
 }
 
 HostCrs transpose(HostCrs const& A) {
@@ -187,15 +188,16 @@ HostCrs rmat_like(int scale, int edge_factor, unsigned seed) {
 /// have entries, Kokkos Kernels (same structure after sorting its rows, values
 /// within the same bounds). Returns the handle for further checks.
 template <class Scalar, class Exec, class Offset = int>
-SpgemmHandle<Scalar, Exec, int, Offset> check_spgemm(HostCrs const& ha, HostCrs const& hb,
-                                                     std::string const& what,
-                                                     SpgemmOptions const& options = {},
-                                                     bool with_kokkos_kernels = true) {
+SpgemmHandle<Scalar, Exec, int, Offset>
+check_spgemm(HostCrs const& ha, HostCrs const& hb, std::string const& what,
+             SpgemmOptions const& options = {}, bool with_kokkos_kernels = true,
+             int test_team_size = 0) {
   const Exec exec;
   auto A = make_device_crs<Scalar, Exec, int, Offset>(ha);
   auto B = make_device_crs<Scalar, Exec, int, Offset>(hb);
   const auto ref = host_product<Scalar>(ha, hb);
   SpgemmHandle<Scalar, Exec, int, Offset> handle(options);
+  handle.state().test_team_size = test_team_size;
   spgemm_symbolic(exec, handle, A, B);
   EXPECT_TRUE(handle.has_structure());
   EXPECT_EQ(handle.nnz(), ref.C.nnz()) << what;
@@ -272,7 +274,9 @@ TYPED_TEST(SpgemmTest, ShippedRealMatricesSquareAndTimesTranspose) {
   for (auto const& f : files) {
     const auto A = to_host(read_matrix_market<Scalar, Exec>(f));
     check_spgemm<Scalar, Exec>(A, A, f + ": A*A");
-    check_spgemm<Scalar, Exec>(A, transpose(A), f + ": A*A^T");
+    // A A^T differs from A A only for unsymmetric patterns or values.
+    const auto T = transpose(A);
+    if (T.col != A.col || T.val != A.val) check_spgemm<Scalar, Exec>(A, T, f + ": A*A^T");
   }
 }
 
@@ -289,46 +293,51 @@ TYPED_TEST(SpgemmTest, RmatLikeGraphs) {
 // distinct columns), beyond the scratch hash table; with 20000 columns B fits
 // the dense tiles, with 300000 it does not and the row goes to the global
 // pool (with 9000, on GPUs, to the global pool's dense arrays).
+std::pair<HostCrs, HostCrs> long_row_product(std::int64_t n) {
+  HostCrs A = random_crs(60, 400, 6, 0.2, 100, 11);
+  HostCrs B = random_crs(400, n, 4, 0.1, 0, 12);
+  // Rows 0-149 of B get 100 entries each, spread over all columns.
+  std::vector<std::pair<std::int64_t, std::int64_t>> entries;
+  std::mt19937_64 gen(5);
+  std::uniform_int_distribution<std::int64_t> col(0, n - 1);
+  for (std::int64_t i = 0; i < B.rows; ++i) {
+    std::vector<std::int64_t> cs(B.col.begin() + B.row_starts[i],
+                                 B.col.begin() + B.row_starts[i + 1]);
+    if (i < 150) {
+      while (cs.size() < 100) {
+        const auto c = col(gen);
+        if (std::find(cs.begin(), cs.end(), c) == cs.end()) cs.push_back(c);
+      }
+      std::sort(cs.begin(), cs.end());
+    }
+    for (auto c : cs) entries.push_back({i, c});
+  }
+  B = from_entries(400, n, entries);
+  // The long row of A reads rows 0-149 of B.
+  std::vector<std::pair<std::int64_t, std::int64_t>> a_entries;
+  for (std::int64_t i = 0; i < A.rows; ++i) {
+    if (i == 30) {
+      for (std::int64_t k = 0; k < 150; ++k) a_entries.push_back({i, k});
+    } else {
+      for (auto k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k) {
+        a_entries.push_back({i, A.col[k]});
+      }
+    }
+  }
+  return {from_entries(60, 400, a_entries), B};
+}
+
 TYPED_TEST(SpgemmTest, EveryAccumulatorIsExercised) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   bool saw_dense = false, saw_global = false;
   for (std::int64_t n : {std::int64_t(20000), std::int64_t(300000), std::int64_t(9000)}) {
-    HostCrs A = random_crs(60, 400, 6, 0.2, 100, 11);
-    HostCrs B = random_crs(400, n, 4, 0.1, 0, 12);
-    // Rows 0-149 of B get 100 entries each, spread over all columns.
-    std::vector<std::pair<std::int64_t, std::int64_t>> entries;
-    std::mt19937_64 gen(5);
-    std::uniform_int_distribution<std::int64_t> col(0, n - 1);
-    for (std::int64_t i = 0; i < B.rows; ++i) {
-      std::vector<std::int64_t> cs(B.col.begin() + B.row_starts[i],
-                                   B.col.begin() + B.row_starts[i + 1]);
-      if (i < 150) {
-        while (cs.size() < 100) {
-          const auto c = col(gen);
-          if (std::find(cs.begin(), cs.end(), c) == cs.end()) cs.push_back(c);
-        }
-        std::sort(cs.begin(), cs.end());
-      }
-      for (auto c : cs) entries.push_back({i, c});
-    }
-    B = from_entries(400, n, entries);
-    // The long row of A reads rows 0-149 of B.
-    std::vector<std::pair<std::int64_t, std::int64_t>> a_entries;
-    for (std::int64_t i = 0; i < A.rows; ++i) {
-      if (i == 30) {
-        for (std::int64_t k = 0; k < 150; ++k) a_entries.push_back({i, k});
-      } else {
-        for (auto k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k) {
-          a_entries.push_back({i, A.col[k]});
-        }
-      }
-    }
-    A = from_entries(60, 400, a_entries);
+    auto const [A, B] = long_row_product(n);
     for (bool sorted : {true, false}) {
       SpgemmOptions o;
       o.sort_columns = sorted;
-      auto h = check_spgemm<Scalar, Exec>(A, B, "accumulators, n = " + std::to_string(n), o, sorted);
+      auto h =
+          check_spgemm<Scalar, Exec>(A, B, "accumulators, n = " + std::to_string(n), o, sorted);
       for (auto const& bins : {h.row_bins(), h.symbolic_row_bins()}) {
         EXPECT_GT(bins.hash, 0);
         EXPECT_EQ(bins.empty + bins.hash + bins.dense + bins.global, A.rows);
@@ -339,6 +348,42 @@ TYPED_TEST(SpgemmTest, EveryAccumulatorIsExercised) {
   }
   EXPECT_TRUE(saw_dense);
   EXPECT_TRUE(saw_global);
+}
+
+struct NoWork {
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const&) const {}
+};
+
+// The concurrent code path (atomic insertion, team bitonic sort, segmented
+// ordered writes by several threads), which GPUs take, run here with teams of
+// one thread and of as many as the backend allows (at most 4), through every
+// accumulator, sorted and not.
+TYPED_TEST(SpgemmTest, ConcurrentPathOnEveryBackend) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const int most = std::min(
+      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  std::vector<int> sizes{1};
+  if (most > 1) sizes.push_back(most);
+  for (int team : sizes) {
+    for (bool sorted : {true, false}) {
+      SpgemmOptions o;
+      o.sort_columns = sorted;
+      const std::string what = "team of " + std::to_string(team) + (sorted ? "" : ", unsorted");
+      check_spgemm<Scalar, Exec>(random_crs(300, 200, 12, 0.1, 150, 1),
+                                 random_crs(200, 250, 10, 0.1, 200, 2), "random, " + what, o, false,
+                                 team);
+      for (std::int64_t n : {std::int64_t(20000), std::int64_t(300000), std::int64_t(9000)}) {
+        auto const [A, B] = long_row_product(n);
+        check_spgemm<Scalar, Exec>(A, B, "long rows, n = " + std::to_string(n) + ", " + what, o,
+                                   false, team);
+      }
+      check_spgemm<Scalar, Exec>(from_entries(4, 3, {{0, 0}, {0, 2}, {2, 1}}),
+                                 from_entries(3, 5, {{0, 1}, {1, 0}, {2, 2}, {2, 1}}),
+                                 "empty rows, " + what, o, false, team);
+    }
+  }
 }
 
 TYPED_TEST(SpgemmTest, EmptyRowsColumnsAndDegenerateShapes) {

@@ -177,8 +177,8 @@ public:
   /// The Kokkos Kernels handle type for the matrices' index and value types.
   using handle_type = KokkosKernels::Experimental::KokkosKernelsHandle<
       typename KKMatrix::non_const_size_type, typename KKMatrix::non_const_ordinal_type,
-      typename KKMatrix::non_const_value_type, execution_space,
-      typename KKMatrix::memory_space, typename KKMatrix::memory_space>;
+      typename KKMatrix::non_const_value_type, execution_space, typename KKMatrix::memory_space,
+      typename KKMatrix::memory_space>;
 
   /// The structure of C = A B (a new handle; any previous C is dropped).
   /// Kokkos Kernels allocates C's arrays; their contents before numeric()
@@ -197,10 +197,10 @@ public:
 #if defined(KOKKOSKERNELS_VERSION)
     KokkosSparse::spgemm_numeric(*handle_, A, false, B, false, C_);
 #else
-    KokkosSparse::Experimental::spgemm_numeric(
-        handle_.get(), A.numRows(), B.numRows(), B.numCols(), A.graph.row_map, A.graph.entries,
-        A.values, false, B.graph.row_map, B.graph.entries, B.values, false, C_.graph.row_map,
-        C_.graph.entries, C_.values);
+    KokkosSparse::Experimental::spgemm_numeric(handle_.get(), A.numRows(), B.numRows(), B.numCols(),
+                                               A.graph.row_map, A.graph.entries, A.values, false,
+                                               B.graph.row_map, B.graph.entries, B.values, false,
+                                               C_.graph.row_map, C_.graph.entries, C_.values);
 #endif
     execution_space().fence();
   }

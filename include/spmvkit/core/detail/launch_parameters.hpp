@@ -422,7 +422,6 @@ LaunchParameters features_launch_parameters(std::int64_t num_rows) {
   return p;
 }
 
-
 /// SpGEMM (operations/spgemm.hpp): where a row of C is accumulated, chosen
 /// per row from a bound on its length (symbolic phase: min(sum over a_ik of
 /// nnz(B row k), num_cols); numeric phase: the exact length).
@@ -446,6 +445,13 @@ enum class SpgemmAccumulator { hash, dense, global };
 template <class ExecutionSpace>
 constexpr std::size_t spgemm_scratch_budget() {
   return is_host_space_v<ExecutionSpace> ? std::size_t(192) * 1024 : std::size_t(24) * 1024;
+}
+/// Team scratch level of SpGEMM's accumulators: 0 (shared memory) on GPUs;
+/// 1 on host backends, where both levels are the thread's own memory and
+/// Kokkos caps level 0 at 32 KiB.
+template <class ExecutionSpace>
+constexpr int spgemm_scratch_level() {
+  return is_host_space_v<ExecutionSpace> ? 1 : 0;
 }
 /// At most this many column tiles per row for the dense accumulator; beyond,
 /// the row goes to the global accumulator (every tile re-reads the row's
@@ -471,8 +477,10 @@ template <class ExecutionSpace>
 SpgemmScratchLimits spgemm_scratch_limits(std::size_t scalar_bytes, std::size_t ordinal_bytes) {
   const auto budget = static_cast<double>(spgemm_scratch_budget<ExecutionSpace>());
   SpgemmScratchLimits l;
-  l.hash_slots = largest_power_of_two_at_most(budget / static_cast<double>(scalar_bytes + ordinal_bytes));
-  l.tile_columns = static_cast<std::int64_t>(budget / static_cast<double>(scalar_bytes + ordinal_bytes));
+  l.hash_slots =
+      largest_power_of_two_at_most(budget / static_cast<double>(scalar_bytes + ordinal_bytes));
+  l.tile_columns =
+      static_cast<std::int64_t>(budget / static_cast<double>(scalar_bytes + ordinal_bytes));
   return l;
 }
 
@@ -516,8 +524,8 @@ LaunchParameters spgemm_launch_parameters(ExecutionSpace const& exec, SpgemmAccu
     p.team_size = (acc == SpgemmAccumulator::hash ? 128 : 256) / p.vector_length;
     p.work_per_team = 1;
     if (acc == SpgemmAccumulator::global) {
-      p.work_per_team = (rows + std::max<std::int64_t>(1, max_slots) - 1) /
-                        std::max<std::int64_t>(1, max_slots);
+      p.work_per_team =
+          (rows + std::max<std::int64_t>(1, max_slots) - 1) / std::max<std::int64_t>(1, max_slots);
     }
   }
   p.league_size = (rows + p.work_per_team - 1) / p.work_per_team;

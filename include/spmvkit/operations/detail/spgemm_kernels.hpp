@@ -74,8 +74,8 @@ struct SpgemmClassify {
   size_type value_count = spgemm_num_bins;
   Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bound;
   Kokkos::View<unsigned char*, Device> bin;
-  std::int64_t hash_slots;   // the scratch hash table's capacity
-  std::int64_t dense_limit;  // at most this many columns for the dense tiles
+  std::int64_t hash_slots;  // the scratch hash table's capacity
+  std::int64_t dense_limit; // at most this many columns for the dense tiles
   std::int64_t num_cols;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t* counts) const {
@@ -148,11 +148,9 @@ struct SpgemmScan {
 /// a slot changes once, from empty to its column, so a stale read only costs
 /// a failed exchange).
 template <bool Concurrent, class Ordinal>
-KOKKOS_FORCEINLINE_FUNCTION std::int64_t spgemm_hash_insert(Ordinal* keys, std::int64_t mask,
-                                                            Ordinal c, Ordinal empty,
-                                                            bool& inserted) {
-  std::int64_t h =
-      static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t
+spgemm_hash_insert(Ordinal* keys, std::int64_t mask, Ordinal c, Ordinal empty, bool& inserted) {
+  std::int64_t h = static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
   while (true) {
     if constexpr (Concurrent) {
       const Ordinal k = static_cast<Ordinal volatile*>(keys)[h];
@@ -301,6 +299,8 @@ struct SpgemmRows {
   /// What a free hash slot holds: the largest Ordinal, so that a sorted table
   /// ends with its free slots (set on the host: no numeric_limits in kernels).
   Ordinal empty_key = 0;
+  /// Team scratch level of the accumulators (spgemm_scratch_level).
+  int scratch_level = 0;
 
   static std::size_t scratch_bytes(SpgemmAccumulator acc, std::int64_t capacity, int team_size) {
     std::size_t b = scratch_view<Offset>::shmem_size(static_cast<std::size_t>(team_size) + 1);
@@ -377,13 +377,12 @@ struct SpgemmRows {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](Offset ka) {
         const Ordinal k = a_ci(ka);
         const Scalar av = a_v(ka);
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)),
-                             [&](Offset kb) {
-                               bool inserted = false;
-                               const std::int64_t h = spgemm_hash_insert<Concurrent>(
-                                   keys, mask, b_ci(kb), empty, inserted);
-                               spgemm_add<Concurrent>(vals + h, av * b_v(kb));
-                             });
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)), [&](Offset kb) {
+          bool inserted = false;
+          const std::int64_t h =
+              spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
+          spgemm_add<Concurrent>(vals + h, av * b_v(kb));
+        });
       });
       team.team_barrier();
       const Offset base = c_rs(i);
@@ -503,9 +502,10 @@ struct SpgemmRows {
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const std::int64_t begin = first + team.league_rank() * rows_per_team;
-    const std::int64_t end = begin + rows_per_team < first + count ? begin + rows_per_team
-                                                                   : first + count;
-    scratch_view<Offset> segs(team.team_scratch(0), static_cast<std::size_t>(team.team_size()) + 1);
+    const std::int64_t end =
+        begin + rows_per_team < first + count ? begin + rows_per_team : first + count;
+    scratch_view<Offset> segs(team.team_scratch(scratch_level),
+                              static_cast<std::size_t>(team.team_size()) + 1);
     Ordinal* keys = nullptr;
     Scalar* vals = nullptr;
     if (accumulator == SpgemmAccumulator::global) {
@@ -513,8 +513,9 @@ struct SpgemmRows {
       keys = pool_keys.data() + slot;
       if constexpr (Numeric) vals = pool_vals.data() + slot;
     } else {
-      scratch_view<Ordinal> k(team.team_scratch(0), static_cast<std::size_t>(capacity));
-      scratch_view<Scalar> v(team.team_scratch(0), Numeric ? static_cast<std::size_t>(capacity) : 0);
+      scratch_view<Ordinal> k(team.team_scratch(scratch_level), static_cast<std::size_t>(capacity));
+      scratch_view<Scalar> v(team.team_scratch(scratch_level),
+                             Numeric ? static_cast<std::size_t>(capacity) : 0);
       keys = k.data();
       vals = v.data();
     }

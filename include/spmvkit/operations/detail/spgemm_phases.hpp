@@ -34,6 +34,8 @@ struct SpgemmBinLaunch {
   /// Scratch hash slots or tile columns; global: entries per pool slot.
   std::int64_t capacity = 0;
   bool global_dense = false;
+  /// Insert with atomics and sort as a team (GPU code path): teams of more than one thread or lane.
+  bool concurrent = false;
   LaunchParameters p;
 };
 
@@ -56,6 +58,10 @@ struct SpgemmState {
   Kokkos::View<Ordinal*, device_type> pool_keys;
   Kokkos::View<Scalar*, device_type> pool_vals;
   SpgemmMemory memory;
+  /// Test hook: > 0 runs every bin with teams of this many threads through the
+  /// concurrent (GPU) code path, atomics and team sorts included, so that host
+  /// backends test it too. Set before spgemm_symbolic().
+  int test_team_size = 0;
 };
 
 /// The memory limit of a product and where it came from.
@@ -89,8 +95,8 @@ template <class Scalar, class Ordinal, class Offset>
 byte_count spgemm_crs_bytes(std::int64_t m, std::int64_t nnz) {
   constexpr char const* where = "spmvkit::spgemm";
   return checked_add(checked_bytes(m + 1, sizeof(Offset), "C row_starts", where),
-                     checked_bytes(nnz, sizeof(Ordinal) + sizeof(Scalar), "C entries", where),
-                     "C", where);
+                     checked_bytes(nnz, sizeof(Ordinal) + sizeof(Scalar), "C entries", where), "C",
+                     where);
 }
 
 inline std::string spgemm_shapes(std::int64_t m, std::int64_t k, std::int64_t k2, std::int64_t n,
@@ -113,7 +119,8 @@ inline void spgemm_check_limit(SpgemmLimit const& limit, byte_count need, std::s
 }
 
 template <class Offset>
-[[noreturn]] void spgemm_offset_overflow(std::int64_t nnz, bool at_least, std::string const& shapes) {
+[[noreturn]] void spgemm_offset_overflow(std::int64_t nnz, bool at_least,
+                                         std::string const& shapes) {
   std::ostringstream os;
   os << "spmvkit::spgemm: C = A B has " << (at_least ? "at least " : "") << nnz
      << " nonzeros, more than the " << sizeof(Offset) * 8 << "-bit Offset type holds (max "
@@ -151,9 +158,10 @@ std::int64_t spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Boun
     f.hash_slots = limits.hash_slots;
     f.dense_limit = limits.tile_columns * spgemm_max_tile_passes;
     f.num_cols = n;
-    Kokkos::parallel_reduce("SpMVKit::spgemm::bin_rows", Range(exec, 0, m), f,
-                            Kokkos::View<std::int64_t*, Kokkos::HostSpace,
-                                         Kokkos::MemoryTraits<Kokkos::Unmanaged>>(counts, 4));
+    Kokkos::parallel_reduce(
+        "SpMVKit::spgemm::bin_rows", Range(exec, 0, m), f,
+        Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            counts, 4));
   }
   perm = allocate_view<Perm>(exec, std::string("SpMVKit::spgemm::row_order(") + phase + ")",
                              m - counts[spgemm_bin_empty]);
@@ -162,9 +170,9 @@ std::int64_t spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Boun
     launch[b].first = first;
     launch[b].count = counts[b];
     if (counts[b] > 0) {
-      Kokkos::parallel_scan("SpMVKit::spgemm::order_rows", Range(exec, 0, m),
-                            SpgemmPartition<Ordinal, Device>{bin, perm,
-                                                             static_cast<unsigned char>(b), first});
+      Kokkos::parallel_scan(
+          "SpMVKit::spgemm::order_rows", Range(exec, 0, m),
+          SpgemmPartition<Ordinal, Device>{bin, perm, static_cast<unsigned char>(b), first});
     }
     first += counts[b];
   }
@@ -189,7 +197,8 @@ template <class ExecutionSpace>
 std::int64_t spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&launch)[4],
                                   std::int64_t global_max_bound, std::int64_t n,
                                   double mean_products, double mean_b_row,
-                                  std::uint64_t entry_bytes, std::uint64_t pool_budget) {
+                                  std::uint64_t entry_bytes, std::uint64_t pool_budget,
+                                  int test_team_size) {
   for (int b = 1; b < spgemm_num_bins; ++b) {
     auto& l = launch[b];
     std::int64_t max_slots = 0;
@@ -200,10 +209,16 @@ std::int64_t spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&
       const std::uint64_t per_slot = static_cast<std::uint64_t>(l.capacity) * entry_bytes;
       max_slots = std::min<std::int64_t>(
           spgemm_concurrent_teams(exec),
-          std::max<std::int64_t>(1, static_cast<std::int64_t>(pool_budget / std::max<std::uint64_t>(1, per_slot))));
+          std::max<std::int64_t>(
+              1, static_cast<std::int64_t>(pool_budget / std::max<std::uint64_t>(1, per_slot))));
     }
     l.p = spgemm_launch_parameters(exec, l.accumulator, l.count, mean_products, mean_b_row,
                                    max_slots);
+    l.concurrent = l.p.team_size * l.p.vector_length > 1;
+    if (test_team_size > 0) {
+      l.p.team_size = test_team_size;
+      l.concurrent = true;
+    }
   }
   auto const& g = launch[spgemm_bin_global];
   return g.count > 0 ? g.p.league_size * g.capacity : 0;
@@ -250,8 +265,9 @@ void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs co
        "SpMVKit::spgemm::numeric_global"}};
   Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
       exec, static_cast<int>(l.p.league_size), l.p.team_size, l.p.vector_length);
+  f.scratch_level = spgemm_scratch_level<Exec>();
   policy.set_scratch_size(
-      0, Kokkos::PerTeam(F::scratch_bytes(l.accumulator, l.capacity, l.p.team_size)));
+      f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(l.accumulator, l.capacity, l.p.team_size)));
   Kokkos::parallel_for(names[Numeric ? 1 : 0][static_cast<int>(l.accumulator)], policy, f);
 }
 
@@ -264,9 +280,9 @@ void spgemm_launch(typename Crs::execution_space const& exec, Crs const& A, Crs 
                    typename Crs::values_type const& c_v, Keys const& pool_keys,
                    Vals const& pool_vals, bool sort) {
   if (l.count == 0) return;
-  if (l.p.team_size * l.p.vector_length > 1) {
-    spgemm_launch_concurrency<Numeric, true>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v,
-                                             pool_keys, pool_vals, sort);
+  if (l.concurrent) {
+    spgemm_launch_concurrency<Numeric, true>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v, pool_keys,
+                                             pool_vals, sort);
   } else {
     spgemm_launch_concurrency<Numeric, false>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v,
                                               pool_keys, pool_vals, sort);
@@ -306,7 +322,9 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
     throw std::invalid_argument("spmvkit::spgemm: the inner dimensions differ: " + shapes +
                                 "; C = A B needs as many columns of A as rows of B");
   }
+  const int test_team_size = s.test_team_size;
   s = State();
+  s.test_team_size = test_team_size;
   s.m = A.num_rows();
   s.k = A.num_cols();
   s.n = B.num_cols();
@@ -328,9 +346,10 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
     f.b_rs = B.row_starts();
     f.bound = bound;
     f.num_cols = n;
-    Kokkos::parallel_reduce("SpMVKit::spgemm::row_bounds", Range(exec, 0, m), f,
-                            Kokkos::View<std::int64_t*, Kokkos::HostSpace,
-                                         Kokkos::MemoryTraits<Kokkos::Unmanaged>>(sums, 3));
+    Kokkos::parallel_reduce(
+        "SpMVKit::spgemm::row_bounds", Range(exec, 0, m), f,
+        Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            sums, 3));
   }
   s.multiply_adds = sums[0];
   if (sums[1] > static_cast<std::int64_t>(std::numeric_limits<Offset>::max())) {
@@ -357,22 +376,23 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   const std::int64_t busy = m - s.symbolic_bin_count[spgemm_bin_empty];
   const double mean_products =
       busy > 0 ? static_cast<double>(s.multiply_adds) / static_cast<double>(busy) : 0.0;
-  const double mean_b_row =
-      s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
+  const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
   const auto pool_budget = [&](std::uint64_t used) {
     std::uint64_t b = spgemm_default_pool_bytes;
-    if (limit.bytes > 0) b = std::min<std::uint64_t>(b, limit.bytes > used ? limit.bytes - used : 0);
+    if (limit.bytes > 0)
+      b = std::min<std::uint64_t>(b, limit.bytes > used ? limit.bytes - used : 0);
     return b;
   };
   const std::int64_t symbolic_pool =
       spgemm_plan_launches(exec, launch, symbolic_max, n, mean_products, mean_b_row,
-                           sizeof(Ordinal), pool_budget(rows_bytes));
+                           sizeof(Ordinal), pool_budget(rows_bytes), s.test_team_size);
   const byte_count symbolic_pool_bytes =
       checked_bytes(symbolic_pool, sizeof(Ordinal), "global pool", "spmvkit::spgemm");
-  s.memory.symbolic_peak_bytes = checked_add(rows_bytes, symbolic_pool_bytes, "symbolic phase",
-                                             "spmvkit::spgemm");
+  s.memory.symbolic_peak_bytes =
+      checked_add(rows_bytes, symbolic_pool_bytes, "symbolic phase", "spmvkit::spgemm");
   spgemm_check_limit(limit, s.memory.symbolic_peak_bytes, "the symbolic phase", shapes);
-  s.memory.team_scratch_bytes = spgemm_scratch_of<Scalar, ExecutionSpace, Ordinal, Offset>(launch, false);
+  s.memory.team_scratch_bytes =
+      spgemm_scratch_of<Scalar, ExecutionSpace, Ordinal, Offset>(launch, false);
   auto c_rs = allocate_view<typename Crs::row_starts_type>(
       exec, "SpMVKit::CrsMatrix::row_starts(spgemm)", m + 1);
   Kokkos::deep_copy(exec, c_rs, Offset(0));
@@ -408,8 +428,8 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
                      "C = A B (" + std::to_string(nnz) + " nonzeros)", shapes);
   auto c_ci = allocate_view<typename Crs::column_indices_type>(
       exec, "SpMVKit::CrsMatrix::column_indices(spgemm)", nnz);
-  auto c_v = allocate_view<typename Crs::values_type>(exec, "SpMVKit::CrsMatrix::values(spgemm)",
-                                                      nnz);
+  auto c_v =
+      allocate_view<typename Crs::values_type>(exec, "SpMVKit::CrsMatrix::values(spgemm)", nnz);
   s.C = Crs(m, n, c_rs, c_ci, c_v);
 
   // The numeric plan: bins by exact length, and the numeric pool.
@@ -417,27 +437,26 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   const std::int64_t numeric_max =
       spgemm_bin_rows(exec, "numeric", bound, bin, s.perm, n, limits, s.launch, s.bin_count);
   const byte_count kept = checked_add(
-      s.memory.output_bytes, checked_bytes(m, sizeof(Ordinal), "row order", "spmvkit::spgemm"),
-      "C", "spmvkit::spgemm");
+      s.memory.output_bytes, checked_bytes(m, sizeof(Ordinal), "row order", "spmvkit::spgemm"), "C",
+      "spmvkit::spgemm");
   const std::int64_t numeric_pool =
       spgemm_plan_launches(exec, s.launch, numeric_max, n, mean_products, mean_b_row,
-                           sizeof(Ordinal) + sizeof(Scalar), pool_budget(kept));
+                           sizeof(Ordinal) + sizeof(Scalar), pool_budget(kept), s.test_team_size);
   s.pool_keys = allocate_view<Kokkos::View<Ordinal*, Device>>(
       exec, "SpMVKit::spgemm::global_pool_keys(numeric)", numeric_pool);
   s.pool_vals = allocate_view<Kokkos::View<Scalar*, Device>>(
       exec, "SpMVKit::spgemm::global_pool_values(numeric)", numeric_pool);
-  s.memory.workspace_bytes = checked_add(
-      checked_bytes(static_cast<std::int64_t>(s.perm.extent(0)), sizeof(Ordinal), "row order",
-                    "spmvkit::spgemm"),
-      checked_bytes(numeric_pool, sizeof(Ordinal) + sizeof(Scalar), "global pool",
-                    "spmvkit::spgemm"),
-      "workspace", "spmvkit::spgemm");
-  s.memory.team_scratch_bytes =
-      std::max<std::uint64_t>(s.memory.team_scratch_bytes,
-                              spgemm_scratch_of<Scalar, ExecutionSpace, Ordinal, Offset>(s.launch, true));
-  s.memory.peak_bytes =
-      std::max<std::uint64_t>(s.memory.symbolic_peak_bytes,
-                              s.memory.output_bytes + s.memory.workspace_bytes);
+  s.memory.workspace_bytes =
+      checked_add(checked_bytes(static_cast<std::int64_t>(s.perm.extent(0)), sizeof(Ordinal),
+                                "row order", "spmvkit::spgemm"),
+                  checked_bytes(numeric_pool, sizeof(Ordinal) + sizeof(Scalar), "global pool",
+                                "spmvkit::spgemm"),
+                  "workspace", "spmvkit::spgemm");
+  s.memory.team_scratch_bytes = std::max<std::uint64_t>(
+      s.memory.team_scratch_bytes,
+      spgemm_scratch_of<Scalar, ExecutionSpace, Ordinal, Offset>(s.launch, true));
+  s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.symbolic_peak_bytes,
+                                                s.memory.output_bytes + s.memory.workspace_bytes);
   s.ready = true;
   exec.fence();
 }
