@@ -42,7 +42,7 @@ public:
   SpgemmOptions const& options() const { return options_; }
   /// Whether spgemm_symbolic() has run (C's structure is known).
   bool has_structure() const { return state_.ready; }
-  /// C: after spgemm_symbolic() its row starts are set and its columns and
+  /// C: after spgemm_symbolic() its row starts and columns are set and its
   /// values allocated; after spgemm_numeric() it holds A B. Copies share the
   /// arrays, so a later numeric phase overwrites the values they see.
   matrix_type const& matrix() const { return state_.C; }
@@ -90,7 +90,9 @@ private:
 /// their bound into accumulators (scratch hash table, scratch dense tiles,
 /// global pool); the exact length of every row; an exclusive scan into C's
 /// row starts; the allocation of C's columns and values, after the exact
-/// nnz(C) was checked again against Offset and the limit.
+/// nnz(C) was checked again against Offset and the limit; the columns of
+/// every row (sorted unless the options say otherwise), so that the numeric
+/// phase, the one repeated, writes values only and never sorts.
 ///
 /// Throws std::invalid_argument when A's columns and B's rows differ (naming
 /// both shapes). Synchronous: it reads counts back to the host.
@@ -104,14 +106,15 @@ void spgemm_symbolic(ExecutionSpace const& exec,
   detail::spgemm_symbolic_phase(exec, handle.options(), handle.state(), A, B);
 }
 
-/// Numeric phase of C = A B: the values (and columns) of C, for the structure
+/// Numeric phase of C = A B: the values of C, for the structure
 /// spgemm_symbolic() found. Returns C, which shares its arrays with
 /// handle.matrix().
 ///
 /// A and B must have the patterns the symbolic phase saw (only their values
 /// may have changed); their shapes and nnz are checked (std::invalid_argument),
-/// the patterns are not. May be repeated: each call overwrites C's columns and
-/// values in place and allocates nothing. Asynchronous on exec.
+/// the patterns are not (an entry whose column the symbolic phase did not
+/// see becomes NaN). May be repeated: each call overwrites C's values in
+/// place and allocates nothing. Asynchronous on exec.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 spgemm_numeric(ExecutionSpace const& exec,

@@ -200,11 +200,11 @@ KOKKOS_FORCEINLINE_FUNCTION void spgemm_add(Scalar* v, Scalar x) {
   }
 }
 
-/// Serial heap sort of n (key, value) pairs by key: a host team (one thread)
-/// sorts its row's entries in place, O(n log n) and no extra memory.
-template <class K, class V>
-KOKKOS_INLINE_FUNCTION void spgemm_heap_sort(K* k, V* v, std::int64_t n) {
-  auto sift = [k, v](std::int64_t root, std::int64_t end) {
+/// Serial heap sort of n keys: a host team (one thread) sorts its row's
+/// columns in place, O(n log n) and no extra memory.
+template <class K>
+KOKKOS_INLINE_FUNCTION void spgemm_heap_sort(K* k, std::int64_t n) {
+  auto sift = [k](std::int64_t root, std::int64_t end) {
     while (2 * root + 1 < end) {
       std::int64_t child = 2 * root + 1;
       if (child + 1 < end && k[child] < k[child + 1]) ++child;
@@ -212,9 +212,6 @@ KOKKOS_INLINE_FUNCTION void spgemm_heap_sort(K* k, V* v, std::int64_t n) {
       const K tk = k[root];
       k[root] = k[child];
       k[child] = tk;
-      const V tv = v[root];
-      v[root] = v[child];
-      v[child] = tv;
       root = child;
     }
   };
@@ -223,20 +220,16 @@ KOKKOS_INLINE_FUNCTION void spgemm_heap_sort(K* k, V* v, std::int64_t n) {
     const K tk = k[0];
     k[0] = k[end];
     k[end] = tk;
-    const V tv = v[0];
-    v[0] = v[end];
-    v[end] = tv;
     sift(0, end);
   }
 }
 
-/// Bitonic sort of a power-of-two table of (key, value) pairs by the whole
-/// team; free slots hold the largest key and so end up last. log2(P)
+/// Bitonic sort of a power-of-two table of keys by the whole team; free
+/// slots hold the largest key and so end up last. log2(P)
 /// (log2(P) + 1) / 2 steps of P / 2 compare-exchanges, each step ended by a
 /// team barrier.
-template <class Member, class K, class V>
-KOKKOS_INLINE_FUNCTION void spgemm_team_bitonic_sort(Member const& team, K* keys, V* vals,
-                                                     std::int64_t P) {
+template <class Member, class K>
+KOKKOS_INLINE_FUNCTION void spgemm_team_bitonic_sort(Member const& team, K* keys, std::int64_t P) {
   for (std::int64_t k = 2; k <= P; k <<= 1) {
     for (std::int64_t j = k >> 1; j > 0; j >>= 1) {
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, P / 2), [&](std::int64_t q) {
@@ -247,9 +240,6 @@ KOKKOS_INLINE_FUNCTION void spgemm_team_bitonic_sort(Member const& team, K* keys
         if ((kb < ka) == up) {
           keys[a] = kb;
           keys[b] = ka;
-          const V va = vals[a];
-          vals[a] = vals[b];
-          vals[b] = va;
         }
       });
       team.team_barrier();
@@ -257,18 +247,26 @@ KOKKOS_INLINE_FUNCTION void spgemm_team_bitonic_sort(Member const& team, K* keys
   }
 }
 
-/// The row kernel of both phases. A team accumulates one row of C at a time
+/// The three passes of the row kernel: count (symbolic: the length of each
+/// row of C), fill (symbolic: the columns of each row, sorted when asked) and
+/// values (numeric: the values, for the columns fill wrote).
+enum SpgemmPass : int { spgemm_count = 0, spgemm_fill = 1, spgemm_values = 2 };
+
+/// The row kernel of every pass. A team accumulates one row of C at a time
 /// (its threads over the row's entries a_ik, their vector lanes over row k of
 /// B) and walks `rows_per_team` consecutive rows of its bin (perm[first ...]).
 ///
-/// Symbolic (Numeric = false): the number of distinct columns of each row
-/// goes to c_rs(i); bounds come from `bound`. Numeric: the row's columns and
-/// values go to [c_rs(i), c_rs(i + 1)) of c_ci and c_v, sorted by column when
-/// `sort`; the exact length bounds the table.
+/// count: the number of distinct columns of row i goes to c_rs(i); `bound`
+/// sizes the table. fill: the columns go to [c_rs(i), c_rs(i + 1)) of c_ci,
+/// sorted when `sort`; the exact length sizes the table. values: the products
+/// are accumulated by column, then each column of the row that fill wrote
+/// fetches its sum, so that the numeric phase, the one users repeat, never
+/// sorts.
 ///
 /// Concurrent: a team has more than one thread or lane (GPUs), so that
-/// insertions use atomics; host teams are one thread and use none.
-template <class Scalar, class Ordinal, class Offset, class Device, bool Numeric, bool Concurrent>
+/// insertions use atomics and sorts and writes are shared by the team; host
+/// teams are one thread and use none of that.
+template <class Scalar, class Ordinal, class Offset, class Device, int Pass, bool Concurrent>
 struct SpgemmRows {
   using execution_space = typename Device::execution_space;
   using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
@@ -277,13 +275,14 @@ struct SpgemmRows {
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   template <class T>
   using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static constexpr bool with_values = Pass == spgemm_values;
 
   ro_view<Offset> a_rs, b_rs;
   ro_view<Ordinal> a_ci, b_ci;
   ro_view<Scalar> a_v, b_v;
   ro_view<Ordinal> perm;
   std::int64_t first = 0, count = 0, rows_per_team = 1;
-  ro_view<Ordinal> bound; // symbolic only
+  ro_view<Ordinal> bound; // count only
   Kokkos::View<Offset*, Device> c_rs;
   Kokkos::View<Ordinal*, Device> c_ci;
   Kokkos::View<Scalar*, Device> c_v;
@@ -301,31 +300,34 @@ struct SpgemmRows {
   Ordinal empty_key = 0;
   /// Team scratch level of the accumulators (spgemm_scratch_level).
   int scratch_level = 0;
+  /// The value of a column the table lacks (a pattern that changed after
+  /// the symbolic phase): NaN, set on the host.
+  Scalar not_found = Scalar(0);
 
   static std::size_t scratch_bytes(SpgemmAccumulator acc, std::int64_t capacity, int team_size) {
     std::size_t b = scratch_view<Offset>::shmem_size(static_cast<std::size_t>(team_size) + 1);
     if (acc != SpgemmAccumulator::global) {
       b += scratch_view<Ordinal>::shmem_size(static_cast<std::size_t>(capacity));
-      if (Numeric) b += scratch_view<Scalar>::shmem_size(static_cast<std::size_t>(capacity));
+      if (with_values) b += scratch_view<Scalar>::shmem_size(static_cast<std::size_t>(capacity));
     }
     return b;
   }
 
   KOKKOS_INLINE_FUNCTION std::int64_t row_bound(Ordinal i) const {
-    if constexpr (Numeric) {
-      return static_cast<std::int64_t>(c_rs(i + 1) - c_rs(i));
-    } else {
+    if constexpr (Pass == spgemm_count) {
       return static_cast<std::int64_t>(bound(i));
+    } else {
+      return static_cast<std::int64_t>(c_rs(i + 1) - c_rs(i));
     }
   }
 
-  /// Writes the marked entries of [0, width) in order to C from position
+  /// Writes the marked entries of [0, width) in order to c_ci from position
   /// base: every thread counts a segment, one thread scans the counts, every
   /// thread writes its segment. Returns the position after the last entry.
-  template <class Marked, class Emit>
+  template <class Marked, class Column>
   KOKKOS_INLINE_FUNCTION Offset ordered_write(member_type const& team, Offset* segs,
                                               std::int64_t width, Offset base, Marked marked,
-                                              Emit emit) const {
+                                              Column column) const {
     const int nseg = team.team_size();
     const std::int64_t seglen = (width + nseg - 1) / nseg;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nseg), [&](int s) {
@@ -352,7 +354,7 @@ struct SpgemmRows {
         Offset p = segs[s];
         const std::int64_t end = (s + 1) * seglen < width ? (s + 1) * seglen : width;
         for (std::int64_t j = s * seglen; j < end; ++j) {
-          if (marked(j)) emit(p++, j);
+          if (marked(j)) c_ci(p++) = column(j);
         }
       });
     });
@@ -369,58 +371,11 @@ struct SpgemmRows {
     const std::int64_t mask = P - 1;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, P), [&](std::int64_t h) {
       keys[h] = empty;
-      if constexpr (Numeric) vals[h] = Scalar(0);
+      if constexpr (with_values) vals[h] = Scalar(0);
     });
     team.team_barrier();
     const Offset a0 = a_rs(i), a1 = a_rs(i + 1);
-    if constexpr (Numeric) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](Offset ka) {
-        const Ordinal k = a_ci(ka);
-        const Scalar av = a_v(ka);
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)), [&](Offset kb) {
-          bool inserted = false;
-          const std::int64_t h =
-              spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
-          spgemm_add<Concurrent>(vals + h, av * b_v(kb));
-        });
-      });
-      team.team_barrier();
-      const Offset base = c_rs(i);
-      const std::int64_t len = c_rs(i + 1) - base;
-      if (sort) {
-        if constexpr (Concurrent) {
-          spgemm_team_bitonic_sort(team, keys, vals, P);
-          Kokkos::parallel_for(Kokkos::TeamVectorRange(team, len), [&](std::int64_t j) {
-            c_ci(base + j) = keys[j];
-            c_v(base + j) = vals[j];
-          });
-        } else {
-          Kokkos::single(Kokkos::PerTeam(team), [&]() {
-            std::int64_t n = 0;
-            for (std::int64_t h = 0; h < P; ++h) {
-              if (keys[h] != empty) {
-                keys[n] = keys[h];
-                vals[n] = vals[h];
-                ++n;
-              }
-            }
-            spgemm_heap_sort(keys, vals, n);
-            for (std::int64_t j = 0; j < n; ++j) {
-              c_ci(base + j) = keys[j];
-              c_v(base + j) = vals[j];
-            }
-          });
-        }
-        team.team_barrier();
-      } else {
-        ordered_write(
-            team, segs, P, base, [&](std::int64_t h) { return keys[h] != empty; },
-            [&](Offset p, std::int64_t h) {
-              c_ci(p) = keys[h];
-              c_v(p) = vals[h];
-            });
-      }
-    } else {
+    if constexpr (Pass == spgemm_count) {
       Offset added = 0;
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(team, a0, a1),
@@ -440,41 +395,71 @@ struct SpgemmRows {
           added);
       Kokkos::single(Kokkos::PerTeam(team), [&]() { c_rs(i) = added; });
       team.team_barrier(); // the next row clears the table
+      return;
     }
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](Offset ka) {
+      const Ordinal k = a_ci(ka);
+      const Scalar av = with_values ? a_v(ka) : Scalar(0);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)), [&](Offset kb) {
+        bool inserted = false;
+        const std::int64_t h =
+            spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
+        if constexpr (with_values) spgemm_add<Concurrent>(vals + h, av * b_v(kb));
+      });
+    });
+    team.team_barrier();
+    const Offset base = c_rs(i);
+    const std::int64_t len = c_rs(i + 1) - base;
+    if constexpr (with_values) {
+      // Every column of the row is in the table: look its sum up.
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, len), [&](std::int64_t j) {
+        const Ordinal c = c_ci(base + j);
+        std::int64_t h =
+            static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
+        // Bounded: a pattern changed since the symbolic phase must not hang the device.
+        for (std::int64_t t = 0; t < P && keys[h] != c; ++t) h = (h + 1) & mask;
+        c_v(base + j) = keys[h] == c ? vals[h] : not_found;
+      });
+    } else if (sort) {
+      if constexpr (Concurrent) {
+        spgemm_team_bitonic_sort(team, keys, P);
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, len),
+                             [&](std::int64_t j) { c_ci(base + j) = keys[j]; });
+      } else {
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          std::int64_t n = 0;
+          for (std::int64_t h = 0; h < P; ++h) {
+            if (keys[h] != empty) keys[n++] = keys[h];
+          }
+          spgemm_heap_sort(keys, n);
+          for (std::int64_t j = 0; j < n; ++j) c_ci(base + j) = keys[j];
+        });
+      }
+    } else {
+      ordered_write(
+          team, segs, P, base, [&](std::int64_t h) { return keys[h] != empty; },
+          [&](std::int64_t h) { return keys[h]; });
+    }
+    team.team_barrier(); // the next row clears the table
   }
 
   KOKKOS_INLINE_FUNCTION void dense_row(member_type const& team, Ordinal i, std::int64_t tile,
                                         Ordinal* flags, Scalar* vals, Offset* segs) const {
     const Offset a0 = a_rs(i), a1 = a_rs(i + 1);
     Offset total = 0;
-    Offset pos = Numeric ? c_rs(i) : Offset(0);
+    Offset pos = Pass == spgemm_count ? Offset(0) : c_rs(i);
+    const Offset row_end = Pass == spgemm_count ? Offset(0) : c_rs(i + 1);
     for (std::int64_t t0 = 0; t0 < num_cols; t0 += tile) {
       const std::int64_t w = num_cols - t0 < tile ? num_cols - t0 : tile;
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, w), [&](std::int64_t j) {
-        flags[j] = 0;
-        if constexpr (Numeric) vals[j] = Scalar(0);
+        if constexpr (with_values) {
+          vals[j] = Scalar(0);
+        } else {
+          flags[j] = 0;
+        }
       });
       team.team_barrier();
-      if constexpr (Numeric) {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](Offset ka) {
-          const Ordinal k = a_ci(ka);
-          const Scalar av = a_v(ka);
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)),
-                               [&](Offset kb) {
-                                 const std::int64_t c = static_cast<std::int64_t>(b_ci(kb)) - t0;
-                                 if (c < 0 || c >= w) return;
-                                 spgemm_mark<Concurrent>(flags + c);
-                                 spgemm_add<Concurrent>(vals + c, av * b_v(kb));
-                               });
-        });
-        team.team_barrier();
-        pos = ordered_write(
-            team, segs, w, pos, [&](std::int64_t j) { return flags[j] != 0; },
-            [&](Offset p, std::int64_t j) {
-              c_ci(p) = static_cast<Ordinal>(t0 + j);
-              c_v(p) = vals[j];
-            });
-      } else {
+      if constexpr (Pass == spgemm_count) {
         Offset added = 0;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, a0, a1),
@@ -493,10 +478,38 @@ struct SpgemmRows {
             added);
         total += added;
         team.team_barrier(); // the next tile clears the flags
+        continue;
+      }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](Offset ka) {
+        const Ordinal k = a_ci(ka);
+        const Scalar av = with_values ? a_v(ka) : Scalar(0);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)), [&](Offset kb) {
+          const std::int64_t c = static_cast<std::int64_t>(b_ci(kb)) - t0;
+          if (c < 0 || c >= w) return;
+          if constexpr (with_values) {
+            spgemm_add<Concurrent>(vals + c, av * b_v(kb));
+          } else {
+            spgemm_mark<Concurrent>(flags + c);
+          }
+        });
+      });
+      team.team_barrier();
+      if constexpr (with_values) {
+        // The row's columns in this tile fetch their sums (any column order).
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, pos, row_end), [&](Offset p) {
+          const std::int64_t c = static_cast<std::int64_t>(c_ci(p)) - t0;
+          if (c >= 0 && c < w) c_v(p) = vals[c];
+        });
+        team.team_barrier(); // the next tile clears the sums
+      } else {
+        pos = ordered_write(
+            team, segs, w, pos, [&](std::int64_t j) { return flags[j] != 0; },
+            [&](std::int64_t j) { return static_cast<Ordinal>(t0 + j); });
       }
     }
-    if constexpr (!Numeric) {
+    if constexpr (Pass == spgemm_count) {
       Kokkos::single(Kokkos::PerTeam(team), [&]() { c_rs(i) = total; });
+      team.team_barrier();
     }
   }
 
@@ -511,11 +524,11 @@ struct SpgemmRows {
     if (accumulator == SpgemmAccumulator::global) {
       const std::int64_t slot = team.league_rank() * capacity;
       keys = pool_keys.data() + slot;
-      if constexpr (Numeric) vals = pool_vals.data() + slot;
+      if constexpr (with_values) vals = pool_vals.data() + slot;
     } else {
       scratch_view<Ordinal> k(team.team_scratch(scratch_level), static_cast<std::size_t>(capacity));
       scratch_view<Scalar> v(team.team_scratch(scratch_level),
-                             Numeric ? static_cast<std::size_t>(capacity) : 0);
+                             with_values ? static_cast<std::size_t>(capacity) : 0);
       keys = k.data();
       vals = v.data();
     }

@@ -224,7 +224,7 @@ std::int64_t spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&
   return g.count > 0 ? g.p.league_size * g.capacity : 0;
 }
 
-template <bool Numeric, bool Concurrent, class Crs, class Perm, class Bound, class Keys, class Vals>
+template <int Pass, bool Concurrent, class Crs, class Perm, class Bound, class Keys, class Vals>
 void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs const& A,
                                Crs const& B, SpgemmBinLaunch const& l, Perm const& perm,
                                Bound const& bound, typename Crs::row_starts_type const& c_rs,
@@ -234,7 +234,7 @@ void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs co
   using Exec = typename Crs::execution_space;
   using Ordinal = typename Crs::ordinal_type;
   using F = SpgemmRows<typename Crs::value_type, Ordinal, typename Crs::offset_type,
-                       typename Crs::device_type, Numeric, Concurrent>;
+                       typename Crs::device_type, Pass, Concurrent>;
   F f;
   f.a_rs = A.row_starts();
   f.a_ci = A.column_indices();
@@ -258,9 +258,11 @@ void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs co
   f.pool_vals = pool_vals;
   f.sort = sort;
   f.empty_key = std::numeric_limits<Ordinal>::max();
-  static constexpr char const* names[2][3] = {
-      {"SpMVKit::spgemm::symbolic_hash", "SpMVKit::spgemm::symbolic_dense",
-       "SpMVKit::spgemm::symbolic_global"},
+  f.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
+  static constexpr char const* names[3][3] = {
+      {"SpMVKit::spgemm::count_hash", "SpMVKit::spgemm::count_dense",
+       "SpMVKit::spgemm::count_global"},
+      {"SpMVKit::spgemm::fill_hash", "SpMVKit::spgemm::fill_dense", "SpMVKit::spgemm::fill_global"},
       {"SpMVKit::spgemm::numeric_hash", "SpMVKit::spgemm::numeric_dense",
        "SpMVKit::spgemm::numeric_global"}};
   Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
@@ -268,11 +270,11 @@ void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs co
   f.scratch_level = spgemm_scratch_level<Exec>();
   policy.set_scratch_size(
       f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(l.accumulator, l.capacity, l.p.team_size)));
-  Kokkos::parallel_for(names[Numeric ? 1 : 0][static_cast<int>(l.accumulator)], policy, f);
+  Kokkos::parallel_for(names[Pass][static_cast<int>(l.accumulator)], policy, f);
 }
 
 /// One bin's launch: atomics only where a team has more than one thread or lane.
-template <bool Numeric, class Crs, class Perm, class Bound, class Keys, class Vals>
+template <int Pass, class Crs, class Perm, class Bound, class Keys, class Vals>
 void spgemm_launch(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
                    SpgemmBinLaunch const& l, Perm const& perm, Bound const& bound,
                    typename Crs::row_starts_type const& c_rs,
@@ -281,26 +283,26 @@ void spgemm_launch(typename Crs::execution_space const& exec, Crs const& A, Crs 
                    Vals const& pool_vals, bool sort) {
   if (l.count == 0) return;
   if (l.concurrent) {
-    spgemm_launch_concurrency<Numeric, true>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v, pool_keys,
-                                             pool_vals, sort);
+    spgemm_launch_concurrency<Pass, true>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v, pool_keys,
+                                          pool_vals, sort);
   } else {
-    spgemm_launch_concurrency<Numeric, false>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v,
-                                              pool_keys, pool_vals, sort);
+    spgemm_launch_concurrency<Pass, false>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v, pool_keys,
+                                           pool_vals, sort);
   }
 }
 
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
-std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[4], bool numeric) {
+std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[4], bool values) {
   using Device = Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>;
   std::uint64_t m = 0;
   for (int b = 1; b < spgemm_num_bins; ++b) {
     auto const& l = launch[b];
     if (l.count == 0) continue;
     const std::uint64_t s =
-        numeric ? SpgemmRows<Scalar, Ordinal, Offset, Device, true, true>::scratch_bytes(
-                      l.accumulator, l.capacity, l.p.team_size)
-                : SpgemmRows<Scalar, Ordinal, Offset, Device, false, true>::scratch_bytes(
-                      l.accumulator, l.capacity, l.p.team_size);
+        values ? SpgemmRows<Scalar, Ordinal, Offset, Device, spgemm_values, true>::scratch_bytes(
+                     l.accumulator, l.capacity, l.p.team_size)
+               : SpgemmRows<Scalar, Ordinal, Offset, Device, spgemm_count, true>::scratch_bytes(
+                     l.accumulator, l.capacity, l.p.team_size);
     m = std::max(m, s);
   }
   return m;
@@ -400,9 +402,9 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
     auto pool = allocate_view<Kokkos::View<Ordinal*, Device>>(
         exec, "SpMVKit::spgemm::global_pool(symbolic)", symbolic_pool);
     for (int b = 1; b < spgemm_num_bins; ++b) {
-      spgemm_launch<false>(exec, A, B, launch[b], perm, bound, c_rs,
-                           typename Crs::column_indices_type(), typename Crs::values_type(), pool,
-                           Kokkos::View<Scalar*, Device>(), options.sort_columns);
+      spgemm_launch<spgemm_count>(exec, A, B, launch[b], perm, bound, c_rs,
+                                  typename Crs::column_indices_type(), typename Crs::values_type(),
+                                  pool, Kokkos::View<Scalar*, Device>(), options.sort_columns);
     }
   }
 
@@ -455,6 +457,11 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   s.memory.team_scratch_bytes = std::max<std::uint64_t>(
       s.memory.team_scratch_bytes,
       spgemm_scratch_of<Scalar, ExecutionSpace, Ordinal, Offset>(s.launch, true));
+  // The columns of C, sorted once here so that no numeric phase sorts.
+  for (int b = 1; b < spgemm_num_bins; ++b) {
+    spgemm_launch<spgemm_fill>(exec, A, B, s.launch[b], s.perm, Kokkos::View<Ordinal*, Device>(),
+                               c_rs, c_ci, c_v, s.pool_keys, s.pool_vals, options.sort_columns);
+  }
   s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.symbolic_peak_bytes,
                                                 s.memory.output_bytes + s.memory.workspace_bytes);
   s.ready = true;
@@ -480,9 +487,9 @@ void spgemm_numeric_phase(ExecutionSpace const& exec, SpgemmOptions const& optio
         spgemm_shapes(A.num_rows(), A.num_cols(), B.num_rows(), B.num_cols(), A.nnz(), B.nnz()));
   }
   for (int b = 1; b < spgemm_num_bins; ++b) {
-    spgemm_launch<true>(exec, A, B, s.launch[b], s.perm, Kokkos::View<Ordinal*, Device>(),
-                        s.C.row_starts(), s.C.column_indices(), s.C.values(), s.pool_keys,
-                        s.pool_vals, options.sort_columns);
+    spgemm_launch<spgemm_values>(exec, A, B, s.launch[b], s.perm, Kokkos::View<Ordinal*, Device>(),
+                                 s.C.row_starts(), s.C.column_indices(), s.C.values(), s.pool_keys,
+                                 s.pool_vals, options.sort_columns);
   }
 }
 
