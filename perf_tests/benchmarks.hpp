@@ -25,8 +25,9 @@ struct MatrixSource {
   int fem_n = 0;
   int rmat_scale = 0;
   int rmat_edge_factor = 0;
-  bool in_sweep = true; // spmv / spmv200 / transfer run on it
-  bool in_cg = false;   // cg runs on it (FEM only)
+  bool in_sweep = true;   // spmv / spmv200 / transfer run on it
+  bool in_cg = false;     // cg runs on it (FEM only)
+  bool in_spgemm = false; // spgemm runs on it (--spgemm-fem-n, --spgemm-rmat-scale, real matrices)
 };
 
 /// FEM sizes, real matrices, --mtx files and R-MAT graphs, in benchmark order.
@@ -60,6 +61,12 @@ void register_cg_benchmark(std::shared_ptr<const Options> const& options,
 template <class Scalar>
 void register_conversion_benchmarks(std::shared_ptr<const Options> const& options,
                                     MatrixSource const& source);
+
+/// spgemm (bench_spgemm.cpp) for one matrix: C = A A in SpMVKit and Kokkos Kernels, symbolic,
+/// numeric and both, after a check of SpMVKit's C against Kokkos Kernels'.
+template <class Scalar>
+void register_spgemm_benchmarks(std::shared_ptr<const Options> const& options,
+                                MatrixSource const& source);
 
 /// The format names of this build (--formats and --transfer-formats), for the usage text.
 std::string format_names();

@@ -4,8 +4,8 @@
 // its own options (the table of options.cpp), Google Benchmark the --benchmark_* rest; the
 // benchmarks are then registered from the (immutable) options: the copy and read yardsticks
 // first (their medians are the frac_copy and frac_read references), then per precision and
-// matrix: spmv, spmv200, cg for every implementation of the registry (registry.hpp), and the
-// transfers.
+// matrix: spmv, spmv200, cg for every implementation of the registry (registry.hpp), the
+// transfers, conversions and spgemm.
 
 #include "benchmarks.hpp"
 #include "options.hpp"
@@ -65,12 +65,14 @@ int run(int& argc, char** argv) {
       for (auto const& source : sources) {
         register_matrix_benchmarks<double>(options, source);
         register_conversion_benchmarks<double>(options, source);
+        register_spgemm_benchmarks<double>(options, source);
       }
     }
     if (options->has_precision("float")) {
       for (auto const& source : sources) {
         register_matrix_benchmarks<float>(options, source);
         register_conversion_benchmarks<float>(options, source);
+        register_spgemm_benchmarks<float>(options, source);
       }
     }
   } catch (std::exception const& e) {

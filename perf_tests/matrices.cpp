@@ -95,15 +95,20 @@ struct MatrixCache {
 
 std::vector<MatrixSource> matrix_sources(Options const& o) {
   std::vector<MatrixSource> out;
+  auto in = [](std::vector<int> const& v, int x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
   std::set<int> fem(o.fem_n.begin(), o.fem_n.end());
   for (int n : o.cg_sizes()) fem.insert(n);
+  if (o.has_family("spgemm")) fem.insert(o.spgemm_fem_n.begin(), o.spgemm_fem_n.end());
   for (int n : fem) {
     MatrixSource s;
     s.kind = MatrixSource::Kind::fem;
     s.fem_n = n;
     s.name = "fem_N" + std::to_string(n);
-    s.in_sweep = std::find(o.fem_n.begin(), o.fem_n.end(), n) != o.fem_n.end();
-    s.in_cg = std::find(o.cg_sizes().begin(), o.cg_sizes().end(), n) != o.cg_sizes().end();
+    s.in_sweep = in(o.fem_n, n);
+    s.in_cg = in(o.cg_sizes(), n);
+    s.in_spgemm = in(o.spgemm_fem_n, n);
     out.push_back(s);
   }
   for (auto const& path : list_matrix_dir(o.matrix_dir)) {
@@ -112,6 +117,7 @@ std::vector<MatrixSource> matrix_sources(Options const& o) {
     s.kind = MatrixSource::Kind::mtx;
     s.path = path;
     s.name = file_stem(path);
+    s.in_spgemm = true;
     out.push_back(s);
   }
   for (auto const& path : o.mtx_files) {
@@ -119,14 +125,20 @@ std::vector<MatrixSource> matrix_sources(Options const& o) {
     s.kind = MatrixSource::Kind::mtx;
     s.path = path;
     s.name = file_stem(path);
+    s.in_spgemm = true;
     out.push_back(s);
   }
-  for (int scale : o.rmat_scales) {
+  std::set<int> scales(o.rmat_scales.begin(), o.rmat_scales.end());
+  if (o.has_family("spgemm"))
+    scales.insert(o.spgemm_rmat_scales.begin(), o.spgemm_rmat_scales.end());
+  for (int scale : scales) {
     MatrixSource s;
     s.kind = MatrixSource::Kind::rmat;
     s.rmat_scale = scale;
     s.rmat_edge_factor = o.rmat_edge_factor;
     s.name = "rmat_s" + std::to_string(scale) + "_e" + std::to_string(o.rmat_edge_factor);
+    s.in_sweep = in(o.rmat_scales, scale);
+    s.in_spgemm = in(o.spgemm_rmat_scales, scale);
     out.push_back(s);
   }
   return out;

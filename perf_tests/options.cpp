@@ -147,11 +147,12 @@ std::vector<OptionSpec> make_table() {
        "benchmark families: copy, read (the two bandwidth yardsticks), spmv, spmv200, "
        "transfer, cg; also spmv_mixed (spmv/mixed/...: float matrices with double vectors, "
        "with --precision float), convert and reorder (conversion and reordering cost in SpMVs) "
-       "that are not run by default",
+       "and spgemm (C = A A: symbolic, numeric, total; SpMVKit and Kokkos Kernels), not run by "
+       "default",
        "copy,read,spmv,spmv200,transfer,cg",
-       "copy,read,spmv,spmv200,transfer,cg,spmv_mixed,convert,reorder",
+       "copy,read,spmv,spmv200,transfer,cg,spmv_mixed,convert,reorder,spgemm",
        choice_list(&Options::families, {"copy", "read", "spmv", "spmv200", "transfer", "cg",
-                                        "spmv_mixed", "convert", "reorder"})});
+                                        "spmv_mixed", "convert", "reorder", "spgemm"})});
   t.push_back({"--fem-n", "LIST",
                "3D Q1 FEM Poisson sizes N (intervals; (N-1)^3 rows) of spmv, spmv200, transfer "
                "(GPU builds default to 32,64,96,128,161)",
@@ -172,6 +173,13 @@ std::vector<OptionSpec> make_table() {
   t.push_back({"--rmat-scale", "LIST",
                "R-MAT graphs of 2^scale rows (empty: none; GPU builds default to 22)",
                host ? "18" : "22", "10", integer_list(&Options::rmat_scales, 1, 30)});
+  t.push_back({"--spgemm-fem-n", "LIST",
+               "FEM sizes N of spgemm (A*A; empty: none; GPU builds default to 32,48,64,96)",
+               host ? "16,32" : "32,48,64,96", "8", integer_list(&Options::spgemm_fem_n, 2, 1290)});
+  t.push_back({"--spgemm-rmat-scale", "LIST",
+               "R-MAT scales of spgemm (A*A; empty: none; GPU builds default to 14,16,18,20)",
+               host ? "12,14" : "14,16,18,20", "8",
+               integer_list(&Options::spgemm_rmat_scales, 1, 30)});
   t.push_back({"--rmat-edge-factor", "INT", "R-MAT edges per row before deduplication", "16", "8",
                integer(&Options::rmat_edge_factor, 1, 4096)});
   t.push_back({"--matrix-dir",

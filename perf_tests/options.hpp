@@ -37,11 +37,13 @@ struct CsrkSweepShape {
 /// What the options set. Filled by parse_options() and immutable afterwards.
 struct Options {
   std::vector<std::string> precisions;  // double, float
-  std::vector<std::string> families;    // copy, read, spmv, spmv200, transfer, cg
+  std::vector<std::string> families;    // copy, read, spmv, spmv200, transfer, cg, spgemm, ...
   std::vector<int> fem_n;               // FEM sweep (N intervals, (N-1)^3 rows)
   std::optional<std::vector<int>> cg_n; // FEM sizes for CG; unset: fem_n
   std::vector<int> rmat_scales;
   int rmat_edge_factor = 0;
+  std::vector<int> spgemm_fem_n;       // FEM sizes of spgemm (A*A)
+  std::vector<int> spgemm_rmat_scales; // R-MAT scales of spgemm (A*A)
   std::uint64_t seed = 0;
   std::string matrix_dir;                    // every *.mtx.gz in it
   std::vector<std::string> real_matrices;    // "all", "none" or file stems

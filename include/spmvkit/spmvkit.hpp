@@ -70,6 +70,7 @@
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/operations/spgemm.hpp>
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/reorder/band_k.hpp>

@@ -7,14 +7,17 @@
 /// Kokkos Kernels interop, the only header of the library that needs Kokkos
 /// Kernels: zero-copy conversion between CrsMatrix and KokkosSparse::CrsMatrix,
 /// a reusable Kokkos Kernels SpMV (the tests' reference and the benchmarks'
-/// baseline), and an operator adapter, so that spmvkit::cg accepts a
-/// KokkosSparse::CrsMatrix.
+/// baseline), Kokkos Kernels' two-phase SpGEMM behind one interface for
+/// Kokkos Kernels 3.4 and 4.x, and an operator adapter, so that spmvkit::cg
+/// accepts a KokkosSparse::CrsMatrix.
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/solvers/operator.hpp>
 
+#include <KokkosKernels_Handle.hpp>
 #include <KokkosKernels_config.h>
 #include <KokkosSparse_CrsMatrix.hpp>
+#include <KokkosSparse_spgemm.hpp>
 #include <KokkosSparse_spmv.hpp>
 
 #include <memory>
@@ -149,6 +152,65 @@ private:
 #else
   KokkosKernels::Experimental::Controls controls_;
 #endif
+};
+
+/// Kokkos Kernels' SpGEMM C = A B in its two phases, with its default
+/// algorithm (`KokkosSparse::SPGEMM_DEFAULT`: cuSPARSE on CUDA builds with
+/// that TPL, else Kokkos Kernels' own kernels): the tests' reference and the
+/// benchmarks' baseline. The handle is kept, so numeric() may be repeated
+/// for new values of A and B with the same patterns, as with SpgemmHandle.
+///
+/// Kokkos Kernels 3.x destroys the SpGEMM handle in its matrix-level
+/// spgemm_numeric; numeric() then calls the lower-level
+/// `KokkosSparse::Experimental::spgemm_numeric`, which keeps it (4.x keeps
+/// it in both). Both phases run on the default execution space instance and
+/// are synchronous here (they read sizes back, and 3.x takes no instance).
+/// Columns of C's rows come in the order the algorithm leaves them (sorted
+/// or not).
+///
+/// \tparam KKMatrix a `KokkosSparse::CrsMatrix` type (kokkos_kernels_matrix_t of a CrsMatrix)
+template <class KKMatrix>
+class KokkosKernelsSpgemm {
+public:
+  /// The matrices' execution space.
+  using execution_space = typename KKMatrix::execution_space;
+  /// The Kokkos Kernels handle type for the matrices' index and value types.
+  using handle_type = KokkosKernels::Experimental::KokkosKernelsHandle<
+      typename KKMatrix::non_const_size_type, typename KKMatrix::non_const_ordinal_type,
+      typename KKMatrix::non_const_value_type, execution_space, typename KKMatrix::memory_space,
+      typename KKMatrix::memory_space>;
+
+  /// The structure of C = A B (a new handle; any previous C is dropped).
+  /// Kokkos Kernels allocates C's arrays; their contents before numeric()
+  /// are undefined.
+  void symbolic(KKMatrix const& A, KKMatrix const& B) {
+    handle_ = std::make_unique<handle_type>();
+    handle_->create_spgemm_handle(KokkosSparse::SPGEMM_DEFAULT);
+    C_ = KKMatrix();
+    KokkosSparse::spgemm_symbolic(*handle_, A, false, B, false, C_);
+    execution_space().fence();
+  }
+
+  /// The values of C = A B for the structure symbolic() found; A and B must
+  /// have the patterns symbolic() saw.
+  void numeric(KKMatrix const& A, KKMatrix const& B) {
+#if defined(KOKKOSKERNELS_VERSION)
+    KokkosSparse::spgemm_numeric(*handle_, A, false, B, false, C_);
+#else
+    KokkosSparse::Experimental::spgemm_numeric(handle_.get(), A.numRows(), B.numRows(), B.numCols(),
+                                               A.graph.row_map, A.graph.entries, A.values, false,
+                                               B.graph.row_map, B.graph.entries, B.values, false,
+                                               C_.graph.row_map, C_.graph.entries, C_.values);
+#endif
+    execution_space().fence();
+  }
+
+  /// C, valid after numeric().
+  KKMatrix const& matrix() const { return C_; }
+
+private:
+  std::unique_ptr<handle_type> handle_;
+  KKMatrix C_;
 };
 
 /// A KokkosSparse::CrsMatrix as a solver operator (solvers/operator.hpp).

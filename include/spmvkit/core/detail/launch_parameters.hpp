@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -419,6 +420,125 @@ LaunchParameters features_launch_parameters(std::int64_t num_rows) {
   }
   p.league_size = std::max<std::int64_t>(1, (num_rows + p.work_per_team - 1) / p.work_per_team);
   return p;
+}
+
+/// SpGEMM (operations/spgemm.hpp): where a row of C is accumulated, chosen
+/// per row from a bound on its length (symbolic phase: min(sum over a_ik of
+/// nnz(B row k), num_cols); numeric phase: the exact length).
+/// - hash: a linear-probing hash table of 2 x bound slots (a power of two) in
+///   team scratch, for rows whose table fits there;
+/// - dense: a dense window over column tiles in team scratch (the tiled
+///   accumulator of the CUDA SpGEMM project report that SpMVKit started
+///   from), for rows too long for the scratch hash table when B has few
+///   enough columns that at most spgemm_max_tile_passes tiles cover them
+///   (each tile walks every product of the row once more);
+/// - global: a hash table (or, where B has fewer columns than the table
+///   would have slots, a dense array of num_cols entries) in a pool of device
+///   memory with one slot per concurrently running team, for the rest.
+enum class SpgemmAccumulator { hash, dense, global };
+
+/// Scratch budget of one SpGEMM team, in bytes. GPUs: 24 KiB of shared
+/// memory (2048 hash slots of int + double), so that several 128-thread teams
+/// fit on a multiprocessor. Host backends: 192 KiB per thread (16384 hash
+/// slots), which stays within a core's L2 cache on current x86 parts, so that
+/// rows of up to 8K distinct columns never leave the team's scratch.
+template <class ExecutionSpace>
+constexpr std::size_t spgemm_scratch_budget() {
+  return is_host_space_v<ExecutionSpace> ? std::size_t(192) * 1024 : std::size_t(24) * 1024;
+}
+/// Team scratch level of SpGEMM's accumulators: 0 (shared memory) on GPUs;
+/// 1 on host backends, where both levels are the thread's own memory and
+/// Kokkos caps level 0 at 32 KiB.
+template <class ExecutionSpace>
+constexpr int spgemm_scratch_level() {
+  return is_host_space_v<ExecutionSpace> ? 1 : 0;
+}
+/// At most this many column tiles per row for the dense accumulator; beyond,
+/// the row goes to the global accumulator (every tile re-reads the row's
+/// products, so four tiles cost four passes).
+inline constexpr int spgemm_max_tile_passes = 4;
+/// Smallest hash table of a row: a few slots more than one probe sequence
+/// needs, so that very short rows do not pay for power-of-two rounding.
+inline constexpr int spgemm_min_hash_slots = 16;
+/// Device memory the global accumulator pool may take when the caller sets
+/// no limit (SpgemmOptions::memory_limit): slots are dropped (teams loop over
+/// more rows each) before the pool grows beyond this.
+inline constexpr std::uint64_t spgemm_default_pool_bytes = std::uint64_t(512) << 20;
+
+/// The scratch accumulators' sizes for a value type and index type.
+struct SpgemmScratchLimits {
+  /// Slots of the scratch hash table (a power of two).
+  std::int64_t hash_slots = 0;
+  /// Columns of one dense tile.
+  std::int64_t tile_columns = 0;
+};
+
+template <class ExecutionSpace>
+SpgemmScratchLimits spgemm_scratch_limits(std::size_t scalar_bytes, std::size_t ordinal_bytes) {
+  const auto budget = static_cast<double>(spgemm_scratch_budget<ExecutionSpace>());
+  SpgemmScratchLimits l;
+  l.hash_slots =
+      largest_power_of_two_at_most(budget / static_cast<double>(scalar_bytes + ordinal_bytes));
+  l.tile_columns =
+      static_cast<std::int64_t>(budget / static_cast<double>(scalar_bytes + ordinal_bytes));
+  return l;
+}
+
+/// Launch shape of one SpGEMM accumulator bin: a team accumulates one row at
+/// a time, its threads over the entries a_ik of the row of A, each thread's
+/// vector lanes over the row k of B. Teams walk rows_per_team consecutive
+/// rows of the bin.
+///
+/// Host backends: teams of one thread (no atomics, a serial sort per row),
+/// each walking rows worth about 16K multiply-adds so that scheduling stays
+/// small against the work, at least 8 teams per thread for dynamic balance;
+/// the global bin gets one team (one pool slot) per thread.
+/// GPUs: vector lanes sized to the mean row of B (a power of two, 4 to 32),
+/// 128 threads per team for hash rows (about 27 x 27 products per FEM row
+/// fill them), 256 for dense and global rows, which are long by construction;
+/// one row per team. The global bin's league is capped by `max_slots` (the
+/// pool's size, set from memory): its teams then walk several rows each.
+template <class ExecutionSpace>
+LaunchParameters spgemm_launch_parameters(ExecutionSpace const& exec, SpgemmAccumulator acc,
+                                          std::int64_t rows, double mean_products_per_row,
+                                          double mean_b_row, std::int64_t max_slots) {
+  LaunchParameters p;
+  if (rows <= 0) return p;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    (void)mean_b_row;
+    const std::int64_t threads = std::max<std::int64_t>(1, exec.concurrency());
+    p.team_size = 1;
+    p.vector_length = 1;
+    if (acc == SpgemmAccumulator::global) {
+      p.league_size = std::min({rows, threads, std::max<std::int64_t>(1, max_slots)});
+      p.work_per_team = (rows + p.league_size - 1) / p.league_size;
+      p.league_size = (rows + p.work_per_team - 1) / p.work_per_team;
+      return p;
+    }
+    const auto by_work = static_cast<std::int64_t>(16384.0 / std::max(1.0, mean_products_per_row));
+    const std::int64_t by_balance = std::max<std::int64_t>(1, rows / (8 * threads));
+    p.work_per_team = std::clamp<std::int64_t>(std::min(by_work, by_balance), 1, rows);
+  } else {
+    (void)exec, (void)mean_products_per_row;
+    p.vector_length = std::clamp(largest_power_of_two_at_most(std::max(1.0, mean_b_row)), 4, 32);
+    p.team_size = (acc == SpgemmAccumulator::hash ? 128 : 256) / p.vector_length;
+    p.work_per_team = 1;
+    if (acc == SpgemmAccumulator::global) {
+      p.work_per_team =
+          (rows + std::max<std::int64_t>(1, max_slots) - 1) / std::max<std::int64_t>(1, max_slots);
+    }
+  }
+  p.league_size = (rows + p.work_per_team - 1) / p.work_per_team;
+  return p;
+}
+
+/// Teams of the global bin that may run at once, hence pool slots worth
+/// having: host backends one per thread; GPUs as many 256-thread teams as the
+/// device holds threads.
+template <class ExecutionSpace>
+std::int64_t spgemm_concurrent_teams(ExecutionSpace const& exec) {
+  const std::int64_t c = std::max<std::int64_t>(1, exec.concurrency());
+  return is_host_space_v<ExecutionSpace> ? c : std::max<std::int64_t>(1, c / 256);
 }
 
 } // namespace detail

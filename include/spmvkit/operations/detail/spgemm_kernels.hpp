@@ -1,0 +1,550 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_OPERATIONS_DETAIL_SPGEMM_KERNELS_HPP
+#define SPMVKIT_OPERATIONS_DETAIL_SPGEMM_KERNELS_HPP
+
+/// \file
+/// The device code of SpGEMM (operations/spgemm.hpp): row bounds, row
+/// binning, and the one TeamPolicy row kernel with its three accumulators
+/// (scratch hash, scratch dense tiles, global pool), for both phases.
+
+#include <spmvkit/core/detail/launch_parameters.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <limits>
+
+namespace spmvkit::detail {
+
+/// Bins of rows by accumulator; the order is the launch order.
+enum SpgemmBin : unsigned char {
+  spgemm_bin_empty = 0,
+  spgemm_bin_hash = 1,
+  spgemm_bin_dense = 2,
+  spgemm_bin_global = 3
+};
+inline constexpr int spgemm_num_bins = 4;
+
+/// Hash slots for a row of at most `bound` distinct columns: a power of two
+/// with a load factor of at most one half, so that linear probing stays short.
+KOKKOS_INLINE_FUNCTION std::int64_t spgemm_hash_slots(std::int64_t bound) {
+  std::int64_t p = spgemm_min_hash_slots;
+  while (p < 2 * bound) p *= 2;
+  return p;
+}
+
+/// Per row of A: the bound min(sum over a_ik of nnz(B row k), num_cols) on
+/// the length of row i of C; summed over rows (as an array reduction):
+/// [0] multiply-adds (the unbounded sum), [1] a lower bound on nnz(C) (the
+/// longest row of B the row reads), [2] the sum of the bounds.
+template <class Ordinal, class Offset, class Device>
+struct SpgemmBounds {
+  using value_type = std::int64_t[];
+  using size_type = unsigned;
+  size_type value_count = 3;
+  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> a_rs;
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> a_ci;
+  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> b_rs;
+  Kokkos::View<Ordinal*, Device> bound;
+  std::int64_t num_cols;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t* sums) const {
+    std::int64_t upper = 0, lower = 0;
+    for (Offset k = a_rs(i); k < a_rs(i + 1); ++k) {
+      const Ordinal c = a_ci(k);
+      const std::int64_t len = static_cast<std::int64_t>(b_rs(c + 1) - b_rs(c));
+      upper += len;
+      lower = len > lower ? len : lower;
+    }
+    const std::int64_t b = upper < num_cols ? upper : num_cols;
+    bound(i) = static_cast<Ordinal>(b);
+    sums[0] += upper;
+    sums[1] += lower < num_cols ? lower : num_cols;
+    sums[2] += b;
+  }
+};
+
+/// Per row: its bin from its bound (see SpgemmAccumulator), counted per bin
+/// (array reduction over spgemm_num_bins).
+template <class Ordinal, class Device>
+struct SpgemmClassify {
+  using value_type = std::int64_t[];
+  using size_type = unsigned;
+  size_type value_count = spgemm_num_bins;
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bound;
+  Kokkos::View<unsigned char*, Device> bin;
+  std::int64_t hash_slots;  // the scratch hash table's capacity
+  std::int64_t dense_limit; // at most this many columns for the dense tiles
+  std::int64_t num_cols;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t* counts) const {
+    const std::int64_t b = bound(i);
+    unsigned char k = spgemm_bin_global;
+    if (b == 0) {
+      k = spgemm_bin_empty;
+    } else if (spgemm_hash_slots(b) <= hash_slots) {
+      k = spgemm_bin_hash;
+    } else if (num_cols <= dense_limit) {
+      k = spgemm_bin_dense;
+    }
+    bin(i) = k;
+    counts[k] += 1;
+  }
+};
+
+/// The longest bound among the rows of one bin (the global pool's slot size).
+template <class Ordinal, class Device>
+struct SpgemmMaxBound {
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bound;
+  Kokkos::View<const unsigned char*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bin;
+  unsigned char which;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& m) const {
+    const std::int64_t b = bin(i) == which ? static_cast<std::int64_t>(bound(i)) : 0;
+    if (b > m) m = b;
+  }
+};
+
+/// Rows of one bin, in row order, at perm(first ...): a stable partition by
+/// an exclusive scan of the bin's indicator.
+template <class Ordinal, class Device>
+struct SpgemmPartition {
+  Kokkos::View<const unsigned char*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bin;
+  Kokkos::View<Ordinal*, Device> perm;
+  unsigned char which;
+  std::int64_t first;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& update, bool final) const {
+    if (bin(i) != which) return;
+    if (final) perm(first + update) = static_cast<Ordinal>(i);
+    update += 1;
+  }
+};
+
+/// v(i) = w(i) with a type change (row lengths into bounds and back).
+template <class To, class From>
+struct SpgemmCopy {
+  To to;
+  From from;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    to(i) = static_cast<typename To::value_type>(from(i));
+  }
+};
+
+/// Row lengths (at row_starts(i)) into row starts, in place; row_starts has
+/// num_rows + 1 entries and its last receives nnz.
+template <class Offset, class Device>
+struct SpgemmScan {
+  Kokkos::View<Offset*, Device> row_starts;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Offset& update, bool final) const {
+    const Offset len = row_starts(i);
+    if (final) row_starts(i) = update;
+    update += len;
+  }
+};
+
+/// Inserts column c into a linear-probing table of mask + 1 slots whose free
+/// slots hold `empty`; returns its slot and whether this call inserted it.
+/// Concurrent: other threads insert into the same table (compare-exchange;
+/// a slot changes once, from empty to its column, so a stale read only costs
+/// a failed exchange).
+template <bool Concurrent, class Ordinal>
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t
+spgemm_hash_insert(Ordinal* keys, std::int64_t mask, Ordinal c, Ordinal empty, bool& inserted) {
+  std::int64_t h = static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
+  while (true) {
+    if constexpr (Concurrent) {
+      const Ordinal k = static_cast<Ordinal volatile*>(keys)[h];
+      if (k == c) break;
+      if (k == empty) {
+        const Ordinal old = Kokkos::atomic_compare_exchange(keys + h, empty, c);
+        if (old == empty) {
+          inserted = true;
+          return h;
+        }
+        if (old == c) break;
+      }
+    } else {
+      const Ordinal k = keys[h];
+      if (k == c) break;
+      if (k == empty) {
+        keys[h] = c;
+        inserted = true;
+        return h;
+      }
+    }
+    h = (h + 1) & mask;
+  }
+  inserted = false;
+  return h;
+}
+
+/// Marks a dense-accumulator column; returns whether this call marked it.
+template <bool Concurrent, class Ordinal>
+KOKKOS_FORCEINLINE_FUNCTION bool spgemm_mark(Ordinal* flag) {
+  if constexpr (Concurrent) {
+    if (*static_cast<Ordinal volatile*>(flag) != 0) return false;
+    return Kokkos::atomic_compare_exchange(flag, Ordinal(0), Ordinal(1)) == Ordinal(0);
+  } else {
+    if (*flag != 0) return false;
+    *flag = 1;
+    return true;
+  }
+}
+
+template <bool Concurrent, class Scalar>
+KOKKOS_FORCEINLINE_FUNCTION void spgemm_add(Scalar* v, Scalar x) {
+  if constexpr (Concurrent) {
+    Kokkos::atomic_add(v, x);
+  } else {
+    *v += x;
+  }
+}
+
+/// Serial heap sort of n keys: a host team (one thread) sorts its row's
+/// columns in place, O(n log n) and no extra memory.
+template <class K>
+KOKKOS_INLINE_FUNCTION void spgemm_heap_sort(K* k, std::int64_t n) {
+  auto sift = [k](std::int64_t root, std::int64_t end) {
+    while (2 * root + 1 < end) {
+      std::int64_t child = 2 * root + 1;
+      if (child + 1 < end && k[child] < k[child + 1]) ++child;
+      if (!(k[root] < k[child])) return;
+      const K tk = k[root];
+      k[root] = k[child];
+      k[child] = tk;
+      root = child;
+    }
+  };
+  for (std::int64_t s = n / 2 - 1; s >= 0; --s) sift(s, n);
+  for (std::int64_t end = n - 1; end > 0; --end) {
+    const K tk = k[0];
+    k[0] = k[end];
+    k[end] = tk;
+    sift(0, end);
+  }
+}
+
+/// Bitonic sort of a power-of-two table of keys by the whole team; free
+/// slots hold the largest key and so end up last. log2(P)
+/// (log2(P) + 1) / 2 steps of P / 2 compare-exchanges, each step ended by a
+/// team barrier.
+template <class Member, class K>
+KOKKOS_INLINE_FUNCTION void spgemm_team_bitonic_sort(Member const& team, K* keys, std::int64_t P) {
+  for (std::int64_t k = 2; k <= P; k <<= 1) {
+    for (std::int64_t j = k >> 1; j > 0; j >>= 1) {
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, P / 2), [&](std::int64_t q) {
+        const std::int64_t a = 2 * q - (q & (j - 1));
+        const std::int64_t b = a + j;
+        const bool up = (a & k) == 0;
+        const K ka = keys[a], kb = keys[b];
+        if ((kb < ka) == up) {
+          keys[a] = kb;
+          keys[b] = ka;
+        }
+      });
+      team.team_barrier();
+    }
+  }
+}
+
+/// The three passes of the row kernel: count (symbolic: the length of each
+/// row of C), fill (symbolic: the columns of each row, sorted when asked) and
+/// values (numeric: the values, for the columns fill wrote).
+enum SpgemmPass : int { spgemm_count = 0, spgemm_fill = 1, spgemm_values = 2 };
+
+/// The row kernel of every pass. A team accumulates one row of C at a time
+/// (its threads over the row's entries a_ik, their vector lanes over row k of
+/// B) and walks `rows_per_team` consecutive rows of its bin (perm[first ...]).
+///
+/// count: the number of distinct columns of row i goes to c_rs(i); `bound`
+/// sizes the table. fill: the columns go to [c_rs(i), c_rs(i + 1)) of c_ci,
+/// sorted when `sort`; the exact length sizes the table. values: the products
+/// are accumulated by column, then each column of the row that fill wrote
+/// fetches its sum, so that the numeric phase, the one users repeat, never
+/// sorts.
+///
+/// Concurrent: a team has more than one thread or lane (GPUs), so that
+/// insertions use atomics and sorts and writes are shared by the team; host
+/// teams are one thread and use none of that.
+template <class Scalar, class Ordinal, class Offset, class Device, int Pass, bool Concurrent>
+struct SpgemmRows {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  template <class T>
+  using scratch_view = Kokkos::View<T*, typename execution_space::scratch_memory_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static constexpr bool with_values = Pass == spgemm_values;
+
+  ro_view<Offset> a_rs, b_rs;
+  ro_view<Ordinal> a_ci, b_ci;
+  ro_view<Scalar> a_v, b_v;
+  ro_view<Ordinal> perm;
+  std::int64_t first = 0, count = 0, rows_per_team = 1;
+  ro_view<Ordinal> bound; // count only
+  Kokkos::View<Offset*, Device> c_rs;
+  Kokkos::View<Ordinal*, Device> c_ci;
+  Kokkos::View<Scalar*, Device> c_v;
+  SpgemmAccumulator accumulator = SpgemmAccumulator::hash;
+  /// Scratch: hash slots or tile columns. Global: the pool's slots per team.
+  std::int64_t capacity = 0;
+  /// Global: dense arrays of num_cols entries instead of hash tables.
+  bool global_dense = false;
+  std::int64_t num_cols = 0;
+  Kokkos::View<Ordinal*, Device> pool_keys;
+  Kokkos::View<Scalar*, Device> pool_vals;
+  bool sort = true;
+  /// What a free hash slot holds: the largest Ordinal, so that a sorted table
+  /// ends with its free slots (set on the host: no numeric_limits in kernels).
+  Ordinal empty_key = 0;
+  /// Team scratch level of the accumulators (spgemm_scratch_level).
+  int scratch_level = 0;
+  /// The value of a column the table lacks (a pattern that changed after
+  /// the symbolic phase): NaN, set on the host.
+  Scalar not_found = Scalar(0);
+
+  static std::size_t scratch_bytes(SpgemmAccumulator acc, std::int64_t capacity, int team_size) {
+    std::size_t b = scratch_view<Offset>::shmem_size(static_cast<std::size_t>(team_size) + 1);
+    if (acc != SpgemmAccumulator::global) {
+      b += scratch_view<Ordinal>::shmem_size(static_cast<std::size_t>(capacity));
+      if (with_values) b += scratch_view<Scalar>::shmem_size(static_cast<std::size_t>(capacity));
+    }
+    return b;
+  }
+
+  KOKKOS_INLINE_FUNCTION std::int64_t row_bound(Ordinal i) const {
+    if constexpr (Pass == spgemm_count) {
+      return static_cast<std::int64_t>(bound(i));
+    } else {
+      return static_cast<std::int64_t>(c_rs(i + 1) - c_rs(i));
+    }
+  }
+
+  /// Writes the marked entries of [0, width) in order to c_ci from position
+  /// base: every thread counts a segment, one thread scans the counts, every
+  /// thread writes its segment. Returns the position after the last entry.
+  template <class Marked, class Column>
+  KOKKOS_INLINE_FUNCTION Offset ordered_write(member_type const& team, Offset* segs,
+                                              std::int64_t width, Offset base, Marked marked,
+                                              Column column) const {
+    const int nseg = team.team_size();
+    const std::int64_t seglen = (width + nseg - 1) / nseg;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nseg), [&](int s) {
+      Kokkos::single(Kokkos::PerThread(team), [&]() {
+        Offset c = 0;
+        const std::int64_t end = (s + 1) * seglen < width ? (s + 1) * seglen : width;
+        for (std::int64_t j = s * seglen; j < end; ++j) c += marked(j) ? 1 : 0;
+        segs[s] = c;
+      });
+    });
+    team.team_barrier();
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      Offset run = base;
+      for (int s = 0; s < nseg; ++s) {
+        const Offset c = segs[s];
+        segs[s] = run;
+        run += c;
+      }
+      segs[nseg] = run;
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nseg), [&](int s) {
+      Kokkos::single(Kokkos::PerThread(team), [&]() {
+        Offset p = segs[s];
+        const std::int64_t end = (s + 1) * seglen < width ? (s + 1) * seglen : width;
+        for (std::int64_t j = s * seglen; j < end; ++j) {
+          if (marked(j)) c_ci(p++) = column(j);
+        }
+      });
+    });
+    team.team_barrier();
+    const Offset end = segs[nseg];
+    team.team_barrier(); // segs is rewritten by the next call
+    return end;
+  }
+
+  KOKKOS_INLINE_FUNCTION void hash_row(member_type const& team, Ordinal i, Ordinal* keys,
+                                       Scalar* vals, Offset* segs) const {
+    const Ordinal empty = empty_key;
+    const std::int64_t P = spgemm_hash_slots(row_bound(i));
+    const std::int64_t mask = P - 1;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, P), [&](std::int64_t h) {
+      keys[h] = empty;
+      if constexpr (with_values) vals[h] = Scalar(0);
+    });
+    team.team_barrier();
+    const Offset a0 = a_rs(i), a1 = a_rs(i + 1);
+    if constexpr (Pass == spgemm_count) {
+      Offset added = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, a0, a1),
+          [&](Offset ka, Offset& sum) {
+            const Ordinal k = a_ci(ka);
+            Offset mine = 0;
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)),
+                [&](Offset kb, Offset& s) {
+                  bool inserted = false;
+                  spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
+                  s += inserted ? 1 : 0;
+                },
+                mine);
+            sum += mine;
+          },
+          added);
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { c_rs(i) = added; });
+      team.team_barrier(); // the next row clears the table
+      return;
+    }
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](Offset ka) {
+      const Ordinal k = a_ci(ka);
+      const Scalar av = with_values ? a_v(ka) : Scalar(0);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)), [&](Offset kb) {
+        bool inserted = false;
+        const std::int64_t h =
+            spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
+        if constexpr (with_values) spgemm_add<Concurrent>(vals + h, av * b_v(kb));
+      });
+    });
+    team.team_barrier();
+    const Offset base = c_rs(i);
+    const std::int64_t len = c_rs(i + 1) - base;
+    if constexpr (with_values) {
+      // Every column of the row is in the table: look its sum up.
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, len), [&](std::int64_t j) {
+        const Ordinal c = c_ci(base + j);
+        std::int64_t h =
+            static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
+        // Bounded: a pattern changed since the symbolic phase must not hang the device.
+        for (std::int64_t t = 0; t < P && keys[h] != c; ++t) h = (h + 1) & mask;
+        c_v(base + j) = keys[h] == c ? vals[h] : not_found;
+      });
+    } else if (sort) {
+      if constexpr (Concurrent) {
+        spgemm_team_bitonic_sort(team, keys, P);
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, len),
+                             [&](std::int64_t j) { c_ci(base + j) = keys[j]; });
+      } else {
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          std::int64_t n = 0;
+          for (std::int64_t h = 0; h < P; ++h) {
+            if (keys[h] != empty) keys[n++] = keys[h];
+          }
+          spgemm_heap_sort(keys, n);
+          for (std::int64_t j = 0; j < n; ++j) c_ci(base + j) = keys[j];
+        });
+      }
+    } else {
+      ordered_write(
+          team, segs, P, base, [&](std::int64_t h) { return keys[h] != empty; },
+          [&](std::int64_t h) { return keys[h]; });
+    }
+    team.team_barrier(); // the next row clears the table
+  }
+
+  KOKKOS_INLINE_FUNCTION void dense_row(member_type const& team, Ordinal i, std::int64_t tile,
+                                        Ordinal* flags, Scalar* vals, Offset* segs) const {
+    const Offset a0 = a_rs(i), a1 = a_rs(i + 1);
+    Offset total = 0;
+    Offset pos = Pass == spgemm_count ? Offset(0) : c_rs(i);
+    const Offset row_end = Pass == spgemm_count ? Offset(0) : c_rs(i + 1);
+    for (std::int64_t t0 = 0; t0 < num_cols; t0 += tile) {
+      const std::int64_t w = num_cols - t0 < tile ? num_cols - t0 : tile;
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, w), [&](std::int64_t j) {
+        if constexpr (with_values) {
+          vals[j] = Scalar(0);
+        } else {
+          flags[j] = 0;
+        }
+      });
+      team.team_barrier();
+      if constexpr (Pass == spgemm_count) {
+        Offset added = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, a0, a1),
+            [&](Offset ka, Offset& sum) {
+              const Ordinal k = a_ci(ka);
+              Offset mine = 0;
+              Kokkos::parallel_reduce(
+                  Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)),
+                  [&](Offset kb, Offset& s) {
+                    const std::int64_t c = static_cast<std::int64_t>(b_ci(kb)) - t0;
+                    if (c >= 0 && c < w && spgemm_mark<Concurrent>(flags + c)) s += 1;
+                  },
+                  mine);
+              sum += mine;
+            },
+            added);
+        total += added;
+        team.team_barrier(); // the next tile clears the flags
+        continue;
+      }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](Offset ka) {
+        const Ordinal k = a_ci(ka);
+        const Scalar av = with_values ? a_v(ka) : Scalar(0);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)), [&](Offset kb) {
+          const std::int64_t c = static_cast<std::int64_t>(b_ci(kb)) - t0;
+          if (c < 0 || c >= w) return;
+          if constexpr (with_values) {
+            spgemm_add<Concurrent>(vals + c, av * b_v(kb));
+          } else {
+            spgemm_mark<Concurrent>(flags + c);
+          }
+        });
+      });
+      team.team_barrier();
+      if constexpr (with_values) {
+        // The row's columns in this tile fetch their sums (any column order).
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, pos, row_end), [&](Offset p) {
+          const std::int64_t c = static_cast<std::int64_t>(c_ci(p)) - t0;
+          if (c >= 0 && c < w) c_v(p) = vals[c];
+        });
+        team.team_barrier(); // the next tile clears the sums
+      } else {
+        pos = ordered_write(
+            team, segs, w, pos, [&](std::int64_t j) { return flags[j] != 0; },
+            [&](std::int64_t j) { return static_cast<Ordinal>(t0 + j); });
+      }
+    }
+    if constexpr (Pass == spgemm_count) {
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { c_rs(i) = total; });
+      team.team_barrier();
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t begin = first + team.league_rank() * rows_per_team;
+    const std::int64_t end =
+        begin + rows_per_team < first + count ? begin + rows_per_team : first + count;
+    scratch_view<Offset> segs(team.team_scratch(scratch_level),
+                              static_cast<std::size_t>(team.team_size()) + 1);
+    Ordinal* keys = nullptr;
+    Scalar* vals = nullptr;
+    if (accumulator == SpgemmAccumulator::global) {
+      const std::int64_t slot = team.league_rank() * capacity;
+      keys = pool_keys.data() + slot;
+      if constexpr (with_values) vals = pool_vals.data() + slot;
+    } else {
+      scratch_view<Ordinal> k(team.team_scratch(scratch_level), static_cast<std::size_t>(capacity));
+      scratch_view<Scalar> v(team.team_scratch(scratch_level),
+                             with_values ? static_cast<std::size_t>(capacity) : 0);
+      keys = k.data();
+      vals = v.data();
+    }
+    for (std::int64_t r = begin; r < end; ++r) {
+      const Ordinal i = perm(r);
+      if (accumulator == SpgemmAccumulator::dense) {
+        dense_row(team, i, capacity, keys, vals, segs.data());
+      } else if (accumulator == SpgemmAccumulator::global && global_dense) {
+        dense_row(team, i, num_cols, keys, vals, segs.data());
+      } else {
+        hash_row(team, i, keys, vals, segs.data());
+      }
+    }
+  }
+};
+
+} // namespace spmvkit::detail
+
+#endif

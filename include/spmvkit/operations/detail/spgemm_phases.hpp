@@ -1,0 +1,498 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_OPERATIONS_DETAIL_SPGEMM_PHASES_HPP
+#define SPMVKIT_OPERATIONS_DETAIL_SPGEMM_PHASES_HPP
+
+/// \file
+/// The host side of SpGEMM's two phases (operations/spgemm.hpp): checks,
+/// memory accounting, row binning and the launches of the row kernel.
+
+#include <spmvkit/core/checked_math.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/memory.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/operations/detail/spgemm_kernels.hpp>
+#include <spmvkit/operations/spgemm_options.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace spmvkit::detail {
+
+/// The host values of one bin's launch.
+struct SpgemmBinLaunch {
+  SpgemmAccumulator accumulator = SpgemmAccumulator::hash;
+  std::int64_t first = 0, count = 0;
+  /// Scratch hash slots or tile columns; global: entries per pool slot.
+  std::int64_t capacity = 0;
+  bool global_dense = false;
+  /// Insert with atomics and sort as a team (GPU code path): teams of more than one thread or lane.
+  bool concurrent = false;
+  LaunchParameters p;
+};
+
+/// The plan SpgemmHandle keeps between the phases.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+struct SpgemmState {
+  using crs_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  using device_type = typename crs_type::device_type;
+
+  bool ready = false;
+  std::int64_t m = 0, k = 0, n = 0, a_nnz = 0, b_nnz = 0;
+  std::int64_t multiply_adds = 0;
+  crs_type C;
+  /// Non-empty rows by numeric accumulator: bin b is perm[first, first + count) of launch[b].
+  Kokkos::View<Ordinal*, device_type> perm;
+  SpgemmBinLaunch launch[spgemm_num_bins];
+  std::int64_t bin_count[spgemm_num_bins] = {};
+  std::int64_t symbolic_bin_count[spgemm_num_bins] = {};
+  /// The numeric global pool: launch[global].p.league_size slots of launch[global].capacity.
+  Kokkos::View<Ordinal*, device_type> pool_keys;
+  Kokkos::View<Scalar*, device_type> pool_vals;
+  SpgemmMemory memory;
+  /// Test hook: > 0 runs every bin with teams of this many threads through the
+  /// concurrent (GPU) code path, atomics and team sorts included, so that host
+  /// backends test it too. Set before spgemm_symbolic().
+  int test_team_size = 0;
+};
+
+/// The memory limit of a product and where it came from.
+struct SpgemmLimit {
+  std::uint64_t bytes = 0;
+  std::string source = "none";
+};
+
+template <class ExecutionSpace>
+SpgemmLimit spgemm_memory_limit(std::uint64_t option) {
+  if (option > 0) return {option, "SpgemmOptions::memory_limit"};
+  if (char const* env = std::getenv("SPMVKIT_MEMORY_LIMIT")) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (end != env && *end == '\0' && v > 0) return {v, "SPMVKIT_MEMORY_LIMIT"};
+  }
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key, unit;
+    unsigned long long kib = 0;
+    while (meminfo >> key >> kib) {
+      if (key == "MemAvailable:") return {static_cast<std::uint64_t>(kib) * 1024, "MemAvailable"};
+      std::getline(meminfo, unit);
+    }
+  }
+  return {};
+}
+
+/// Bytes of a CRS matrix with m rows and nnz entries, checked against overflow.
+template <class Scalar, class Ordinal, class Offset>
+byte_count spgemm_crs_bytes(std::int64_t m, std::int64_t nnz) {
+  constexpr char const* where = "spmvkit::spgemm";
+  return checked_add(checked_bytes(m + 1, sizeof(Offset), "C row_starts", where),
+                     checked_bytes(nnz, sizeof(Ordinal) + sizeof(Scalar), "C entries", where), "C",
+                     where);
+}
+
+inline std::string spgemm_shapes(std::int64_t m, std::int64_t k, std::int64_t k2, std::int64_t n,
+                                 std::int64_t a_nnz, std::int64_t b_nnz) {
+  std::ostringstream os;
+  os << "A is " << m << " x " << k << " (nnz " << a_nnz << "), B is " << k2 << " x " << n
+     << " (nnz " << b_nnz << ")";
+  return os.str();
+}
+
+inline void spgemm_check_limit(SpgemmLimit const& limit, byte_count need, std::string const& what,
+                               std::string const& shapes) {
+  if (limit.bytes == 0 || need <= limit.bytes) return;
+  std::ostringstream os;
+  os << "spmvkit::spgemm: " << what << " needs an estimated " << need << " bytes ("
+     << static_cast<double>(need) / (1024.0 * 1024.0) << " MiB), more than the limit of "
+     << limit.bytes << " bytes (" << limit.source << "); " << shapes
+     << ". Set SpgemmOptions::memory_limit or SPMVKIT_MEMORY_LIMIT (bytes) to change the limit";
+  throw AllocationError(os.str());
+}
+
+template <class Offset>
+[[noreturn]] void spgemm_offset_overflow(std::int64_t nnz, bool at_least,
+                                         std::string const& shapes) {
+  std::ostringstream os;
+  os << "spmvkit::spgemm: C = A B has " << (at_least ? "at least " : "") << nnz
+     << " nonzeros, more than the " << sizeof(Offset) * 8 << "-bit Offset type holds (max "
+     << std::numeric_limits<Offset>::max() << "); " << shapes
+     << ". Use CrsMatrix with Offset = std::int64_t";
+  throw std::length_error(os.str());
+}
+
+/// The sum of n entries of a View, in 64 bits.
+template <class View>
+struct SpgemmSum {
+  View v;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& s) const {
+    s += static_cast<std::int64_t>(v(i));
+  }
+};
+
+/// Bins the non-empty rows by accumulator from their bounds: counts per bin,
+/// the stable row order perm (bins 1.. in order), and the largest bound of
+/// the global bin (its pool's slot size). perm is allocated here.
+template <class ExecutionSpace, class Bound, class Bin, class Perm>
+std::int64_t spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Bound const& bound,
+                             Bin const& bin, Perm& perm, std::int64_t n,
+                             SpgemmScratchLimits const& limits, SpgemmBinLaunch (&launch)[4],
+                             std::int64_t (&counts)[4]) {
+  using Ordinal = typename Perm::value_type;
+  using Device = typename Perm::device_type;
+  const auto m = static_cast<std::int64_t>(bound.extent(0));
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  for (auto& c : counts) c = 0;
+  if (m > 0) {
+    SpgemmClassify<Ordinal, Device> f;
+    f.bound = bound;
+    f.bin = bin;
+    f.hash_slots = limits.hash_slots;
+    f.dense_limit = limits.tile_columns * spgemm_max_tile_passes;
+    f.num_cols = n;
+    Kokkos::parallel_reduce(
+        "SpMVKit::spgemm::bin_rows", Range(exec, 0, m), f,
+        Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            counts, 4));
+  }
+  perm = allocate_view<Perm>(exec, std::string("SpMVKit::spgemm::row_order(") + phase + ")",
+                             m - counts[spgemm_bin_empty]);
+  std::int64_t first = 0;
+  for (int b = 1; b < spgemm_num_bins; ++b) {
+    launch[b].first = first;
+    launch[b].count = counts[b];
+    if (counts[b] > 0) {
+      Kokkos::parallel_scan(
+          "SpMVKit::spgemm::order_rows", Range(exec, 0, m),
+          SpgemmPartition<Ordinal, Device>{bin, perm, static_cast<unsigned char>(b), first});
+    }
+    first += counts[b];
+  }
+  launch[spgemm_bin_hash].accumulator = SpgemmAccumulator::hash;
+  launch[spgemm_bin_hash].capacity = limits.hash_slots;
+  launch[spgemm_bin_dense].accumulator = SpgemmAccumulator::dense;
+  launch[spgemm_bin_dense].capacity = limits.tile_columns;
+  launch[spgemm_bin_global].accumulator = SpgemmAccumulator::global;
+  std::int64_t max_bound = 0;
+  if (counts[spgemm_bin_global] > 0) {
+    Kokkos::parallel_reduce(
+        "SpMVKit::spgemm::global_bound", Range(exec, 0, m),
+        SpgemmMaxBound<Ordinal, Device>{bound, bin, static_cast<unsigned char>(spgemm_bin_global)},
+        Kokkos::Max<std::int64_t>(max_bound));
+  }
+  return max_bound;
+}
+
+/// Launch shapes of the bins; the global bin's pool slot size and slot count
+/// from its longest row and the memory it may take. Returns the pool's entries.
+template <class ExecutionSpace>
+std::int64_t spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&launch)[4],
+                                  std::int64_t global_max_bound, std::int64_t n,
+                                  double mean_products, double mean_b_row,
+                                  std::uint64_t entry_bytes, std::uint64_t pool_budget,
+                                  int test_team_size) {
+  for (int b = 1; b < spgemm_num_bins; ++b) {
+    auto& l = launch[b];
+    std::int64_t max_slots = 0;
+    if (b == spgemm_bin_global) {
+      const std::int64_t slots = spgemm_hash_slots(global_max_bound);
+      l.global_dense = n <= slots;
+      l.capacity = l.global_dense ? n : slots;
+      const std::uint64_t per_slot = static_cast<std::uint64_t>(l.capacity) * entry_bytes;
+      max_slots = std::min<std::int64_t>(
+          spgemm_concurrent_teams(exec),
+          std::max<std::int64_t>(
+              1, static_cast<std::int64_t>(pool_budget / std::max<std::uint64_t>(1, per_slot))));
+    }
+    l.p = spgemm_launch_parameters(exec, l.accumulator, l.count, mean_products, mean_b_row,
+                                   max_slots);
+    l.concurrent = l.p.team_size * l.p.vector_length > 1;
+    if (test_team_size > 0) {
+      l.p.team_size = test_team_size;
+      l.concurrent = true;
+    }
+  }
+  auto const& g = launch[spgemm_bin_global];
+  return g.count > 0 ? g.p.league_size * g.capacity : 0;
+}
+
+template <int Pass, bool Concurrent, class Crs, class Perm, class Bound, class Keys, class Vals>
+void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs const& A,
+                               Crs const& B, SpgemmBinLaunch const& l, Perm const& perm,
+                               Bound const& bound, typename Crs::row_starts_type const& c_rs,
+                               typename Crs::column_indices_type const& c_ci,
+                               typename Crs::values_type const& c_v, Keys const& pool_keys,
+                               Vals const& pool_vals, bool sort) {
+  using Exec = typename Crs::execution_space;
+  using Ordinal = typename Crs::ordinal_type;
+  using F = SpgemmRows<typename Crs::value_type, Ordinal, typename Crs::offset_type,
+                       typename Crs::device_type, Pass, Concurrent>;
+  F f;
+  f.a_rs = A.row_starts();
+  f.a_ci = A.column_indices();
+  f.a_v = A.values();
+  f.b_rs = B.row_starts();
+  f.b_ci = B.column_indices();
+  f.b_v = B.values();
+  f.perm = perm;
+  f.first = l.first;
+  f.count = l.count;
+  f.rows_per_team = l.p.work_per_team;
+  f.bound = bound;
+  f.c_rs = c_rs;
+  f.c_ci = c_ci;
+  f.c_v = c_v;
+  f.accumulator = l.accumulator;
+  f.capacity = l.capacity;
+  f.global_dense = l.global_dense;
+  f.num_cols = B.num_cols();
+  f.pool_keys = pool_keys;
+  f.pool_vals = pool_vals;
+  f.sort = sort;
+  f.empty_key = std::numeric_limits<Ordinal>::max();
+  f.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
+  static constexpr char const* names[3][3] = {
+      {"SpMVKit::spgemm::count_hash", "SpMVKit::spgemm::count_dense",
+       "SpMVKit::spgemm::count_global"},
+      {"SpMVKit::spgemm::fill_hash", "SpMVKit::spgemm::fill_dense", "SpMVKit::spgemm::fill_global"},
+      {"SpMVKit::spgemm::numeric_hash", "SpMVKit::spgemm::numeric_dense",
+       "SpMVKit::spgemm::numeric_global"}};
+  Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
+      exec, static_cast<int>(l.p.league_size), l.p.team_size, l.p.vector_length);
+  f.scratch_level = spgemm_scratch_level<Exec>();
+  policy.set_scratch_size(
+      f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(l.accumulator, l.capacity, l.p.team_size)));
+  Kokkos::parallel_for(names[Pass][static_cast<int>(l.accumulator)], policy, f);
+}
+
+/// One bin's launch: atomics only where a team has more than one thread or lane.
+template <int Pass, class Crs, class Perm, class Bound, class Keys, class Vals>
+void spgemm_launch(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
+                   SpgemmBinLaunch const& l, Perm const& perm, Bound const& bound,
+                   typename Crs::row_starts_type const& c_rs,
+                   typename Crs::column_indices_type const& c_ci,
+                   typename Crs::values_type const& c_v, Keys const& pool_keys,
+                   Vals const& pool_vals, bool sort) {
+  if (l.count == 0) return;
+  if (l.concurrent) {
+    spgemm_launch_concurrency<Pass, true>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v, pool_keys,
+                                          pool_vals, sort);
+  } else {
+    spgemm_launch_concurrency<Pass, false>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v, pool_keys,
+                                           pool_vals, sort);
+  }
+}
+
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[4], bool values) {
+  using Device = Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>;
+  std::uint64_t m = 0;
+  for (int b = 1; b < spgemm_num_bins; ++b) {
+    auto const& l = launch[b];
+    if (l.count == 0) continue;
+    const std::uint64_t s =
+        values ? SpgemmRows<Scalar, Ordinal, Offset, Device, spgemm_values, true>::scratch_bytes(
+                     l.accumulator, l.capacity, l.p.team_size)
+               : SpgemmRows<Scalar, Ordinal, Offset, Device, spgemm_count, true>::scratch_bytes(
+                     l.accumulator, l.capacity, l.p.team_size);
+    m = std::max(m, s);
+  }
+  return m;
+}
+
+/// spgemm_symbolic() (operations/spgemm.hpp documents the steps).
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& options,
+                           SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>& s,
+                           CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+                           CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B) {
+  using State = SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>;
+  using Crs = typename State::crs_type;
+  using Device = typename State::device_type;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  const std::string shapes =
+      spgemm_shapes(A.num_rows(), A.num_cols(), B.num_rows(), B.num_cols(), A.nnz(), B.nnz());
+  if (A.num_cols() != B.num_rows()) {
+    throw std::invalid_argument("spmvkit::spgemm: the inner dimensions differ: " + shapes +
+                                "; C = A B needs as many columns of A as rows of B");
+  }
+  const int test_team_size = s.test_team_size;
+  s = State();
+  s.test_team_size = test_team_size;
+  s.m = A.num_rows();
+  s.k = A.num_cols();
+  s.n = B.num_cols();
+  s.a_nnz = A.nnz();
+  s.b_nnz = B.nnz();
+  const std::int64_t m = s.m, n = s.n;
+  const SpgemmLimit limit = spgemm_memory_limit<ExecutionSpace>(options.memory_limit);
+  s.memory.limit_bytes = limit.bytes;
+  s.memory.limit_source = limit.source;
+
+  // Row bounds, and a lower bound on nnz(C) checked before anything of C's size exists.
+  auto bound =
+      allocate_view<Kokkos::View<Ordinal*, Device>>(exec, "SpMVKit::spgemm::row_bounds", m);
+  std::int64_t sums[3] = {0, 0, 0};
+  if (m > 0) {
+    SpgemmBounds<Ordinal, Offset, Device> f;
+    f.a_rs = A.row_starts();
+    f.a_ci = A.column_indices();
+    f.b_rs = B.row_starts();
+    f.bound = bound;
+    f.num_cols = n;
+    Kokkos::parallel_reduce(
+        "SpMVKit::spgemm::row_bounds", Range(exec, 0, m), f,
+        Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            sums, 3));
+  }
+  s.multiply_adds = sums[0];
+  if (sums[1] > static_cast<std::int64_t>(std::numeric_limits<Offset>::max())) {
+    spgemm_offset_overflow<Offset>(sums[1], true, shapes);
+  }
+  // Kept or held through the symbolic phase: bounds, bins, row order, row starts.
+  const byte_count rows_bytes = checked_add(
+      checked_bytes(m, 2 * sizeof(Ordinal) + 1, "row bounds, bins and order", "spmvkit::spgemm"),
+      checked_bytes(m + 1, sizeof(Offset), "C row_starts", "spmvkit::spgemm"), "work",
+      "spmvkit::spgemm");
+  spgemm_check_limit(limit,
+                     checked_add(spgemm_crs_bytes<Scalar, Ordinal, Offset>(m, sums[1]), rows_bytes,
+                                 "C", "spmvkit::spgemm"),
+                     "C = A B (at least " + std::to_string(sums[1]) + " nonzeros)", shapes);
+
+  // Bins by bound, then the exact row lengths into C's row starts.
+  const auto limits = spgemm_scratch_limits<ExecutionSpace>(sizeof(Scalar), sizeof(Ordinal));
+  auto bin =
+      allocate_view<Kokkos::View<unsigned char*, Device>>(exec, "SpMVKit::spgemm::row_bins", m);
+  Kokkos::View<Ordinal*, Device> perm;
+  SpgemmBinLaunch launch[spgemm_num_bins];
+  const std::int64_t symbolic_max =
+      spgemm_bin_rows(exec, "symbolic", bound, bin, perm, n, limits, launch, s.symbolic_bin_count);
+  const std::int64_t busy = m - s.symbolic_bin_count[spgemm_bin_empty];
+  const double mean_products =
+      busy > 0 ? static_cast<double>(s.multiply_adds) / static_cast<double>(busy) : 0.0;
+  const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
+  const auto pool_budget = [&](std::uint64_t used) {
+    std::uint64_t b = spgemm_default_pool_bytes;
+    if (limit.bytes > 0)
+      b = std::min<std::uint64_t>(b, limit.bytes > used ? limit.bytes - used : 0);
+    return b;
+  };
+  const std::int64_t symbolic_pool =
+      spgemm_plan_launches(exec, launch, symbolic_max, n, mean_products, mean_b_row,
+                           sizeof(Ordinal), pool_budget(rows_bytes), s.test_team_size);
+  const byte_count symbolic_pool_bytes =
+      checked_bytes(symbolic_pool, sizeof(Ordinal), "global pool", "spmvkit::spgemm");
+  s.memory.symbolic_peak_bytes =
+      checked_add(rows_bytes, symbolic_pool_bytes, "symbolic phase", "spmvkit::spgemm");
+  spgemm_check_limit(limit, s.memory.symbolic_peak_bytes, "the symbolic phase", shapes);
+  s.memory.team_scratch_bytes =
+      spgemm_scratch_of<Scalar, ExecutionSpace, Ordinal, Offset>(launch, false);
+  auto c_rs = allocate_view<typename Crs::row_starts_type>(
+      exec, "SpMVKit::CrsMatrix::row_starts(spgemm)", m + 1);
+  Kokkos::deep_copy(exec, c_rs, Offset(0));
+  {
+    auto pool = allocate_view<Kokkos::View<Ordinal*, Device>>(
+        exec, "SpMVKit::spgemm::global_pool(symbolic)", symbolic_pool);
+    for (int b = 1; b < spgemm_num_bins; ++b) {
+      spgemm_launch<spgemm_count>(exec, A, B, launch[b], perm, bound, c_rs,
+                                  typename Crs::column_indices_type(), typename Crs::values_type(),
+                                  pool, Kokkos::View<Scalar*, Device>(), options.sort_columns);
+    }
+  }
+
+  // Exact nnz(C), checked, then the scan and C's arrays.
+  std::int64_t nnz = 0;
+  if (m > 0) {
+    Kokkos::parallel_reduce("SpMVKit::spgemm::nnz", Range(exec, 0, m),
+                            SpgemmSum<typename Crs::row_starts_type>{c_rs}, nnz);
+  }
+  if (nnz > static_cast<std::int64_t>(std::numeric_limits<Offset>::max())) {
+    spgemm_offset_overflow<Offset>(nnz, false, shapes);
+  }
+  if (m > 0) {
+    // Exact lengths become the numeric phase's bounds (a length is at most n, an Ordinal).
+    Kokkos::parallel_for(
+        "SpMVKit::spgemm::row_lengths", Range(exec, 0, m),
+        SpgemmCopy<Kokkos::View<Ordinal*, Device>, typename Crs::row_starts_type>{bound, c_rs});
+    Kokkos::parallel_scan("SpMVKit::spgemm::row_starts", Range(exec, 0, m + 1),
+                          SpgemmScan<Offset, Device>{c_rs});
+  }
+  s.memory.output_bytes = spgemm_crs_bytes<Scalar, Ordinal, Offset>(m, nnz);
+  spgemm_check_limit(limit, checked_add(s.memory.output_bytes, rows_bytes, "C", "spmvkit::spgemm"),
+                     "C = A B (" + std::to_string(nnz) + " nonzeros)", shapes);
+  auto c_ci = allocate_view<typename Crs::column_indices_type>(
+      exec, "SpMVKit::CrsMatrix::column_indices(spgemm)", nnz);
+  auto c_v =
+      allocate_view<typename Crs::values_type>(exec, "SpMVKit::CrsMatrix::values(spgemm)", nnz);
+  s.C = Crs(m, n, c_rs, c_ci, c_v);
+
+  // The numeric plan: bins by exact length, and the numeric pool.
+  perm = Kokkos::View<Ordinal*, Device>();
+  const std::int64_t numeric_max =
+      spgemm_bin_rows(exec, "numeric", bound, bin, s.perm, n, limits, s.launch, s.bin_count);
+  const byte_count kept = checked_add(
+      s.memory.output_bytes, checked_bytes(m, sizeof(Ordinal), "row order", "spmvkit::spgemm"), "C",
+      "spmvkit::spgemm");
+  const std::int64_t numeric_pool =
+      spgemm_plan_launches(exec, s.launch, numeric_max, n, mean_products, mean_b_row,
+                           sizeof(Ordinal) + sizeof(Scalar), pool_budget(kept), s.test_team_size);
+  s.pool_keys = allocate_view<Kokkos::View<Ordinal*, Device>>(
+      exec, "SpMVKit::spgemm::global_pool_keys(numeric)", numeric_pool);
+  s.pool_vals = allocate_view<Kokkos::View<Scalar*, Device>>(
+      exec, "SpMVKit::spgemm::global_pool_values(numeric)", numeric_pool);
+  s.memory.workspace_bytes =
+      checked_add(checked_bytes(static_cast<std::int64_t>(s.perm.extent(0)), sizeof(Ordinal),
+                                "row order", "spmvkit::spgemm"),
+                  checked_bytes(numeric_pool, sizeof(Ordinal) + sizeof(Scalar), "global pool",
+                                "spmvkit::spgemm"),
+                  "workspace", "spmvkit::spgemm");
+  s.memory.team_scratch_bytes = std::max<std::uint64_t>(
+      s.memory.team_scratch_bytes,
+      spgemm_scratch_of<Scalar, ExecutionSpace, Ordinal, Offset>(s.launch, true));
+  // The columns of C, sorted once here so that no numeric phase sorts.
+  for (int b = 1; b < spgemm_num_bins; ++b) {
+    spgemm_launch<spgemm_fill>(exec, A, B, s.launch[b], s.perm, Kokkos::View<Ordinal*, Device>(),
+                               c_rs, c_ci, c_v, s.pool_keys, s.pool_vals, options.sort_columns);
+  }
+  s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.symbolic_peak_bytes,
+                                                s.memory.output_bytes + s.memory.workspace_bytes);
+  s.ready = true;
+  exec.fence();
+}
+
+/// spgemm_numeric() (operations/spgemm.hpp).
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+void spgemm_numeric_phase(ExecutionSpace const& exec, SpgemmOptions const& options,
+                          SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>& s,
+                          CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+                          CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B) {
+  using Device = typename SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
+  if (!s.ready) {
+    throw std::invalid_argument(
+        "spmvkit::spgemm_numeric: the handle has no structure; run spgemm_symbolic first");
+  }
+  if (A.num_rows() != s.m || A.num_cols() != s.k || B.num_rows() != s.k || B.num_cols() != s.n ||
+      A.nnz() != s.a_nnz || B.nnz() != s.b_nnz) {
+    throw std::invalid_argument(
+        "spmvkit::spgemm_numeric: the symbolic phase saw " +
+        spgemm_shapes(s.m, s.k, s.k, s.n, s.a_nnz, s.b_nnz) + ", now " +
+        spgemm_shapes(A.num_rows(), A.num_cols(), B.num_rows(), B.num_cols(), A.nnz(), B.nnz()));
+  }
+  for (int b = 1; b < spgemm_num_bins; ++b) {
+    spgemm_launch<spgemm_values>(exec, A, B, s.launch[b], s.perm, Kokkos::View<Ordinal*, Device>(),
+                                 s.C.row_starts(), s.C.column_indices(), s.C.values(), s.pool_keys,
+                                 s.pool_vals, options.sort_columns);
+  }
+}
+
+} // namespace spmvkit::detail
+
+#endif

@@ -1,0 +1,145 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_OPERATIONS_SPGEMM_HPP
+#define SPMVKIT_OPERATIONS_SPGEMM_HPP
+
+/// \file
+/// spgemm: C = A B for CRS matrices, in a symbolic phase (the structure of C)
+/// and a numeric phase (its values) that users may run separately, so that
+/// the numeric phase can be repeated when the values of A and B change but
+/// their patterns do not. SpgemmHandle keeps what the symbolic phase found.
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/operations/detail/spgemm_phases.hpp>
+#include <spmvkit/operations/spgemm_options.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace spmvkit {
+
+/// What spgemm_symbolic() found about C = A B, kept for spgemm_numeric():
+/// the structure of C (row starts, and arrays for the columns and values),
+/// the order of rows by accumulator and the global pool, sizes, memory.
+///
+/// A handle serves one product shape: run spgemm_symbolic() again for other
+/// patterns. Copies share C's arrays but not the plan; do not run numeric
+/// phases of one handle concurrently on two execution space instances.
+///
+/// \tparam Scalar, ExecutionSpace, Ordinal, Offset those of the CrsMatrix operands
+template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
+class SpgemmHandle {
+public:
+  /// The type of A, B and C.
+  using matrix_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+
+  /// A handle without structure; spgemm_symbolic() fills it.
+  explicit SpgemmHandle(SpgemmOptions const& options = {}) : options_(options) {}
+
+  /// The options given at construction.
+  SpgemmOptions const& options() const { return options_; }
+  /// Whether spgemm_symbolic() has run (C's structure is known).
+  bool has_structure() const { return state_.ready; }
+  /// C: after spgemm_symbolic() its row starts and columns are set and its
+  /// values allocated; after spgemm_numeric() it holds A B. Copies share the
+  /// arrays, so a later numeric phase overwrites the values they see.
+  matrix_type const& matrix() const { return state_.C; }
+  /// Number of nonzeros of C (0 before the symbolic phase).
+  std::int64_t nnz() const { return state_.ready ? state_.C.nnz() : 0; }
+  /// Multiply-adds of one numeric phase: the sum over the entries a_ik of A
+  /// of nnz(B row k). GFlop/s are usually counted as 2 of them per flop pair.
+  std::int64_t multiply_adds() const { return state_.multiply_adds; }
+  /// Multiply-adds per nonzero of C (0 for an empty C).
+  double compression_ratio() const {
+    return nnz() > 0 ? static_cast<double>(multiply_adds()) / static_cast<double>(nnz()) : 0.0;
+  }
+  /// Rows per accumulator in the numeric phase (from the exact row lengths).
+  SpgemmRowBins row_bins() const {
+    auto const& c = state_.bin_count;
+    return {c[0], c[1], c[2], c[3]};
+  }
+  /// Rows per accumulator in the symbolic phase (from the row bounds).
+  SpgemmRowBins symbolic_row_bins() const {
+    auto const& c = state_.symbolic_bin_count;
+    return {c[0], c[1], c[2], c[3]};
+  }
+  /// The memory the product takes (see SpgemmMemory).
+  SpgemmMemory const& memory() const { return state_.memory; }
+
+  /// Internal: the plan, for spgemm_symbolic() and spgemm_numeric().
+  detail::SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>& state() { return state_; }
+  /// Internal: the plan, read-only.
+  detail::SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset> const& state() const {
+    return state_;
+  }
+
+private:
+  SpgemmOptions options_;
+  detail::SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset> state_;
+};
+
+/// Symbolic phase of C = A B: the structure of C, kept in `handle`.
+///
+/// Steps, all on the device: a bound on the length of every row of C
+/// (min(sum over a_ik of nnz(B row k), num_cols of B)); a check that C fits
+/// the Offset type (`std::length_error` naming the sizes when even a lower
+/// bound on nnz(C) does not, before anything of C's size is allocated) and
+/// the memory limit (AllocationError naming the estimate); rows binned by
+/// their bound into accumulators (scratch hash table, scratch dense tiles,
+/// global pool); the exact length of every row; an exclusive scan into C's
+/// row starts; the allocation of C's columns and values, after the exact
+/// nnz(C) was checked again against Offset and the limit; the columns of
+/// every row (sorted unless the options say otherwise), so that the numeric
+/// phase, the one repeated, writes values only and never sorts.
+///
+/// Throws std::invalid_argument when A's columns and B's rows differ (naming
+/// both shapes). Synchronous: it reads counts back to the host.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+void spgemm_symbolic(ExecutionSpace const& exec,
+                     SpgemmHandle<Scalar, ExecutionSpace, Ordinal, Offset>& handle,
+                     CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+                     CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B) {
+  static_assert(Kokkos::is_execution_space<ExecutionSpace>::value,
+                "spmvkit::spgemm_symbolic: the first argument must be a Kokkos execution space");
+  detail::spgemm_symbolic_phase(exec, handle.options(), handle.state(), A, B);
+}
+
+/// Numeric phase of C = A B: the values of C, for the structure
+/// spgemm_symbolic() found. Returns C, which shares its arrays with
+/// handle.matrix().
+///
+/// A and B must have the patterns the symbolic phase saw (only their values
+/// may have changed); their shapes and nnz are checked (std::invalid_argument),
+/// the patterns are not (an entry whose column the symbolic phase did not
+/// see becomes NaN). May be repeated: each call overwrites C's values in
+/// place and allocates nothing. Asynchronous on exec.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
+spgemm_numeric(ExecutionSpace const& exec,
+               SpgemmHandle<Scalar, ExecutionSpace, Ordinal, Offset>& handle,
+               CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+               CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B) {
+  static_assert(Kokkos::is_execution_space<ExecutionSpace>::value,
+                "spmvkit::spgemm_numeric: the first argument must be a Kokkos execution space");
+  detail::spgemm_numeric_phase(exec, handle.options(), handle.state(), A, B);
+  return handle.matrix();
+}
+
+/// C = A B (A: m x k, B: k x n, C: m x n), both phases with a handle of its
+/// own. Columns sorted within rows unless options say otherwise. Throws like
+/// spgemm_symbolic(). The values of C are ready when exec is fenced.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
+spgemm(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+       CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B,
+       SpgemmOptions const& options = {}) {
+  SpgemmHandle<Scalar, ExecutionSpace, Ordinal, Offset> handle(options);
+  spgemm_symbolic(exec, handle, A, B);
+  return spgemm_numeric(exec, handle, A, B);
+}
+
+} // namespace spmvkit
+
+#endif

@@ -1,0 +1,68 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_OPERATIONS_SPGEMM_OPTIONS_HPP
+#define SPMVKIT_OPERATIONS_SPGEMM_OPTIONS_HPP
+
+/// \file
+/// The options of spgemm (operations/spgemm.hpp) and what a product reports
+/// about itself: rows per accumulator and memory.
+
+#include <cstdint>
+#include <string>
+
+namespace spmvkit {
+
+/// Options of spgemm() and SpgemmHandle.
+struct SpgemmOptions {
+  /// Sort the column indices within each row of C (default). Without sorting
+  /// the columns of a row come in an order that depends on the accumulator
+  /// (still the same from one numeric phase to the next); skip it only where
+  /// nothing downstream needs sorted rows.
+  bool sort_columns = true;
+  /// Bytes of device memory that C and SpGEMM's work arrays may take
+  /// together; a product that needs more is refused (AllocationError naming
+  /// the estimate) before C is allocated. 0 (default): the environment
+  /// variable SPMVKIT_MEMORY_LIMIT if set, else on host backends the memory
+  /// available now (MemAvailable in /proc/meminfo), else no limit beyond the
+  /// allocation itself (GPU backends: Kokkos does not report free memory).
+  std::uint64_t memory_limit = 0;
+};
+
+/// Rows of C per accumulator (the bins of rows, operations/detail/spgemm_kernels.hpp).
+struct SpgemmRowBins {
+  /// Rows without any product (empty rows of C).
+  std::int64_t empty = 0;
+  /// Rows accumulated in a hash table in team scratch.
+  std::int64_t hash = 0;
+  /// Rows accumulated in dense column tiles in team scratch.
+  std::int64_t dense = 0;
+  /// Rows accumulated in the global-memory pool.
+  std::int64_t global = 0;
+};
+
+/// The memory one product takes, in bytes, as the symbolic phase found it.
+/// A and B are not counted.
+struct SpgemmMemory {
+  /// C: row starts, column indices and values.
+  std::uint64_t output_bytes = 0;
+  /// What the handle keeps between phases besides C (row order by
+  /// accumulator, the numeric phase's global pool).
+  std::uint64_t workspace_bytes = 0;
+  /// The most device memory the symbolic phase held at once (row bounds,
+  /// bins, row order, C's row starts, the symbolic global pool).
+  std::uint64_t symbolic_peak_bytes = 0;
+  /// Team scratch (GPU shared memory) per team, the largest of any launch.
+  std::uint64_t team_scratch_bytes = 0;
+  /// The most device memory held at once: max(symbolic_peak_bytes,
+  /// output_bytes + workspace_bytes).
+  std::uint64_t peak_bytes = 0;
+  /// The limit the product was checked against (0: none known).
+  std::uint64_t limit_bytes = 0;
+  /// Where limit_bytes came from ("SpgemmOptions::memory_limit",
+  /// "SPMVKIT_MEMORY_LIMIT", "MemAvailable" or "none").
+  std::string limit_source;
+};
+
+} // namespace spmvkit
+
+#endif

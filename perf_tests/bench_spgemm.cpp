@@ -1,0 +1,253 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The spgemm benchmark family: C = A A of the FEM matrices (--spgemm-fem-n), R-MAT graphs
+// (--spgemm-rmat-scale) and the real matrices, by SpMVKit (spmvkit::spgemm) and by Kokkos
+// Kernels (its default algorithm: cuSPARSE on CUDA builds with that TPL), each timed in its
+// symbolic phase, its numeric phase (repeated on one structure) and both. Before anything is
+// timed, SpMVKit's C is checked against Kokkos Kernels' C: the same structure, and values within
+// 4 eps (longest row of A + 2) (|A| |A|)_ij.
+//
+// Names: spgemm/<precision>/<matrix>/<spmvkit|kk_default>/<symbolic|numeric|total>.
+// Counters: time_s (median), multiply_adds (the sum over a_ik of nnz(A row k)), GFlop/s
+// (2 multiply-adds per median time), nnz_A, nnz_C, compression (multiply-adds per nonzero of C),
+// output_bytes (C), and for SpMVKit peak_bytes and team_scratch_bytes (SpgemmMemory).
+
+#include "benchmarks.hpp"
+#include "options.hpp"
+#include "perf_common.hpp"
+
+#include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/operations/spgemm.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spmvkit::perf {
+
+namespace {
+
+enum class Phase { symbolic, numeric, total };
+char const* phase_name(Phase p) {
+  return p == Phase::symbolic ? "symbolic" : p == Phase::numeric ? "numeric" : "total";
+}
+
+/// Counts the rows of C where SpMVKit's C and Kokkos Kernels' C differ: other lengths, a column
+/// of Kokkos Kernels' row missing from SpMVKit's (sorted) row, or a value farther than
+/// tol * (|A||A|)_ij (`bound`, which has SpMVKit's structure) from SpMVKit's.
+template <class Scalar>
+struct CompareProducts {
+  Kokkos::View<const Offset*, Device> rs, kk_rs;
+  Kokkos::View<const Ordinal*, Device> ci, kk_ci;
+  Kokkos::View<const Scalar*, Device> v, kk_v, bound;
+  double tol;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal i, std::int64_t& bad) const {
+    const Offset b = rs(i), e = rs(i + 1);
+    if (e - b != kk_rs(i + 1) - kk_rs(i)) {
+      ++bad;
+      return;
+    }
+    for (Offset q = kk_rs(i); q < kk_rs(i + 1); ++q) {
+      const Ordinal c = kk_ci(q);
+      Offset lo = b, hi = e;
+      while (lo < hi) {
+        const Offset mid = lo + (hi - lo) / 2;
+        if (ci(mid) < c) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      const double d = static_cast<double>(kk_v(q)) - static_cast<double>(v(lo < e ? lo : b));
+      if (lo == e || ci(lo) != c || !((d < 0 ? -d : d) <= tol * static_cast<double>(bound(lo)))) {
+        ++bad;
+        return;
+      }
+    }
+  }
+};
+
+template <class Scalar>
+struct AbsValues {
+  Kokkos::View<Scalar*, Device> v;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const { v(k) = v(k) < 0 ? -v(k) : v(k); }
+};
+
+/// One matrix's products, kept while its benchmarks run (both implementations, all phases).
+template <class Scalar>
+struct SpgemmSetup {
+  Crs<Scalar> A;
+  KKMatrix<Scalar> kk_A;
+  SpgemmHandle<Scalar, Exec> handle;
+  KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
+  std::string error;
+
+  SpgemmSetup(Options const& o, MatrixSource const& source)
+      : A(load_matrix<Scalar>(o, source)), kk_A(to_kokkos_kernels(A)) {
+    const Exec exec;
+    if (A.num_rows() != A.num_cols()) {
+      error = "A is not square";
+      return;
+    }
+    spgemm_symbolic(exec, handle, A, A);
+    spgemm_numeric(exec, handle, A, A);
+    kk.symbolic(kk_A, kk_A);
+    kk.numeric(kk_A, kk_A);
+    exec.fence();
+    // The bound's matrix |A| |A| has C's structure, sorted like SpMVKit's C.
+    Crs<Scalar> abs_A = clone(A);
+    Kokkos::parallel_for("SpMVKit::perf::abs",
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                             exec, 0, static_cast<std::int64_t>(abs_A.nnz())),
+                         AbsValues<Scalar>{abs_A.values()});
+    const auto M = spgemm(exec, abs_A, abs_A);
+    auto const& C = handle.matrix();
+    auto const& K = kk.matrix();
+    const double tol = 4.0 * std::numeric_limits<Scalar>::epsilon() *
+                       (static_cast<double>(max_row_length(A)) + 2.0);
+    std::int64_t bad = 0;
+    Kokkos::parallel_reduce(
+        "SpMVKit::perf::compare_spgemm",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, C.num_rows()),
+        CompareProducts<Scalar>{C.row_starts(), K.graph.row_map, C.column_indices(),
+                                K.graph.entries, C.values(), K.values, M.values(), tol},
+        bad);
+    if (C.nnz() != static_cast<Offset>(K.nnz()) || bad > 0) {
+      error = "SpMVKit's C (nnz " + std::to_string(C.nnz()) +
+              ") differs from Kokkos Kernels' (nnz " + std::to_string(K.nnz()) + ") in " +
+              std::to_string(bad) + " rows";
+    }
+  }
+};
+
+template <class Scalar>
+SpgemmSetup<Scalar>& spgemm_setup(Options const& o, MatrixSource const& source) {
+  static std::unique_ptr<SpgemmSetup<Scalar>> setup;
+  static std::string key;
+  static bool registered = false;
+  if (!registered) {
+    registered = true;
+    register_cleanup([] {
+      setup.reset();
+      key.clear();
+    });
+  }
+  const std::string k = source.name + "|" + source.path;
+  if (!setup || key != k) {
+    setup.reset();
+    key.clear();
+    setup = std::make_unique<SpgemmSetup<Scalar>>(o, source);
+    key = k;
+  }
+  return *setup;
+}
+
+template <class Scalar>
+void bm_spgemm(benchmark::State& state, Options const& o, std::string const& name,
+               MatrixSource const& source, bool ours, Phase phase) {
+  try {
+    auto& s = spgemm_setup<Scalar>(o, source);
+    if (!s.error.empty()) {
+      record_failure(name + ": " + s.error);
+      state.SkipWithError((name + ": " + s.error).c_str());
+      return;
+    }
+    const Exec exec;
+    // Each iteration's product replaces the previous one, so at most two are alive at once.
+    SpgemmHandle<Scalar, Exec> handle;
+    KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
+    auto run = [&] {
+      if (ours) {
+        if (phase == Phase::numeric) {
+          spgemm_numeric(exec, s.handle, s.A, s.A);
+          return;
+        }
+        handle = SpgemmHandle<Scalar, Exec>();
+        spgemm_symbolic(exec, handle, s.A, s.A);
+        if (phase == Phase::total) spgemm_numeric(exec, handle, s.A, s.A);
+      } else {
+        if (phase == Phase::numeric) {
+          s.kk.numeric(s.kk_A, s.kk_A);
+          return;
+        }
+        kk.symbolic(s.kk_A, s.kk_A);
+        if (phase == Phase::total) kk.numeric(s.kk_A, s.kk_A);
+      }
+    };
+    for (int i = 0; i < std::max(1, o.warmup); ++i) run();
+    exec.fence();
+    std::vector<double> times;
+    for (auto _ : state) {
+      exec.fence();
+      Kokkos::Timer timer;
+      run();
+      exec.fence();
+      const double t = timer.seconds();
+      state.SetIterationTime(t);
+      times.push_back(t);
+    }
+    const double t = median(times);
+    const auto madds = static_cast<double>(s.handle.multiply_adds());
+    state.SetLabel(ours ? std::string("family=spgemm;format=spmvkit;phase=") + phase_name(phase)
+                        : std::string("family=kk;format=kk_default;phase=") + phase_name(phase));
+    state.counters["time_s"] = t;
+    state.counters["rows"] = static_cast<double>(s.A.num_rows());
+    state.counters["nnz_A"] = static_cast<double>(s.A.nnz());
+    state.counters["nnz_C"] = static_cast<double>(s.handle.nnz());
+    state.counters["multiply_adds"] = madds;
+    state.counters["compression"] = s.handle.compression_ratio();
+    state.counters["fem_N"] = source.fem_n;
+    state.counters["sizeof_scalar"] = sizeof(Scalar);
+    state.counters["output_bytes"] = static_cast<double>(s.handle.memory().output_bytes);
+    if (phase != Phase::symbolic) state.counters["GFlop/s"] = t > 0 ? 2.0 * madds / t / 1e9 : 0.0;
+    if (ours) {
+      state.counters["peak_bytes"] = static_cast<double>(s.handle.memory().peak_bytes);
+      state.counters["team_scratch_bytes"] =
+          static_cast<double>(s.handle.memory().team_scratch_bytes);
+      auto const bins = s.handle.row_bins();
+      state.counters["rows_hash"] = static_cast<double>(bins.hash);
+      state.counters["rows_dense"] = static_cast<double>(bins.dense);
+      state.counters["rows_global"] = static_cast<double>(bins.global);
+    }
+  } catch (std::exception const& e) {
+    record_failure(name + ": " + e.what());
+    state.SkipWithError((name + ": " + e.what()).c_str());
+  }
+}
+
+} // namespace
+
+template <class Scalar>
+void register_spgemm_benchmarks(std::shared_ptr<const Options> const& options,
+                                MatrixSource const& source) {
+  Options const& o = *options;
+  if (!source.in_spgemm || !o.has_family("spgemm")) return;
+  for (bool ours : {true, false}) {
+    for (Phase phase : {Phase::symbolic, Phase::numeric, Phase::total}) {
+      const std::string name = std::string("spgemm/") + precision_name<Scalar>() + "/" +
+                               source.name + "/" + (ours ? "spmvkit" : "kk_default") + "/" +
+                               phase_name(phase);
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [options, name, source, ours, phase](benchmark::State& st) {
+                                     bm_spgemm<Scalar>(st, *options, name, source, ours, phase);
+                                   })
+          ->UseManualTime()
+          ->MinTime(o.min_time)
+          ->Repetitions(std::min(o.repetitions, 3))
+          ->ReportAggregatesOnly(true)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
+template void register_spgemm_benchmarks<double>(std::shared_ptr<const Options> const&,
+                                                 MatrixSource const&);
+template void register_spgemm_benchmarks<float>(std::shared_ptr<const Options> const&,
+                                                MatrixSource const&);
+
+} // namespace spmvkit::perf

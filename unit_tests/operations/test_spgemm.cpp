@@ -1,0 +1,535 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// spgemm (operations/spgemm.hpp): C = A B against a long-double host reference
+// (exact structure, values within a precision-scaled bound) and Kokkos
+// Kernels' SpGEMM, on random, FEM, R-MAT-like and the shipped real matrices,
+// the degenerate shapes, every accumulator, offset overflow, the memory
+// limit, and repeated numeric phases.
+
+#include "test_utils.hpp"
+
+#include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/operations/spgemm.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using namespace spmvkit;
+using namespace spmvkit::test;
+
+template <class Config>
+class SpgemmTest : public ::testing::Test {};
+TYPED_TEST_SUITE(SpgemmTest, AllConfigs, ConfigNames);
+
+/// The product in long double, rows sorted, with each entry's error bound in
+/// precision Scalar: a few ulps per product summed (Higham's bound for a dot
+/// product of that length) times the sum of the products' magnitudes.
+template <class Scalar>
+struct HostProduct {
+  HostCrs C;
+  std::vector<long double> exact;
+  std::vector<long double> bound;
+};
+
+template <class Scalar>
+HostProduct<Scalar> host_product(HostCrs const& A, HostCrs const& B) {
+  HostProduct<Scalar> r;
+  r.C.rows = A.rows;
+  r.C.cols = B.cols;
+  const long double eps = std::numeric_limits<Scalar>::epsilon();
+  std::vector<long double> sum(static_cast<std::size_t>(B.cols)), mag(sum.size());
+  std::vector<std::int64_t> terms(sum.size()), seen;
+  std::vector<char> used(sum.size(), 0);
+  for (std::int64_t i = 0; i < A.rows; ++i) {
+    seen.clear();
+    for (std::int64_t ka = A.row_starts[i]; ka < A.row_starts[i + 1]; ++ka) {
+      const std::int64_t k = A.col[ka];
+      const long double a = static_cast<Scalar>(A.val[ka]);
+      for (std::int64_t kb = B.row_starts[k]; kb < B.row_starts[k + 1]; ++kb) {
+        const std::int64_t c = B.col[kb];
+        const long double p = a * static_cast<long double>(static_cast<Scalar>(B.val[kb]));
+        if (!used[c]) {
+          used[c] = 1;
+          seen.push_back(c);
+          sum[c] = mag[c] = 0;
+          terms[c] = 0;
+        }
+        sum[c] += p;
+        mag[c] += std::fabs(p);
+        ++terms[c];
+      }
+    }
+    std::sort(seen.begin(), seen.end());
+    for (auto c : seen) {
+      r.C.col.push_back(c);
+      r.C.val.push_back(static_cast<double>(sum[c]));
+      r.exact.push_back(sum[c]);
+      r.bound.push_back(4 * eps * static_cast<long double>(terms[c] + 2) * mag[c] +
+                        std::numeric_limits<Scalar>::min());
+      used[c] = 0;
+    }
+    r.C.row_starts.push_back(static_cast<std::int64_t>(r.C.col.size()));
+  }
+  return r;
+}
+
+/// Sorts each row's (column, value) pairs: for products whose rows come unsorted.
+inline void sort_rows(HostCrs& h) {
+  std::vector<std::pair<std::int64_t, double>> row;
+  for (std::int64_t i = 0; i < h.rows; ++i) {
+    row.clear();
+    for (auto k = h.row_starts[i]; k < h.row_starts[i + 1]; ++k)
+      row.push_back({h.col[k], h.val[k]});
+    std::sort(row.begin(), row.end());
+    for (std::size_t j = 0; j < row.size(); ++j) {
+      h.col[h.row_starts[i] + static_cast<std::int64_t>(j)] = row[j].first;
+      h.val[h.row_starts[i] + static_cast<std::int64_t>(j)] = row[j].second;
+    }
+  }
+}
+
+/// C (from the device, rows sorted unless `sorted` promises they are) against
+/// the reference: the same shape and structure, values within the bounds.
+template <class Scalar>
+::testing::AssertionResult matches_product(HostCrs got, HostProduct<Scalar> const& ref, bool sorted,
+                                           std::string const& what) {
+  if (!sorted) sort_rows(got);
+  if (got.rows != ref.C.rows || got.cols != ref.C.cols) {
+    return ::testing::AssertionFailure() << what << ": C is " << got.rows << " x " << got.cols
+                                         << ", expected " << ref.C.rows << " x " << ref.C.cols;
+  }
+  if (got.row_starts != ref.C.row_starts) {
+    for (std::int64_t i = 0; i < got.rows; ++i) {
+      const auto g = got.row_starts[i + 1] - got.row_starts[i];
+      const auto e = ref.C.row_starts[i + 1] - ref.C.row_starts[i];
+      if (g != e) {
+        return ::testing::AssertionFailure()
+               << what << ": row " << i << " has " << g << " entries, expected " << e;
+      }
+    }
+    return ::testing::AssertionFailure() << what << ": row starts differ";
+  }
+  std::ostringstream os;
+  std::int64_t bad = 0;
+  for (std::int64_t k = 0; k < ref.C.nnz(); ++k) {
+    const long double v = static_cast<Scalar>(got.val[k]);
+    const bool ok = got.col[k] == ref.C.col[k] && std::isfinite(got.val[k]) &&
+                    std::fabs(v - ref.exact[k]) <= ref.bound[k];
+    if (!ok && bad++ < 6) {
+      os << "\n  entry " << k << ": column " << got.col[k] << " value " << got.val[k]
+         << ", expected column " << ref.C.col[k] << " value " << static_cast<double>(ref.exact[k])
+         << " +- " << static_cast<double>(ref.bound[k]);
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << what << ": " << bad << " of " << ref.C.nnz() << " entries differ:" << os.str();
+}
+
+HostCrs transpose(HostCrs const& A) {
+  HostCrs T;
+  T.rows = A.cols;
+  T.cols = A.rows;
+  T.row_starts.assign(static_cast<std::size_t>(A.cols + 1), 0);
+  for (auto c : A.col) ++T.row_starts[c + 1];
+  for (std::int64_t i = 0; i < A.cols; ++i) T.row_starts[i + 1] += T.row_starts[i];
+  T.col.resize(A.col.size());
+  T.val.resize(A.val.size());
+  auto next = T.row_starts;
+  for (std::int64_t i = 0; i < A.rows; ++i) {
+    for (auto k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k) {
+      const auto p = next[A.col[k]]++;
+      T.col[p] = i;
+      T.val[p] = A.val[k];
+    }
+  }
+  return T;
+}
+
+/// R-MAT-like graph (recursive quadrant choices 0.57/0.19/0.19/0.05),
+/// duplicates removed, values in [-1, 1] without zero.
+HostCrs rmat_like(int scale, int edge_factor, unsigned seed) {
+  const std::int64_t n = std::int64_t(1) << scale;
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<std::pair<std::int64_t, std::int64_t>> edges;
+  for (std::int64_t e = 0; e < n * edge_factor; ++e) {
+    std::int64_t r = 0, c = 0;
+    for (int l = 0; l < scale; ++l) {
+      const double x = u(gen);
+      const int q = x < 0.57 ? 0 : x < 0.76 ? 1 : x < 0.95 ? 2 : 3;
+      r = 2 * r + (q >> 1);
+      c = 2 * c + (q & 1);
+    }
+    edges.push_back({r, c});
+  }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  HostCrs h = from_entries(n, n, edges);
+  for (auto& v : h.val) v = (u(gen) < 0.5 ? -1 : 1) * (0.05 + u(gen));
+  return h;
+}
+
+/// spgemm through the handle against the reference and, where both factors
+/// have entries, Kokkos Kernels (same structure after sorting its rows, values
+/// within the same bounds). Returns the handle for further checks.
+template <class Scalar, class Exec, class Offset = int>
+SpgemmHandle<Scalar, Exec, int, Offset>
+check_spgemm(HostCrs const& ha, HostCrs const& hb, std::string const& what,
+             SpgemmOptions const& options = {}, bool with_kokkos_kernels = true,
+             int test_team_size = 0) {
+  const Exec exec;
+  auto A = make_device_crs<Scalar, Exec, int, Offset>(ha);
+  auto B = make_device_crs<Scalar, Exec, int, Offset>(hb);
+  const auto ref = host_product<Scalar>(ha, hb);
+  SpgemmHandle<Scalar, Exec, int, Offset> handle(options);
+  handle.state().test_team_size = test_team_size;
+  spgemm_symbolic(exec, handle, A, B);
+  EXPECT_TRUE(handle.has_structure());
+  EXPECT_EQ(handle.nnz(), ref.C.nnz()) << what;
+  auto C = spgemm_numeric(exec, handle, A, B);
+  exec.fence();
+  EXPECT_NO_THROW(check_structure(exec, C)) << what;
+  EXPECT_TRUE(matches_product<Scalar>(to_host(C), ref, options.sort_columns, what));
+  std::int64_t multiply_adds = 0;
+  for (std::int64_t i = 0; i < ha.rows; ++i) {
+    for (auto k = ha.row_starts[i]; k < ha.row_starts[i + 1]; ++k) {
+      multiply_adds += hb.row_starts[ha.col[k] + 1] - hb.row_starts[ha.col[k]];
+    }
+  }
+  EXPECT_EQ(handle.multiply_adds(), multiply_adds) << what;
+  EXPECT_GE(handle.memory().peak_bytes, handle.memory().output_bytes) << what;
+  if (with_kokkos_kernels && ha.nnz() > 0 && hb.nnz() > 0 && ha.rows > 0 && hb.cols > 0) {
+    using KK = kokkos_kernels_matrix_t<CrsMatrix<Scalar, Exec, int, Offset>>;
+    KokkosKernelsSpgemm<KK> kk;
+    kk.symbolic(to_kokkos_kernels(A), to_kokkos_kernels(B));
+    kk.numeric(to_kokkos_kernels(A), to_kokkos_kernels(B));
+    EXPECT_TRUE(matches_product<Scalar>(to_host(from_kokkos_kernels(kk.matrix())), ref, false,
+                                        what + " (Kokkos Kernels)"));
+  }
+  return handle;
+}
+
+std::vector<std::string> shipped_matrices() {
+  std::vector<std::string> out;
+  for (auto const& e : std::filesystem::directory_iterator(SPMVKIT_TEST_MATRIX_DIR)) {
+    const std::string p = e.path().string();
+    // email-Enron's square (hub rows of ~1400 entries) alone would take longer
+    // than this whole test; its rows are covered by the R-MAT-like graphs.
+    if (p.size() > 7 && p.compare(p.size() - 7, 7, ".mtx.gz") == 0 &&
+        p.find("email-Enron") == std::string::npos) {
+      out.push_back(p);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TYPED_TEST(SpgemmTest, RandomMatricesMatchReferenceAndKokkosKernels) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  // Rectangular, with empty rows and one long row.
+  check_spgemm<Scalar, Exec>(random_crs(300, 200, 12, 0.1, 150, 1),
+                             random_crs(200, 250, 10, 0.1, 200, 2), "random 300x200 * 200x250");
+  SpgemmOptions unsorted;
+  unsorted.sort_columns = false;
+  check_spgemm<Scalar, Exec>(random_crs(300, 200, 12, 0.1, 150, 3),
+                             random_crs(200, 250, 10, 0.1, 200, 4), "random, unsorted", unsorted);
+}
+
+TYPED_TEST(SpgemmTest, FemSquareMatchesReferenceAndKokkosKernels) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto A = to_host(make_fem_poisson_crs<Scalar, Exec>(Exec(), 8));
+  auto h = check_spgemm<Scalar, Exec>(A, A, "FEM N=8 A*A");
+  // Q1 stencils: an interior row of A*A reaches the 5 x 5 x 5 neighbourhood
+  // through 27 x 27 products.
+  auto const rs = to_host(h.matrix()).row_starts;
+  std::int64_t longest = 0;
+  for (std::size_t i = 0; i + 1 < rs.size(); ++i) longest = std::max(longest, rs[i + 1] - rs[i]);
+  EXPECT_EQ(longest, 125);
+  EXPECT_GT(h.compression_ratio(), 1.0);
+}
+
+TYPED_TEST(SpgemmTest, ShippedRealMatricesSquareAndTimesTranspose) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto files = shipped_matrices();
+  ASSERT_GE(files.size(), 3u) << "the shipped matrices are missing from "
+                              << SPMVKIT_TEST_MATRIX_DIR;
+  for (auto const& f : files) {
+    const auto A = to_host(read_matrix_market<Scalar, Exec>(f));
+    check_spgemm<Scalar, Exec>(A, A, f + ": A*A");
+    // A A^T differs from A A only for unsymmetric patterns or values.
+    const auto T = transpose(A);
+    if (T.col != A.col || T.val != A.val) check_spgemm<Scalar, Exec>(A, T, f + ": A*A^T");
+  }
+}
+
+TYPED_TEST(SpgemmTest, RmatLikeGraphs) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto G = rmat_like(10, 8, 7);
+  check_spgemm<Scalar, Exec>(G, G, "R-MAT-like scale 10: A*A");
+  check_spgemm<Scalar, Exec>(G, transpose(G), "R-MAT-like scale 10: A*A^T");
+}
+
+// Rows long enough for each accumulator on every backend: a row of A that
+// reads 150 rows of B of 100 entries each has a bound of 15000 (over 10^4
+// distinct columns), beyond the scratch hash table; with 20000 columns B fits
+// the dense tiles, with 300000 it does not and the row goes to the global
+// pool (with 9000, on GPUs, to the global pool's dense arrays).
+std::pair<HostCrs, HostCrs> long_row_product(std::int64_t n) {
+  HostCrs A = random_crs(60, 400, 6, 0.2, 100, 11);
+  HostCrs B = random_crs(400, n, 4, 0.1, 0, 12);
+  // Rows 0-149 of B get 100 entries each, spread over all columns.
+  std::vector<std::pair<std::int64_t, std::int64_t>> entries;
+  std::mt19937_64 gen(5);
+  std::uniform_int_distribution<std::int64_t> col(0, n - 1);
+  for (std::int64_t i = 0; i < B.rows; ++i) {
+    std::vector<std::int64_t> cs(B.col.begin() + B.row_starts[i],
+                                 B.col.begin() + B.row_starts[i + 1]);
+    if (i < 150) {
+      while (cs.size() < 100) {
+        const auto c = col(gen);
+        if (std::find(cs.begin(), cs.end(), c) == cs.end()) cs.push_back(c);
+      }
+      std::sort(cs.begin(), cs.end());
+    }
+    for (auto c : cs) entries.push_back({i, c});
+  }
+  B = from_entries(400, n, entries);
+  // The long row of A reads rows 0-149 of B.
+  std::vector<std::pair<std::int64_t, std::int64_t>> a_entries;
+  for (std::int64_t i = 0; i < A.rows; ++i) {
+    if (i == 30) {
+      for (std::int64_t k = 0; k < 150; ++k) a_entries.push_back({i, k});
+    } else {
+      for (auto k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k) {
+        a_entries.push_back({i, A.col[k]});
+      }
+    }
+  }
+  return {from_entries(60, 400, a_entries), B};
+}
+
+TYPED_TEST(SpgemmTest, EveryAccumulatorIsExercised) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  bool saw_dense = false, saw_global = false;
+  for (std::int64_t n : {std::int64_t(20000), std::int64_t(300000), std::int64_t(9000)}) {
+    auto const [A, B] = long_row_product(n);
+    for (bool sorted : {true, false}) {
+      SpgemmOptions o;
+      o.sort_columns = sorted;
+      auto h =
+          check_spgemm<Scalar, Exec>(A, B, "accumulators, n = " + std::to_string(n), o, sorted);
+      for (auto const& bins : {h.row_bins(), h.symbolic_row_bins()}) {
+        EXPECT_GT(bins.hash, 0);
+        EXPECT_EQ(bins.empty + bins.hash + bins.dense + bins.global, A.rows);
+        saw_dense = saw_dense || bins.dense > 0;
+        saw_global = saw_global || bins.global > 0;
+      }
+    }
+  }
+  EXPECT_TRUE(saw_dense);
+  EXPECT_TRUE(saw_global);
+}
+
+struct NoWork {
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const&) const {}
+};
+
+// The concurrent code path (atomic insertion, team bitonic sort, segmented
+// ordered writes by several threads), which GPUs take, run here with teams of
+// one thread and of as many as the backend allows (at most 4), through every
+// accumulator, sorted and not.
+TYPED_TEST(SpgemmTest, ConcurrentPathOnEveryBackend) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const int most = std::min(
+      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  std::vector<int> sizes{1};
+  if (most > 1) sizes.push_back(most);
+  for (int team : sizes) {
+    for (bool sorted : {true, false}) {
+      SpgemmOptions o;
+      o.sort_columns = sorted;
+      const std::string what = "team of " + std::to_string(team) + (sorted ? "" : ", unsorted");
+      check_spgemm<Scalar, Exec>(random_crs(300, 200, 12, 0.1, 150, 1),
+                                 random_crs(200, 250, 10, 0.1, 200, 2), "random, " + what, o, false,
+                                 team);
+      for (std::int64_t n : {std::int64_t(20000), std::int64_t(300000), std::int64_t(9000)}) {
+        auto const [A, B] = long_row_product(n);
+        check_spgemm<Scalar, Exec>(A, B, "long rows, n = " + std::to_string(n) + ", " + what, o,
+                                   false, team);
+      }
+      check_spgemm<Scalar, Exec>(from_entries(4, 3, {{0, 0}, {0, 2}, {2, 1}}),
+                                 from_entries(3, 5, {{0, 1}, {1, 0}, {2, 2}, {2, 1}}),
+                                 "empty rows, " + what, o, false, team);
+    }
+  }
+}
+
+TYPED_TEST(SpgemmTest, EmptyRowsColumnsAndDegenerateShapes) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  // Empty rows in A, empty columns in B (columns 3 and 4 never appear).
+  const HostCrs A = from_entries(4, 3, {{0, 0}, {0, 2}, {2, 1}});
+  const HostCrs B = from_entries(3, 5, {{0, 1}, {1, 0}, {2, 2}, {2, 1}});
+  check_spgemm<Scalar, Exec>(A, B, "empty rows and columns");
+  // 0 x k times k x 0, m x 0 times 0 x n, 0 x 0 times 0 x 0, all-zero factors.
+  check_spgemm<Scalar, Exec>(from_entries(0, 7, {}), from_entries(7, 0, {}), "0x7 * 7x0");
+  check_spgemm<Scalar, Exec>(from_entries(5, 0, {}), from_entries(0, 6, {}), "5x0 * 0x6");
+  check_spgemm<Scalar, Exec>(from_entries(0, 0, {}), from_entries(0, 0, {}), "0x0 * 0x0");
+  check_spgemm<Scalar, Exec>(from_entries(5, 4, {}), from_entries(4, 6, {}), "zero factors");
+  auto C = spgemm(Exec(), make_device_crs<Scalar, Exec>(from_entries(0, 7, {})),
+                  make_device_crs<Scalar, Exec>(from_entries(7, 0, {})));
+  EXPECT_EQ(C.num_rows(), 0);
+  EXPECT_EQ(C.num_cols(), 0);
+  EXPECT_EQ(C.nnz(), 0);
+}
+
+TYPED_TEST(SpgemmTest, DenseRowTimesDenseColumnAndOuterProduct) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const std::int64_t k = 5000;
+  std::vector<std::pair<std::int64_t, std::int64_t>> row, column;
+  for (std::int64_t j = 0; j < k; ++j) {
+    row.push_back({0, j});
+    column.push_back({j, 0});
+  }
+  // 1 x k times k x 1: all 5000 products land in one entry.
+  check_spgemm<Scalar, Exec>(from_entries(1, k, row), from_entries(k, 1, column), "dot product");
+  // 300 x 1 times 1 x 300: a dense 300 x 300 C.
+  std::vector<std::pair<std::int64_t, std::int64_t>> c300, r300;
+  for (std::int64_t j = 0; j < 300; ++j) {
+    c300.push_back({j, 0});
+    r300.push_back({0, j});
+  }
+  auto h = check_spgemm<Scalar, Exec>(from_entries(300, 1, c300), from_entries(1, 300, r300),
+                                      "outer product");
+  EXPECT_EQ(h.nnz(), 300 * 300);
+  EXPECT_DOUBLE_EQ(h.compression_ratio(), 1.0);
+}
+
+// C = A B with A = 46341 x 1 and B = 1 x 46341, both all ones: C would be
+// dense with 46341^2 > 2^31 - 1 entries. The lower bound on nnz(C) already
+// overflows int offsets, so the error comes before C's counting or storage.
+TYPED_TEST(SpgemmTest, OffsetOverflowIsRefusedBeforeAllocation) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const std::int64_t n = 46341;
+  std::vector<std::pair<std::int64_t, std::int64_t>> column, row;
+  for (std::int64_t j = 0; j < n; ++j) {
+    column.push_back({j, 0});
+    row.push_back({0, j});
+  }
+  const auto A = make_device_crs<Scalar, Exec>(from_entries(n, 1, column));
+  const auto B = make_device_crs<Scalar, Exec>(from_entries(1, n, row));
+  SpgemmHandle<Scalar, Exec> handle;
+  try {
+    spgemm_symbolic(Exec(), handle, A, B);
+    FAIL() << "no std::length_error";
+  } catch (std::length_error const& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("2147488281"), std::string::npos) << what; // 46341^2
+    EXPECT_NE(what.find("46341 x 1"), std::string::npos) << what;
+    EXPECT_NE(what.find("Offset"), std::string::npos) << what;
+  }
+  EXPECT_FALSE(handle.has_structure());
+}
+
+TYPED_TEST(SpgemmTest, MemoryLimitAndDimensionMismatchAreClearErrors) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto A = make_device_crs<Scalar, Exec>(random_crs(200, 150, 10, 0.0, 0, 8));
+  const auto B = make_device_crs<Scalar, Exec>(random_crs(150, 100, 10, 0.0, 0, 9));
+  SpgemmOptions tight;
+  tight.memory_limit = 4096;
+  try {
+    spgemm(Exec(), A, B, tight);
+    FAIL() << "no AllocationError";
+  } catch (AllocationError const& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("needs an estimated"), std::string::npos) << what;
+    EXPECT_NE(what.find("SpgemmOptions::memory_limit"), std::string::npos) << what;
+  }
+  SpgemmOptions roomy;
+  roomy.memory_limit = std::uint64_t(1) << 30;
+  SpgemmHandle<Scalar, Exec> handle(roomy);
+  spgemm_symbolic(Exec(), handle, A, B);
+  EXPECT_EQ(handle.memory().limit_bytes, roomy.memory_limit);
+  EXPECT_LE(handle.memory().peak_bytes, roomy.memory_limit);
+  EXPECT_GT(handle.memory().output_bytes, 0u);
+  try {
+    spgemm(Exec(), A, A);
+    FAIL() << "no std::invalid_argument";
+  } catch (std::invalid_argument const& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("A is 200 x 150"), std::string::npos) << what;
+    EXPECT_NE(what.find("B is 200 x 150"), std::string::npos) << what;
+  }
+  SpgemmHandle<Scalar, Exec> fresh;
+  EXPECT_THROW(spgemm_numeric(Exec(), fresh, A, B), std::invalid_argument);
+  EXPECT_THROW(spgemm_numeric(Exec(), handle, B, B), std::invalid_argument);
+}
+
+// The numeric phase again with new values of A and B (same patterns): new
+// products in the same arrays, nothing reallocated.
+TYPED_TEST(SpgemmTest, NumericPhaseRepeatsWithNewValues) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const Exec exec;
+  HostCrs ha = random_crs(400, 300, 15, 0.05, 250, 13);
+  HostCrs hb = random_crs(300, 350, 15, 0.05, 300, 14);
+  auto A = make_device_crs<Scalar, Exec>(ha);
+  auto B = make_device_crs<Scalar, Exec>(hb);
+  SpgemmHandle<Scalar, Exec> handle;
+  spgemm_symbolic(exec, handle, A, B);
+  auto C1 = spgemm_numeric(exec, handle, A, B);
+  exec.fence();
+  ASSERT_TRUE(matches_product<Scalar>(to_host(C1), host_product<Scalar>(ha, hb), true, "first"));
+  auto const* cols = C1.column_indices().data();
+  auto const* vals = C1.values().data();
+  std::mt19937_64 gen(99);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  for (auto& v : ha.val) v = u(gen);
+  for (auto& v : hb.val) v = u(gen);
+  auto A2 = make_device_crs<Scalar, Exec>(ha);
+  auto B2 = make_device_crs<Scalar, Exec>(hb);
+  Kokkos::deep_copy(A.values(), A2.values());
+  Kokkos::deep_copy(B.values(), B2.values());
+  for (int round = 0; round < 2; ++round) {
+    auto C2 = spgemm_numeric(exec, handle, A, B);
+    exec.fence();
+    EXPECT_EQ(C2.column_indices().data(), cols);
+    EXPECT_EQ(C2.values().data(), vals);
+    EXPECT_TRUE(matches_product<Scalar>(to_host(C2), host_product<Scalar>(ha, hb), true,
+                                        "new values, round " + std::to_string(round)));
+  }
+}
+
+TYPED_TEST(SpgemmTest, WideOffsets) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  check_spgemm<Scalar, Exec, std::int64_t>(random_crs(120, 90, 9, 0.1, 80, 15),
+                                           random_crs(90, 130, 9, 0.1, 60, 16), "int64 offsets");
+}
+
+} // namespace
