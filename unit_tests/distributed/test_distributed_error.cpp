@@ -5,7 +5,9 @@
 #include "mpi_test_utils.hpp"
 
 #include <spmvkit/distributed/distributed_error.hpp>
+#include <spmvkit/distributed/distributed_fem.hpp>
 #include <spmvkit/distributed/distributed_matrix.hpp>
+#include <spmvkit/solvers/cg.hpp>
 
 #include <gtest/gtest.h>
 
@@ -80,6 +82,23 @@ TEST(DistributedErrorTest, AFailedAllocationOnOneRankStopsEveryRank) {
   });
   EXPECT_NE(message.find("failed on rank " + std::to_string(p - 1)), std::string::npos) << message;
   EXPECT_NE(message.find("cannot allocate"), std::string::npos) << message;
+  EXPECT_TRUE(same_text_on_all_ranks(message));
+}
+
+TEST(DistributedErrorTest, ABadArgumentOfCgOnOneRankStopsEveryRank) {
+  Kokkos::DefaultExecutionSpace exec;
+  const std::int64_t N = 6;
+  auto part = fem_poisson_partition(MPI_COMM_WORLD, exec, N);
+  auto A = make_distributed_fem_poisson<CrsFormat, double>(part, exec, N);
+  auto b = distributed_fem_poisson_rhs<double>(exec, part, N);
+  // The last rank's x is one entry short.
+  const bool short_x = part.rank() == part.size() - 1;
+  decltype(b) x("x", part.local_rows() - (short_x ? 1 : 0));
+  const std::string message = error_of([&] { cg(exec, A, b, x); });
+  EXPECT_NE(message.find("spmvkit::cg failed on rank " + std::to_string(part.size() - 1)),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("b and x of matching size"), std::string::npos) << message;
   EXPECT_TRUE(same_text_on_all_ranks(message));
 }
 

@@ -49,7 +49,9 @@ void expect_product_matches(std::string const& path, DistributedReadOptions cons
   auto A1 = read_matrix_market<double, Exec>(path);
   const auto& part = A.partition();
   ASSERT_EQ(part.global_rows(), A1.num_rows());
-  if (!options.offsets.empty()) EXPECT_EQ(part.offsets(), options.offsets);
+  if (!options.offsets.empty()) {
+    EXPECT_EQ(part.offsets(), options.offsets);
+  }
   Vector xg("x", A1.num_rows()), yg("y", A1.num_rows());
   auto xh = Kokkos::create_mirror_view(xg);
   for (std::int64_t i = 0; i < A1.num_rows(); ++i) xh(i) = test_x(i);

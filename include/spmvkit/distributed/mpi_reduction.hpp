@@ -20,6 +20,7 @@
 
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 namespace spmvkit {
 
@@ -93,6 +94,14 @@ public:
       // The host buffer is reused by the next begin: the copy must have read it.
       exec.fence();
     }
+  }
+
+  /// Returns when `error` is empty on every rank; otherwise every rank throws
+  /// the same DistributedError naming `step` and the lowest failing rank's
+  /// message. Collective. CG calls it after its argument checks and
+  /// allocations, so that one rank's failure stops all of them.
+  void agree_on_errors(char const* step, std::string const& error) const {
+    detail::agree_on_errors(comm_, step, error);
   }
 
   /// The communicator summed over.

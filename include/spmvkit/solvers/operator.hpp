@@ -27,7 +27,11 @@
 /// device all-reduce into `all_reduce_begin(exec, device_sums, count)` and
 /// `all_reduce_end(exec)`: the pipelined CG then posts its one all-reduce per
 /// iteration and runs the next apply before waiting for it (MpiReduction of
-/// distributed/mpi_reduction.hpp does so with MPI_Iallreduce).
+/// distributed/mpi_reduction.hpp does so with MPI_Iallreduce). A policy of
+/// several processes may also provide `agree_on_errors(step, message)`,
+/// collective, throwing the same exception everywhere when any process has a
+/// message: the solver then reports its argument checks and allocations
+/// through it, so that one process's failure does not hang the others.
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/operations/spmv.hpp>
 

@@ -152,6 +152,16 @@ struct has_split_all_reduce<
                 decltype(std::declval<Reduction&>().all_reduce_end(std::declval<Exec const&>()))>>
     : std::true_type {};
 
+// A reduction policy of several processes may also agree on set-up errors:
+// agree_on_errors(step, message) returns when no process failed and
+// otherwise throws the same exception on every process (MpiReduction).
+template <class Reduction, class = void>
+struct has_error_agreement : std::false_type {};
+template <class Reduction>
+struct has_error_agreement<Reduction,
+                           std::void_t<decltype(std::declval<Reduction const&>().agree_on_errors(
+                               "", std::declval<std::string const&>()))>> : std::true_type {};
+
 /// One CG solve: the arguments are checked and the work vectors allocated at
 /// construction; solve() runs start, iterations, the true-residual check and
 /// any residual replacement. Op may be const (applies are then const calls).
@@ -195,6 +205,24 @@ public:
   CgSolver(ExecSpace const& exec, Op& op, BView const& b, XView const& x, CgOptions const& opts)
       : op_(op), opts_(opts), n_(op.num_rows()), pipelined_(opts.variant == CgVariant::pipelined),
         w_(exec, b, x, op.reduction()) {
+    if constexpr (has_error_agreement<Reduction>::value) {
+      // A distributed solve: a rank whose checks or allocations fail must not
+      // leave the others waiting in the first all-reduce.
+      std::string error;
+      try {
+        set_up(exec, op, b, x, opts);
+      } catch (std::exception const& e) {
+        error = e.what();
+      }
+      w_.reduction.agree_on_errors("spmvkit::cg", error);
+    } else {
+      set_up(exec, op, b, x, opts);
+    }
+  }
+
+private:
+  void set_up(ExecSpace const& exec, Op& op, BView const& b, XView const& x,
+              CgOptions const& opts) {
     if (op.num_cols() != n_ || static_cast<std::int64_t>(b.extent(0)) != n_ ||
         static_cast<std::int64_t>(x.extent(0)) != n_) {
       throw std::invalid_argument(
@@ -261,6 +289,7 @@ public:
     w_.stopped = Flag("SpMVKit::cg::stopped");
   }
 
+public:
   CgResult solve() {
     Kokkos::Timer total_timer;
     auto done = [&](CgStatus status, std::string message) {
