@@ -23,7 +23,8 @@
 #
 # Required: -DSPMVKIT_BINARY_DIR -DSPMVKIT_SOURCE_DIR -DDOWNSTREAM_SOURCE_DIR -DWORK_DIR
 #           -DCXX_COMPILER -DKokkos_DIR -DKokkosKernels_DIR
-# Optional: -DBUILD_CONFIG -DGENERATOR -DCXX_STANDARD -DCXX_EXTENSIONS
+# Optional: -DBUILD_CONFIG -DGENERATOR -DCXX_STANDARD -DCXX_EXTENSIONS, and with the distributed
+#           module -DWITH_MPI=ON -DMPIEXEC -DMPIRUN_FLAGS -DMPI_ENVIRONMENT ('|'-separated lists)
 cmake_minimum_required(VERSION 3.16...3.25)
 
 foreach(var SPMVKIT_BINARY_DIR SPMVKIT_SOURCE_DIR DOWNSTREAM_SOURCE_DIR WORK_DIR CXX_COMPILER
@@ -164,6 +165,26 @@ if(BUILD_CONFIG AND warned)
 endif()
 expect_under("${build_release}" Kokkos_DIR "${Kokkos_DIR}")
 build_and_run("${build_release}" "${BUILD_CONFIG}")
+
+# 1b. With the distributed module: a consumer asking for the component mpi builds app_mpi and
+#     runs it on 2 ranks (MPIEXEC, MPIRUN_FLAGS: how this build runs mpirun; MPI_ENVIRONMENT).
+if(WITH_MPI)
+  set(build_mpi "${WORK_DIR}/consumer-mpi")
+  set(mpi_args ${release_args})
+  list(TRANSFORM mpi_args REPLACE "^${build_release}$" "${build_mpi}")
+  run_step("1b. configure a consumer of SpMVKit::mpi" ${clean_env} "${CMAKE_COMMAND}" ${mpi_args}
+           -DDOWNSTREAM_MPI=ON)
+  build_and_run("${build_mpi}" "${BUILD_CONFIG}")
+  if(BUILD_CONFIG AND EXISTS "${build_mpi}/${BUILD_CONFIG}/app_mpi${CMAKE_EXECUTABLE_SUFFIX}")
+    set(app_mpi "${build_mpi}/${BUILD_CONFIG}/app_mpi${CMAKE_EXECUTABLE_SUFFIX}")
+  else()
+    set(app_mpi "${build_mpi}/app_mpi${CMAKE_EXECUTABLE_SUFFIX}")
+  endif()
+  string(REPLACE "|" ";" mpi_flags "${MPIRUN_FLAGS}")
+  string(REPLACE "|" ";" mpi_env "${MPI_ENVIRONMENT}")
+  run_step("1b. run ${app_mpi} on 2 ranks" "${CMAKE_COMMAND}" -E env ${mpi_env} OMP_NUM_THREADS=1
+           "${MPIEXEC}" -n 2 ${mpi_flags} "${app_mpi}")
+endif()
 
 # -------------------------------------------------------------------------------------------
 # 2. and 3. Moved dependency prefixes

@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sets up SpMVKit's dependencies on a Debian 12 (bookworm) machine. Idempotent.
 #
-#  1. Installs the Debian packages the build needs (only those missing).
+#  1. Installs the Debian packages the build needs (only those missing), Open MPI included.
 #  2. Builds Kokkos and Kokkos Kernels 3.4.01 (OpenMP + Serial, Release, C++17, static, PIC)
 #     from Debian's `trilinos` source package (13.2.0) into
 #     ${SPMVKIT_DEPS_DIR:-$HOME/.cache/spmvkit}/kokkos-3.4.01, unless a complete build is cached.
@@ -19,8 +19,10 @@ set -euo pipefail
 
 readonly KOKKOS_VERSION=3.4.01
 readonly TRILINOS_VERSION=13.2.0
+# libopenmpi-dev and openmpi-bin: the optional distributed module (SPMVKIT_ENABLE_MPI) and its
+# tests, which ctest runs through mpirun on the CPU build.
 readonly PACKAGES=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
-  python3-matplotlib dpkg-dev xz-utils tar)
+  python3-matplotlib dpkg-dev xz-utils tar libopenmpi-dev openmpi-bin)
 # Only with --docs: the API reference is not part of the main job or the test suite, and Debian's
 # doxygen pulls in LLVM's libraries. No graphviz: the reference is built without dot graphs.
 readonly DOC_PACKAGES=(doxygen)

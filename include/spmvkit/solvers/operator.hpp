@@ -23,7 +23,15 @@
 /// products: `all_reduce(exec, device_sums, count)` on sums that live on the
 /// device, `all_reduce_host(host_sums, count)` on sums the host holds. A
 /// single-process operator needs nothing (LocalReduction); a distributed one
-/// sums over ranks, so the solver runs unchanged.
+/// sums over ranks, so the solver runs unchanged. A policy may also split the
+/// device all-reduce into `all_reduce_begin(exec, device_sums, count)` and
+/// `all_reduce_end(exec)`: the pipelined CG then posts its one all-reduce per
+/// iteration and runs the next apply before waiting for it (MpiReduction of
+/// distributed/mpi_reduction.hpp does so with MPI_Iallreduce). A policy of
+/// several processes may also provide `agree_on_errors(step, message)`,
+/// collective, throwing the same exception everywhere when any process has a
+/// message: the solver then reports its argument checks and allocations
+/// through it, so that one process's failure does not hang the others.
 ///
 /// Mixed precision. scalar_type is the type of the solver's vectors, which
 /// need not be the type the operator stores: MatrixOperator<Matrix, double>

@@ -138,6 +138,30 @@ struct FusedCgVectorOps {
   }
 };
 
+// A reduction policy may split its all-reduce in two, all_reduce_begin(exec,
+// sums, count) and all_reduce_end(exec), so that the pipelined CG posts it and
+// runs the next apply before waiting (MpiReduction: one MPI_Iallreduce per
+// iteration). Policies without the pair (LocalReduction) reduce at once.
+template <class Reduction, class Exec, class = void>
+struct has_split_all_reduce : std::false_type {};
+template <class Reduction, class Exec>
+struct has_split_all_reduce<
+    Reduction, Exec,
+    std::void_t<decltype(std::declval<Reduction&>().all_reduce_begin(std::declval<Exec const&>(),
+                                                                     std::declval<double*>(), 0)),
+                decltype(std::declval<Reduction&>().all_reduce_end(std::declval<Exec const&>()))>>
+    : std::true_type {};
+
+// A reduction policy of several processes may also agree on set-up errors:
+// agree_on_errors(step, message) returns when no process failed and
+// otherwise throws the same exception on every process (MpiReduction).
+template <class Reduction, class = void>
+struct has_error_agreement : std::false_type {};
+template <class Reduction>
+struct has_error_agreement<Reduction,
+                           std::void_t<decltype(std::declval<Reduction const&>().agree_on_errors(
+                               "", std::declval<std::string const&>()))>> : std::true_type {};
+
 /// One CG solve: the arguments are checked and the work vectors allocated at
 /// construction; solve() runs start, iterations, the true-residual check and
 /// any residual replacement. Op may be const (applies are then const calls).
@@ -183,6 +207,24 @@ public:
   CgSolver(ExecSpace const& exec, Op& op, BView const& b, XView const& x, CgOptions const& opts)
       : op_(op), opts_(opts), n_(op.num_rows()), pipelined_(opts.variant == CgVariant::pipelined),
         w_(exec, b, x, op.reduction()) {
+    if constexpr (has_error_agreement<Reduction>::value) {
+      // A distributed solve: a rank whose checks or allocations fail must not
+      // leave the others waiting in the first all-reduce.
+      std::string error;
+      try {
+        set_up(exec, op, b, x, opts);
+      } catch (std::exception const& e) {
+        error = e.what();
+      }
+      w_.reduction.agree_on_errors("spmvkit::cg", error);
+    } else {
+      set_up(exec, op, b, x, opts);
+    }
+  }
+
+private:
+  void set_up(ExecSpace const& exec, Op& op, BView const& b, XView const& x,
+              CgOptions const& opts) {
     if (op.num_cols() != n_ || static_cast<std::int64_t>(b.extent(0)) != n_ ||
         static_cast<std::int64_t>(x.extent(0)) != n_) {
       throw std::invalid_argument(
@@ -249,6 +291,7 @@ public:
     w_.stopped = Flag("SpMVKit::cg::stopped");
   }
 
+public:
   CgResult solve() {
     Kokkos::Timer total_timer;
     auto done = [&](CgStatus status, std::string message) {
@@ -444,6 +487,7 @@ private:
       const bool progress_due = opts_.progress_every > 0 && k % opts_.progress_every == 0;
       if (going && (k - first) % check_interval_ != 0 && k != opts_.max_iterations && !progress_due)
         continue;
+      finish_all_reduce();
       if constexpr (!VectorOps::host_scalars) {
         Kokkos::deep_copy(w_.exec, w_.host_scalars, w_.scalars);
       }
@@ -452,6 +496,7 @@ private:
       while (examined < k && status == CgStatus::iteration_limit)
         status = examine(++examined, elapsed);
     }
+    finish_all_reduce();
     w_.exec.fence();
     return status;
   }
@@ -461,7 +506,8 @@ private:
   /// recurrence vectors recomputed from x and p (PipeCgReplace*). Nothing here
   /// waits for the device.
   void pipelined_iteration(int k, int first) {
-    apply(pm_, pn_);
+    apply(pm_, pn_); // overlaps the all-reduce of record k - 1 when the policy splits it
+    finish_all_reduce();
     const int current = w_.layout.record(k);
     Kokkos::parallel_reduce(
         "SpMVKit::cg::pipelined_update", Range(w_.exec, 0, n_),
@@ -471,8 +517,9 @@ private:
                                           w_.threshold_sq, largest, w_.jacobi},
         DevicePipeRecord(reinterpret_cast<PipeCgRecord*>(w_.scalars.data() + current)));
     // The three sums; pᵀAp is formed from global values already.
-    w_.reduction.all_reduce(w_.exec, w_.scalars.data() + current, 3);
+    start_all_reduce(w_.scalars.data() + current, 3);
     if (k % replacement_interval_ != 0 || k == opts_.max_iterations) return;
+    finish_all_reduce();
     // t = A x into z (rebuilt last), with n as the copy of x.
     Kokkos::parallel_for("SpMVKit::cg::copy_x", Range(w_.exec, 0, n_),
                          CgCopy<XView, Vec>{w_.x, pn_});
@@ -495,6 +542,25 @@ private:
     Kokkos::parallel_for(
         "SpMVKit::cg::pipelined_replace_record", Range(w_.exec, 0, 1),
         PipeCgReplaceRecord<Scalars>{w_.scalars, current, scratch, w_.threshold_sq, largest});
+  }
+
+  /// Starts the all-reduce of `count` device sums: posted only, when the
+  /// reduction policy splits it (has_split_all_reduce), else done at once.
+  void start_all_reduce(double* sums, int count) {
+    if constexpr (has_split_all_reduce<Reduction, ExecSpace>::value) {
+      w_.reduction.all_reduce_begin(w_.exec, sums, count);
+      reduction_pending_ = true;
+    } else {
+      w_.reduction.all_reduce(w_.exec, sums, count);
+    }
+  }
+
+  /// Waits for the all-reduce start_all_reduce() posted, if any.
+  void finish_all_reduce() {
+    if constexpr (has_split_all_reduce<Reduction, ExecSpace>::value) {
+      if (reduction_pending_) w_.reduction.all_reduce_end(w_.exec);
+    }
+    reduction_pending_ = false;
   }
 
   /// What the host learns from iteration k's record (the same cg_verdict the
@@ -560,6 +626,7 @@ private:
   std::int64_t n_;
   bool pipelined_;
   bool rounding_breakdown_ = false; // pipelined pᵀAp failed after a good iteration
+  bool reduction_pending_ = false;  // an all-reduce posted by start_all_reduce
   int first_ = 0;                   // the iteration the last start began at
   int check_interval_ = 1, replacement_interval_ = automatic_replacement_interval;
   Work w_;

@@ -1,0 +1,119 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_DISTRIBUTED_DETAIL_BLOCK_SOURCES_HPP
+#define SPMVKIT_DISTRIBUTED_DETAIL_BLOCK_SOURCES_HPP
+
+// Row sources (core/format_concept.hpp) of the two blocks of a rank's rows,
+// read from a slab source (global columns): any format builds its blocks with
+// from_rows, on the device, without an intermediate CRS.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace spmvkit::detail {
+
+/// The entries of the slab whose column this rank owns, columns made local.
+template <class Slab, class Ordinal, class Offset>
+struct DiagonalBlockSource {
+  using value_type = typename Slab::value_type;
+  using ordinal_type = Ordinal;
+  using offset_type = Offset;
+  Slab slab;
+  std::int64_t first, end;
+  KOKKOS_INLINE_FUNCTION Ordinal length(Ordinal row) const {
+    Ordinal n = 0;
+    slab.for_each_entry(static_cast<std::int64_t>(row), [&](std::int64_t col, value_type) {
+      if (col >= first && col < end) ++n;
+    });
+    return n;
+  }
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_entry(Ordinal row, F&& f) const {
+    slab.for_each_entry(static_cast<std::int64_t>(row), [&](std::int64_t col, value_type v) {
+      if (col >= first && col < end) f(static_cast<Ordinal>(col - first), v);
+    });
+  }
+};
+
+/// The entries of the slab whose column another rank owns, the column
+/// replaced by its index among the sorted ghosts (a binary search): the
+/// off-process block, whose columns are the ghost vector's entries.
+template <class Slab, class Ordinal, class Offset, class Ghosts>
+struct OffProcessBlockSource {
+  using value_type = typename Slab::value_type;
+  using ordinal_type = Ordinal;
+  using offset_type = Offset;
+  Slab slab;
+  std::int64_t first, end;
+  Ghosts ghosts;
+  KOKKOS_INLINE_FUNCTION Ordinal length(Ordinal row) const {
+    Ordinal n = 0;
+    slab.for_each_entry(static_cast<std::int64_t>(row), [&](std::int64_t col, value_type) {
+      if (col < first || col >= end) ++n;
+    });
+    return n;
+  }
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_entry(Ordinal row, F&& f) const {
+    slab.for_each_entry(static_cast<std::int64_t>(row), [&](std::int64_t col, value_type v) {
+      if (col >= first && col < end) return;
+      std::int64_t lo = 0, hi = static_cast<std::int64_t>(ghosts.extent(0));
+      while (lo < hi) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (ghosts(mid) < col) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      f(static_cast<Ordinal>(lo), v);
+    });
+  }
+};
+
+/// Per row: the number of off-process entries (scanned into offsets) and the
+/// first row with a column outside [0, cols).
+template <class Slab, class Offsets>
+struct CountOffProcess {
+  Slab slab;
+  std::int64_t first, end, cols;
+  Offsets offsets; // rows + 1: exclusive prefix of the counts
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row, std::int64_t& sum, bool last) const {
+    if (last) offsets(row) = sum;
+    if (row == static_cast<std::int64_t>(offsets.extent(0)) - 1) return;
+    std::int64_t n = 0;
+    slab.for_each_entry(row, [&](std::int64_t col, typename Slab::value_type) {
+      if (col < first || col >= end) ++n;
+    });
+    sum += n;
+  }
+};
+
+template <class Slab>
+struct FindBadColumn {
+  Slab slab;
+  std::int64_t cols;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row, std::int64_t& bad) const {
+    slab.for_each_entry(row, [&](std::int64_t col, typename Slab::value_type) {
+      if ((col < 0 || col >= cols) && row < bad) bad = row;
+    });
+  }
+};
+
+template <class Slab, class Offsets, class Columns>
+struct CollectOffProcess {
+  Slab slab;
+  std::int64_t first, end;
+  Offsets offsets;
+  Columns columns;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row) const {
+    std::int64_t at = offsets(row);
+    slab.for_each_entry(row, [&](std::int64_t col, typename Slab::value_type) {
+      if (col < first || col >= end) columns(at++) = col;
+    });
+  }
+};
+
+} // namespace spmvkit::detail
+
+#endif

@@ -1,0 +1,331 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_DISTRIBUTED_DISTRIBUTED_MATRIX_HPP
+#define SPMVKIT_DISTRIBUTED_DISTRIBUTED_MATRIX_HPP
+
+/// \file
+/// A square matrix distributed over MPI ranks by contiguous rows
+/// (RowPartition). Rank r holds its rows as two matrices of any SpMVKit
+/// formats: the diagonal block (the columns it owns, numbered locally) and
+/// the off-process block (the other columns, compressed to the ghost entries
+/// it needs, sorted by global column). y = A x is
+///
+/// \verbatim
+///   halo.begin(x)                      pack, post MPI_Irecv / MPI_Isend
+///   y  = A_diag x                      queued on exec, runs while messages fly
+///   halo.end()                         wait (and unpack when staged)
+///   y += A_off ghosts                  spmv with beta = 1
+/// \endverbatim
+///
+/// (the overlap of PETSc's MPIAIJ and Ginkgo's distributed::Matrix). The
+/// matrix models the operator concept of solvers/operator.hpp with local
+/// sizes, and its reduction policy (MpiReduction) makes CG's dot products
+/// global, so spmvkit::cg solves the distributed system unchanged.
+///
+/// Built from a slab source: what a rank knows of its own rows, as device
+/// functions `for_each_entry(local_row, f)` calling `f(global_column, value)`
+/// (`std::int64_t` both) and a `value_type`. make_distributed_fem_poisson and
+/// read_distributed_matrix_market (distributed_fem.hpp,
+/// distributed_matrix_market.hpp) make one; a user brings their own to
+/// make_distributed_matrix. Longer than ~300 lines because the build (column
+/// scan, halo plan, both blocks) belongs with the class it fills.
+#include <spmvkit/core/format_concept.hpp>
+#include <spmvkit/core/memory.hpp>
+#include <spmvkit/distributed/detail/block_sources.hpp>
+#include <spmvkit/distributed/detail/mpi_utils.hpp>
+#include <spmvkit/distributed/halo_exchange.hpp>
+#include <spmvkit/distributed/mpi_reduction.hpp>
+#include <spmvkit/distributed/row_partition.hpp>
+#include <spmvkit/operations/spmv.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spmvkit {
+
+namespace detail {
+
+// The matrix's own duplicate of the user's communicator, so that halo
+// messages never match a user's; freed with the last copy of the matrix
+// unless MPI is already finalized (then there is nothing left to free).
+inline std::shared_ptr<MPI_Comm> duplicate_comm(MPI_Comm comm) {
+  auto dup = std::shared_ptr<MPI_Comm>(new MPI_Comm(MPI_COMM_NULL), [](MPI_Comm* c) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && *c != MPI_COMM_NULL) MPI_Comm_free(c);
+    delete c;
+  });
+  mpi_check(MPI_Comm_dup(comm, dup.get()), "MPI_Comm_dup");
+  return dup;
+}
+
+} // namespace detail
+
+/// A matrix distributed by contiguous rows over the ranks of a communicator;
+/// each rank holds its diagonal block in DiagFormat and its off-process block
+/// in OffFormat (any tags of formats/format_list.hpp).
+///
+/// An operator (solvers/operator.hpp) of the local rows: num_rows() and
+/// num_cols() are this rank's row count, apply() and diagonal() take this
+/// rank's entries of the vectors, reduction() sums over the ranks. Copies
+/// share the blocks and the halo buffers. Made by make_distributed_matrix,
+/// make_distributed_fem_poisson or read_distributed_matrix_market.
+template <class DiagFormat, class Scalar, class ExecSpace, class OffFormat = DiagFormat,
+          class Ordinal = int, class Offset = int>
+class DistributedMatrix {
+public:
+  /// The execution space of the blocks and vectors.
+  using execution_space = ExecSpace;
+  /// The value type.
+  using scalar_type = Scalar;
+  /// The local vectors of apply() and diagonal().
+  using vector_type =
+      Kokkos::View<Scalar*, Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>>;
+  /// The diagonal block's matrix type.
+  using diagonal_block_type = matrix_of_t<DiagFormat, Scalar, ExecSpace, Ordinal, Offset>;
+  /// The off-process block's matrix type.
+  using off_process_block_type = matrix_of_t<OffFormat, Scalar, ExecSpace, Ordinal, Offset>;
+  /// The halo exchange type.
+  using halo_type = HaloExchange<Scalar, ExecSpace, Ordinal>;
+
+  /// An empty matrix; assign a made one before use.
+  DistributedMatrix() = default;
+
+  /// Assembles the parts (make_distributed_matrix does the work).
+  DistributedMatrix(std::shared_ptr<MPI_Comm> comm, RowPartition partition,
+                    diagonal_block_type diag, off_process_block_type off, halo_type halo)
+      : comm_(std::move(comm)), partition_(std::move(partition)), diag_(std::move(diag)),
+        off_(std::move(off)), halo_(std::move(halo)), diag_options_(DiagFormat::options(diag_)),
+        off_options_(OffFormat::options(off_)) {}
+
+  /// This rank's rows.
+  std::int64_t num_rows() const { return partition_.local_rows(); }
+  /// This rank's columns of the diagonal block: its rows (the matrix is square).
+  std::int64_t num_cols() const { return partition_.local_rows(); }
+  /// The number of global rows (and columns).
+  std::int64_t global_rows() const { return partition_.global_rows(); }
+  /// The row partition.
+  RowPartition const& partition() const { return partition_; }
+  /// The diagonal block (local rows x local rows).
+  diagonal_block_type const& diagonal_block() const { return diag_; }
+  /// The off-process block (local rows x ghosts); empty when num_ghosts() is 0.
+  off_process_block_type const& off_process_block() const { return off_; }
+  /// The number of ghost entries this rank receives per apply.
+  std::int64_t num_ghosts() const { return halo_.received_entries(); }
+  /// The halo exchange (plan, buffers, bytes).
+  halo_type const& halo() const { return halo_; }
+  /// The communicator of the halo messages and reductions (the matrix's own
+  /// duplicate of the partition's).
+  MPI_Comm comm() const { return *comm_; }
+
+  /// y = A x for this rank's rows, with the exchange overlapped with the
+  /// diagonal block (see this file's documentation). x and y hold num_rows()
+  /// entries and must not alias. Collective: every rank must call it. Returns
+  /// with the off-process product queued on exec.
+  void apply(ExecSpace const& exec, vector_type const& x, vector_type const& y) const {
+    halo_.begin(exec, x);
+    spmv(exec, Scalar(1), diag_, x, Scalar(0), y, diag_options_);
+    halo_.end(exec);
+    if (num_ghosts() > 0) spmv(exec, Scalar(1), off_, halo_.ghosts(), Scalar(1), y, off_options_);
+  }
+
+  /// y = A_diag x: the diagonal block alone (local, no message); for
+  /// measuring what the overlap hides.
+  void apply_diagonal_block(ExecSpace const& exec, vector_type const& x,
+                            vector_type const& y) const {
+    spmv(exec, Scalar(1), diag_, x, Scalar(0), y, diag_options_);
+  }
+
+  /// d = this rank's part of diag(A): every diagonal entry lies in the
+  /// diagonal block. Asynchronous on exec.
+  void diagonal(ExecSpace const& exec, vector_type const& d) const {
+    DiagFormat::diagonal(exec, diag_, d);
+  }
+
+  /// The reduction policy: sums over the ranks (MpiReduction).
+  MpiReduction reduction() const { return MpiReduction(*comm_); }
+
+  /// The byte model of one local apply: both blocks (their own byte models,
+  /// the off-process block reading the ghosts as its x) plus the halo buffers
+  /// packed and received.
+  SpmvBytes bytes() const {
+    SpmvBytes b = DiagFormat::bytes(diag_);
+    if (num_ghosts() > 0) {
+      const SpmvBytes o = OffFormat::bytes(off_);
+      b.matrix += o.matrix;
+      b.x += o.x + halo_.bytes();
+      b.y += o.y; // y read and written again
+    }
+    return b;
+  }
+
+private:
+  std::shared_ptr<MPI_Comm> comm_;
+  RowPartition partition_;
+  diagonal_block_type diag_;
+  off_process_block_type off_;
+  halo_type halo_;
+  typename DiagFormat::options_type diag_options_;
+  typename OffFormat::options_type off_options_;
+};
+
+/// Builds a DistributedMatrix from each rank's slab of rows. Collective.
+///
+/// \param partition the row partition (every rank passes its own copy of the same)
+/// \param exec      execution space instance the build runs on
+/// \param slab      this rank's rows: `value_type` and the device function
+///                  `for_each_entry(std::int64_t local_row, f)` calling
+///                  `f(std::int64_t global_column, value_type value)` per entry
+/// \param diag_options, off_options the formats' options for the two blocks
+/// \param halo_options GPU-aware MPI or staging (HaloOptions)
+///
+/// Throws DistributedError on every rank when any rank fails: a column
+/// outside [0, global rows) (naming the global row), a block too large for
+/// Ordinal/Offset, an allocation, or a format's from_rows. Cost: two passes
+/// over the slab for the column scan, what the formats' from_rows cost, a sort
+/// of the off-process columns on the host, and an all-to-all of p counts plus
+/// one message per neighbour.
+template <class DiagFormat, class OffFormat = DiagFormat, class Ordinal = int, class Offset = int,
+          class ExecSpace, class Slab>
+DistributedMatrix<DiagFormat, typename Slab::value_type, ExecSpace, OffFormat, Ordinal, Offset>
+make_distributed_matrix(RowPartition const& partition, ExecSpace const& exec, Slab const& slab,
+                        typename DiagFormat::options_type const& diag_options = {},
+                        typename OffFormat::options_type const& off_options = {},
+                        HaloOptions const& halo_options = {}) {
+  using Scalar = typename Slab::value_type;
+  using Result = DistributedMatrix<DiagFormat, Scalar, ExecSpace, OffFormat, Ordinal, Offset>;
+  using Device = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
+  using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+  using Index64 = Kokkos::View<std::int64_t*, Device>;
+  static_assert(check_format<DiagFormat, Scalar, ExecSpace>());
+  static_assert(check_format<OffFormat, Scalar, ExecSpace>());
+  constexpr char const* where = "spmvkit::make_distributed_matrix";
+  MPI_Comm comm = partition.comm();
+  const int p = partition.size(), rank = partition.rank();
+  const std::int64_t m = partition.local_rows(), first = partition.first_row(), end = first + m,
+                     cols = partition.global_rows();
+
+  // 1. The off-process columns of this rank, sorted and unique: the ghosts.
+  std::vector<std::int64_t> ghosts;
+  std::vector<int> receive_counts(static_cast<std::size_t>(p), 0);
+  detail::collective_step(comm, "spmvkit::make_distributed_matrix (column scan)", [&] {
+    detail::checked_index<Ordinal>(m, "local rows", where);
+    detail::checked_index<Offset>(m, "local rows", where);
+    // The first allocation before the first pass: a rank given more rows than
+    // it can hold stops here, not after a pass over them.
+    auto offsets = detail::allocate_view<Index64>(exec, "SpMVKit::distributed::off_offsets", m + 1);
+    std::int64_t bad = m;
+    Kokkos::parallel_reduce("SpMVKit::distributed::check_columns", Range(exec, 0, m),
+                            detail::FindBadColumn<Slab>{slab, cols},
+                            Kokkos::Min<std::int64_t>(bad));
+    if (bad < m) {
+      throw std::invalid_argument(std::string(where) + ": global row " +
+                                  std::to_string(first + bad) + " has a column outside [0, " +
+                                  std::to_string(cols) +
+                                  ") (the matrix must be square, global rows x global rows)");
+    }
+    std::int64_t total = 0;
+    Kokkos::parallel_scan("SpMVKit::distributed::count_off_process", Range(exec, 0, m + 1),
+                          detail::CountOffProcess<Slab, Index64>{slab, first, end, cols, offsets},
+                          total);
+    auto columns = detail::allocate_view<Index64>(exec, "SpMVKit::distributed::off_columns", total);
+    Kokkos::parallel_for(
+        "SpMVKit::distributed::collect_off_process", Range(exec, 0, m),
+        detail::CollectOffProcess<Slab, Index64, Index64>{slab, first, end, offsets, columns});
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), columns);
+    ghosts.assign(host.data(), host.data() + host.extent(0));
+    std::sort(ghosts.begin(), ghosts.end());
+    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+    detail::checked_index<Ordinal>(static_cast<std::int64_t>(ghosts.size()), "ghost entries",
+                                   where);
+    for (std::int64_t g : ghosts) ++receive_counts[static_cast<std::size_t>(partition.owner(g))];
+  });
+
+  // 2. Tell every owner what this rank needs; learn what to send.
+  std::vector<int> send_counts(static_cast<std::size_t>(p), 0);
+  detail::mpi_check(
+      MPI_Alltoall(receive_counts.data(), 1, MPI_INT, send_counts.data(), 1, MPI_INT, comm),
+      "MPI_Alltoall");
+  std::vector<HaloNeighbour> sends, receives;
+  std::int64_t sent = 0, received = 0;
+  for (int r = 0; r < p; ++r) {
+    if (send_counts[static_cast<std::size_t>(r)] > 0) {
+      sends.push_back({r, sent, send_counts[static_cast<std::size_t>(r)]});
+      sent += send_counts[static_cast<std::size_t>(r)];
+    }
+    if (receive_counts[static_cast<std::size_t>(r)] > 0) {
+      receives.push_back({r, received, receive_counts[static_cast<std::size_t>(r)]});
+      received += receive_counts[static_cast<std::size_t>(r)];
+    }
+  }
+  std::vector<std::int64_t> requested(static_cast<std::size_t>(sent));
+  {
+    std::vector<MPI_Request> requests(sends.size() + receives.size());
+    std::size_t i = 0;
+    for (auto const& nb : sends) {
+      detail::mpi_check(MPI_Irecv(requested.data() + nb.offset, static_cast<int>(nb.count),
+                                  MPI_INT64_T, nb.rank, 0, comm, &requests[i++]),
+                        "MPI_Irecv");
+    }
+    for (auto const& nb : receives) {
+      detail::mpi_check(MPI_Isend(ghosts.data() + nb.offset, static_cast<int>(nb.count),
+                                  MPI_INT64_T, nb.rank, 0, comm, &requests[i++]),
+                        "MPI_Isend");
+    }
+    detail::mpi_check(
+        MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+        "MPI_Waitall");
+  }
+
+  // 3. Both blocks from the slab, and the halo buffers.
+  auto comm_dup = detail::duplicate_comm(comm);
+  Result result;
+  detail::collective_step(comm, "spmvkit::make_distributed_matrix (blocks)", [&] {
+    using SendIndices = typename Result::halo_type::index_type;
+    auto send_indices =
+        detail::allocate_view<SendIndices>(exec, "SpMVKit::distributed::halo_send_indices", sent);
+    auto send_host = Kokkos::create_mirror_view(send_indices);
+    for (std::int64_t k = 0; k < sent; ++k) {
+      const std::int64_t g = requested[static_cast<std::size_t>(k)];
+      if (g < first || g >= end) {
+        throw std::logic_error(std::string(where) + ": a neighbour asked for global row " +
+                               std::to_string(g) + ", which rank " + std::to_string(rank) +
+                               " does not own");
+      }
+      send_host(k) = static_cast<Ordinal>(g - first);
+    }
+    Kokkos::deep_copy(exec, send_indices, send_host);
+    auto ghost_host = Kokkos::View<std::int64_t const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+        ghosts.data(), ghosts.size());
+    auto ghost_device =
+        detail::allocate_view<Index64>(exec, "SpMVKit::distributed::ghost_columns", received);
+    Kokkos::deep_copy(exec, ghost_device, ghost_host);
+    using Ghosts = Kokkos::View<std::int64_t const*, Device>;
+    auto diag = DiagFormat::from_rows(
+        exec, m, m, detail::DiagonalBlockSource<Slab, Ordinal, Offset>{slab, first, end},
+        diag_options);
+    typename Result::off_process_block_type off;
+    if (received > 0) {
+      off = OffFormat::from_rows(exec, m, received,
+                                 detail::OffProcessBlockSource<Slab, Ordinal, Offset, Ghosts>{
+                                     slab, first, end, ghost_device},
+                                 off_options);
+    }
+    typename Result::halo_type halo(*comm_dup, exec, send_indices, sends, receives, received,
+                                    halo_options);
+    exec.fence();
+    result = Result(comm_dup, partition, std::move(diag), std::move(off), std::move(halo));
+  });
+  return result;
+}
+
+} // namespace spmvkit
+
+#endif

@@ -1,0 +1,235 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_DISTRIBUTED_HALO_EXCHANGE_HPP
+#define SPMVKIT_DISTRIBUTED_HALO_EXCHANGE_HPP
+
+/// \file
+/// The halo exchange of a distributed matrix: which vector entries go to which
+/// neighbour (built once from the column pattern), and the exchange itself,
+/// split into begin() and end() so that work can run in between.
+///
+/// A rank's ghost entries (the columns of its off-process block) are sorted by
+/// global index, so the entries from one neighbour form one contiguous range
+/// and are received in place: only the send side needs a pack kernel
+/// ("SpMVKit::distributed::halo_pack", a gather of the requested entries into
+/// one buffer). Messages are non-blocking point-to-point (MPI_Irecv posted
+/// first, then MPI_Isend), one per neighbour and direction.
+///
+/// Where the vectors live in memory the host cannot read (CUDA), the buffers
+/// are handed to MPI directly when the MPI is GPU-aware, and otherwise staged
+/// through host buffers, pinned where Kokkos has a pinned host space (Kokkos
+/// 4: SharedHostPinnedSpace; Kokkos 3 with CUDA: CudaHostPinnedSpace); the
+/// copy of the staged receive buffer into the ghost vector is then the unpack
+/// ("SpMVKit::distributed::halo_unpack"). GPU awareness is detected with Open
+/// MPI's MPIX_Query_cuda_support() when mpi-ext.h offers it; HaloOptions and
+/// the environment variable SPMVKIT_MPI_GPU_AWARE (0 or 1) override it.
+#include <spmvkit/core/memory.hpp>
+#include <spmvkit/distributed/detail/mpi_utils.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spmvkit {
+
+/// Whether halo messages hand device buffers to MPI directly (HaloOptions).
+enum class GpuAwareMpi {
+  automatic, ///< SPMVKIT_MPI_GPU_AWARE if set, else what MPIX_Query_cuda_support() says
+  yes,       ///< hand device buffers to MPI (the user vouches for a GPU-aware MPI)
+  no         ///< stage through host buffers
+};
+
+/// Options of the halo exchange.
+struct HaloOptions {
+  /// Whether device buffers go to MPI directly; only matters for vectors in
+  /// memory the host cannot access (host backends always pass host memory).
+  GpuAwareMpi gpu_aware = GpuAwareMpi::automatic;
+};
+
+/// Whether this MPI can take CUDA device buffers: SPMVKIT_MPI_GPU_AWARE=0/1
+/// when set, else Open MPI's MPIX_Query_cuda_support() where mpi-ext.h
+/// declares it, else false.
+inline bool mpi_is_gpu_aware() {
+  if (char const* env = std::getenv("SPMVKIT_MPI_GPU_AWARE")) {
+    if (env[0] == '0' || env[0] == '1') return env[0] == '1';
+  }
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+/// A neighbour in a halo plan: its rank and its range of a buffer.
+struct HaloNeighbour {
+  int rank = 0;            ///< the neighbour's rank
+  std::int64_t offset = 0; ///< first entry of its range (send buffer or ghost vector)
+  std::int64_t count = 0;  ///< entries in its range
+};
+
+namespace detail {
+
+#if defined(KOKKOS_HAS_SHARED_HOST_PINNED_SPACE)
+using HaloHostSpace = Kokkos::SharedHostPinnedSpace;
+#elif defined(KOKKOS_ENABLE_CUDA)
+using HaloHostSpace = Kokkos::CudaHostPinnedSpace;
+#else
+using HaloHostSpace = Kokkos::HostSpace;
+#endif
+
+template <class Buffer, class Vector, class Indices>
+struct HaloPack {
+  Buffer buffer;
+  Vector x;
+  Indices indices;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { buffer(i) = x(indices(i)); }
+};
+
+} // namespace detail
+
+/// The halo exchange of one distributed matrix: the plan (send indices and
+/// neighbour ranges, made by DistributedMatrix from its column pattern) and the
+/// buffers, allocated once.
+///
+/// begin(exec, x) packs and posts the messages; end(exec) waits for them and
+/// leaves the ghost entries in ghosts(). One exchange at a time per object.
+template <class Scalar, class ExecSpace, class Ordinal = int>
+class HaloExchange {
+public:
+  /// The memory space of the vectors and the device buffers.
+  using memory_space = typename ExecSpace::memory_space;
+  /// The vectors exchanged: rank-1 Views of Scalar in memory_space.
+  using vector_type = Kokkos::View<Scalar*, Kokkos::Device<ExecSpace, memory_space>>;
+  /// The local indices of the entries sent, neighbour after neighbour.
+  using index_type = Kokkos::View<Ordinal*, Kokkos::Device<ExecSpace, memory_space>>;
+
+  /// An empty exchange (nothing to send or receive).
+  HaloExchange() = default;
+
+  /// The exchange with the given plan on `comm` (not owned; the matrix's own
+  /// duplicate): send_indices holds the local entries to send, grouped by the
+  /// neighbours of `sends`; `receives` cover the num_ghosts ghost entries.
+  /// Allocates the buffers (AllocationError when that fails).
+  HaloExchange(MPI_Comm comm, ExecSpace const& exec, index_type send_indices,
+               std::vector<HaloNeighbour> sends, std::vector<HaloNeighbour> receives,
+               std::int64_t num_ghosts, HaloOptions const& options)
+      : comm_(comm), sends_(std::move(sends)), receives_(std::move(receives)),
+        send_indices_(std::move(send_indices)),
+        requests_(std::make_shared<std::vector<MPI_Request>>()) {
+    const auto sent = static_cast<std::int64_t>(send_indices_.extent(0));
+    send_buffer_ =
+        detail::allocate_view<vector_type>(exec, "SpMVKit::distributed::halo_send", sent);
+    ghosts_ = detail::allocate_view<vector_type>(exec, "SpMVKit::distributed::ghosts", num_ghosts);
+    constexpr bool host_memory =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+    gpu_aware_ =
+        !host_memory && (options.gpu_aware == GpuAwareMpi::yes ||
+                         (options.gpu_aware == GpuAwareMpi::automatic && mpi_is_gpu_aware()));
+    staged_ = !host_memory && !gpu_aware_;
+    if (staged_) {
+      host_send_ = detail::allocate_view<HostBuffer>(Kokkos::DefaultHostExecutionSpace(),
+                                                     "SpMVKit::distributed::halo_send_host", sent);
+      host_receive_ =
+          detail::allocate_view<HostBuffer>(Kokkos::DefaultHostExecutionSpace(),
+                                            "SpMVKit::distributed::halo_receive_host", num_ghosts);
+    }
+    requests_->reserve(sends_.size() + receives_.size());
+  }
+
+  /// Packs the entries of x that neighbours need and posts every receive and
+  /// send. Waits for the pack (and the staging copy) on exec before posting,
+  /// since MPI reads the buffer from the host thread; returns without waiting
+  /// for any message.
+  void begin(ExecSpace const& exec, vector_type const& x) const {
+    auto& requests = *requests_;
+    requests.clear();
+    Scalar* receive_to = staged_ ? host_receive_.data() : ghosts_.data();
+    for (auto const& nb : receives_) {
+      requests.emplace_back();
+      detail::mpi_check(MPI_Irecv(receive_to + nb.offset, static_cast<int>(nb.count),
+                                  detail::mpi_datatype<Scalar>(), nb.rank, tag, comm_,
+                                  &requests.back()),
+                        "MPI_Irecv");
+    }
+    if (!sends_.empty()) {
+      Kokkos::parallel_for(
+          "SpMVKit::distributed::halo_pack",
+          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+              exec, 0, static_cast<std::int64_t>(send_indices_.extent(0))),
+          detail::HaloPack<vector_type, vector_type, index_type>{send_buffer_, x, send_indices_});
+      if (staged_) Kokkos::deep_copy(exec, host_send_, send_buffer_);
+      exec.fence();
+    }
+    Scalar* send_from = staged_ ? host_send_.data() : send_buffer_.data();
+    for (auto const& nb : sends_) {
+      requests.emplace_back();
+      detail::mpi_check(MPI_Isend(send_from + nb.offset, static_cast<int>(nb.count),
+                                  detail::mpi_datatype<Scalar>(), nb.rank, tag, comm_,
+                                  &requests.back()),
+                        "MPI_Isend");
+    }
+  }
+
+  /// Waits for every message of the last begin(); then ghosts() holds the
+  /// neighbours' entries (staged: after the unpack copy queued on exec).
+  void end(ExecSpace const& exec) const {
+    auto& requests = *requests_;
+    if (!requests.empty()) {
+      detail::mpi_check(
+          MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall");
+      requests.clear();
+    }
+    if (staged_ && !receives_.empty()) {
+      Kokkos::Profiling::pushRegion("SpMVKit::distributed::halo_unpack");
+      Kokkos::deep_copy(exec, ghosts_, host_receive_);
+      Kokkos::Profiling::popRegion();
+    }
+  }
+
+  /// The ghost entries, in the order of the off-process block's columns.
+  vector_type const& ghosts() const { return ghosts_; }
+  /// The neighbours this rank sends to, with their ranges of the send buffer.
+  std::vector<HaloNeighbour> const& sends() const { return sends_; }
+  /// The neighbours this rank receives from, with their ranges of ghosts().
+  std::vector<HaloNeighbour> const& receives() const { return receives_; }
+  /// Entries sent per exchange.
+  std::int64_t sent_entries() const { return static_cast<std::int64_t>(send_indices_.extent(0)); }
+  /// Entries received per exchange (the number of ghosts).
+  std::int64_t received_entries() const { return static_cast<std::int64_t>(ghosts_.extent(0)); }
+  /// Bytes this rank sends and receives per exchange.
+  double bytes() const {
+    return static_cast<double>(sent_entries() + received_entries()) * sizeof(Scalar);
+  }
+  /// Whether device buffers go to MPI directly (false for host memory).
+  bool gpu_aware() const { return gpu_aware_; }
+  /// Whether messages are staged through host buffers.
+  bool staged() const { return staged_; }
+
+private:
+  using HostBuffer = Kokkos::View<Scalar*, detail::HaloHostSpace>;
+  static constexpr int tag = 1717;
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::vector<HaloNeighbour> sends_, receives_;
+  index_type send_indices_;
+  vector_type send_buffer_, ghosts_;
+  HostBuffer host_send_, host_receive_;
+  bool gpu_aware_ = false, staged_ = false;
+  // Requests of the exchange in flight; shared so that copies of the matrix
+  // (operators are passed by value) see the same exchange.
+  std::shared_ptr<std::vector<MPI_Request>> requests_ =
+      std::make_shared<std::vector<MPI_Request>>();
+};
+
+} // namespace spmvkit
+
+#endif

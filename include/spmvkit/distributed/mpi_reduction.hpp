@@ -1,0 +1,131 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_DISTRIBUTED_MPI_REDUCTION_HPP
+#define SPMVKIT_DISTRIBUTED_MPI_REDUCTION_HPP
+
+/// \file
+/// The reduction policy of distributed operators (solvers/operator.hpp): the
+/// partial sums of CG's dot products summed over the ranks with MPI. The
+/// blocking all_reduce serves the standard CG; the split all_reduce_begin /
+/// all_reduce_end pair lets the pipelined CG post one MPI_Iallreduce per
+/// iteration and run the next apply (halo exchange and SpMV) before waiting.
+///
+/// The sums are a few doubles, so where they live in device memory they are
+/// staged through a host buffer whatever the MPI (one small copy each way):
+/// the allreduce is latency-bound and a GPU-aware MPI would copy them as well.
+#include <spmvkit/distributed/detail/mpi_utils.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace spmvkit {
+
+/// Sums CG's partial sums over the ranks of a communicator (MPI_SUM on
+/// doubles); the reduction policy of DistributedMatrix.
+///
+/// Copies share their state (the non-blocking request), so a policy copied
+/// into a solver and the operator's own copy stay consistent. The
+/// communicator is not owned.
+class MpiReduction {
+public:
+  /// The most sums one call combines (CG needs at most 3).
+  static constexpr int max_count = 8;
+
+  /// A policy summing over `comm`.
+  explicit MpiReduction(MPI_Comm comm) : comm_(comm), state_(std::make_shared<State>()) {}
+
+  /// Sums `count` doubles at `sums` (memory of Exec's memory space) over the
+  /// ranks, in place. Waits for exec first (the sums come from its kernels)
+  /// and leaves the result ordered before exec's later work.
+  template <class Exec>
+  void all_reduce(Exec const& exec, double* sums, int count) const {
+    all_reduce_begin(exec, sums, count);
+    all_reduce_end(exec);
+  }
+
+  /// Sums `count` doubles in host memory over the ranks, in place (blocking).
+  void all_reduce_host(double* sums, int count) const {
+    detail::mpi_check(MPI_Allreduce(MPI_IN_PLACE, sums, count, MPI_DOUBLE, MPI_SUM, comm_),
+                      "MPI_Allreduce");
+  }
+
+  /// Starts summing `count` doubles at `sums` (Exec's memory) over the ranks
+  /// with MPI_Iallreduce and returns: work queued on exec afterwards overlaps
+  /// with it, but must not touch the sums until all_reduce_end(). Waits for
+  /// exec (the sums come from its kernels). One reduction in flight at a time.
+  template <class Exec>
+  void all_reduce_begin(Exec const& exec, double* sums, int count) const {
+    if (state_->pending) {
+      throw std::logic_error("spmvkit::MpiReduction: all_reduce_begin while another reduction "
+                             "is in flight (call all_reduce_end first)");
+    }
+    if (count < 0 || count > max_count) {
+      throw std::invalid_argument("spmvkit::MpiReduction: count must be in [0, 8]");
+    }
+    exec.fence();
+    double* buffer = sums;
+    if constexpr (!host_accessible<Exec>) {
+      Kokkos::deep_copy(HostSums(state_->host, count), DeviceSums<Exec>(sums, count));
+      buffer = state_->host;
+    }
+    state_->device = sums;
+    state_->count = count;
+    state_->pending = true;
+    detail::mpi_check(
+        MPI_Iallreduce(MPI_IN_PLACE, buffer, count, MPI_DOUBLE, MPI_SUM, comm_, &state_->request),
+        "MPI_Iallreduce");
+  }
+
+  /// Waits for the reduction of the last all_reduce_begin (nothing when none is
+  /// in flight); the summed values are then at its `sums`, the copy back to
+  /// device memory queued on exec.
+  template <class Exec>
+  void all_reduce_end(Exec const& exec) const {
+    if (!state_->pending) return;
+    state_->pending = false;
+    detail::mpi_check(MPI_Wait(&state_->request, MPI_STATUS_IGNORE), "MPI_Wait");
+    if constexpr (!host_accessible<Exec>) {
+      Kokkos::deep_copy(exec, DeviceSums<Exec>(state_->device, state_->count),
+                        HostSums(state_->host, state_->count));
+      // The host buffer is reused by the next begin: the copy must have read it.
+      exec.fence();
+    }
+  }
+
+  /// Returns when `error` is empty on every rank; otherwise every rank throws
+  /// the same DistributedError naming `step` and the lowest failing rank's
+  /// message. Collective. CG calls it after its argument checks and
+  /// allocations, so that one rank's failure stops all of them.
+  void agree_on_errors(char const* step, std::string const& error) const {
+    detail::agree_on_errors(comm_, step, error);
+  }
+
+  /// The communicator summed over.
+  MPI_Comm comm() const { return comm_; }
+
+private:
+  template <class Exec>
+  static constexpr bool host_accessible =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+  using HostSums = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  template <class Exec>
+  using DeviceSums = Kokkos::View<double*, typename Exec::memory_space, Kokkos::MemoryUnmanaged>;
+
+  struct State {
+    MPI_Request request = MPI_REQUEST_NULL;
+    double host[max_count] = {};
+    double* device = nullptr;
+    int count = 0;
+    bool pending = false;
+  };
+  MPI_Comm comm_;
+  std::shared_ptr<State> state_;
+};
+
+} // namespace spmvkit
+
+#endif

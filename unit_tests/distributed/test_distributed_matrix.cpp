@@ -1,0 +1,201 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// DistributedMatrix: the distributed product against the single-rank one, in
+// every format of the format list (both blocks), over several partitions:
+// balanced by nonzeros, uneven with one row on a rank, and one where a rank
+// has no off-process columns.
+#include "mpi_test_utils.hpp"
+
+#include <spmvkit/distributed/distributed_matrix.hpp>
+#include <spmvkit/formats/format_list.hpp>
+#include <spmvkit/operations/spmv.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spmvkit::test {
+namespace {
+
+using DoubleConfigTuple = decltype(std::tuple_cat(
+#ifdef KOKKOS_ENABLE_SERIAL
+    std::tuple<Config<double, Kokkos::Serial>>{},
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+    std::tuple<Config<double, Kokkos::OpenMP>>{},
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+    std::tuple<Config<double, Kokkos::Cuda>>{},
+#endif
+    std::tuple<>{}));
+using DistributedFormatConfigs =
+    typename to_gtest_types<typename cross_formats<DoubleConfigTuple, format_list>::type>::type;
+
+template <class Memory>
+struct HostCrsRowLength {
+  using memory_space = Memory;
+  Kokkos::View<std::int64_t*, Memory> row_starts;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t row) const {
+    return row_starts(row + 1) - row_starts(row);
+  }
+};
+
+struct Case {
+  std::string name;
+  HostCrs matrix;
+  std::vector<std::int64_t> offsets; // empty: balanced by nonzeros
+  bool rank0_without_ghosts = false;
+};
+
+std::vector<Case> cases() {
+  const int p = world_size();
+  std::vector<Case> c;
+  c.push_back({"irregular, balanced", irregular_matrix(97), {}, false});
+  c.push_back(
+      {"irregular, uneven, one row on rank 0", irregular_matrix(97), uneven_offsets(97, p), false});
+  // Rank 0 owns exactly the first block of a matrix of two uncoupled blocks.
+  std::vector<std::int64_t> split(static_cast<std::size_t>(p) + 1, 0);
+  const std::int64_t n = 60, first_block = p == 1 ? n : 17;
+  split[1] = first_block;
+  for (int r = 2; r <= p; ++r) split[r] = first_block + (n - first_block) * (r - 1) / (p - 1);
+  c.push_back(
+      {"two blocks, rank 0 without ghosts", two_block_matrix(n, first_block), split, p > 1});
+  return c;
+}
+
+template <class T>
+class DistributedSpmvTest : public ::testing::Test {};
+TYPED_TEST_SUITE(DistributedSpmvTest, DistributedFormatConfigs, FormatConfigNames);
+
+TYPED_TEST(DistributedSpmvTest, MatchesSingleRankProduct) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using F = typename TypeParam::format;
+  using Vector = Kokkos::View<Scalar*, Kokkos::Device<Exec, typename Exec::memory_space>>;
+  Exec exec;
+  for (auto const& c : cases()) {
+    SCOPED_TRACE(c.name);
+    RowPartition part;
+    if (c.offsets.empty()) {
+      Kokkos::View<std::int64_t*, typename Exec::memory_space> rs("test::row_starts",
+                                                                  c.matrix.rows + 1);
+      auto rh = Kokkos::create_mirror_view(rs);
+      for (std::int64_t i = 0; i <= c.matrix.rows; ++i) rh(i) = c.matrix.row_starts[i];
+      Kokkos::deep_copy(rs, rh);
+      part = partition_by_nonzeros(MPI_COMM_WORLD, exec, c.matrix.rows,
+                                   HostCrsRowLength<typename Exec::memory_space>{rs});
+    } else {
+      part = RowPartition::from_offsets(MPI_COMM_WORLD, c.offsets);
+    }
+    EXPECT_EQ(part.global_rows(), c.matrix.rows);
+    auto A = make_distributed_matrix<F>(
+        part, exec, slab_of<Scalar, Exec>(c.matrix, part.first_row(), part.local_rows()));
+    EXPECT_EQ(A.num_rows(), part.local_rows());
+    if (c.rank0_without_ghosts && part.rank() == 0) {
+      EXPECT_EQ(A.num_ghosts(), 0);
+      EXPECT_TRUE(A.halo().receives().empty());
+      EXPECT_TRUE(A.halo().sends().empty());
+    }
+    if (part.size() == 1) {
+      EXPECT_EQ(A.num_ghosts(), 0);
+    } else if (!c.rank0_without_ghosts) {
+      // Columns all over: every rank needs entries of others, so the halo is exercised.
+      EXPECT_GT(A.num_ghosts(), 0);
+    }
+
+    auto A1 = make_device_crs<Scalar, Exec>(c.matrix);
+    // Two products with different x: the second reuses the plan and buffers.
+    for (int round = 0; round < 2; ++round) {
+      auto f = [round](std::int64_t i) { return test_x(i + 31 * round); };
+      Vector x_global("x_global", c.matrix.rows), y_global("y_global", c.matrix.rows);
+      auto xh = Kokkos::create_mirror_view(x_global);
+      for (std::int64_t i = 0; i < c.matrix.rows; ++i) xh(i) = static_cast<Scalar>(f(i));
+      Kokkos::deep_copy(x_global, xh);
+      spmv(exec, Scalar(1), A1, x_global, Scalar(0), y_global);
+      auto x = local_vector<Vector>(part, f);
+      Vector y("y", part.local_rows());
+      Kokkos::deep_copy(y, Scalar(std::nan("")));
+      A.apply(exec, x, y);
+      exec.fence();
+      auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+      auto yg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_global);
+      int mismatches = 0;
+      for (std::int64_t i = 0; i < part.local_rows(); ++i) {
+        const double expected = yg(part.first_row() + i), got = yh(i);
+        if (!(std::abs(got - expected) <= 1e-12 * (1 + std::abs(expected))) && ++mismatches < 5) {
+          ADD_FAILURE() << "round " << round << ", global row " << part.first_row() + i
+                        << ": distributed " << got << ", single rank " << expected;
+        }
+      }
+      EXPECT_EQ(mismatches, 0);
+    }
+  }
+}
+
+// Row r has r % 10 + 1 entries: a balance by rows would be off by far more.
+struct VaryingLength {
+  using memory_space = Kokkos::HostSpace;
+  std::int64_t operator()(std::int64_t r) const { return r % 10 + 1; }
+};
+
+struct UnitLength {
+  using memory_space = Kokkos::HostSpace;
+  std::int64_t operator()(std::int64_t) const { return 1; }
+};
+
+TEST(RowPartitionTest, BalancedByNonzerosIsContiguousAndBalanced) {
+  Kokkos::DefaultHostExecutionSpace exec;
+  const std::int64_t n = 1000;
+  auto part = partition_by_nonzeros(MPI_COMM_WORLD, exec, n, VaryingLength{});
+  ASSERT_EQ(part.size(), world_size());
+  std::int64_t total = 0;
+  for (std::int64_t r = 0; r < n; ++r) total += r % 10 + 1;
+  for (int r = 0; r < part.size(); ++r) {
+    EXPECT_LT(part.first_row(r), part.end_row(r));
+    std::int64_t entries = 0;
+    for (std::int64_t i = part.first_row(r); i < part.end_row(r); ++i) entries += i % 10 + 1;
+    EXPECT_LE(std::abs(static_cast<double>(entries) - static_cast<double>(total) / part.size()),
+              10.0)
+        << "rank " << r;
+  }
+  EXPECT_EQ(part.owner(0), 0);
+  EXPECT_EQ(part.owner(n - 1), part.size() - 1);
+}
+
+TEST(RowPartitionTest, MoreRanksThanRowsIsAClearErrorOnEveryRank) {
+  Kokkos::DefaultHostExecutionSpace exec;
+  const std::int64_t rows = world_size() - 1;
+  std::string message;
+  try {
+    partition_by_nonzeros(MPI_COMM_WORLD, exec, rows, UnitLength{});
+  } catch (DistributedError const& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("cannot partition " + std::to_string(rows) + " rows over " +
+                         std::to_string(world_size()) + " ranks"),
+            std::string::npos)
+      << message;
+  EXPECT_TRUE(same_text_on_all_ranks(message));
+}
+
+TEST(RowPartitionTest, BadOffsetsAreRejectedOnEveryRank) {
+  const int p = world_size();
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(p) + 1, 0);
+  for (int r = 1; r <= p; ++r) offsets[static_cast<std::size_t>(r)] = 10 * r;
+  offsets[static_cast<std::size_t>(p)] = offsets[static_cast<std::size_t>(p) - 1]; // empty rank
+  std::string message;
+  try {
+    RowPartition::from_offsets(MPI_COMM_WORLD, offsets);
+  } catch (DistributedError const& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("rank " + std::to_string(p - 1) + " would own rows"), std::string::npos)
+      << message;
+  EXPECT_TRUE(same_text_on_all_ranks(message));
+}
+
+} // namespace
+} // namespace spmvkit::test
