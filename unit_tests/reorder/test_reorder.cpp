@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // reorder/: permutations, RCM against Kokkos Kernels' graph_rcm, Band-k's
 // groups, the symmetric permutation and its inverse, and solving with a
 // reordered matrix in the user's numbering (ReorderedOperator, or permute /

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_REORDER_RCM_HPP
 #define SPMVKIT_REORDER_RCM_HPP
 

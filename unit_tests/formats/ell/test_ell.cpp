@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ELL formats (ell_matrix.hpp, and ELL-R in ellr_matrix.hpp): the
 // column-major layout, the padding rule, exact round trips and the padding
 // limit. Their SpMV, diagonal and byte model are tested with every other

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ELL-R (ellr_matrix.hpp): ELL's layout with a kernel that stops each row at
 // its own length. What it shares with ELL (layout, padding rule and limit,
 // round trips) is tested here against ELL itself; its SpMV, diagonal and

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef SPMVKIT_FORMATS_ELL_DETAIL_ELL_LAYOUT_HPP
 #define SPMVKIT_FORMATS_ELL_DETAIL_ELL_LAYOUT_HPP
 
