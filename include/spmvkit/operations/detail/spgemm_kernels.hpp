@@ -610,13 +610,53 @@ struct SpgemmPositionRows {
   std::int64_t first = 0, count = 0, rows_per_team = 1;
   Kokkos::View<Pos*, Device> pos;
   Kokkos::View<Scalar*, Device> c_v;
-  /// Values a team's scratch holds; longer rows accumulate in c_v.
+  /// Find: hash slots of a team's scratch table from column to place (rows
+  /// whose table fits; longer rows binary-search their row of C). Values:
+  /// values a team's scratch holds (longer rows accumulate in c_v).
   std::int64_t capacity = 0;
   int scratch_level = 0;
   Scalar not_found = Scalar(0);
+  /// What a free hash slot holds (Find; set on the host).
+  Ordinal empty_key = 0;
 
   static std::size_t scratch_bytes(std::int64_t capacity) {
-    return Find ? 0 : scratch_view<Scalar>::shmem_size(static_cast<std::size_t>(capacity));
+    const auto c = static_cast<std::size_t>(capacity);
+    return Find ? 2 * scratch_view<Ordinal>::shmem_size(c) : scratch_view<Scalar>::shmem_size(c);
+  }
+
+  /// Places through a scratch hash table of the row's columns: one probe
+  /// sequence per product instead of a binary search of the row.
+  KOKKOS_INLINE_FUNCTION void find_row_hashed(member_type const& team, Ordinal i, Ordinal* keys,
+                                              Ordinal* places) const {
+    const Offset base = c_rs(i);
+    const std::int64_t len = c_rs(i + 1) - base;
+    const std::int64_t P = spgemm_hash_slots(len);
+    const std::int64_t mask = P - 1;
+    const Ordinal empty = empty_key;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, P),
+                         [&](std::int64_t h) { keys[h] = empty; });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, len), [&](std::int64_t j) {
+      bool inserted = false;
+      const std::int64_t h =
+          spgemm_hash_insert<Concurrent>(keys, mask, c_ci(base + j), empty, inserted);
+      places[h] = static_cast<Ordinal>(j);
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_rs(i), a_rs(i + 1)), [&](Offset ka) {
+      const Ordinal k = a_ci(ka);
+      const Offset b0 = b_rs(k);
+      const std::int64_t p0 = starts(ka);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b0, b_rs(k + 1)), [&](Offset kb) {
+        const Ordinal c = b_ci(kb);
+        std::int64_t h =
+            static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
+        // Every column of the row is in the table; bounded all the same.
+        for (std::int64_t t = 0; t < P && keys[h] != c; ++t) h = (h + 1) & mask;
+        pos(p0 + (kb - b0)) = static_cast<Pos>(keys[h] == c ? places[h] : 0);
+      });
+    });
+    team.team_barrier(); // the next row clears the table
   }
 
   KOKKOS_INLINE_FUNCTION void find_row(member_type const& team, Ordinal i) const {
@@ -683,15 +723,24 @@ struct SpgemmPositionRows {
     const std::int64_t begin = first + team.league_rank() * rows_per_team;
     const std::int64_t end =
         begin + rows_per_team < first + count ? begin + rows_per_team : first + count;
-    scratch_view<Scalar> scratch(team.team_scratch(scratch_level),
-                                 Find ? 0 : static_cast<std::size_t>(capacity));
-    for (std::int64_t r = begin; r < end; ++r) {
-      if constexpr (Find) {
-        find_row(team, perm(r));
-      } else {
-        value_row(team, perm(r), scratch.data());
+    if constexpr (Find) {
+      scratch_view<Ordinal> keys(team.team_scratch(scratch_level),
+                                 static_cast<std::size_t>(capacity));
+      scratch_view<Ordinal> places(team.team_scratch(scratch_level),
+                                   static_cast<std::size_t>(capacity));
+      for (std::int64_t r = begin; r < end; ++r) {
+        const Ordinal i = perm(r);
+        if (spgemm_hash_slots(c_rs(i + 1) - c_rs(i)) <= capacity) {
+          find_row_hashed(team, i, keys.data(), places.data());
+        } else {
+          find_row(team, i);
+        }
       }
+      return;
     }
+    scratch_view<Scalar> scratch(team.team_scratch(scratch_level),
+                                 static_cast<std::size_t>(capacity));
+    for (std::int64_t r = begin; r < end; ++r) value_row(team, perm(r), scratch.data());
   }
 };
 

@@ -326,8 +326,9 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
   f.count = l.count;
   f.rows_per_team = l.p.work_per_team;
   f.pos = pos;
-  f.capacity = Find ? 0 : capacity;
+  f.capacity = capacity;
   f.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
+  f.empty_key = std::numeric_limits<typename Crs::ordinal_type>::max();
   f.scratch_level = spgemm_scratch_level<Exec>();
   Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
       exec, static_cast<int>(l.p.league_size), l.p.team_size, l.p.vector_length);
@@ -336,9 +337,10 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
       Find ? "SpMVKit::spgemm::find_positions" : "SpMVKit::spgemm::numeric_positions", policy, f);
 }
 
-/// Values a team's scratch holds in the position kernel: a scratch-hash
-/// row's table, reused as a dense array of the row's values; rows of the other
-/// bins accumulate in C itself.
+/// Slots of a team's scratch in the position kernel, in the scratch-hash bin
+/// (its table's slots: a table of columns and places while the places are
+/// found, a dense array of the row's values in numeric phases); rows of the
+/// other bins binary-search their row of C and accumulate in C itself.
 inline std::int64_t spgemm_position_capacity(SpgemmBinLaunch const& l) {
   return l.accumulator == SpgemmAccumulator::hash ? l.capacity : 0;
 }
@@ -349,7 +351,11 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
   for (int b = 1; b < spgemm_num_bins; ++b) {
     auto const& l = s.launch[b];
     if (l.count == 0) continue;
-    const std::int64_t capacity = spgemm_position_capacity(l);
+    std::int64_t capacity = spgemm_position_capacity(l);
+    // The bin's scratch was sized for a column and a value per slot; finding
+    // places takes two indices per slot.
+    using Ordinal = typename Crs::ordinal_type;
+    if (Find && sizeof(Ordinal) > sizeof(typename Crs::value_type)) capacity /= 2;
     if (s.positions16.extent(0) > 0) {
       if (l.concurrent) {
         spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions16);
