@@ -37,6 +37,16 @@ char const* phase_name(Phase p) {
   return p == Phase::symbolic ? "symbolic" : p == Phase::numeric ? "numeric" : "total";
 }
 
+/// spmvkit: default options (numeric phases from stored product places);
+/// spmvkit_hashing: SpgemmOptions::keep_positions = false (numeric phases hash
+/// like the symbolic one); kk_default: Kokkos Kernels' default SpGEMM.
+enum class Impl { spmvkit, spmvkit_hashing, kk_default };
+char const* impl_name(Impl i) {
+  return i == Impl::spmvkit           ? "spmvkit"
+         : i == Impl::spmvkit_hashing ? "spmvkit_hashing"
+                                      : "kk_default";
+}
+
 /// Counts the rows of C where SpMVKit's C and Kokkos Kernels' C differ: other lengths, a column
 /// of Kokkos Kernels' row missing from SpMVKit's (sorted) row, or a value farther than
 /// tol * (|A||A|)_ij (`bound`, which has SpMVKit's structure) from SpMVKit's.
@@ -84,8 +94,16 @@ struct SpgemmSetup {
   Crs<Scalar> A;
   KKMatrix<Scalar> kk_A;
   SpgemmHandle<Scalar, Exec> handle;
+  /// The same product without the stored product places (numeric phases hash).
+  SpgemmHandle<Scalar, Exec> hashing{hashing_options()};
   KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
   std::string error;
+
+  static SpgemmOptions hashing_options() {
+    SpgemmOptions o;
+    o.keep_positions = false;
+    return o;
+  }
 
   SpgemmSetup(Options const& o, MatrixSource const& source)
       : A(load_matrix<Scalar>(o, source)), kk_A(to_kokkos_kernels(A)) {
@@ -96,6 +114,8 @@ struct SpgemmSetup {
     }
     spgemm_symbolic(exec, handle, A, A);
     spgemm_numeric(exec, handle, A, A);
+    spgemm_symbolic(exec, hashing, A, A);
+    spgemm_numeric(exec, hashing, A, A);
     kk.symbolic(kk_A, kk_A);
     kk.numeric(kk_A, kk_A);
     exec.fence();
@@ -106,21 +126,24 @@ struct SpgemmSetup {
                              exec, 0, static_cast<std::int64_t>(abs_A.nnz())),
                          AbsValues<Scalar>{abs_A.values()});
     const auto M = spgemm(exec, abs_A, abs_A);
-    auto const& C = handle.matrix();
     auto const& K = kk.matrix();
     const double tol = 4.0 * std::numeric_limits<Scalar>::epsilon() *
                        (static_cast<double>(max_row_length(A)) + 2.0);
-    std::int64_t bad = 0;
-    Kokkos::parallel_reduce(
-        "SpMVKit::perf::compare_spgemm",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, C.num_rows()),
-        CompareProducts<Scalar>{C.row_starts(), K.graph.row_map, C.column_indices(),
-                                K.graph.entries, C.values(), K.values, M.values(), tol},
-        bad);
-    if (C.nnz() != static_cast<Offset>(K.nnz()) || bad > 0) {
-      error = "SpMVKit's C (nnz " + std::to_string(C.nnz()) +
-              ") differs from Kokkos Kernels' (nnz " + std::to_string(K.nnz()) + ") in " +
-              std::to_string(bad) + " rows";
+    for (auto const* h : {&handle, &hashing}) {
+      auto const& C = h->matrix();
+      std::int64_t bad = 0;
+      Kokkos::parallel_reduce(
+          "SpMVKit::perf::compare_spgemm",
+          Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, C.num_rows()),
+          CompareProducts<Scalar>{C.row_starts(), K.graph.row_map, C.column_indices(),
+                                  K.graph.entries, C.values(), K.values, M.values(), tol},
+          bad);
+      if (C.nnz() != static_cast<Offset>(K.nnz()) || bad > 0) {
+        error = std::string("SpMVKit's C") + (h == &hashing ? " (hashing)" : "") + " (nnz " +
+                std::to_string(C.nnz()) + ") differs from Kokkos Kernels' (nnz " +
+                std::to_string(K.nnz()) + ") in " + std::to_string(bad) + " rows";
+        return;
+      }
     }
   }
 };
@@ -149,7 +172,8 @@ SpgemmSetup<Scalar>& spgemm_setup(Options const& o, MatrixSource const& source) 
 
 template <class Scalar>
 void bm_spgemm(benchmark::State& state, Options const& o, std::string const& name,
-               MatrixSource const& source, bool ours, Phase phase) {
+               MatrixSource const& source, Impl impl, Phase phase) {
+  const bool ours = impl != Impl::kk_default;
   try {
     auto& s = spgemm_setup<Scalar>(o, source);
     if (!s.error.empty()) {
@@ -161,13 +185,14 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
     // Each iteration's product replaces the previous one, so at most two are alive at once.
     SpgemmHandle<Scalar, Exec> handle;
     KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
+    auto& kept = impl == Impl::spmvkit ? s.handle : s.hashing;
     auto run = [&] {
       if (ours) {
         if (phase == Phase::numeric) {
-          spgemm_numeric(exec, s.handle, s.A, s.A);
+          spgemm_numeric(exec, kept, s.A, s.A);
           return;
         }
-        handle = SpgemmHandle<Scalar, Exec>();
+        handle = SpgemmHandle<Scalar, Exec>(kept.options());
         spgemm_symbolic(exec, handle, s.A, s.A);
         if (phase == Phase::total) spgemm_numeric(exec, handle, s.A, s.A);
       } else {
@@ -193,8 +218,8 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
     }
     const double t = median(times);
     const auto madds = static_cast<double>(s.handle.multiply_adds());
-    state.SetLabel(ours ? std::string("family=spgemm;format=spmvkit;phase=") + phase_name(phase)
-                        : std::string("family=kk;format=kk_default;phase=") + phase_name(phase));
+    state.SetLabel(std::string(ours ? "family=spgemm;format=" : "family=kk;format=") +
+                   impl_name(impl) + ";phase=" + phase_name(phase));
     state.counters["time_s"] = t;
     state.counters["rows"] = static_cast<double>(s.A.num_rows());
     state.counters["nnz_A"] = static_cast<double>(s.A.nnz());
@@ -206,10 +231,10 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
     state.counters["output_bytes"] = static_cast<double>(s.handle.memory().output_bytes);
     if (phase != Phase::symbolic) state.counters["GFlop/s"] = t > 0 ? 2.0 * madds / t / 1e9 : 0.0;
     if (ours) {
-      state.counters["peak_bytes"] = static_cast<double>(s.handle.memory().peak_bytes);
-      state.counters["team_scratch_bytes"] =
-          static_cast<double>(s.handle.memory().team_scratch_bytes);
-      auto const bins = s.handle.row_bins();
+      state.counters["peak_bytes"] = static_cast<double>(kept.memory().peak_bytes);
+      state.counters["team_scratch_bytes"] = static_cast<double>(kept.memory().team_scratch_bytes);
+      state.counters["positions_bytes"] = static_cast<double>(kept.memory().positions_bytes);
+      auto const bins = kept.row_bins();
       state.counters["rows_hash"] = static_cast<double>(bins.hash);
       state.counters["rows_dense"] = static_cast<double>(bins.dense);
       state.counters["rows_global"] = static_cast<double>(bins.global);
@@ -227,14 +252,13 @@ void register_spgemm_benchmarks(std::shared_ptr<const Options> const& options,
                                 MatrixSource const& source) {
   Options const& o = *options;
   if (!source.in_spgemm || !o.has_family("spgemm")) return;
-  for (bool ours : {true, false}) {
+  for (Impl impl : {Impl::spmvkit, Impl::spmvkit_hashing, Impl::kk_default}) {
     for (Phase phase : {Phase::symbolic, Phase::numeric, Phase::total}) {
       const std::string name = std::string("spgemm/") + precision_name<Scalar>() + "/" +
-                               source.name + "/" + (ours ? "spmvkit" : "kk_default") + "/" +
-                               phase_name(phase);
+                               source.name + "/" + impl_name(impl) + "/" + phase_name(phase);
       benchmark::RegisterBenchmark(name.c_str(),
-                                   [options, name, source, ours, phase](benchmark::State& st) {
-                                     bm_spgemm<Scalar>(st, *options, name, source, ours, phase);
+                                   [options, name, source, impl, phase](benchmark::State& st) {
+                                     bm_spgemm<Scalar>(st, *options, name, source, impl, phase);
                                    })
           ->UseManualTime()
           ->MinTime(o.min_time)

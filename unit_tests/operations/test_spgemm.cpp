@@ -333,11 +333,16 @@ TYPED_TEST(SpgemmTest, EveryAccumulatorIsExercised) {
   bool saw_dense = false, saw_global = false;
   for (std::int64_t n : {std::int64_t(20000), std::int64_t(300000), std::int64_t(9000)}) {
     auto const [A, B] = long_row_product(n);
-    for (bool sorted : {true, false}) {
+    // Sorted with and without the stored places (both numeric paths), and unsorted.
+    for (int variant = 0; variant < 3; ++variant) {
+      const bool sorted = variant < 2;
       SpgemmOptions o;
       o.sort_columns = sorted;
-      auto h =
-          check_spgemm<Scalar, Exec>(A, B, "accumulators, n = " + std::to_string(n), o, sorted);
+      o.keep_positions = variant == 0;
+      auto h = check_spgemm<Scalar, Exec>(
+          A, B, "accumulators, n = " + std::to_string(n) + ", variant " + std::to_string(variant),
+          o, sorted);
+      EXPECT_EQ(h.keeps_positions(), variant == 0);
       for (auto const& bins : {h.row_bins(), h.symbolic_row_bins()}) {
         EXPECT_GT(bins.hash, 0);
         EXPECT_EQ(bins.empty + bins.hash + bins.dense + bins.global, A.rows);
@@ -367,10 +372,15 @@ TYPED_TEST(SpgemmTest, ConcurrentPathOnEveryBackend) {
   std::vector<int> sizes{1};
   if (most > 1) sizes.push_back(most);
   for (int team : sizes) {
-    for (bool sorted : {true, false}) {
+    for (int variant = 0; variant < 3; ++variant) {
+      const bool sorted = variant < 2;
       SpgemmOptions o;
       o.sort_columns = sorted;
-      const std::string what = "team of " + std::to_string(team) + (sorted ? "" : ", unsorted");
+      o.keep_positions = variant == 0;
+      const std::string what = "team of " + std::to_string(team) +
+                               (variant == 0 ? ", places"
+                                : sorted     ? ", hashing"
+                                             : ", unsorted");
       check_spgemm<Scalar, Exec>(random_crs(300, 200, 12, 0.1, 150, 1),
                                  random_crs(200, 250, 10, 0.1, 200, 2), "random, " + what, o, false,
                                  team);
@@ -522,6 +532,91 @@ TYPED_TEST(SpgemmTest, NumericPhaseRepeatsWithNewValues) {
     EXPECT_EQ(C2.values().data(), vals);
     EXPECT_TRUE(matches_product<Scalar>(to_host(C2), host_product<Scalar>(ha, hb), true,
                                         "new values, round " + std::to_string(round)));
+  }
+}
+
+// The stored places (SpgemmOptions::keep_positions): 16-bit where every row
+// of C is at most 65536 long, 32-bit beyond; the same product as hashing; off
+// for unsorted rows; dropped, not refused, when they would break the limit.
+TYPED_TEST(SpgemmTest, ProductPlacesAreKeptAtTheirWidth) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto F = to_host(make_fem_poisson_crs<Scalar, Exec>(Exec(), 8));
+  auto h = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, places");
+  ASSERT_TRUE(h.keeps_positions());
+  EXPECT_EQ(h.memory().positions_bytes,
+            static_cast<std::uint64_t>(h.multiply_adds()) * 2 + (F.nnz() + 1) * 8);
+  EXPECT_LE(h.memory().positions_bytes, h.memory().workspace_bytes);
+  SpgemmOptions hashing;
+  hashing.keep_positions = false;
+  auto g = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, hashing", hashing, false);
+  EXPECT_FALSE(g.keeps_positions());
+  EXPECT_EQ(g.memory().positions_bytes, 0u);
+  SpgemmOptions unsorted;
+  unsorted.sort_columns = false;
+  auto u = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, unsorted", unsorted, false);
+  EXPECT_FALSE(u.keeps_positions());
+
+  // Two rows of C of 70000 entries: places need 32 bits.
+  const std::int64_t n = 70000;
+  std::vector<std::pair<std::int64_t, std::int64_t>> wide;
+  for (std::int64_t j = 0; j < n; ++j) wide.push_back({j % 2, j});
+  const HostCrs A = from_entries(3, 2, {{0, 0}, {1, 0}, {1, 1}, {2, 1}});
+  auto w = check_spgemm<Scalar, Exec>(A, from_entries(2, n, wide), "rows of 70000", {}, false);
+  ASSERT_TRUE(w.keeps_positions());
+  EXPECT_EQ(w.memory().positions_bytes,
+            static_cast<std::uint64_t>(w.multiply_adds()) * 4 + (A.nnz() + 1) * 8);
+
+  // A limit between the peak without places and the peak with them.
+  const std::uint64_t with = h.memory().peak_bytes;
+  const std::uint64_t without = g.memory().peak_bytes;
+  ASSERT_LT(without, with);
+  SpgemmOptions tight;
+  tight.memory_limit = with - 1;
+  auto t = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, limit below the places", tight, false);
+  EXPECT_FALSE(t.keeps_positions());
+  EXPECT_LE(t.memory().peak_bytes, tight.memory_limit);
+}
+
+// Patterns that changed after the symbolic phase (same shapes and nnz): a
+// moved column, and rows of B whose lengths changed. Entries of the affected
+// row become NaN on either numeric path; nothing is read out of bounds.
+TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const Exec exec;
+  // Row i of A reads rows i % 40 and (i + 3) % 40 of B; row i of B has
+  // columns i, i + 10 and i + 20, so column 0 of C comes from row 0 of B only
+  // and column 1 from row 1 only.
+  std::vector<std::pair<std::int64_t, std::int64_t>> a, b;
+  for (std::int64_t i = 0; i < 50; ++i) {
+    a.push_back({i, i % 40});
+    a.push_back({i, (i + 3) % 40});
+  }
+  for (std::int64_t i = 0; i < 40; ++i) {
+    for (std::int64_t c : {i, i + 10, i + 20}) b.push_back({i, c});
+  }
+  // Column 0 of row 0 moved to column 5; entry (1, 1) moved to (0, 5), so
+  // that rows 0 and 1 change lengths.
+  auto moved = b, shifted = b;
+  moved[0] = {0, 5};
+  shifted[3] = {0, 5};
+  std::sort(shifted.begin(), shifted.end());
+  const HostCrs ha = from_entries(50, 40, a);
+  for (bool places : {true, false}) {
+    SpgemmOptions o;
+    o.keep_positions = places;
+    auto A = make_device_crs<Scalar, Exec>(ha);
+    for (auto const& changed : {moved, shifted}) {
+      SpgemmHandle<Scalar, Exec> handle(o);
+      spgemm_symbolic(exec, handle, A, make_device_crs<Scalar, Exec>(from_entries(40, 60, b)));
+      EXPECT_EQ(handle.keeps_positions(), places);
+      auto C = to_host(spgemm_numeric(
+          exec, handle, A, make_device_crs<Scalar, Exec>(from_entries(40, 60, changed))));
+      const auto nans =
+          std::count_if(C.val.begin(), C.val.end(), [](double v) { return std::isnan(v); });
+      EXPECT_GT(nans, 0) << (places ? "places" : "hashing");
+    }
   }
 }
 

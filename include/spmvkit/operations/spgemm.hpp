@@ -67,6 +67,9 @@ public:
   }
   /// The memory the product takes (see SpgemmMemory).
   SpgemmMemory const& memory() const { return state_.memory; }
+  /// Whether numeric phases add products at places the symbolic phase
+  /// stored (SpgemmOptions::keep_positions), rather than hashing columns.
+  bool keeps_positions() const { return state_.positions; }
 
   /// Internal: the plan, for spgemm_symbolic() and spgemm_numeric().
   detail::SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>& state() { return state_; }
@@ -92,7 +95,9 @@ private:
 /// row starts; the allocation of C's columns and values, after the exact
 /// nnz(C) was checked again against Offset and the limit; the columns of
 /// every row (sorted unless the options say otherwise), so that the numeric
-/// phase, the one repeated, writes values only and never sorts.
+/// phase, the one repeated, writes values only and never sorts; and, where
+/// SpgemmOptions::keep_positions allows, the place of every product in its row
+/// of C, so that the numeric phase does not hash either.
 ///
 /// Throws std::invalid_argument when A's columns and B's rows differ (naming
 /// both shapes). Synchronous: it reads counts back to the host.
@@ -112,9 +117,11 @@ void spgemm_symbolic(ExecutionSpace const& exec,
 ///
 /// A and B must have the patterns the symbolic phase saw (only their values
 /// may have changed); their shapes and nnz are checked (std::invalid_argument),
-/// the patterns are not (an entry whose column the symbolic phase did not
-/// see becomes NaN). May be repeated: each call overwrites C's values in
-/// place and allocates nothing. Asynchronous on exec.
+/// the patterns are not checked in full: with stored places (the default) a
+/// product whose column does not match its place makes an entry of its row
+/// NaN; without them a column of C that no product reaches becomes NaN; a row
+/// of A that was empty at the symbolic phase stays empty in C either way. May be repeated: each
+/// call overwrites C's values in place and allocates nothing. Asynchronous on exec.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 spgemm_numeric(ExecutionSpace const& exec,

@@ -26,6 +26,14 @@ struct SpgemmOptions {
   /// available now (MemAvailable in /proc/meminfo), else no limit beyond the
   /// allocation itself (GPU backends: Kokkos does not report free memory).
   std::uint64_t memory_limit = 0;
+  /// Let the symbolic phase store the place in C of every product a_ik b_kj
+  /// (2 bytes each, 4 where a row of C is longer than 65536), so that every
+  /// numeric phase adds each product at its place instead of hashing its
+  /// column (default). Kept only with sorted columns, when the places take at
+  /// most twice C's bytes and fit the memory limit; SpgemmMemory::
+  /// positions_bytes says whether they were kept. Turn off to save that memory
+  /// where the numeric phase runs once.
+  bool keep_positions = true;
 };
 
 /// Rows of C per accumulator (the bins of rows, operations/detail/spgemm_kernels.hpp).
@@ -46,8 +54,11 @@ struct SpgemmMemory {
   /// C: row starts, column indices and values.
   std::uint64_t output_bytes = 0;
   /// What the handle keeps between phases besides C (row order by
-  /// accumulator, the numeric phase's global pool).
+  /// accumulator; the numeric phase's global pool, or the product places).
   std::uint64_t workspace_bytes = 0;
+  /// The product places kept for the numeric phase (part of workspace_bytes;
+  /// 0: not kept, numeric phases hash; SpgemmOptions::keep_positions).
+  std::uint64_t positions_bytes = 0;
   /// The most device memory the symbolic phase held at once (row bounds,
   /// bins, row order, C's row starts, the symbolic global pool).
   std::uint64_t symbolic_peak_bytes = 0;

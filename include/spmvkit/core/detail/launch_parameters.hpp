@@ -464,6 +464,14 @@ inline constexpr int spgemm_min_hash_slots = 16;
 /// no limit (SpgemmOptions::memory_limit): slots are dropped (teams loop over
 /// more rows each) before the pool grows beyond this.
 inline constexpr std::uint64_t spgemm_default_pool_bytes = std::uint64_t(512) << 20;
+/// The numeric phase's stored product places (SpgemmOptions::keep_positions)
+/// may take at most this many times C's own bytes: 2 or 4 bytes per
+/// multiply-add against 12 (double) or 8 (float, int columns) per nonzero of C,
+/// so products of up to about 12 (resp. 8) multiply-adds per nonzero keep
+/// them: every FEM product (27-point A·A: 5.8), every graph we measured.
+/// Beyond, the places would dominate the handle's memory for a phase that
+/// hashing still does in time proportional to the same multiply-adds.
+inline constexpr std::uint64_t spgemm_positions_max_ratio = 2;
 
 /// The scratch accumulators' sizes for a value type and index type.
 struct SpgemmScratchLimits {

@@ -545,6 +545,205 @@ struct SpgemmRows {
   }
 };
 
+/// Per entry a_ik of A: where its products start in the list of all
+/// products (row by row, and within a row entry by entry): an exclusive scan
+/// of nnz(B row k) over A's entries, into starts (a_nnz + 1 entries; the last
+/// receives the number of multiply-adds).
+template <class Ordinal, class Offset, class Device>
+struct SpgemmProductStarts {
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> a_ci;
+  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> b_rs;
+  Kokkos::View<std::int64_t*, Device> starts;
+  std::int64_t a_nnz = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t ka, std::int64_t& update, bool final) const {
+    std::int64_t len = 0;
+    if (ka < a_nnz) {
+      const Ordinal k = a_ci(ka);
+      len = static_cast<std::int64_t>(b_rs(k + 1) - b_rs(k));
+    }
+    if (final) starts(ka) = update;
+    update += len;
+  }
+};
+
+/// The longest row of C (the width a product's place in its row needs).
+template <class Offset, class Device>
+struct SpgemmMaxRow {
+  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> c_rs;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& m) const {
+    const auto len = static_cast<std::int64_t>(c_rs(i + 1) - c_rs(i));
+    if (len > m) m = len;
+  }
+};
+
+/// The numeric phase without hashing. The symbolic phase stores, for every
+/// product a_ik b_kj (in the order of SpgemmProductStarts), the place of
+/// column j in the sorted row i of C (`Find`: a binary search of the row,
+/// once); the numeric phase, the one users repeat, adds each product at its
+/// place (`Find` false): no probing, no compare-exchange, no lookup, and the
+/// columns of B are read only to check that the pattern has not changed.
+///
+/// A row is accumulated in team scratch when it fits `capacity` values, else
+/// in place in C's values. Concurrent: threads of a team add to one row with
+/// atomics (GPUs); host teams are one thread and use none.
+///
+/// A product whose column no longer matches its place (a pattern changed
+/// after the symbolic phase), or an entry a_ik whose row of B changed length,
+/// makes an entry of the row NaN (`not_found`) instead of reading or writing
+/// out of bounds.
+template <class Scalar, class Ordinal, class Offset, class Device, class Pos, bool Find,
+          bool Concurrent>
+struct SpgemmPositionRows {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  template <class T>
+  using scratch_view = Kokkos::View<T*, typename execution_space::scratch_memory_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  ro_view<Offset> a_rs, b_rs, c_rs;
+  ro_view<Ordinal> a_ci, b_ci, c_ci;
+  ro_view<Scalar> a_v, b_v;
+  ro_view<Ordinal> perm;
+  ro_view<std::int64_t> starts;
+  std::int64_t first = 0, count = 0, rows_per_team = 1;
+  Kokkos::View<Pos*, Device> pos;
+  Kokkos::View<Scalar*, Device> c_v;
+  /// Find: hash slots of a team's scratch table from column to place (rows
+  /// whose table fits; longer rows binary-search their row of C). Values:
+  /// values a team's scratch holds (longer rows accumulate in c_v).
+  std::int64_t capacity = 0;
+  int scratch_level = 0;
+  Scalar not_found = Scalar(0);
+  /// What a free hash slot holds (Find; set on the host).
+  Ordinal empty_key = 0;
+
+  static std::size_t scratch_bytes(std::int64_t capacity) {
+    const auto c = static_cast<std::size_t>(capacity);
+    return Find ? 2 * scratch_view<Ordinal>::shmem_size(c) : scratch_view<Scalar>::shmem_size(c);
+  }
+
+  /// Places through a scratch hash table of the row's columns: one probe
+  /// sequence per product instead of a binary search of the row.
+  KOKKOS_INLINE_FUNCTION void find_row_hashed(member_type const& team, Ordinal i, Ordinal* keys,
+                                              Ordinal* places) const {
+    const Offset base = c_rs(i);
+    const std::int64_t len = c_rs(i + 1) - base;
+    const std::int64_t P = spgemm_hash_slots(len);
+    const std::int64_t mask = P - 1;
+    const Ordinal empty = empty_key;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, P),
+                         [&](std::int64_t h) { keys[h] = empty; });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, len), [&](std::int64_t j) {
+      bool inserted = false;
+      const std::int64_t h =
+          spgemm_hash_insert<Concurrent>(keys, mask, c_ci(base + j), empty, inserted);
+      places[h] = static_cast<Ordinal>(j);
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_rs(i), a_rs(i + 1)), [&](Offset ka) {
+      const Ordinal k = a_ci(ka);
+      const Offset b0 = b_rs(k);
+      const std::int64_t p0 = starts(ka);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b0, b_rs(k + 1)), [&](Offset kb) {
+        const Ordinal c = b_ci(kb);
+        std::int64_t h =
+            static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
+        // Every column of the row is in the table; bounded all the same.
+        for (std::int64_t t = 0; t < P && keys[h] != c; ++t) h = (h + 1) & mask;
+        pos(p0 + (kb - b0)) = static_cast<Pos>(keys[h] == c ? places[h] : 0);
+      });
+    });
+    team.team_barrier(); // the next row clears the table
+  }
+
+  KOKKOS_INLINE_FUNCTION void find_row(member_type const& team, Ordinal i) const {
+    const Offset base = c_rs(i);
+    const std::int64_t len = c_rs(i + 1) - base;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_rs(i), a_rs(i + 1)), [&](Offset ka) {
+      const Ordinal k = a_ci(ka);
+      const Offset b0 = b_rs(k);
+      const std::int64_t p0 = starts(ka);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b0, b_rs(k + 1)), [&](Offset kb) {
+        const Ordinal c = b_ci(kb);
+        std::int64_t lo = 0, hi = len;
+        while (lo < hi) {
+          const std::int64_t mid = lo + (hi - lo) / 2;
+          if (c_ci(base + mid) < c) {
+            lo = mid + 1;
+          } else {
+            hi = mid;
+          }
+        }
+        pos(p0 + (kb - b0)) = static_cast<Pos>(lo);
+      });
+    });
+  }
+
+  KOKKOS_INLINE_FUNCTION void value_row(member_type const& team, Ordinal i, Scalar* scratch) const {
+    const Offset base = c_rs(i);
+    const std::int64_t len = c_rs(i + 1) - base;
+    if (len == 0) return;
+    Scalar* acc = len <= capacity ? scratch : c_v.data() + base;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, len),
+                         [&](std::int64_t j) { acc[j] = Scalar(0); });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_rs(i), a_rs(i + 1)), [&](Offset ka) {
+      const Ordinal k = a_ci(ka);
+      const Offset b0 = b_rs(k);
+      const std::int64_t nb = b_rs(k + 1) - b0;
+      const std::int64_t p0 = starts(ka);
+      if (nb != starts(ka + 1) - p0) {
+        Kokkos::single(Kokkos::PerThread(team), [&]() { spgemm_add<Concurrent>(acc, not_found); });
+        return;
+      }
+      const Scalar av = a_v(ka);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, std::int64_t(0), nb),
+                           [&](std::int64_t t) {
+                             const std::int64_t p = pos(p0 + t);
+                             const Offset kb = b0 + static_cast<Offset>(t);
+                             if (p < len && c_ci(base + p) == b_ci(kb)) {
+                               spgemm_add<Concurrent>(acc + p, av * b_v(kb));
+                             } else {
+                               spgemm_add<Concurrent>(acc, not_found);
+                             }
+                           });
+    });
+    team.team_barrier();
+    if (acc == scratch) {
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, len),
+                           [&](std::int64_t j) { c_v(base + j) = acc[j]; });
+      team.team_barrier(); // the next row clears the scratch
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t begin = first + team.league_rank() * rows_per_team;
+    const std::int64_t end =
+        begin + rows_per_team < first + count ? begin + rows_per_team : first + count;
+    if constexpr (Find) {
+      scratch_view<Ordinal> keys(team.team_scratch(scratch_level),
+                                 static_cast<std::size_t>(capacity));
+      scratch_view<Ordinal> places(team.team_scratch(scratch_level),
+                                   static_cast<std::size_t>(capacity));
+      for (std::int64_t r = begin; r < end; ++r) {
+        const Ordinal i = perm(r);
+        if (spgemm_hash_slots(c_rs(i + 1) - c_rs(i)) <= capacity) {
+          find_row_hashed(team, i, keys.data(), places.data());
+        } else {
+          find_row(team, i);
+        }
+      }
+      return;
+    }
+    scratch_view<Scalar> scratch(team.team_scratch(scratch_level),
+                                 static_cast<std::size_t>(capacity));
+    for (std::int64_t r = begin; r < end; ++r) value_row(team, perm(r), scratch.data());
+  }
+};
+
 } // namespace spmvkit::detail
 
 #endif

@@ -58,6 +58,14 @@ struct SpgemmState {
   Kokkos::View<Ordinal*, device_type> pool_keys;
   Kokkos::View<Scalar*, device_type> pool_vals;
   SpgemmMemory memory;
+  /// The numeric phase from stored places (SpgemmPositionRows): where the
+  /// products of each entry of A start, and the place of every product in its
+  /// row of C, 16-bit when every row of C is at most 65536 long, else 32-bit
+  /// (one of the two is allocated).
+  bool positions = false;
+  Kokkos::View<std::int64_t*, device_type> product_starts;
+  Kokkos::View<std::uint16_t*, device_type> positions16;
+  Kokkos::View<std::uint32_t*, device_type> positions32;
   /// Test hook: > 0 runs every bin with teams of this many threads through the
   /// concurrent (GPU) code path, atomics and team sorts included, so that host
   /// backends test it too. Set before spgemm_symbolic().
@@ -291,6 +299,79 @@ void spgemm_launch(typename Crs::execution_space const& exec, Crs const& A, Crs 
   }
 }
 
+/// One bin's launch of the position kernel (Find: the symbolic pass that
+/// stores the places; else the numeric phase).
+template <bool Find, bool Concurrent, class Crs, class State, class Pos>
+void spgemm_launch_positions_concurrency(typename Crs::execution_space const& exec, Crs const& A,
+                                         Crs const& B, State const& s, SpgemmBinLaunch const& l,
+                                         std::int64_t capacity,
+                                         Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
+  using Exec = typename Crs::execution_space;
+  using F = SpgemmPositionRows<typename Crs::value_type, typename Crs::ordinal_type,
+                               typename Crs::offset_type, typename Crs::device_type, Pos, Find,
+                               Concurrent>;
+  F f;
+  f.a_rs = A.row_starts();
+  f.a_ci = A.column_indices();
+  f.a_v = A.values();
+  f.b_rs = B.row_starts();
+  f.b_ci = B.column_indices();
+  f.b_v = B.values();
+  f.c_rs = s.C.row_starts();
+  f.c_ci = s.C.column_indices();
+  f.c_v = s.C.values();
+  f.perm = s.perm;
+  f.starts = s.product_starts;
+  f.first = l.first;
+  f.count = l.count;
+  f.rows_per_team = l.p.work_per_team;
+  f.pos = pos;
+  f.capacity = capacity;
+  f.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
+  f.empty_key = std::numeric_limits<typename Crs::ordinal_type>::max();
+  f.scratch_level = spgemm_scratch_level<Exec>();
+  Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
+      exec, static_cast<int>(l.p.league_size), l.p.team_size, l.p.vector_length);
+  policy.set_scratch_size(f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(f.capacity)));
+  Kokkos::parallel_for(
+      Find ? "SpMVKit::spgemm::find_positions" : "SpMVKit::spgemm::numeric_positions", policy, f);
+}
+
+/// Slots of a team's scratch in the position kernel, in the scratch-hash bin
+/// (its table's slots: a table of columns and places while the places are
+/// found, a dense array of the row's values in numeric phases); rows of the
+/// other bins binary-search their row of C and accumulate in C itself.
+inline std::int64_t spgemm_position_capacity(SpgemmBinLaunch const& l) {
+  return l.accumulator == SpgemmAccumulator::hash ? l.capacity : 0;
+}
+
+template <bool Find, class Crs, class State>
+void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
+                             State const& s) {
+  for (int b = 1; b < spgemm_num_bins; ++b) {
+    auto const& l = s.launch[b];
+    if (l.count == 0) continue;
+    std::int64_t capacity = spgemm_position_capacity(l);
+    // The bin's scratch was sized for a column and a value per slot; finding
+    // places takes two indices per slot.
+    using Ordinal = typename Crs::ordinal_type;
+    if (Find && sizeof(Ordinal) > sizeof(typename Crs::value_type)) capacity /= 2;
+    if (s.positions16.extent(0) > 0) {
+      if (l.concurrent) {
+        spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions16);
+      } else {
+        spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, l, capacity, s.positions16);
+      }
+    } else {
+      if (l.concurrent) {
+        spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions32);
+      } else {
+        spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, l, capacity, s.positions32);
+      }
+    }
+  }
+}
+
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[4], bool values) {
   using Device = Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>;
@@ -306,6 +387,59 @@ std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[4], bool values)
     m = std::max(m, s);
   }
   return m;
+}
+
+/// The symbolic phase's last step: the place of every product in its row of
+/// C, so that numeric phases add without hashing (SpgemmPositionRows). Kept
+/// only for sorted rows (the place is found by binary search) and where the
+/// places take at most spgemm_positions_max_ratio times C's own bytes and fit
+/// the limit beside everything else the handle keeps; the numeric global pool
+/// is then released. Otherwise numeric phases hash as the symbolic one did.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+void spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& options,
+                            SpgemmLimit const& limit,
+                            SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>& s,
+                            CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+                            CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B) {
+  using Device = typename SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  constexpr char const* where = "spmvkit::spgemm";
+  if (!options.keep_positions || !options.sort_columns || s.multiply_adds == 0) return;
+  std::int64_t longest = 0;
+  Kokkos::parallel_reduce("SpMVKit::spgemm::longest_row", Range(exec, 0, s.m),
+                          SpgemmMaxRow<Offset, Device>{s.C.row_starts()},
+                          Kokkos::Max<std::int64_t>(longest));
+  const bool narrow = longest <= 65536;
+  const byte_count bytes = checked_add(
+      checked_bytes(s.multiply_adds, narrow ? sizeof(std::uint16_t) : sizeof(std::uint32_t),
+                    "product places", where),
+      checked_bytes(s.a_nnz + 1, sizeof(std::int64_t), "product starts", where), "places", where);
+  if (bytes > spgemm_positions_max_ratio * s.memory.output_bytes) return;
+  const std::uint64_t perm_bytes = static_cast<std::uint64_t>(s.perm.extent(0)) * sizeof(Ordinal);
+  const std::uint64_t kept = s.memory.output_bytes + perm_bytes + bytes;
+  // While the places are found the numeric pool still exists.
+  const std::uint64_t peak =
+      std::max<std::uint64_t>(kept, s.memory.output_bytes + s.memory.workspace_bytes + bytes);
+  if (limit.bytes > 0 && peak > limit.bytes) return;
+  s.product_starts = allocate_view<Kokkos::View<std::int64_t*, Device>>(
+      exec, "SpMVKit::spgemm::product_starts", s.a_nnz + 1);
+  Kokkos::parallel_scan("SpMVKit::spgemm::product_starts", Range(exec, 0, s.a_nnz + 1),
+                        SpgemmProductStarts<Ordinal, Offset, Device>{
+                            A.column_indices(), B.row_starts(), s.product_starts, s.a_nnz});
+  if (narrow) {
+    s.positions16 = allocate_view<Kokkos::View<std::uint16_t*, Device>>(
+        exec, "SpMVKit::spgemm::product_places", s.multiply_adds);
+  } else {
+    s.positions32 = allocate_view<Kokkos::View<std::uint32_t*, Device>>(
+        exec, "SpMVKit::spgemm::product_places", s.multiply_adds);
+  }
+  spgemm_launch_positions<true>(exec, A, B, s);
+  s.positions = true;
+  s.pool_keys = Kokkos::View<Ordinal*, Device>();
+  s.pool_vals = Kokkos::View<Scalar*, Device>();
+  s.memory.positions_bytes = bytes;
+  s.memory.workspace_bytes = perm_bytes + bytes;
+  s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes, peak);
 }
 
 /// spgemm_symbolic() (operations/spgemm.hpp documents the steps).
@@ -464,6 +598,7 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   }
   s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.symbolic_peak_bytes,
                                                 s.memory.output_bytes + s.memory.workspace_bytes);
+  spgemm_store_positions(exec, options, limit, s, A, B);
   s.ready = true;
   exec.fence();
 }
@@ -485,6 +620,10 @@ void spgemm_numeric_phase(ExecutionSpace const& exec, SpgemmOptions const& optio
         "spmvkit::spgemm_numeric: the symbolic phase saw " +
         spgemm_shapes(s.m, s.k, s.k, s.n, s.a_nnz, s.b_nnz) + ", now " +
         spgemm_shapes(A.num_rows(), A.num_cols(), B.num_rows(), B.num_cols(), A.nnz(), B.nnz()));
+  }
+  if (s.positions) {
+    spgemm_launch_positions<false>(exec, A, B, s);
+    return;
   }
   for (int b = 1; b < spgemm_num_bins; ++b) {
     spgemm_launch<spgemm_values>(exec, A, B, s.launch[b], s.perm, Kokkos::View<Ordinal*, Device>(),
