@@ -43,7 +43,8 @@ struct to_gtest_types<std::tuple<Ts...>> {
 };
 
 using AllConfigTuple = decltype(std::tuple_cat(
-#if defined(KOKKOS_ENABLE_SERIAL) && (defined(KOKKOS_ENABLE_OPENMP) || defined(KOKKOS_ENABLE_THREADS))
+#if defined(KOKKOS_ENABLE_SERIAL) &&                                                               \
+    (defined(KOKKOS_ENABLE_OPENMP) || defined(KOKKOS_ENABLE_THREADS))
     std::tuple<Config<double, Kokkos::Serial>>{},
 #elif defined(KOKKOS_ENABLE_SERIAL)
     std::tuple<Config<double, Kokkos::Serial>, Config<float, Kokkos::Serial>>{},
