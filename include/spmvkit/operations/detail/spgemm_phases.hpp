@@ -232,6 +232,22 @@ std::int64_t spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&
   return g.count > 0 ? g.p.league_size * g.capacity : 0;
 }
 
+/// The operands and the bin's rows of a row kernel (SpgemmRows, SpgemmPositionRows).
+template <class F, class Crs, class Perm>
+void spgemm_bind_rows(F& f, Crs const& A, Crs const& B, SpgemmBinLaunch const& l,
+                      Perm const& perm) {
+  f.a_rs = A.row_starts();
+  f.a_ci = A.column_indices();
+  f.a_v = A.values();
+  f.b_rs = B.row_starts();
+  f.b_ci = B.column_indices();
+  f.b_v = B.values();
+  f.perm = perm;
+  f.first = l.first;
+  f.count = l.count;
+  f.rows_per_team = l.p.work_per_team;
+}
+
 template <int Pass, bool Concurrent, class Crs, class Perm, class Bound, class Keys, class Vals>
 void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs const& A,
                                Crs const& B, SpgemmBinLaunch const& l, Perm const& perm,
@@ -244,16 +260,7 @@ void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs co
   using F = SpgemmRows<typename Crs::value_type, Ordinal, typename Crs::offset_type,
                        typename Crs::device_type, Pass, Concurrent>;
   F f;
-  f.a_rs = A.row_starts();
-  f.a_ci = A.column_indices();
-  f.a_v = A.values();
-  f.b_rs = B.row_starts();
-  f.b_ci = B.column_indices();
-  f.b_v = B.values();
-  f.perm = perm;
-  f.first = l.first;
-  f.count = l.count;
-  f.rows_per_team = l.p.work_per_team;
+  spgemm_bind_rows(f, A, B, l, perm);
   f.bound = bound;
   f.c_rs = c_rs;
   f.c_ci = c_ci;
@@ -311,20 +318,11 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
                                typename Crs::offset_type, typename Crs::device_type, Pos, Find,
                                Concurrent>;
   F f;
-  f.a_rs = A.row_starts();
-  f.a_ci = A.column_indices();
-  f.a_v = A.values();
-  f.b_rs = B.row_starts();
-  f.b_ci = B.column_indices();
-  f.b_v = B.values();
+  spgemm_bind_rows(f, A, B, l, s.perm);
   f.c_rs = s.C.row_starts();
   f.c_ci = s.C.column_indices();
   f.c_v = s.C.values();
-  f.perm = s.perm;
   f.starts = s.product_starts;
-  f.first = l.first;
-  f.count = l.count;
-  f.rows_per_team = l.p.work_per_team;
   f.pos = pos;
   f.capacity = capacity;
   f.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
