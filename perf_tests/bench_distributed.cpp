@@ -15,6 +15,9 @@
 //   diag+halo   halo begin, diagonal-block SpMV, halo end: what the overlap hides
 //   sequential  exchange, then diagonal and off-process SpMVs, no overlap
 //   apply       the operator's apply (overlapped exchange and both blocks)
+//   *_shared    diag+halo, apply and CG with the exchange on the caller's execution
+//               space instance (HaloOptions::own_instance = false), where the default
+//               exchange has an instance of its own (device vectors, Kokkos 4)
 // and per rank its rows, ghosts, neighbours and bytes sent. --csv FILE appends
 // one line per measurement for scripts.
 #include <spmvkit/distributed/distributed.hpp>
@@ -153,10 +156,25 @@ void run(Options const& o) {
     }
   });
   measure("apply", [&] { A.apply(exec, x, y); });
+  // The same exchange on the caller's instance (HaloOptions::own_instance =
+  // false): what the separate instance gains, side by side in this run.
+  spmvkit::HaloOptions shared_instance;
+  shared_instance.own_instance = false;
+  auto A_shared = spmvkit::make_distributed_fem_poisson<F, double, spmvkit::CrsFormat>(
+      part, exec, N, {}, {}, shared_instance);
+  if (halo.own_instance()) {
+    auto const& halo_shared = A_shared.halo();
+    measure("diag+halo_shared", [&] {
+      halo_shared.begin(exec, x);
+      A_shared.apply_diagonal_block(exec, x, y);
+      halo_shared.end(exec);
+    });
+    measure("apply_shared", [&] { A_shared.apply(exec, x, y); });
+  }
 
   // CG: a fixed number of iterations (tolerance 0), rough start as fem_cg.
   auto b = spmvkit::distributed_fem_poisson_rhs<double>(exec, part, N);
-  for (auto variant : {spmvkit::CgVariant::standard, spmvkit::CgVariant::pipelined}) {
+  auto run_cg = [&](auto const& op, spmvkit::CgVariant variant, std::string const& label) {
     std::vector<double> t;
     for (int rep = 0; rep < std::max(1, o.repetitions / 2); ++rep) {
       auto x0 = spmvkit::distributed_fem_poisson_rough_guess<double>(exec, part, N);
@@ -166,13 +184,17 @@ void run(Options const& o) {
       opts.use_initial_guess = true;
       opts.variant = variant;
       MPI_Barrier(comm);
-      const auto r = spmvkit::cg(exec, A, b, x0, opts);
+      const auto r = spmvkit::cg(exec, op, b, x0, opts);
       double s = r.seconds_per_iteration;
       MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_MAX, comm);
       t.push_back(s);
     }
     std::sort(t.begin(), t.end());
-    results.emplace_back(std::string("cg_") + spmvkit::name(variant), t[t.size() / 2]);
+    results.emplace_back(label + spmvkit::name(variant), t[t.size() / 2]);
+  };
+  for (auto variant : {spmvkit::CgVariant::standard, spmvkit::CgVariant::pipelined}) {
+    run_cg(A, variant, "cg_");
+    if (halo.own_instance()) run_cg(A_shared, variant, "cg_shared_");
   }
 
   // Per-rank sizes and bytes, gathered for rank 0.
@@ -186,12 +208,13 @@ void run(Options const& o) {
   if (rank != 0) return;
   const spmvkit::FemPoisson problem(N);
   std::printf("# spmvkit_perf_mpi: FEM N = %lld (%lld rows, %s scaling), %d rank(s), %s, "
-              "diagonal block %s, halo %s\n",
+              "diagonal block %s, halo %s%s\n",
               static_cast<long long>(N), static_cast<long long>(problem.num_rows),
               o.scaling.c_str(), p, Exec::name(), F::family,
               halo.staged()      ? "staged (host buffers)"
               : halo.gpu_aware() ? "GPU-aware"
-                                 : "host");
+                                 : "host",
+              halo.own_instance() ? " on its own instance (*_shared: on the caller's)" : "");
   std::printf("%5s %12s %10s %6s %14s %14s\n", "rank", "rows", "ghosts", "from", "bytes sent",
               "bytes sent+recv");
   for (int r = 0; r < p; ++r) {
@@ -205,7 +228,7 @@ void run(Options const& o) {
   }
   for (auto const& [what, t] : results) {
     std::printf("%-14s %12.3f us", what.c_str(), 1e6 * t);
-    if (what == "diag+halo" && diag > 0) std::printf("   %.3f x diag alone", t / diag);
+    if (what.rfind("diag+halo", 0) == 0 && diag > 0) std::printf("   %.3f x diag alone", t / diag);
     if (what == "exchange" && t > 0) {
       std::printf("   %.3f GB/s (largest rank's %.0f bytes sent+received)", max_bytes / t * 1e-9,
                   max_bytes);
