@@ -148,6 +148,61 @@ def cg(results, styles, ctx, out):
     return path
 
 
+def cg_iteration(results, styles, ctx, out):
+    """Time per CG iteration vs N, a line per (format, CG variant), one panel per precision
+    (mixed: float matrix, double vectors), with each format's bandwidth floor: the fused standard
+    CG's iteration bytes over the run's copy bandwidth (time / iteration_vs_fused_copy_bound)."""
+    rows = [r for r in results if r.bench == "cg" and r.get("time_per_iteration_s") > 0]
+    if not rows:
+        return None
+    precs = sorted({r.precision for r in rows}, key=lambda p: ["double", "float", "mixed"].index(p)
+                   if p in ("double", "float", "mixed") else 9)
+    dashes = {"fused": "-", "pipelined": "--", "kokkos_blas": ":", "mixed": "-."}
+    markers = {"fused": "o", "pipelined": "s", "kokkos_blas": "^", "mixed": "D"}
+    fig, axes = plt.subplots(1, len(precs), figsize=(7.5 * len(precs) + 2, 6), squeeze=False)
+    for j, prec in enumerate(precs):
+        ax = axes[0][j]
+        sub = [r for r in rows if r.precision == prec]
+        keys = sorted({(r.format, r.options.get("cg", "fused")) for r in sub},
+                      key=lambda k: (results.format_key(k[0]), k[1]))
+        for name, variant in keys:
+            pts = sorted((r.fem_n, r.get("time_per_iteration_s")) for r in sub
+                         if r.format == name and r.options.get("cg", "fused") == variant)
+            style = dict(styles.line(name))
+            style["linestyle"] = dashes.get(variant, "-")
+            style["marker"] = markers.get(variant, "o")
+            ax.plot([p[0] for p in pts], [p[1] * 1e6 for p in pts],
+                    label="{} {}".format(name, variant), **style)
+        # The floor of the leanest format (smallest fused-CG iteration bytes at the largest N):
+        # no variant of any format can beat its own floor, and none has a lower one.
+        floors = {}
+        for r in sub:
+            if r.options.get("cg", "fused") in ("fused", "mixed") and \
+                    r.get("iteration_vs_fused_copy_bound") > 0:
+                floors.setdefault(r.format, {})[r.fem_n] = \
+                    r.get("time_per_iteration_s") / r.get("iteration_vs_fused_copy_bound")
+        if floors:
+            lean = min(floors, key=lambda f: floors[f][max(floors[f])])
+            pts = sorted(floors[lean].items())
+            ax.plot([p[0] for p in pts], [p[1] * 1e6 for p in pts], color="black", linewidth=1.5,
+                    linestyle=(0, (1, 1.5)),
+                    label="floor: {} fused-CG bytes / copy GB/s".format(lean))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ns = sorted({r.fem_n for r in sub})
+        ax.set_xticks(ns)
+        ax.set_xticklabels([str(n) for n in ns])
+        ax.minorticks_off()
+        ax.set_title("CG, {}: time per iteration".format(prec))
+        ax.set_xlabel("N (FEM intervals per direction)")
+        ax.set_ylabel("microseconds per iteration (median)")
+        ax.grid(True, which="both", alpha=0.3)
+    outside_legend(axes[0][len(precs) - 1])
+    path = os.path.join(out, "cg_iteration.png")
+    finish(fig, ctx, path)
+    return path
+
+
 def matrices(results, styles, ctx, out, precision):
     rows = [r for r in results if r.bench == "spmv" and r.kind != "fem" and r.precision == precision]
     if not rows:
@@ -230,6 +285,9 @@ def all_charts(results, styles, ctx, out):
     p = cg(results, styles, ctx, out)
     if p:
         charts.append(("CG MUPS and iterations", p))
+    p = cg_iteration(results, styles, ctx, out)
+    if p:
+        charts.append(("CG time per iteration vs N, with the bandwidth floor", p))
     for prec in precs:
         p = matrices(results, styles, ctx, out, prec)
         if p:
