@@ -98,6 +98,14 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+template <class V>
+struct CountDifferent {
+  V a, b;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i, double& d) const {
+    d += a(i) != b(i) ? 1.0 : 0.0;
+  }
+};
+
 /// Median over repetitions of the slowest rank's time per call of f.
 double time_per_call(MPI_Comm comm, Exec const& exec, Options const& o,
                      std::function<void()> const& f) {
@@ -170,6 +178,21 @@ void run(Options const& o) {
       halo_shared.end(exec);
     });
     measure("apply_shared", [&] { A_shared.apply(exec, x, y); });
+    // Before trusting the times: both exchanges give the same product (the
+    // same blocks and sums, so bit for bit).
+    Vec y_shared("y_shared", part.local_rows());
+    A.apply(exec, x, y);
+    A_shared.apply(exec, x, y_shared);
+    double differ = 0;
+    Kokkos::parallel_reduce("SpMVKit::bench::compare",
+                            Kokkos::RangePolicy<Exec>(exec, 0, y.extent(0)),
+                            CountDifferent<Vec>{y, y_shared}, differ);
+    MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPI_DOUBLE, MPI_SUM, comm);
+    if (differ != 0) {
+      throw std::runtime_error("the exchange on its own instance and on the caller's give "
+                               "different products in " +
+                               std::to_string(static_cast<long long>(differ)) + " rows");
+    }
   }
 
   // CG: a fixed number of iterations (tolerance 0), rough start as fem_cg.
