@@ -118,11 +118,19 @@ TYPED_TEST(DistributedSpmvTest, MatchesSingleRankProduct) {
         part, exec, slab_of<Scalar, Exec>(c.matrix, part.first_row(), part.local_rows()), {}, {},
         shared_instance);
     EXPECT_FALSE(A_shared.halo().own_instance());
+    HaloOptions collective;
+    collective.method = HaloMethod::neighbor_alltoallv;
+    auto A_collective = make_distributed_matrix<F>(
+        part, exec, slab_of<Scalar, Exec>(c.matrix, part.first_row(), part.local_rows()), {}, {},
+        collective);
+    EXPECT_EQ(A_collective.halo().method(), HaloMethod::neighbor_alltoallv);
+    EXPECT_EQ(A.halo().method(), HaloMethod::point_to_point);
 
     auto A1 = make_device_crs<Scalar, Exec>(c.matrix);
     // Two products with different x (the second reuses the plan and buffers),
-    // then one with the exchange on the caller's instance.
-    for (int round = 0; round < 3; ++round) {
+    // then one with the exchange on the caller's instance and two with the
+    // neighbourhood collective (a rank without neighbours still takes part).
+    for (int round = 0; round < 5; ++round) {
       auto f = [round](std::int64_t i) { return test_x(i + 31 * round); };
       Vector x_global("x_global", c.matrix.rows), y_global("y_global", c.matrix.rows);
       auto xh = Kokkos::create_mirror_view(x_global);
@@ -132,7 +140,7 @@ TYPED_TEST(DistributedSpmvTest, MatchesSingleRankProduct) {
       auto x = local_vector<Vector>(part, f);
       Vector y("y", part.local_rows());
       Kokkos::deep_copy(y, Scalar(std::nan("")));
-      (round < 2 ? A : A_shared).apply(exec, x, y);
+      (round < 2 ? A : round == 2 ? A_shared : A_collective).apply(exec, x, y);
       exec.fence();
       auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
       auto yg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_global);

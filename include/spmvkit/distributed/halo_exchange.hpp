@@ -43,7 +43,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,12 @@ enum class GpuAwareMpi {
   no         ///< stage through host buffers
 };
 
+/// How halo messages travel (HaloOptions).
+enum class HaloMethod {
+  point_to_point,    ///< one MPI_Irecv and one MPI_Isend per neighbour
+  neighbor_alltoallv ///< one MPI_Ineighbor_alltoallv on a distributed graph communicator
+};
+
 /// Options of the halo exchange.
 struct HaloOptions {
   /// Whether device buffers go to MPI directly; only matters for vectors in
@@ -66,6 +74,10 @@ struct HaloOptions {
   /// begin() and end(); false runs them on the caller's instance (the
   /// behaviour before, kept for measuring what the overlap gains).
   bool own_instance = true;
+  /// Point-to-point messages (receives posted before the pack) or one
+  /// neighbourhood collective over a graph communicator of the neighbours
+  /// (MPI-3). Measured against each other in docs/distributed.md.
+  HaloMethod method = HaloMethod::point_to_point;
 };
 
 /// Whether this MPI can take CUDA device buffers: SPMVKIT_MPI_GPU_AWARE=0/1
@@ -156,6 +168,7 @@ public:
                                             "SpMVKit::distributed::halo_receive_host", num_ghosts);
     }
     state_->requests.reserve(sends_.size() + receives_.size());
+    if (options.method == HaloMethod::neighbor_alltoallv) make_graph(comm);
 #if KOKKOS_VERSION >= 40000
     if (!host_memory && options.own_instance) {
       halo_exec_ = Kokkos::Experimental::partition_space(exec, 1)[0];
@@ -175,13 +188,17 @@ public:
     requests.clear();
     Scalar* receive_to = staged_ ? host_receive_.data() : ghosts_.data();
     for (auto const& nb : receives_) {
+      if (graph_) break; // the collective posts receives with the sends
       requests.emplace_back();
       detail::mpi_check(MPI_Irecv(receive_to + nb.offset, static_cast<int>(nb.count),
                                   detail::mpi_datatype<Scalar>(), nb.rank, tag, comm_,
                                   &requests.back()),
                         "MPI_Irecv");
     }
-    if (sends_.empty()) return;
+    if (sends_.empty()) {
+      if (graph_) state_->sends_pending = true; // still receives through the collective
+      return;
+    }
     if (own_instance_) exec.fence();
     ExecSpace const& pack_exec = own_instance_ ? halo_exec_ : exec;
     Kokkos::parallel_for(
@@ -240,6 +257,10 @@ public:
   /// Whether the pack and staging copies run on an instance of their own
   /// (device memory, Kokkos 4), overlapping work queued on the caller's.
   bool own_instance() const { return own_instance_; }
+  /// How the messages travel (HaloOptions::method).
+  HaloMethod method() const {
+    return graph_ ? HaloMethod::neighbor_alltoallv : HaloMethod::point_to_point;
+  }
 
 private:
   using HostBuffer = Kokkos::View<Scalar*, detail::HaloHostSpace>;
@@ -258,6 +279,18 @@ private:
     pack_exec.fence();
     state_->sends_pending = false;
     Scalar* send_from = staged_ ? host_send_.data() : send_buffer_.data();
+    if (graph_) {
+      Scalar* receive_to = staged_ ? host_receive_.data() : ghosts_.data();
+      state_->requests.emplace_back();
+      detail::mpi_check(MPI_Ineighbor_alltoallv(
+                            send_from, graph_counts_.data(), graph_counts_.data() + sends_.size(),
+                            detail::mpi_datatype<Scalar>(), receive_to,
+                            graph_counts_.data() + 2 * sends_.size(),
+                            graph_counts_.data() + 2 * sends_.size() + receives_.size(),
+                            detail::mpi_datatype<Scalar>(), *graph_, &state_->requests.back()),
+                        "MPI_Ineighbor_alltoallv");
+      return;
+    }
     for (auto const& nb : sends_) {
       state_->requests.emplace_back();
       detail::mpi_check(MPI_Isend(send_from + nb.offset, static_cast<int>(nb.count),
@@ -267,7 +300,42 @@ private:
     }
   }
 
+  /// The graph communicator of the neighbourhood collective: sources are the
+  /// ranks this one receives from, destinations those it sends to, in the
+  /// order of the plan (collective over comm: every rank builds one).
+  void make_graph(MPI_Comm comm) {
+    std::vector<int> sources, destinations;
+    std::vector<int> counts; // send counts, send offsets, receive counts, receive offsets
+    for (auto const& nb : sends_) destinations.push_back(nb.rank);
+    for (auto const& nb : receives_) sources.push_back(nb.rank);
+    auto as_int = [](std::int64_t v) {
+      if (v > std::numeric_limits<int>::max()) {
+        throw std::length_error("spmvkit::HaloExchange: a halo of " + std::to_string(v) +
+                                " entries exceeds MPI's int counts");
+      }
+      return static_cast<int>(v);
+    };
+    for (auto const& nb : sends_) counts.push_back(as_int(nb.count));
+    for (auto const& nb : sends_) counts.push_back(as_int(nb.offset));
+    for (auto const& nb : receives_) counts.push_back(as_int(nb.count));
+    for (auto const& nb : receives_) counts.push_back(as_int(nb.offset));
+    graph_counts_ = std::move(counts);
+    graph_ = std::shared_ptr<MPI_Comm>(new MPI_Comm(MPI_COMM_NULL), [](MPI_Comm* c) {
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized && *c != MPI_COMM_NULL) MPI_Comm_free(c);
+      delete c;
+    });
+    detail::mpi_check(MPI_Dist_graph_create_adjacent(
+                          comm, static_cast<int>(sources.size()), sources.data(), MPI_UNWEIGHTED,
+                          static_cast<int>(destinations.size()), destinations.data(),
+                          MPI_UNWEIGHTED, MPI_INFO_NULL, 0, graph_.get()),
+                      "MPI_Dist_graph_create_adjacent");
+  }
+
   MPI_Comm comm_ = MPI_COMM_NULL;
+  std::shared_ptr<MPI_Comm> graph_; // neighbor_alltoallv only
+  std::vector<int> graph_counts_;
   std::vector<HaloNeighbour> sends_, receives_;
   index_type send_indices_;
   vector_type send_buffer_, ghosts_;
