@@ -10,7 +10,8 @@
 // Names: spgemm/<precision>/<matrix>/<spmvkit|kk_default>/<symbolic|numeric|total>.
 // Counters: time_s (median), multiply_adds (the sum over a_ik of nnz(A row k)), GFlop/s
 // (2 multiply-adds per median time), nnz_A, nnz_C, compression (multiply-adds per nonzero of C),
-// output_bytes (C), and for SpMVKit peak_bytes and team_scratch_bytes (SpgemmMemory).
+// output_bytes (C), and for SpMVKit peak_bytes, team_scratch_bytes and symbolic_workspace_bytes
+// (SpgemmMemory).
 
 #include "benchmarks.hpp"
 #include "options.hpp"
@@ -234,6 +235,8 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
       state.counters["peak_bytes"] = static_cast<double>(kept.memory().peak_bytes);
       state.counters["team_scratch_bytes"] = static_cast<double>(kept.memory().team_scratch_bytes);
       state.counters["positions_bytes"] = static_cast<double>(kept.memory().positions_bytes);
+      state.counters["symbolic_workspace_bytes"] =
+          static_cast<double>(kept.memory().symbolic_workspace_bytes);
       auto const bins = kept.row_bins();
       state.counters["rows_hash"] = static_cast<double>(bins.hash);
       state.counters["rows_dense"] = static_cast<double>(bins.dense);

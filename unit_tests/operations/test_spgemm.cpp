@@ -191,13 +191,14 @@ template <class Scalar, class Exec, class Offset = int>
 SpgemmHandle<Scalar, Exec, int, Offset>
 check_spgemm(HostCrs const& ha, HostCrs const& hb, std::string const& what,
              SpgemmOptions const& options = {}, bool with_kokkos_kernels = true,
-             int test_team_size = 0) {
+             int test_team_size = 0, int test_workspace = 0) {
   const Exec exec;
   auto A = make_device_crs<Scalar, Exec, int, Offset>(ha);
   auto B = make_device_crs<Scalar, Exec, int, Offset>(hb);
   const auto ref = host_product<Scalar>(ha, hb);
   SpgemmHandle<Scalar, Exec, int, Offset> handle(options);
   handle.state().test_team_size = test_team_size;
+  handle.state().test_workspace = test_workspace;
   spgemm_symbolic(exec, handle, A, B);
   EXPECT_TRUE(handle.has_structure());
   EXPECT_EQ(handle.nnz(), ref.C.nnz()) << what;
@@ -394,6 +395,94 @@ TYPED_TEST(SpgemmTest, ConcurrentPathOnEveryBackend) {
                                  "empty rows, " + what, o, false, team);
     }
   }
+}
+
+// The host symbolic phase's dense workspace per thread (forced on wherever it
+// fits) and the binned accumulators (forced off) give the same C on shapes
+// with rows longer than any scratch table, empty rows and columns,
+// rectangular factors and degenerate shapes, sorted with and without the
+// places, and unsorted. GPU backends never take the workspace.
+TYPED_TEST(SpgemmTest, HostWorkspaceAndBinnedAccumulatorsAgree) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  constexpr bool host = detail::is_host_space_v<Exec>;
+  std::vector<std::pair<std::string, std::pair<HostCrs, HostCrs>>> cases;
+  for (std::int64_t n : {std::int64_t(20000), std::int64_t(300000), std::int64_t(9000)}) {
+    cases.push_back({"long rows, n = " + std::to_string(n), long_row_product(n)});
+  }
+  cases.push_back({"random 300x200 * 200x250",
+                   {random_crs(300, 200, 12, 0.1, 150, 1), random_crs(200, 250, 10, 0.1, 200, 2)}});
+  cases.push_back({"empty rows and columns",
+                   {from_entries(4, 3, {{0, 0}, {0, 2}, {2, 1}}),
+                    from_entries(3, 5, {{0, 1}, {1, 0}, {2, 2}, {2, 1}})}});
+  cases.push_back({"0x7 * 7x0", {from_entries(0, 7, {}), from_entries(7, 0, {})}});
+  cases.push_back({"5x0 * 0x6", {from_entries(5, 0, {}), from_entries(0, 6, {})}});
+  cases.push_back({"zero factors", {from_entries(5, 4, {}), from_entries(4, 6, {})}});
+  std::vector<std::pair<std::int64_t, std::int64_t>> row, column;
+  for (std::int64_t j = 0; j < 300; ++j) {
+    row.push_back({0, j});
+    column.push_back({j, 0});
+  }
+  cases.push_back({"dot product", {from_entries(1, 300, row), from_entries(300, 1, column)}});
+  cases.push_back({"outer product", {from_entries(300, 1, column), from_entries(1, 300, row)}});
+  const auto G = rmat_like(9, 8, 3);
+  cases.push_back({"R-MAT-like scale 9, A*A^T", {G, transpose(G)}});
+  for (auto const& [name, AB] : cases) {
+    auto const& [A, B] = AB;
+    for (int variant = 0; variant < 3; ++variant) {
+      SpgemmOptions o;
+      o.sort_columns = variant < 2;
+      o.keep_positions = variant == 0;
+      int kept = -1;
+      for (int ws : {1, -1}) {
+        const std::string what =
+            name + ", variant " + std::to_string(variant) + (ws > 0 ? ", workspace" : ", bins");
+        auto h = check_spgemm<Scalar, Exec>(A, B, what, o, false, 0, ws);
+        const bool used = h.memory().symbolic_workspace_bytes > 0;
+        EXPECT_EQ(used, host && ws > 0 && A.rows > 0 && B.cols > 0) << what;
+        if (used) {
+          EXPECT_GE(h.memory().peak_bytes,
+                    h.memory().output_bytes + h.memory().symbolic_workspace_bytes)
+              << what;
+        }
+        // Both ways keep the places under the same rule.
+        if (kept >= 0) {
+          EXPECT_EQ(h.keeps_positions(), kept == 1) << what;
+        }
+        kept = h.keeps_positions() ? 1 : 0;
+      }
+    }
+  }
+}
+
+// The rule and the limit: FEM products take the workspace by default on host
+// backends; a memory limit that leaves room for the binned accumulators but
+// not for the workspace falls back to them, with the same C.
+TYPED_TEST(SpgemmTest, HostWorkspaceFallsBackUnderTheMemoryLimit) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  constexpr bool host = detail::is_host_space_v<Exec>;
+  const auto F = to_host(make_fem_poisson_crs<Scalar, Exec>(Exec(), 6));
+  auto d = check_spgemm<Scalar, Exec>(F, F, "FEM N=6 A*A, default", {}, false);
+  EXPECT_EQ(d.memory().symbolic_workspace_bytes > 0, host);
+  // B with 300000 columns: 1.2 MB of marks per thread against a C of ~100 KB.
+  auto const [A, B] = long_row_product(300000);
+  auto off = check_spgemm<Scalar, Exec>(A, B, "wide B, bins", {}, false, 0, -1);
+  EXPECT_EQ(off.memory().symbolic_workspace_bytes, 0u);
+  auto on = check_spgemm<Scalar, Exec>(A, B, "wide B, workspace", {}, false, 0, 1);
+  if (!host) {
+    EXPECT_EQ(on.memory().symbolic_workspace_bytes, 0u);
+    return;
+  }
+  ASSERT_GT(on.memory().symbolic_workspace_bytes, 0u);
+  ASSERT_LT(off.memory().peak_bytes, on.memory().peak_bytes);
+  SpgemmOptions tight;
+  tight.memory_limit = off.memory().peak_bytes;
+  auto t =
+      check_spgemm<Scalar, Exec>(A, B, "wide B, limit below the workspace", tight, false, 0, 1);
+  EXPECT_EQ(t.memory().symbolic_workspace_bytes, 0u);
+  EXPECT_TRUE(t.keeps_positions());
+  EXPECT_LE(t.memory().peak_bytes, tight.memory_limit);
 }
 
 TYPED_TEST(SpgemmTest, EmptyRowsColumnsAndDegenerateShapes) {

@@ -60,7 +60,9 @@ public:
     auto const& c = state_.bin_count;
     return {c[0], c[1], c[2], c[3]};
   }
-  /// Rows per accumulator in the symbolic phase (from the row bounds).
+  /// Rows per accumulator in the symbolic phase (from the row bounds). Where
+  /// the host workspace took every row (SpgemmMemory::symbolic_workspace_bytes
+  /// > 0), the bins the bounds would have chosen.
   SpgemmRowBins symbolic_row_bins() const {
     auto const& c = state_.symbolic_bin_count;
     return {c[0], c[1], c[2], c[3]};
@@ -91,13 +93,14 @@ private:
 /// bound on nnz(C) does not, before anything of C's size is allocated) and
 /// the memory limit (AllocationError naming the estimate); rows binned by
 /// their bound into accumulators (scratch hash table, scratch dense tiles,
-/// global pool); the exact length of every row; an exclusive scan into C's
-/// row starts; the allocation of C's columns and values, after the exact
-/// nnz(C) was checked again against Offset and the limit; the columns of
-/// every row (sorted unless the options say otherwise), so that the numeric
-/// phase, the one repeated, writes values only and never sorts; and, where
-/// SpgemmOptions::keep_positions allows, the place of every product in its row
-/// of C, so that the numeric phase does not hash either.
+/// global pool; on host backends, where it fits the limit, every row in a
+/// dense workspace of num_cols marks per thread instead, see
+/// SpgemmMemory::symbolic_workspace_bytes); the exact length of every row; an exclusive scan into
+/// C's row starts; the allocation of C's columns and values, after the exact nnz(C) was checked
+/// again against Offset and the limit; the columns of every row (sorted unless the options say
+/// otherwise), so that the numeric phase, the one repeated, writes values only and never sorts;
+/// and, where SpgemmOptions::keep_positions allows, the place of every product in its row of C, so
+/// that the numeric phase does not hash either.
 ///
 /// Throws std::invalid_argument when A's columns and B's rows differ (naming
 /// both shapes). Synchronous: it reads counts back to the host.

@@ -64,8 +64,17 @@ struct SpgemmMemory {
   std::uint64_t symbolic_peak_bytes = 0;
   /// Team scratch (GPU shared memory) per team, the largest of any launch.
   std::uint64_t team_scratch_bytes = 0;
+  /// Host backends: the symbolic phase's dense workspace of num_cols marks
+  /// per thread (and as many product places per thread while the places are
+  /// found), held during the symbolic phase only; its marks are part of
+  /// symbolic_peak_bytes, all of it of peak_bytes. 0: the rows were accumulated in the scratch hash
+  /// tables, tiles and global pool (GPUs always; host backends when the
+  /// workspace would not fit the memory limit or the product is too sparse
+  /// for it).
+  std::uint64_t symbolic_workspace_bytes = 0;
   /// The most device memory held at once: max(symbolic_peak_bytes,
-  /// output_bytes + workspace_bytes).
+  /// output_bytes + workspace_bytes, and while C's columns and the places
+  /// are written, output_bytes + workspace_bytes + symbolic_workspace_bytes).
   std::uint64_t peak_bytes = 0;
   /// The limit the product was checked against (0: none known).
   std::uint64_t limit_bytes = 0;

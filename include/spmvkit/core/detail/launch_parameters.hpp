@@ -435,7 +435,11 @@ LaunchParameters features_launch_parameters(std::int64_t num_rows) {
 /// - global: a hash table (or, where B has fewer columns than the table
 ///   would have slots, a dense array of num_cols entries) in a pool of device
 ///   memory with one slot per concurrently running team, for the rest.
-enum class SpgemmAccumulator { hash, dense, global };
+/// - workspace (host symbolic phase only, every row at once, no bins): a
+///   dense array of num_cols marks per thread, the seed's dense accumulator at
+///   full width (Gustavson's, as Kokkos Kernels and MKL use on CPUs); see
+///   spgemm_use_workspace().
+enum class SpgemmAccumulator { hash, dense, global, workspace };
 
 /// Scratch budget of one SpGEMM team, in bytes. GPUs: 24 KiB of shared
 /// memory (2048 hash slots of int + double), so that several 128-thread teams
@@ -500,7 +504,8 @@ SpgemmScratchLimits spgemm_scratch_limits(std::size_t scalar_bytes, std::size_t 
 /// Host backends: teams of one thread (no atomics, a serial sort per row),
 /// each walking rows worth about 16K multiply-adds so that scheduling stays
 /// small against the work, at least 8 teams per thread for dynamic balance;
-/// the global bin gets one team (one pool slot) per thread.
+/// the global bin gets one team (one pool slot) per thread; the workspace
+/// (all rows of A, empty ones included) is split like the hash bin.
 /// GPUs: vector lanes sized to the mean row of B (a power of two, 4 to 32),
 /// 128 threads per team for hash rows (about 27 x 27 products per FEM row
 /// fill them), 256 for dense and global rows, which are long by construction;
@@ -538,6 +543,42 @@ LaunchParameters spgemm_launch_parameters(ExecutionSpace const& exec, SpgemmAccu
   }
   p.league_size = (rows + p.work_per_team - 1) / p.work_per_team;
   return p;
+}
+
+/// The host symbolic phase's per-thread dense workspace (SpgemmAccumulator::
+/// workspace): num_cols marks per thread, each holding the last row that
+/// touched its column, and, while the product places are found, num_cols
+/// places. A product then costs one load and compare in the count pass and
+/// one more in the fill pass, against a hash probe sequence in scratch and a
+/// heap sort per row; the rows are sorted by std::sort, or by a scan of the
+/// marks between the row's first and last column where that span is at most
+/// spgemm_workspace_scan_ratio times the row's length (FEM rows span ~9 times
+/// their length; the scan reads contiguous marks, the sort compares
+/// log2(len) times per column).
+///
+/// Chosen on host backends only (GPUs keep the binned accumulators: a
+/// workspace per thread of a GPU is beyond any device's memory) when
+/// `bytes` (all threads' workspaces) fit `budget`, the memory the global pool
+/// may take, and the product is not so sparse that clearing the marks
+/// (2 x threads x num_cols stores) outweighs its multiply-adds: at most
+/// spgemm_workspace_columns_per_product marks per multiply-add, so that a few
+/// rows times a wide B keep the scratch hash tables. `forced` (a test hook)
+/// skips the latter rule, never the budget.
+inline constexpr std::int64_t spgemm_workspace_scan_ratio = 16;
+inline constexpr std::int64_t spgemm_workspace_columns_per_product = 8;
+
+template <class ExecutionSpace>
+bool spgemm_use_workspace(std::int64_t threads, std::int64_t num_cols, std::int64_t multiply_adds,
+                          std::uint64_t bytes, std::uint64_t budget, bool forced = false) {
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    if (bytes > budget) return false;
+    return forced ||
+           num_cols / spgemm_workspace_columns_per_product <=
+               std::max<std::int64_t>(1, multiply_adds) / std::max<std::int64_t>(1, threads);
+  } else {
+    (void)threads, (void)num_cols, (void)multiply_adds, (void)bytes, (void)budget, (void)forced;
+    return false;
+  }
 }
 
 /// Teams of the global bin that may run at once, hence pool slots worth

@@ -12,6 +12,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -741,6 +742,113 @@ struct SpgemmPositionRows {
     scratch_view<Scalar> scratch(team.team_scratch(scratch_level),
                                  static_cast<std::size_t>(capacity));
     for (std::int64_t r = begin; r < end; ++r) value_row(team, perm(r), scratch.data());
+  }
+};
+
+/// The host symbolic phase with a dense workspace per thread
+/// (SpgemmAccumulator::workspace, chosen by spgemm_use_workspace()): every
+/// row of A, empty ones included, in blocks of rows_per_team rows per team of
+/// one thread. The thread's marks (num_cols entries of marks, found through a
+/// UniqueToken) hold the last row that touched each column, so a column is
+/// new to row i when its mark is not i: no table to clear per row, no probing.
+///
+/// count (Fill false): the number of new columns of row i goes to c_rs(i).
+/// Fill: the new columns are written in product order to the row of c_ci,
+/// then sorted when `sort` (scan of the marks over the row's column span when
+/// it is at most scan_ratio times the row's length, else std::sort); with
+/// `find`, each column's place in the sorted row goes to the thread's places
+/// and every product a_ik b_kj gets the place of j (pos at starts(ka) +
+/// (kb - b_rs(k)), as SpgemmPositionRows reads them), so the places cost no
+/// pass of their own. Every mark must hold `none` (no row) at launch.
+///
+/// Host execution spaces only (a plain host operator: std::sort).
+template <class Ordinal, class Offset, class Device, class Pos, bool Fill>
+struct SpgemmWorkspaceRows {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  ro_view<Offset> a_rs, b_rs;
+  ro_view<Ordinal> a_ci, b_ci;
+  std::int64_t num_rows = 0, rows_per_team = 1, num_cols = 0;
+  Kokkos::View<Offset*, Device> c_rs;
+  Kokkos::View<Ordinal*, Device> c_ci;
+  /// token.size() x num_cols marks; places alike (Fill with find only).
+  Kokkos::View<Ordinal*, Device> marks, places;
+  Kokkos::Experimental::UniqueToken<execution_space> token;
+  bool sort = true, find = false;
+  std::int64_t scan_ratio = 0;
+  ro_view<std::int64_t> starts;
+  Kokkos::View<Pos*, Device> pos;
+
+  /// Sorts the len columns of a row (from column lo to hi) in place.
+  void sort_row(Ordinal* out, std::int64_t len, Ordinal const* mark, Ordinal i, Ordinal lo,
+                Ordinal hi) const {
+    if (static_cast<std::int64_t>(hi) - lo < scan_ratio * len) {
+      std::int64_t n = 0;
+      for (Ordinal c = lo; c <= hi; ++c) {
+        if (mark[c] == i) out[n++] = c;
+      }
+    } else {
+      std::sort(out, out + len);
+    }
+  }
+
+  void operator()(member_type const& team) const {
+    const std::int64_t begin = team.league_rank() * rows_per_team;
+    const std::int64_t end = begin + rows_per_team < num_rows ? begin + rows_per_team : num_rows;
+    const int t = token.acquire();
+    Ordinal* mark = marks.data() + static_cast<std::int64_t>(t) * num_cols;
+    Ordinal* place = find ? places.data() + static_cast<std::int64_t>(t) * num_cols : nullptr;
+    for (std::int64_t r = begin; r < end; ++r) {
+      const auto i = static_cast<Ordinal>(r);
+      const Offset a0 = a_rs(r), a1 = a_rs(r + 1);
+      if constexpr (!Fill) {
+        Offset len = 0;
+        for (Offset ka = a0; ka < a1; ++ka) {
+          const Ordinal k = a_ci(ka);
+          for (Offset kb = b_rs(k); kb < b_rs(k + 1); ++kb) {
+            const Ordinal c = b_ci(kb);
+            if (mark[c] != i) {
+              mark[c] = i;
+              ++len;
+            }
+          }
+        }
+        c_rs(r) = len;
+      } else {
+        const Offset base = c_rs(r);
+        const std::int64_t len = c_rs(r + 1) - base;
+        if (len == 0) continue;
+        // The count pass saw the same operands: exactly len columns are new.
+        Ordinal* out = c_ci.data() + base;
+        std::int64_t n = 0;
+        Ordinal lo = std::numeric_limits<Ordinal>::max(), hi = 0;
+        for (Offset ka = a0; ka < a1; ++ka) {
+          const Ordinal k = a_ci(ka);
+          for (Offset kb = b_rs(k); kb < b_rs(k + 1); ++kb) {
+            const Ordinal c = b_ci(kb);
+            if (mark[c] != i) {
+              mark[c] = i;
+              out[n++] = c;
+              lo = c < lo ? c : lo;
+              hi = c > hi ? c : hi;
+            }
+          }
+        }
+        if (sort) sort_row(out, len, mark, i, lo, hi);
+        if (!find) continue;
+        for (std::int64_t j = 0; j < len; ++j) place[out[j]] = static_cast<Ordinal>(j);
+        for (Offset ka = a0; ka < a1; ++ka) {
+          const Ordinal k = a_ci(ka);
+          const Offset b0 = b_rs(k), b1 = b_rs(k + 1);
+          Pos* p = pos.data() + starts(ka);
+          for (Offset kb = b0; kb < b1; ++kb) p[kb - b0] = static_cast<Pos>(place[b_ci(kb)]);
+        }
+      }
+    }
+    token.release(t);
   }
 };
 

@@ -68,8 +68,13 @@ struct SpgemmState {
   Kokkos::View<std::uint32_t*, device_type> positions32;
   /// Test hook: > 0 runs every bin with teams of this many threads through the
   /// concurrent (GPU) code path, atomics and team sorts included, so that host
-  /// backends test it too. Set before spgemm_symbolic().
+  /// backends test it too (and keeps the host workspace off). Set before
+  /// spgemm_symbolic().
   int test_team_size = 0;
+  /// Test hook for the host symbolic phase's dense workspace
+  /// (spgemm_use_workspace): > 0 wherever it fits the memory budget, however
+  /// sparse the product; < 0 never (the binned accumulators); 0 the rule.
+  int test_workspace = 0;
 };
 
 /// The memory limit of a product and where it came from.
@@ -370,6 +375,44 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
   }
 }
 
+/// A launch of the host symbolic phase's workspace kernel (SpgemmWorkspaceRows)
+/// over every row of A: the count pass (Fill false) or the fill pass, which
+/// also finds the product places when `places` is allocated.
+template <bool Fill, class Pos, class Crs, class Ws>
+void spgemm_launch_workspace(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
+                             LaunchParameters const& p, Ws const& marks, Ws const& places,
+                             typename Crs::row_starts_type const& c_rs,
+                             typename Crs::column_indices_type const& c_ci, bool sort,
+                             Kokkos::View<std::int64_t*, typename Crs::device_type> const& starts,
+                             Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
+  using Exec = typename Crs::execution_space;
+  using F = SpgemmWorkspaceRows<typename Crs::ordinal_type, typename Crs::offset_type,
+                                typename Crs::device_type, Pos, Fill>;
+  if (A.num_rows() == 0) return;
+  F f;
+  f.a_rs = A.row_starts();
+  f.a_ci = A.column_indices();
+  f.b_rs = B.row_starts();
+  f.b_ci = B.column_indices();
+  f.num_rows = A.num_rows();
+  f.rows_per_team = p.work_per_team;
+  f.num_cols = B.num_cols();
+  f.c_rs = c_rs;
+  f.c_ci = c_ci;
+  f.marks = marks;
+  f.places = places;
+  f.token = Kokkos::Experimental::UniqueToken<Exec>(exec);
+  f.sort = sort;
+  f.find = places.extent(0) > 0;
+  f.scan_ratio = spgemm_workspace_scan_ratio;
+  f.starts = starts;
+  f.pos = pos;
+  Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
+      exec, static_cast<int>(p.league_size), p.team_size, p.vector_length);
+  Kokkos::parallel_for(
+      Fill ? "SpMVKit::spgemm::fill_workspace" : "SpMVKit::spgemm::count_workspace", policy, f);
+}
+
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[4], bool values) {
   using Device = Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>;
@@ -393,16 +436,20 @@ std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[4], bool values)
 /// places take at most spgemm_positions_max_ratio times C's own bytes and fit
 /// the limit beside everything else the handle keeps; the numeric global pool
 /// is then released. Otherwise numeric phases hash as the symbolic one did.
-template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
-void spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& options,
+/// `find` fills the allocated places (the position kernel, or the host
+/// workspace's fill pass, which writes the columns too); `held` is what else
+/// it holds meanwhile (the host workspace). Returns whether the places were kept.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset, class Find>
+bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& options,
                             SpgemmLimit const& limit,
                             SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>& s,
                             CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
-                            CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B) {
+                            CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B,
+                            std::uint64_t held, Find const& find) {
   using Device = typename SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   constexpr char const* where = "spmvkit::spgemm";
-  if (!options.keep_positions || !options.sort_columns || s.multiply_adds == 0) return;
+  if (!options.keep_positions || !options.sort_columns || s.multiply_adds == 0) return false;
   std::int64_t longest = 0;
   Kokkos::parallel_reduce("SpMVKit::spgemm::longest_row", Range(exec, 0, s.m),
                           SpgemmMaxRow<Offset, Device>{s.C.row_starts()},
@@ -412,13 +459,13 @@ void spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
       checked_bytes(s.multiply_adds, narrow ? sizeof(std::uint16_t) : sizeof(std::uint32_t),
                     "product places", where),
       checked_bytes(s.a_nnz + 1, sizeof(std::int64_t), "product starts", where), "places", where);
-  if (bytes > spgemm_positions_max_ratio * s.memory.output_bytes) return;
+  if (bytes > spgemm_positions_max_ratio * s.memory.output_bytes) return false;
   const std::uint64_t perm_bytes = static_cast<std::uint64_t>(s.perm.extent(0)) * sizeof(Ordinal);
   const std::uint64_t kept = s.memory.output_bytes + perm_bytes + bytes;
   // While the places are found the numeric pool still exists.
-  const std::uint64_t peak =
-      std::max<std::uint64_t>(kept, s.memory.output_bytes + s.memory.workspace_bytes + bytes);
-  if (limit.bytes > 0 && peak > limit.bytes) return;
+  const std::uint64_t peak = std::max<std::uint64_t>(
+      kept, s.memory.output_bytes + s.memory.workspace_bytes + bytes + held);
+  if (limit.bytes > 0 && peak > limit.bytes) return false;
   s.product_starts = allocate_view<Kokkos::View<std::int64_t*, Device>>(
       exec, "SpMVKit::spgemm::product_starts", s.a_nnz + 1);
   Kokkos::parallel_scan("SpMVKit::spgemm::product_starts", Range(exec, 0, s.a_nnz + 1),
@@ -431,13 +478,14 @@ void spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
     s.positions32 = allocate_view<Kokkos::View<std::uint32_t*, Device>>(
         exec, "SpMVKit::spgemm::product_places", s.multiply_adds);
   }
-  spgemm_launch_positions<true>(exec, A, B, s);
+  find();
   s.positions = true;
   s.pool_keys = Kokkos::View<Ordinal*, Device>();
   s.pool_vals = Kokkos::View<Scalar*, Device>();
   s.memory.positions_bytes = bytes;
   s.memory.workspace_bytes = perm_bytes + bytes;
   s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes, peak);
+  return true;
 }
 
 /// spgemm_symbolic() (operations/spgemm.hpp documents the steps).
@@ -456,9 +504,10 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
     throw std::invalid_argument("spmvkit::spgemm: the inner dimensions differ: " + shapes +
                                 "; C = A B needs as many columns of A as rows of B");
   }
-  const int test_team_size = s.test_team_size;
+  const int test_team_size = s.test_team_size, test_workspace = s.test_workspace;
   s = State();
   s.test_team_size = test_team_size;
+  s.test_workspace = test_workspace;
   s.m = A.num_rows();
   s.k = A.num_cols();
   s.n = B.num_cols();
@@ -517,20 +566,58 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
       b = std::min<std::uint64_t>(b, limit.bytes > used ? limit.bytes - used : 0);
     return b;
   };
+
+  // Host backends: every row in the per-thread dense workspace where it fits
+  // (spgemm_use_workspace), else the bins' accumulators as on GPUs. Budgeted
+  // for the marks and the places beside the smallest C.
+  Kokkos::View<Ordinal*, Device> marks;
+  std::uint64_t marks_bytes = 0;
+  LaunchParameters ws_launch;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    const std::int64_t threads =
+        std::max(1, Kokkos::Experimental::UniqueToken<ExecutionSpace>(exec).size());
+    const bool addressable = n <= std::numeric_limits<std::int64_t>::max() /
+                                      (2 * threads * std::int64_t(sizeof(Ordinal)));
+    if (addressable && s.test_team_size == 0 && s.test_workspace >= 0 && m > 0) {
+      const std::uint64_t bytes = static_cast<std::uint64_t>(threads * n) * sizeof(Ordinal);
+      const std::uint64_t c_least = spgemm_crs_bytes<Scalar, Ordinal, Offset>(m, sums[1]);
+      if (spgemm_use_workspace<ExecutionSpace>(threads, n, s.multiply_adds, 2 * bytes,
+                                               pool_budget(rows_bytes + c_least),
+                                               s.test_workspace > 0)) {
+        marks_bytes = bytes;
+        ws_launch = spgemm_launch_parameters(
+            exec, SpgemmAccumulator::workspace, m,
+            static_cast<double>(s.multiply_adds) / static_cast<double>(m), mean_b_row, 0);
+      }
+    }
+  }
+  const bool workspace = marks_bytes > 0;
   const std::int64_t symbolic_pool =
-      spgemm_plan_launches(exec, launch, symbolic_max, n, mean_products, mean_b_row,
-                           sizeof(Ordinal), pool_budget(rows_bytes), s.test_team_size);
+      workspace ? 0
+                : spgemm_plan_launches(exec, launch, symbolic_max, n, mean_products, mean_b_row,
+                                       sizeof(Ordinal), pool_budget(rows_bytes), s.test_team_size);
   const byte_count symbolic_pool_bytes =
       checked_bytes(symbolic_pool, sizeof(Ordinal), "global pool", "spmvkit::spgemm");
-  s.memory.symbolic_peak_bytes =
-      checked_add(rows_bytes, symbolic_pool_bytes, "symbolic phase", "spmvkit::spgemm");
+  s.memory.symbolic_peak_bytes = checked_add(rows_bytes, symbolic_pool_bytes + marks_bytes,
+                                             "symbolic phase", "spmvkit::spgemm");
   spgemm_check_limit(limit, s.memory.symbolic_peak_bytes, "the symbolic phase", shapes);
+  s.memory.symbolic_workspace_bytes = marks_bytes;
   s.memory.team_scratch_bytes =
-      spgemm_scratch_of<Scalar, ExecutionSpace, Ordinal, Offset>(launch, false);
+      workspace ? 0 : spgemm_scratch_of<Scalar, ExecutionSpace, Ordinal, Offset>(launch, false);
   auto c_rs = allocate_view<typename Crs::row_starts_type>(
       exec, "SpMVKit::CrsMatrix::row_starts(spgemm)", m + 1);
   Kokkos::deep_copy(exec, c_rs, Offset(0));
-  {
+  const Ordinal no_row = std::numeric_limits<Ordinal>::max();
+  if (workspace) {
+    marks = allocate_view<Kokkos::View<Ordinal*, Device>>(
+        exec, "SpMVKit::spgemm::workspace_marks",
+        static_cast<std::int64_t>(marks_bytes / sizeof(Ordinal)));
+    Kokkos::deep_copy(exec, marks, no_row);
+    spgemm_launch_workspace<false>(exec, A, B, ws_launch, marks, Kokkos::View<Ordinal*, Device>(),
+                                   c_rs, typename Crs::column_indices_type(), options.sort_columns,
+                                   Kokkos::View<std::int64_t*, Device>(),
+                                   Kokkos::View<std::uint16_t*, Device>());
+  } else {
     auto pool = allocate_view<Kokkos::View<Ordinal*, Device>>(
         exec, "SpMVKit::spgemm::global_pool(symbolic)", symbolic_pool);
     for (int b = 1; b < spgemm_num_bins; ++b) {
@@ -589,14 +676,49 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   s.memory.team_scratch_bytes = std::max<std::uint64_t>(
       s.memory.team_scratch_bytes,
       spgemm_scratch_of<Scalar, ExecutionSpace, Ordinal, Offset>(s.launch, true));
-  // The columns of C, sorted once here so that no numeric phase sorts.
-  for (int b = 1; b < spgemm_num_bins; ++b) {
-    spgemm_launch<spgemm_fill>(exec, A, B, s.launch[b], s.perm, Kokkos::View<Ordinal*, Device>(),
-                               c_rs, c_ci, c_v, s.pool_keys, s.pool_vals, options.sort_columns);
-  }
   s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.symbolic_peak_bytes,
                                                 s.memory.output_bytes + s.memory.workspace_bytes);
-  spgemm_store_positions(exec, options, limit, s, A, B);
+
+  // The columns of C, sorted once here so that no numeric phase sorts, and
+  // the product places. The workspace writes both in one pass, if C and the
+  // numeric plan left room for its marks; else the bins' accumulators write
+  // the columns and the position kernel finds the places.
+  const bool fill_workspace =
+      workspace && (limit.bytes == 0 ||
+                    s.memory.output_bytes + s.memory.workspace_bytes + marks_bytes <= limit.bytes);
+  if (!fill_workspace) marks = Kokkos::View<Ordinal*, Device>();
+  if (fill_workspace) {
+    Kokkos::deep_copy(exec, marks, no_row);
+    Kokkos::View<Ordinal*, Device> places;
+    const auto fill = [&]() {
+      if (s.positions16.extent(0) > 0) {
+        spgemm_launch_workspace<true>(exec, A, B, ws_launch, marks, places, c_rs, c_ci,
+                                      options.sort_columns, s.product_starts, s.positions16);
+      } else {
+        spgemm_launch_workspace<true>(exec, A, B, ws_launch, marks, places, c_rs, c_ci,
+                                      options.sort_columns, s.product_starts, s.positions32);
+      }
+    };
+    const bool placed =
+        spgemm_store_positions(exec, options, limit, s, A, B, 2 * marks_bytes, [&]() {
+          places = allocate_view<Kokkos::View<Ordinal*, Device>>(
+              exec, "SpMVKit::spgemm::workspace_places",
+              static_cast<std::int64_t>(marks.extent(0)));
+          fill();
+        });
+    if (!placed) fill();
+    s.memory.symbolic_workspace_bytes = placed ? 2 * marks_bytes : marks_bytes;
+    s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes,
+                                                  s.memory.output_bytes + s.memory.workspace_bytes +
+                                                      s.memory.symbolic_workspace_bytes);
+  } else {
+    for (int b = 1; b < spgemm_num_bins; ++b) {
+      spgemm_launch<spgemm_fill>(exec, A, B, s.launch[b], s.perm, Kokkos::View<Ordinal*, Device>(),
+                                 c_rs, c_ci, c_v, s.pool_keys, s.pool_vals, options.sort_columns);
+    }
+    spgemm_store_positions(exec, options, limit, s, A, B, 0,
+                           [&]() { spgemm_launch_positions<true>(exec, A, B, s); });
+  }
   s.ready = true;
   exec.fence();
 }
