@@ -159,7 +159,7 @@ def cg_iteration(results, styles, ctx, out):
                    if p in ("double", "float", "mixed") else 9)
     dashes = {"fused": "-", "pipelined": "--", "kokkos_blas": ":", "mixed": "-."}
     markers = {"fused": "o", "pipelined": "s", "kokkos_blas": "^", "mixed": "D"}
-    fig, axes = plt.subplots(1, len(precs), figsize=(7.5 * len(precs) + 2, 6), squeeze=False)
+    fig, axes = plt.subplots(1, len(precs), figsize=(8 * len(precs), 7), squeeze=False)
     for j, prec in enumerate(precs):
         ax = axes[0][j]
         sub = [r for r in rows if r.precision == prec]
@@ -197,7 +197,7 @@ def cg_iteration(results, styles, ctx, out):
         ax.set_xlabel("N (FEM intervals per direction)")
         ax.set_ylabel("microseconds per iteration (median)")
         ax.grid(True, which="both", alpha=0.3)
-    outside_legend(axes[0][len(precs) - 1])
+        ax.legend(fontsize=6, loc="upper left")  # each panel has its own lines
     path = os.path.join(out, "cg_iteration.png")
     finish(fig, ctx, path)
     return path
