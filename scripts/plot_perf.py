@@ -13,6 +13,8 @@ Writes into --out-dir:
   spmv200_<precision>.png      time of 200 SpMVs vs N per format, with the transfer times (fig. 4)
   transfer_gbs.png             host -> device GB/s of matrix + 2 vectors vs N (fig. 5)
   cg.png                       CG MUPS and iterations vs N per format (fig. 6)
+  cg_iteration.png             CG time per iteration vs N per format and variant, with the floor
+  spgemm_<precision>.png       SpGEMM: Kokkos Kernels time / ours per matrix, per phase
   matrices_gbs_<precision>.png GB/s per format on the real and R-MAT matrices (bars)
   results.md                   the markdown tables (also what --update-doc inserts)
 Every chart is stamped with device, backend, Kokkos version and date from the JSON context.

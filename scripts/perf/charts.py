@@ -203,6 +203,38 @@ def cg_iteration(results, styles, ctx, out):
     return path
 
 
+def spgemm(results, styles, ctx, out, precision):
+    """SpGEMM: Kokkos Kernels' time over SpMVKit's (above 1: SpMVKit faster) per matrix, for the
+    symbolic phase, the numeric phase and both, bars on a log scale."""
+    rows = [r for r in results if r.bench == "spgemm" and r.precision == precision]
+    if not rows:
+        return None
+    phase = lambda r: r.row["run_name"].split("/")[4]
+    t = {(r.matrix, r.format, phase(r)): r.get("time_s") for r in rows}
+    mats = [m for m in dict.fromkeys(r.matrix for r in rows)
+            if (m, "spmvkit", "total") in t and (m, "kk_default", "total") in t]
+    if not mats:
+        return None
+    fig, ax = plt.subplots(figsize=(max(10, 0.7 * len(mats)), 5.5))
+    width = 0.27
+    for j, (ph, color) in enumerate([("symbolic", "#7f9fc8"), ("numeric", "#d9822b"),
+                                     ("total", "#333333")]):
+        ratio = [t.get((m, "kk_default", ph), float("nan")) / t.get((m, "spmvkit", ph), float("nan"))
+                 for m in mats]
+        ax.bar([i + (j - 1) * width for i in range(len(mats))], ratio, width, label=ph, color=color)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(mats)))
+    ax.set_xticklabels(mats, rotation=45, ha="right", fontsize=8)
+    ax.set_ylabel("Kokkos Kernels time / SpMVKit time (> 1: SpMVKit faster)")
+    ax.set_title("SpGEMM C = A A, {}".format(precision))
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    path = os.path.join(out, "spgemm_{}.png".format(precision))
+    finish(fig, ctx, path)
+    return path
+
+
 def matrices(results, styles, ctx, out, precision):
     rows = [r for r in results if r.bench == "spmv" and r.kind != "fem" and r.precision == precision]
     if not rows:
@@ -288,6 +320,10 @@ def all_charts(results, styles, ctx, out):
     p = cg_iteration(results, styles, ctx, out)
     if p:
         charts.append(("CG time per iteration vs N, with the bandwidth floor", p))
+    for prec in precs:
+        p = spgemm(results, styles, ctx, out, prec)
+        if p:
+            charts.append(("SpGEMM against Kokkos Kernels, " + prec, p))
     for prec in precs:
         p = matrices(results, styles, ctx, out, prec)
         if p:
