@@ -386,33 +386,40 @@ void spgemm_launch_workspace(typename Crs::execution_space const& exec, Crs cons
                              Kokkos::View<std::int64_t*, typename Crs::device_type> const& starts,
                              Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
   using Exec = typename Crs::execution_space;
-  using F = SpgemmWorkspaceRows<typename Crs::ordinal_type, typename Crs::offset_type,
-                                typename Crs::device_type, Pos, Fill>;
-  if (A.num_rows() == 0) return;
-  F f;
-  f.a_rs = A.row_starts();
-  f.a_ci = A.column_indices();
-  f.b_rs = B.row_starts();
-  f.b_ci = B.column_indices();
-  f.num_rows = A.num_rows();
-  f.rows_per_team = p.work_per_team;
-  f.num_cols = B.num_cols();
-  f.c_rs = c_rs;
-  f.c_ci = c_ci;
-  f.marks = marks;
-  f.buffer = buffer;
-  f.token = Kokkos::Experimental::UniqueToken<Exec>(exec);
-  f.sort = sort;
-  f.find = pos.extent(0) > 0;
-  f.scan_ratio = spgemm_workspace_scan_ratio;
-  f.rank_sort_max = spgemm_workspace_rank_sort_max;
-  f.none = std::numeric_limits<typename Crs::ordinal_type>::max();
-  f.starts = starts;
-  f.pos = pos;
-  Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
-      exec, static_cast<int>(p.league_size), p.team_size, p.vector_length);
-  Kokkos::parallel_for(
-      Fill ? "SpMVKit::spgemm::fill_workspace" : "SpMVKit::spgemm::count_workspace", policy, f);
+  // Compiled for host execution spaces only: the kernel's operator is host code (std::sort),
+  // and the phase never chooses the workspace elsewhere.
+  if constexpr (is_host_space_v<Exec>) {
+    using F = SpgemmWorkspaceRows<typename Crs::ordinal_type, typename Crs::offset_type,
+                                  typename Crs::device_type, Pos, Fill>;
+    if (A.num_rows() == 0) return;
+    F f;
+    f.a_rs = A.row_starts();
+    f.a_ci = A.column_indices();
+    f.b_rs = B.row_starts();
+    f.b_ci = B.column_indices();
+    f.num_rows = A.num_rows();
+    f.rows_per_team = p.work_per_team;
+    f.num_cols = B.num_cols();
+    f.c_rs = c_rs;
+    f.c_ci = c_ci;
+    f.marks = marks;
+    f.buffer = buffer;
+    f.token = Kokkos::Experimental::UniqueToken<Exec>(exec);
+    f.sort = sort;
+    f.find = pos.extent(0) > 0;
+    f.scan_ratio = spgemm_workspace_scan_ratio;
+    f.rank_sort_max = spgemm_workspace_rank_sort_max;
+    f.none = std::numeric_limits<typename Crs::ordinal_type>::max();
+    f.starts = starts;
+    f.pos = pos;
+    Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
+        exec, static_cast<int>(p.league_size), p.team_size, p.vector_length);
+    Kokkos::parallel_for(
+        Fill ? "SpMVKit::spgemm::fill_workspace" : "SpMVKit::spgemm::count_workspace", policy, f);
+  } else {
+    (void)exec, (void)A, (void)B, (void)p, (void)marks, (void)buffer, (void)c_rs, (void)c_ci;
+    (void)sort, (void)starts, (void)pos;
+  }
 }
 
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
