@@ -65,12 +65,12 @@ struct SpgemmMemory {
   /// Team scratch (GPU shared memory) per team, the largest of any launch.
   std::uint64_t team_scratch_bytes = 0;
   /// Host backends: the symbolic phase's dense workspace of num_cols marks
-  /// per thread (and as many product places per thread while the places are
-  /// found), held during the symbolic phase only; its marks are part of
-  /// symbolic_peak_bytes, all of it of peak_bytes. 0: the rows were accumulated in the scratch hash
-  /// tables, tiles and global pool (GPUs always; host backends when the
-  /// workspace would not fit the memory limit or the product is too sparse
-  /// for it).
+  /// per thread (and, while C's columns are written, a buffer of num_cols + 1
+  /// entries per thread), held during the symbolic phase only; its marks are
+  /// part of symbolic_peak_bytes, all of it of peak_bytes. 0: the rows were
+  /// accumulated in the scratch hash tables, tiles and global pool (GPUs
+  /// always; host backends when the workspace would not fit the memory limit
+  /// or the product is too sparse for it).
   std::uint64_t symbolic_workspace_bytes = 0;
   /// The most device memory held at once: max(symbolic_peak_bytes,
   /// output_bytes + workspace_bytes, and while C's columns and the places

@@ -547,24 +547,30 @@ LaunchParameters spgemm_launch_parameters(ExecutionSpace const& exec, SpgemmAccu
 
 /// The host symbolic phase's per-thread dense workspace (SpgemmAccumulator::
 /// workspace): num_cols marks per thread, each holding the last row that
-/// touched its column, and, while the product places are found, num_cols
-/// places. A product then costs one load and compare in the count pass and
-/// one more in the fill pass, against a hash probe sequence in scratch and a
-/// heap sort per row; the rows are sorted by std::sort, or by a scan of the
-/// marks between the row's first and last column where that span is at most
-/// spgemm_workspace_scan_ratio times the row's length (FEM rows span ~9 times
-/// their length; the scan reads contiguous marks, the sort compares
-/// log2(len) times per column).
+/// touched its column, and, in the fill pass, a buffer of num_cols + 1
+/// entries per thread (gathered columns, then each column's place in its
+/// row). A product then costs a load, a compare and a store, without
+/// branches, in each pass, against a hash probe sequence in scratch and a
+/// heap sort per row (SpgemmWorkspaceRows says how rows are sorted). A row is
+/// read off its marks in order where its column span is at most
+/// spgemm_workspace_scan_ratio times its length (FEM rows: ~9), else sorted
+/// by rank up to spgemm_workspace_rank_sort_max columns, by std::sort beyond.
+/// Measured on the 2-core VM (FP64, one thread, 2026-11-23, shared with a
+/// build, so only the ranking): the rank sort against std::sort took the
+/// fill pass of ct2010 (rows of ~22 columns) from 44-47 to 28-30 ms; spans
+/// of 4 and 16 times the length did alike on ct2010, 16 was better on FEM
+/// and R-MAT, 256 was 1.5-2x slower on ct2010.
 ///
 /// Chosen on host backends only (GPUs keep the binned accumulators: a
 /// workspace per thread of a GPU is beyond any device's memory) when
 /// `bytes` (all threads' workspaces) fit `budget`, the memory the global pool
 /// may take, and the product is not so sparse that clearing the marks
-/// (2 x threads x num_cols stores) outweighs its multiply-adds: at most
+/// (threads x num_cols stores) outweighs its multiply-adds: at most
 /// spgemm_workspace_columns_per_product marks per multiply-add, so that a few
 /// rows times a wide B keep the scratch hash tables. `forced` (a test hook)
 /// skips the latter rule, never the budget.
 inline constexpr std::int64_t spgemm_workspace_scan_ratio = 16;
+inline constexpr std::int64_t spgemm_workspace_rank_sort_max = 64;
 inline constexpr std::int64_t spgemm_workspace_columns_per_product = 8;
 
 template <class ExecutionSpace>

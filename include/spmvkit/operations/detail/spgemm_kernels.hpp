@@ -748,18 +748,28 @@ struct SpgemmPositionRows {
 /// The host symbolic phase with a dense workspace per thread
 /// (SpgemmAccumulator::workspace, chosen by spgemm_use_workspace()): every
 /// row of A, empty ones included, in blocks of rows_per_team rows per team of
-/// one thread. The thread's marks (num_cols entries of marks, found through a
+/// one thread. The thread's marks (num_cols entries, found through a
 /// UniqueToken) hold the last row that touched each column, so a column is
 /// new to row i when its mark is not i: no table to clear per row, no probing.
+/// The loops over products are branch-free (a store and an add per product):
+/// on graphs whether a column is new is a coin toss that a branch mispredicts.
 ///
 /// count (Fill false): the number of new columns of row i goes to c_rs(i).
-/// Fill: the new columns are written in product order to the row of c_ci,
-/// then sorted when `sort` (scan of the marks over the row's column span when
-/// it is at most scan_ratio times the row's length, else std::sort); with
-/// `find`, each column's place in the sorted row goes to the thread's places
-/// and every product a_ik b_kj gets the place of j (pos at starts(ka) +
-/// (kb - b_rs(k)), as SpgemmPositionRows reads them), so the places cost no
-/// pass of their own. Every mark must hold `none` (no row) at launch.
+/// Fill: a first walk marks the row's columns and finds its first and last
+/// column. Sorted rows whose span is at most scan_ratio times their length
+/// (FEM rows: about 9) are then read off the marks in order, without a
+/// gather; other rows gather their columns in product order into the
+/// thread's buffer (num_cols + 1 entries: a column seen again is stored one
+/// past the gathered ones and not counted) in a second walk, and are sorted
+/// by rank (each column's place is the number of smaller ones: branch-free,
+/// for rows of at most rank_sort_max columns, where std::sort's
+/// mispredicted comparisons cost more) or by std::sort. With `find` the
+/// buffer then maps each column to its place in the row, and every product
+/// a_ik b_kj gets the place of j (pos at starts(ka) + (kb - b_rs(k)), as
+/// SpgemmPositionRows reads them), so the places cost no pass of their own.
+/// The count pass needs every mark to hold `none` (no row) at launch; the
+/// fill pass needs no more than the count pass's marks (one of them equal to
+/// i is a column of row i) or none.
 ///
 /// Host execution spaces only (a plain host operator: std::sort).
 template <class Ordinal, class Offset, class Device, class Pos, bool Fill>
@@ -774,24 +784,76 @@ struct SpgemmWorkspaceRows {
   std::int64_t num_rows = 0, rows_per_team = 1, num_cols = 0;
   Kokkos::View<Offset*, Device> c_rs;
   Kokkos::View<Ordinal*, Device> c_ci;
-  /// token.size() x num_cols marks; places alike (Fill with find only).
-  Kokkos::View<Ordinal*, Device> marks, places;
+  /// token.size() x num_cols marks; Fill: token.size() x (num_cols + 1) buffer entries.
+  Kokkos::View<Ordinal*, Device> marks, buffer;
   Kokkos::Experimental::UniqueToken<execution_space> token;
   bool sort = true, find = false;
-  std::int64_t scan_ratio = 0;
+  std::int64_t scan_ratio = 0, rank_sort_max = 0;
+  Ordinal none = 0;
   ro_view<std::int64_t> starts;
   Kokkos::View<Pos*, Device> pos;
 
-  /// Sorts the len columns of a row (from column lo to hi) in place.
-  void sort_row(Ordinal* out, std::int64_t len, Ordinal const* mark, Ordinal i, Ordinal lo,
-                Ordinal hi) const {
-    if (static_cast<std::int64_t>(hi) - lo < scan_ratio * len) {
+  /// Calls f(c) for the column c of every product of row r (raw pointers:
+  /// the stores to the marks must not make the compiler reload B's bounds).
+  template <class F>
+  void products(std::int64_t r, F const& f) const {
+    const Offset* const brs = b_rs.data();
+    const Ordinal* const bci = b_ci.data();
+    const Ordinal* const aci = a_ci.data();
+    for (Offset ka = a_rs(r), a1 = a_rs(r + 1); ka < a1; ++ka) {
+      const Ordinal k = aci[ka];
+      for (Offset kb = brs[k], b1 = brs[k + 1]; kb < b1; ++kb) f(bci[kb]);
+    }
+  }
+
+  void fill_row(std::int64_t r, Ordinal* mark, Ordinal* buf) const {
+    const auto i = static_cast<Ordinal>(r);
+    const Offset base = c_rs(r);
+    const std::int64_t len = c_rs(r + 1) - base;
+    if (len == 0) return;
+    Ordinal* const out = c_ci.data() + base;
+    Ordinal lo = std::numeric_limits<Ordinal>::max(), hi = 0;
+    products(r, [&](Ordinal c) {
+      mark[c] = i;
+      lo = c < lo ? c : lo;
+      hi = c > hi ? c : hi;
+    });
+    if (sort && static_cast<std::int64_t>(hi) - lo < scan_ratio * len) {
+      // hi is marked and comes last, so n < len at every store.
       std::int64_t n = 0;
       for (Ordinal c = lo; c <= hi; ++c) {
-        if (mark[c] == i) out[n++] = c;
+        out[n] = c;
+        n += mark[c] == i ? 1 : 0;
       }
     } else {
-      std::sort(out, out + len);
+      // The count pass saw the same operands: exactly len columns are marked.
+      std::int64_t n = 0;
+      products(r, [&](Ordinal c) {
+        buf[n] = c;
+        n += mark[c] == i ? 1 : 0;
+        mark[c] = none;
+      });
+      if (sort && len <= rank_sort_max) {
+        for (std::int64_t j = 0; j < len; ++j) {
+          const Ordinal x = buf[j];
+          int rank = 0;
+          for (std::int64_t l = 0; l < len; ++l) rank += buf[l] < x ? 1 : 0;
+          out[rank] = x;
+        }
+      } else {
+        std::copy(buf, buf + len, out);
+        if (sort) std::sort(out, out + len);
+      }
+    }
+    if (!find) return;
+    for (std::int64_t j = 0; j < len; ++j) buf[out[j]] = static_cast<Ordinal>(j);
+    const Offset* const brs = b_rs.data();
+    const Ordinal* const bci = b_ci.data();
+    for (Offset ka = a_rs(r), a1 = a_rs(r + 1); ka < a1; ++ka) {
+      const Ordinal k = a_ci(ka);
+      const Offset b0 = brs[k], b1 = brs[k + 1];
+      Pos* const p = pos.data() + starts(ka);
+      for (Offset kb = b0; kb < b1; ++kb) p[kb - b0] = static_cast<Pos>(buf[bci[kb]]);
     }
   }
 
@@ -799,53 +861,19 @@ struct SpgemmWorkspaceRows {
     const std::int64_t begin = team.league_rank() * rows_per_team;
     const std::int64_t end = begin + rows_per_team < num_rows ? begin + rows_per_team : num_rows;
     const int t = token.acquire();
-    Ordinal* mark = marks.data() + static_cast<std::int64_t>(t) * num_cols;
-    Ordinal* place = find ? places.data() + static_cast<std::int64_t>(t) * num_cols : nullptr;
-    for (std::int64_t r = begin; r < end; ++r) {
-      const auto i = static_cast<Ordinal>(r);
-      const Offset a0 = a_rs(r), a1 = a_rs(r + 1);
-      if constexpr (!Fill) {
+    Ordinal* const mark = marks.data() + static_cast<std::int64_t>(t) * num_cols;
+    if constexpr (Fill) {
+      Ordinal* const buf = buffer.data() + static_cast<std::int64_t>(t) * (num_cols + 1);
+      for (std::int64_t r = begin; r < end; ++r) fill_row(r, mark, buf);
+    } else {
+      for (std::int64_t r = begin; r < end; ++r) {
+        const auto i = static_cast<Ordinal>(r);
         Offset len = 0;
-        for (Offset ka = a0; ka < a1; ++ka) {
-          const Ordinal k = a_ci(ka);
-          for (Offset kb = b_rs(k); kb < b_rs(k + 1); ++kb) {
-            const Ordinal c = b_ci(kb);
-            if (mark[c] != i) {
-              mark[c] = i;
-              ++len;
-            }
-          }
-        }
+        products(r, [&](Ordinal c) {
+          len += mark[c] != i ? 1 : 0;
+          mark[c] = i;
+        });
         c_rs(r) = len;
-      } else {
-        const Offset base = c_rs(r);
-        const std::int64_t len = c_rs(r + 1) - base;
-        if (len == 0) continue;
-        // The count pass saw the same operands: exactly len columns are new.
-        Ordinal* out = c_ci.data() + base;
-        std::int64_t n = 0;
-        Ordinal lo = std::numeric_limits<Ordinal>::max(), hi = 0;
-        for (Offset ka = a0; ka < a1; ++ka) {
-          const Ordinal k = a_ci(ka);
-          for (Offset kb = b_rs(k); kb < b_rs(k + 1); ++kb) {
-            const Ordinal c = b_ci(kb);
-            if (mark[c] != i) {
-              mark[c] = i;
-              out[n++] = c;
-              lo = c < lo ? c : lo;
-              hi = c > hi ? c : hi;
-            }
-          }
-        }
-        if (sort) sort_row(out, len, mark, i, lo, hi);
-        if (!find) continue;
-        for (std::int64_t j = 0; j < len; ++j) place[out[j]] = static_cast<Ordinal>(j);
-        for (Offset ka = a0; ka < a1; ++ka) {
-          const Ordinal k = a_ci(ka);
-          const Offset b0 = b_rs(k), b1 = b_rs(k + 1);
-          Pos* p = pos.data() + starts(ka);
-          for (Offset kb = b0; kb < b1; ++kb) p[kb - b0] = static_cast<Pos>(place[b_ci(kb)]);
-        }
       }
     }
     token.release(t);

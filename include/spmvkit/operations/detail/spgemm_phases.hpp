@@ -377,40 +377,49 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
 
 /// A launch of the host symbolic phase's workspace kernel (SpgemmWorkspaceRows)
 /// over every row of A: the count pass (Fill false) or the fill pass, which
-/// also finds the product places when `places` is allocated.
+/// also finds the product places when they are allocated (`pos`).
 template <bool Fill, class Pos, class Crs, class Ws>
 void spgemm_launch_workspace(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
-                             LaunchParameters const& p, Ws const& marks, Ws const& places,
+                             LaunchParameters const& p, Ws const& marks, Ws const& buffer,
                              typename Crs::row_starts_type const& c_rs,
                              typename Crs::column_indices_type const& c_ci, bool sort,
                              Kokkos::View<std::int64_t*, typename Crs::device_type> const& starts,
                              Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
   using Exec = typename Crs::execution_space;
-  using F = SpgemmWorkspaceRows<typename Crs::ordinal_type, typename Crs::offset_type,
-                                typename Crs::device_type, Pos, Fill>;
-  if (A.num_rows() == 0) return;
-  F f;
-  f.a_rs = A.row_starts();
-  f.a_ci = A.column_indices();
-  f.b_rs = B.row_starts();
-  f.b_ci = B.column_indices();
-  f.num_rows = A.num_rows();
-  f.rows_per_team = p.work_per_team;
-  f.num_cols = B.num_cols();
-  f.c_rs = c_rs;
-  f.c_ci = c_ci;
-  f.marks = marks;
-  f.places = places;
-  f.token = Kokkos::Experimental::UniqueToken<Exec>(exec);
-  f.sort = sort;
-  f.find = places.extent(0) > 0;
-  f.scan_ratio = spgemm_workspace_scan_ratio;
-  f.starts = starts;
-  f.pos = pos;
-  Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
-      exec, static_cast<int>(p.league_size), p.team_size, p.vector_length);
-  Kokkos::parallel_for(
-      Fill ? "SpMVKit::spgemm::fill_workspace" : "SpMVKit::spgemm::count_workspace", policy, f);
+  // Compiled for host execution spaces only: the kernel's operator is host code (std::sort),
+  // and the phase never chooses the workspace elsewhere.
+  if constexpr (is_host_space_v<Exec>) {
+    using F = SpgemmWorkspaceRows<typename Crs::ordinal_type, typename Crs::offset_type,
+                                  typename Crs::device_type, Pos, Fill>;
+    if (A.num_rows() == 0) return;
+    F f;
+    f.a_rs = A.row_starts();
+    f.a_ci = A.column_indices();
+    f.b_rs = B.row_starts();
+    f.b_ci = B.column_indices();
+    f.num_rows = A.num_rows();
+    f.rows_per_team = p.work_per_team;
+    f.num_cols = B.num_cols();
+    f.c_rs = c_rs;
+    f.c_ci = c_ci;
+    f.marks = marks;
+    f.buffer = buffer;
+    f.token = Kokkos::Experimental::UniqueToken<Exec>(exec);
+    f.sort = sort;
+    f.find = pos.extent(0) > 0;
+    f.scan_ratio = spgemm_workspace_scan_ratio;
+    f.rank_sort_max = spgemm_workspace_rank_sort_max;
+    f.none = std::numeric_limits<typename Crs::ordinal_type>::max();
+    f.starts = starts;
+    f.pos = pos;
+    Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
+        exec, static_cast<int>(p.league_size), p.team_size, p.vector_length);
+    Kokkos::parallel_for(
+        Fill ? "SpMVKit::spgemm::fill_workspace" : "SpMVKit::spgemm::count_workspace", policy, f);
+  } else {
+    (void)exec, (void)A, (void)B, (void)p, (void)marks, (void)buffer, (void)c_rs, (void)c_ci;
+    (void)sort, (void)starts, (void)pos;
+  }
 }
 
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
@@ -569,22 +578,25 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
 
   // Host backends: every row in the per-thread dense workspace where it fits
   // (spgemm_use_workspace), else the bins' accumulators as on GPUs. Budgeted
-  // for the marks and the places beside the smallest C.
+  // for the marks and the fill pass's buffer beside the smallest C.
   Kokkos::View<Ordinal*, Device> marks;
-  std::uint64_t marks_bytes = 0;
+  std::int64_t threads = 1;
+  std::uint64_t marks_bytes = 0, ws_bytes = 0;
   LaunchParameters ws_launch;
   if constexpr (is_host_space_v<ExecutionSpace>) {
-    const std::int64_t threads =
-        std::max(1, Kokkos::Experimental::UniqueToken<ExecutionSpace>(exec).size());
-    const bool addressable = n <= std::numeric_limits<std::int64_t>::max() /
-                                      (2 * threads * std::int64_t(sizeof(Ordinal)));
+    threads = std::max(1, Kokkos::Experimental::UniqueToken<ExecutionSpace>(exec).size());
+    const bool addressable = n < std::numeric_limits<std::int64_t>::max() /
+                                         (2 * threads * std::int64_t(sizeof(Ordinal))) -
+                                     1;
     if (addressable && s.test_team_size == 0 && s.test_workspace >= 0 && m > 0) {
       const std::uint64_t bytes = static_cast<std::uint64_t>(threads * n) * sizeof(Ordinal);
+      const std::uint64_t both = 2 * bytes + static_cast<std::uint64_t>(threads) * sizeof(Ordinal);
       const std::uint64_t c_least = spgemm_crs_bytes<Scalar, Ordinal, Offset>(m, sums[1]);
-      if (spgemm_use_workspace<ExecutionSpace>(threads, n, s.multiply_adds, 2 * bytes,
-                                               pool_budget(rows_bytes + c_least),
-                                               s.test_workspace > 0)) {
+      if (bytes > 0 && spgemm_use_workspace<ExecutionSpace>(threads, n, s.multiply_adds, both,
+                                                            pool_budget(rows_bytes + c_least),
+                                                            s.test_workspace > 0)) {
         marks_bytes = bytes;
+        ws_bytes = both;
         ws_launch = spgemm_launch_parameters(
             exec, SpgemmAccumulator::workspace, m,
             static_cast<double>(s.multiply_adds) / static_cast<double>(m), mean_b_row, 0);
@@ -681,33 +693,27 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
 
   // The columns of C, sorted once here so that no numeric phase sorts, and
   // the product places. The workspace writes both in one pass, if C and the
-  // numeric plan left room for its marks; else the bins' accumulators write
-  // the columns and the position kernel finds the places.
+  // numeric plan left room for its marks and buffer; else the bins'
+  // accumulators write the columns and the position kernel finds the places.
   const bool fill_workspace =
       workspace && (limit.bytes == 0 ||
-                    s.memory.output_bytes + s.memory.workspace_bytes + marks_bytes <= limit.bytes);
+                    s.memory.output_bytes + s.memory.workspace_bytes + ws_bytes <= limit.bytes);
   if (!fill_workspace) marks = Kokkos::View<Ordinal*, Device>();
   if (fill_workspace) {
-    Kokkos::deep_copy(exec, marks, no_row);
-    Kokkos::View<Ordinal*, Device> places;
+    // The marks stay as the count pass left them: a mark equal to i there is a column of row i.
+    const auto buffer = allocate_view<Kokkos::View<Ordinal*, Device>>(
+        exec, "SpMVKit::spgemm::workspace_buffer", threads * (n + 1));
     const auto fill = [&]() {
-      if (s.positions16.extent(0) > 0) {
-        spgemm_launch_workspace<true>(exec, A, B, ws_launch, marks, places, c_rs, c_ci,
-                                      options.sort_columns, s.product_starts, s.positions16);
-      } else {
-        spgemm_launch_workspace<true>(exec, A, B, ws_launch, marks, places, c_rs, c_ci,
+      if (s.positions32.extent(0) > 0) {
+        spgemm_launch_workspace<true>(exec, A, B, ws_launch, marks, buffer, c_rs, c_ci,
                                       options.sort_columns, s.product_starts, s.positions32);
+      } else {
+        spgemm_launch_workspace<true>(exec, A, B, ws_launch, marks, buffer, c_rs, c_ci,
+                                      options.sort_columns, s.product_starts, s.positions16);
       }
     };
-    const bool placed =
-        spgemm_store_positions(exec, options, limit, s, A, B, 2 * marks_bytes, [&]() {
-          places = allocate_view<Kokkos::View<Ordinal*, Device>>(
-              exec, "SpMVKit::spgemm::workspace_places",
-              static_cast<std::int64_t>(marks.extent(0)));
-          fill();
-        });
-    if (!placed) fill();
-    s.memory.symbolic_workspace_bytes = placed ? 2 * marks_bytes : marks_bytes;
+    if (!spgemm_store_positions(exec, options, limit, s, A, B, ws_bytes, fill)) fill();
+    s.memory.symbolic_workspace_bytes = ws_bytes;
     s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes,
                                                   s.memory.output_bytes + s.memory.workspace_bytes +
                                                       s.memory.symbolic_workspace_bytes);
