@@ -108,6 +108,25 @@ struct CountDifferent {
   }
 };
 
+/// Throws unless A1 and A2 give the same product with x on every rank, bit for
+/// bit (the same blocks and sums; only the exchange differs).
+template <class Op, class Vec>
+void require_same_product(MPI_Comm comm, Exec const& exec, Op const& A1, Op const& A2, Vec const& x,
+                          std::string const& what) {
+  Vec y1("y1", A1.num_rows()), y2("y2", A2.num_rows());
+  A1.apply(exec, x, y1);
+  A2.apply(exec, x, y2);
+  double differ = 0;
+  Kokkos::parallel_reduce("SpMVKit::bench::compare",
+                          Kokkos::RangePolicy<Exec>(exec, 0, y1.extent(0)),
+                          CountDifferent<Vec>{y1, y2}, differ);
+  MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPI_DOUBLE, MPI_SUM, comm);
+  if (differ != 0) {
+    throw std::runtime_error(what + " give different products in " +
+                             std::to_string(static_cast<long long>(differ)) + " rows");
+  }
+}
+
 /// Median over repetitions of the slowest rank's time per call of f.
 double time_per_call(MPI_Comm comm, Exec const& exec, Options const& o,
                      std::function<void()> const& f) {
@@ -182,19 +201,8 @@ void run(Options const& o) {
     measure("apply_shared", [&] { A_shared.apply(exec, x, y); });
     // Before trusting the times: both exchanges give the same product (the
     // same blocks and sums, so bit for bit).
-    Vec y_shared("y_shared", part.local_rows());
-    A.apply(exec, x, y);
-    A_shared.apply(exec, x, y_shared);
-    double differ = 0;
-    Kokkos::parallel_reduce("SpMVKit::bench::compare",
-                            Kokkos::RangePolicy<Exec>(exec, 0, y.extent(0)),
-                            CountDifferent<Vec>{y, y_shared}, differ);
-    MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPI_DOUBLE, MPI_SUM, comm);
-    if (differ != 0) {
-      throw std::runtime_error("the exchange on its own instance and on the caller's give "
-                               "different products in " +
-                               std::to_string(static_cast<long long>(differ)) + " rows");
-    }
+    require_same_product(comm, exec, A, A_shared, x,
+                         "the exchange on its own instance and on the caller's");
   }
 
   // The neighbourhood collective (one MPI_Ineighbor_alltoallv) instead of
@@ -204,19 +212,8 @@ void run(Options const& o) {
   auto A_collective = spmvkit::make_distributed_fem_poisson<F, double, spmvkit::CrsFormat>(
       part, exec, N, {}, {}, collective);
   {
-    Vec y_collective("y_collective", part.local_rows());
-    A.apply(exec, x, y);
-    A_collective.apply(exec, x, y_collective);
-    double differ = 0;
-    Kokkos::parallel_reduce("SpMVKit::bench::compare",
-                            Kokkos::RangePolicy<Exec>(exec, 0, y.extent(0)),
-                            CountDifferent<Vec>{y, y_collective}, differ);
-    MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPI_DOUBLE, MPI_SUM, comm);
-    if (differ != 0) {
-      throw std::runtime_error("point-to-point and neighbourhood-collective exchanges give "
-                               "different products in " +
-                               std::to_string(static_cast<long long>(differ)) + " rows");
-    }
+    require_same_product(comm, exec, A, A_collective, x,
+                         "point-to-point and neighbourhood-collective exchanges");
     auto const& halo_collective = A_collective.halo();
     measure("exchange_collective", [&] {
       halo_collective.begin(exec, x);
