@@ -619,13 +619,19 @@ LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_te
 /// many per team as it has threads, each thread's lanes accumulating a row in
 /// their own share of the scratch, without team barriers; longer rows keep a
 /// team each (the symbolic phase puts the short rows of the bin first, see
-/// spgemm_split_short_rows). Returns the launch of `rows` short rows and sets
+/// spgemm_split_short_rows). Only where the short rows still make at least
+/// `min_teams` teams (spgemm_concurrent_teams: the device full): below, a row
+/// per team keeps more lanes busy (H200, 2026-11-23: fidapm08, 3876 rows,
+/// 0.058 ms a row per team against 0.124 a row per thread; 1138_bus 0.015
+/// against 0.038). Returns the launch of `rows` short rows and sets
 /// `segment`, the share (0: no such launch; host teams of one thread).
 inline LaunchParameters spgemm_narrow_rows_parameters(LaunchParameters p, std::int64_t rows,
                                                       std::int64_t capacity, bool concurrent,
+                                                      std::int64_t min_teams,
                                                       std::int64_t& segment) {
   segment = 0;
   if (!concurrent || p.team_size <= 1 || rows <= 0) return p;
+  if (rows < min_teams * p.team_size) return p;
   segment = capacity / p.team_size;
   if (segment <= 0) return p;
   p.work_per_team = p.team_size;

@@ -375,7 +375,7 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
   f.strided = l.accumulator == SpgemmAccumulator::global;
   LaunchParameters p = l.p;
   if (narrow) {
-    p = spgemm_narrow_rows_parameters(l.p, l.count, capacity, Concurrent, f.narrow_segment);
+    p = spgemm_narrow_rows_parameters(l.p, l.count, capacity, Concurrent, 0, f.narrow_segment);
     f.rows_per_team = p.work_per_team;
   } else {
     p.league_size = (l.count + p.work_per_team - 1) / p.work_per_team;
@@ -580,7 +580,8 @@ void spgemm_split_short_rows(ExecutionSpace const& exec, State& s) {
   auto& l = s.launch[spgemm_bin_hash];
   l.narrow = 0;
   std::int64_t segment = 0;
-  spgemm_narrow_rows_parameters(l.p, l.count, spgemm_position_capacity(l), l.concurrent, segment);
+  spgemm_narrow_rows_parameters(l.p, l.count, spgemm_position_capacity(l), l.concurrent,
+                                spgemm_concurrent_teams(exec), segment);
   if (segment <= 0) return;
   auto out = allocate_view<Kokkos::View<Ordinal*, Device>>(
       exec, "SpMVKit::spgemm::row_order(split)", l.count);
