@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <limits>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -394,6 +395,42 @@ TYPED_TEST(SpgemmTest, ConcurrentPathOnEveryBackend) {
                                  from_entries(3, 5, {{0, 1}, {1, 0}, {2, 2}, {2, 1}}),
                                  "empty rows, " + what, o, false, team);
     }
+  }
+}
+
+// Long rows on the concurrent path go to SpgemmPositionChunks, which splits a
+// row's products into chunks (64 products each under the test hook): chunks
+// that start inside an entry's row of B, rows of B longer than several chunks,
+// and empty rows of B (no products) at the start, the middle and the end of a
+// row of A, where the search for a product's entry must skip them.
+TYPED_TEST(SpgemmTest, ChunkedLongRowsWithEmptyAndLongRowsOfB) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const std::int64_t n = 300000;
+  std::mt19937_64 gen(21);
+  std::uniform_int_distribution<std::int64_t> col(0, n - 1);
+  std::vector<std::pair<std::int64_t, std::int64_t>> b, a;
+  for (std::int64_t i = 0; i < 200; ++i) {
+    const std::size_t len = (i >= 10 && i < 20) || i == 0 || i == 199 ? 0 : i == 149 ? 9000 : 100;
+    std::set<std::int64_t> cs;
+    while (cs.size() < len) cs.insert(col(gen));
+    for (auto c : cs) b.push_back({i, c});
+  }
+  // Row 1 reads rows 0-149 and 199 of B (22900 products: beyond the scratch
+  // hash table on every backend); row 2 reads row 149 alone (one entry of A,
+  // 9000 products, also beyond it); row 0 reads short rows only.
+  for (std::int64_t k = 0; k < 150; ++k) a.push_back({1, k});
+  a.push_back({1, 199});
+  a.push_back({2, 149});
+  for (std::int64_t k : {3, 4, 5}) a.push_back({0, k});
+  const HostCrs A = from_entries(3, 200, a), B = from_entries(200, n, b);
+  const int most = std::min(
+      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  for (int team : {1, most}) {
+    auto h = check_spgemm<Scalar, Exec>(A, B, "chunked rows, team of " + std::to_string(team), {},
+                                        false, team);
+    EXPECT_TRUE(h.keeps_positions());
+    EXPECT_GT(h.row_bins().dense + h.row_bins().global, 0);
   }
 }
 

@@ -120,9 +120,10 @@ void spgemm_symbolic(ExecutionSpace const& exec,
 ///
 /// A and B must have the patterns the symbolic phase saw (only their values
 /// may have changed); their shapes and nnz are checked (std::invalid_argument),
-/// the patterns are not checked in full: with stored places (the default) a
-/// product whose column does not match its place makes an entry of its row
-/// NaN; without them a column of C that no product reaches becomes NaN; a row
+/// the patterns are checked as follows: with stored places (the default) a
+/// 64-bit fingerprint of A's and B's row starts and columns, computed on the
+/// device, is compared with the symbolic phase's, and a changed pattern makes
+/// every value of C NaN; without them a column of C that no product reaches becomes NaN; a row
 /// of A that was empty at the symbolic phase stays empty in C either way. May be repeated: each
 /// call overwrites C's values in place and allocates nothing. Asynchronous on exec.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>

@@ -587,6 +587,58 @@ bool spgemm_use_workspace(std::int64_t threads, std::int64_t num_cols, std::int6
   }
 }
 
+/// Launch shape of SpgemmPositionChunks, the numeric phase (and the search
+/// for the product places) of rows that team scratch does not hold, split
+/// into chunks of work_per_team consecutive products, one team each.
+/// GPUs: 256 threads (8 x 32 lanes, which take consecutive products) and 16
+/// products per thread, so that a chunk's one search for its first entry is
+/// small against its work and a hub row of millions of products spreads over
+/// hundreds of teams. Host backends keep such rows whole in teams of one
+/// thread (no atomics, nothing to split); only the test hook that forces the
+/// concurrent path there (`test_team_size`) gets chunks, short ones, so that
+/// tests split rows, and single entries of A, across chunks.
+template <class ExecutionSpace>
+LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_team_size) {
+  (void)exec;
+  LaunchParameters p;
+  if (is_host_space_v<ExecutionSpace> || test_team_size > 0) {
+    p.team_size = std::max(1, test_team_size);
+    p.vector_length = 1;
+    p.work_per_team = 64;
+    return p;
+  }
+  p.team_size = 8;
+  p.vector_length = 32;
+  p.work_per_team = 16 * p.team_size * p.vector_length;
+  return p;
+}
+
+/// The numeric phase from product places, scratch bin, GPUs (the concurrent
+/// path): rows of C at most `capacity / team_size` long (FEM rows: 125 of 256
+/// with 8 threads of 16 lanes; road networks and meshes: 2-10) are taken as
+/// many per team as it has threads, each thread's lanes accumulating a row in
+/// their own share of the scratch, without team barriers; longer rows keep a
+/// team each (the symbolic phase puts the short rows of the bin first, see
+/// spgemm_split_short_rows). Only where the short rows still make at least
+/// `min_teams` teams (spgemm_concurrent_teams: the device full): below, a row
+/// per team keeps more lanes busy (H200, 2026-11-23: fidapm08, 3876 rows,
+/// 0.058 ms a row per team against 0.124 a row per thread; 1138_bus 0.015
+/// against 0.038). Returns the launch of `rows` short rows and sets
+/// `segment`, the share (0: no such launch; host teams of one thread).
+inline LaunchParameters spgemm_narrow_rows_parameters(LaunchParameters p, std::int64_t rows,
+                                                      std::int64_t capacity, bool concurrent,
+                                                      std::int64_t min_teams,
+                                                      std::int64_t& segment) {
+  segment = 0;
+  if (!concurrent || p.team_size <= 1 || rows <= 0) return p;
+  if (rows < min_teams * p.team_size) return p;
+  segment = capacity / p.team_size;
+  if (segment <= 0) return p;
+  p.work_per_team = p.team_size;
+  p.league_size = (rows + p.work_per_team - 1) / p.work_per_team;
+  return p;
+}
+
 /// Teams of the global bin that may run at once, hence pool slots worth
 /// having: host backends one per thread; GPUs as many 256-thread teams as the
 /// device holds threads.

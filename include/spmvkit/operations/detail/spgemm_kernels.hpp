@@ -533,7 +533,14 @@ struct SpgemmRows {
       keys = k.data();
       vals = v.data();
     }
-    for (std::int64_t r = begin; r < end; ++r) {
+    // The global bin's league is capped by its pool slots, so teams walk many
+    // rows: every league_size-th row rather than a block of consecutive ones,
+    // since long rows cluster (the hubs of a graph often have nearby numbers).
+    const bool strided = accumulator == SpgemmAccumulator::global;
+    const std::int64_t step = strided ? team.league_size() : 1;
+    const std::int64_t r0 = strided ? first + team.league_rank() : begin;
+    const std::int64_t r1 = strided ? first + count : end;
+    for (std::int64_t r = r0; r < r1; r += step) {
       const Ordinal i = perm(r);
       if (accumulator == SpgemmAccumulator::dense) {
         dense_row(team, i, capacity, keys, vals, segs.data());
@@ -581,17 +588,20 @@ struct SpgemmMaxRow {
 /// product a_ik b_kj (in the order of SpgemmProductStarts), the place of
 /// column j in the sorted row i of C (`Find`: a binary search of the row,
 /// once); the numeric phase, the one users repeat, adds each product at its
-/// place (`Find` false): no probing, no compare-exchange, no lookup, and the
-/// columns of B are read only to check that the pattern has not changed.
+/// place (`Find` false): no probing, no compare-exchange, no lookup, and no
+/// column index is read: a product costs its place and b_kj.
 ///
 /// A row is accumulated in team scratch when it fits `capacity` values, else
 /// in place in C's values. Concurrent: threads of a team add to one row with
-/// atomics (GPUs); host teams are one thread and use none.
+/// atomics (GPUs); host teams are one thread and use none. On GPUs the rows
+/// that scratch does not hold go to SpgemmPositionChunks instead.
 ///
-/// A product whose column no longer matches its place (a pattern changed
-/// after the symbolic phase), or an entry a_ik whose row of B changed length,
-/// makes an entry of the row NaN (`not_found`) instead of reading or writing
-/// out of bounds.
+/// Whether A's and B's patterns are still those of the symbolic phase is
+/// checked once per phase, not per product: a fingerprint of both patterns
+/// (SpgemmFingerprint) is computed on the device before this kernel, and
+/// every team compares it with the symbolic phase's. A changed pattern makes
+/// every value of C NaN (`not_found`) and nothing is read through a place or
+/// a row start that may no longer fit.
 template <class Scalar, class Ordinal, class Offset, class Device, class Pos, bool Find,
           bool Concurrent>
 struct SpgemmPositionRows {
@@ -609,6 +619,11 @@ struct SpgemmPositionRows {
   ro_view<Ordinal> perm;
   ro_view<std::int64_t> starts;
   std::int64_t first = 0, count = 0, rows_per_team = 1;
+  /// Teams walk every league_size-th row of the bin (the global bin).
+  bool strided = false;
+  /// Values, > 0: the rows are at most this long and a team accumulates
+  /// rows_per_team (its threads) of them, a row per thread (value_rows_narrow).
+  std::int64_t narrow_segment = 0;
   Kokkos::View<Pos*, Device> pos;
   Kokkos::View<Scalar*, Device> c_v;
   /// Find: hash slots of a team's scratch table from column to place (rows
@@ -619,6 +634,10 @@ struct SpgemmPositionRows {
   Scalar not_found = Scalar(0);
   /// What a free hash slot holds (Find; set on the host).
   Ordinal empty_key = 0;
+  /// Values: the patterns' fingerprint now (SpgemmFingerprint, computed on
+  /// the device just before) and at the symbolic phase.
+  Kokkos::View<const std::uint64_t, Device> fingerprint;
+  std::uint64_t expected_fingerprint = 0;
 
   static std::size_t scratch_bytes(std::int64_t capacity) {
     const auto c = static_cast<std::size_t>(capacity);
@@ -694,22 +713,12 @@ struct SpgemmPositionRows {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_rs(i), a_rs(i + 1)), [&](Offset ka) {
       const Ordinal k = a_ci(ka);
       const Offset b0 = b_rs(k);
-      const std::int64_t nb = b_rs(k + 1) - b0;
       const std::int64_t p0 = starts(ka);
-      if (nb != starts(ka + 1) - p0) {
-        Kokkos::single(Kokkos::PerThread(team), [&]() { spgemm_add<Concurrent>(acc, not_found); });
-        return;
-      }
       const Scalar av = a_v(ka);
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, std::int64_t(0), nb),
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, std::int64_t(0), starts(ka + 1) - p0),
                            [&](std::int64_t t) {
-                             const std::int64_t p = pos(p0 + t);
-                             const Offset kb = b0 + static_cast<Offset>(t);
-                             if (p < len && c_ci(base + p) == b_ci(kb)) {
-                               spgemm_add<Concurrent>(acc + p, av * b_v(kb));
-                             } else {
-                               spgemm_add<Concurrent>(acc, not_found);
-                             }
+                             spgemm_add<Concurrent>(acc + pos(p0 + t),
+                                                    av * b_v(b0 + static_cast<Offset>(t)));
                            });
     });
     team.team_barrier();
@@ -720,16 +729,58 @@ struct SpgemmPositionRows {
     }
   }
 
+  /// Short rows (GPUs): each thread's vector lanes accumulate whole rows of
+  /// [begin, end) in their own `segment` values of the scratch, so that a row
+  /// of a few products does not hold a whole team through its barriers. The
+  /// lanes of one thread are ordered by the end of each vector loop (and an
+  /// empty PerThread single, a barrier of the lanes, between the phases).
+  KOKKOS_INLINE_FUNCTION void value_rows_narrow(member_type const& team, std::int64_t begin,
+                                                std::int64_t end, Scalar* scratch,
+                                                std::int64_t segment) const {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t r) {
+      const Ordinal i = perm(r);
+      const Offset base = c_rs(i);
+      const std::int64_t len = c_rs(i + 1) - base;
+      Scalar* acc = scratch + (r - begin) * segment;
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len),
+                           [&](std::int64_t j) { acc[j] = Scalar(0); });
+      Kokkos::single(Kokkos::PerThread(team), []() {});
+      for (Offset ka = a_rs(i), a1 = a_rs(i + 1); ka < a1; ++ka) {
+        const Offset b0 = b_rs(a_ci(ka));
+        const std::int64_t p0 = starts(ka);
+        const Scalar av = a_v(ka);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, std::int64_t(0), starts(ka + 1) - p0),
+                             [&](std::int64_t t) {
+                               spgemm_add<Concurrent>(acc + pos(p0 + t),
+                                                      av * b_v(b0 + static_cast<Offset>(t)));
+                             });
+      }
+      Kokkos::single(Kokkos::PerThread(team), []() {});
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len),
+                           [&](std::int64_t j) { c_v(base + j) = acc[j]; });
+    });
+  }
+
+  /// A pattern changed since the symbolic phase: the row's values are NaN.
+  KOKKOS_INLINE_FUNCTION void poison_row(member_type const& team, Ordinal i) const {
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, c_rs(i), c_rs(i + 1)),
+                         [&](Offset j) { c_v(j) = not_found; });
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
-    const std::int64_t begin = first + team.league_rank() * rows_per_team;
+    // As in SpgemmRows: a league capped below the bin's rows walks every
+    // league_size-th row (long rows cluster).
+    const std::int64_t step = strided ? team.league_size() : 1;
+    const std::int64_t begin =
+        strided ? first + team.league_rank() : first + team.league_rank() * rows_per_team;
     const std::int64_t end =
-        begin + rows_per_team < first + count ? begin + rows_per_team : first + count;
+        strided || begin + rows_per_team >= first + count ? first + count : begin + rows_per_team;
     if constexpr (Find) {
       scratch_view<Ordinal> keys(team.team_scratch(scratch_level),
                                  static_cast<std::size_t>(capacity));
       scratch_view<Ordinal> places(team.team_scratch(scratch_level),
                                    static_cast<std::size_t>(capacity));
-      for (std::int64_t r = begin; r < end; ++r) {
+      for (std::int64_t r = begin; r < end; r += step) {
         const Ordinal i = perm(r);
         if (spgemm_hash_slots(c_rs(i + 1) - c_rs(i)) <= capacity) {
           find_row_hashed(team, i, keys.data(), places.data());
@@ -741,7 +792,197 @@ struct SpgemmPositionRows {
     }
     scratch_view<Scalar> scratch(team.team_scratch(scratch_level),
                                  static_cast<std::size_t>(capacity));
-    for (std::int64_t r = begin; r < end; ++r) value_row(team, perm(r), scratch.data());
+    if (fingerprint() != expected_fingerprint) {
+      for (std::int64_t r = begin; r < end; r += step) poison_row(team, perm(r));
+      return;
+    }
+    if (narrow_segment > 0) {
+      value_rows_narrow(team, begin, end, scratch.data(), narrow_segment);
+      return;
+    }
+    for (std::int64_t r = begin; r < end; r += step) value_row(team, perm(r), scratch.data());
+  }
+};
+
+/// Reorders rows (perm[first, first + count)) so that those of C at most
+/// `segment` long come first, each part in its old order: `flag` rows (short
+/// ones when `want_short`) go to out[offset + their rank].
+template <class Ordinal, class Offset, class Device>
+struct SpgemmSplitShort {
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> perm;
+  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> c_rs;
+  Kokkos::View<Ordinal*, Device> out;
+  std::int64_t first = 0, segment = 0, offset = 0;
+  bool want_short = true;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r, std::int64_t& update, bool final) const {
+    const Ordinal i = perm(first + r);
+    if ((static_cast<std::int64_t>(c_rs(i + 1) - c_rs(i)) <= segment) != want_short) return;
+    if (final) out(offset + update) = i;
+    update += 1;
+  }
+};
+
+/// A 64-bit fingerprint of the patterns of A and B: the sum, modulo 2^64,
+/// over every entry of their row starts and column indices of a mix of the
+/// entry's array, place and value. Summed, so any order of threads gives the
+/// same result; mixed (splitmix64), so that a moved column, a row that
+/// changed length or swapped entries change it with probability 1 - 2^-64.
+/// It is how a numeric phase that reads no column index (SpgemmPositionRows,
+/// SpgemmPositionChunks) learns that a pattern changed since the symbolic
+/// phase: one pass over nnz(A) + nnz(B) indices instead of one per product.
+template <class Ordinal, class Offset, class Device>
+struct SpgemmFingerprint {
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  ro_view<Offset> a_rs, b_rs;
+  ro_view<Ordinal> a_ci, b_ci;
+  /// Ends of the four arrays in the joint index space: a_rs, a_ci, b_rs, b_ci.
+  std::int64_t end0 = 0, end1 = 0, end2 = 0, end3 = 0;
+
+  KOKKOS_INLINE_FUNCTION static std::uint64_t mix(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, std::uint64_t& sum) const {
+    std::uint64_t v = 0;
+    if (t < end0) {
+      v = static_cast<std::uint64_t>(a_rs(t));
+    } else if (t < end1) {
+      v = static_cast<std::uint64_t>(a_ci(t - end0));
+    } else if (t < end2) {
+      v = static_cast<std::uint64_t>(b_rs(t - end1));
+    } else {
+      v = static_cast<std::uint64_t>(b_ci(t - end2));
+    }
+    sum += mix(mix(static_cast<std::uint64_t>(t)) ^ v);
+  }
+};
+
+/// Per row of a bin that SpgemmPositionChunks accumulates: its number of
+/// chunks of at most `chunk` products, scanned into chunk_first (count + 1
+/// entries; the last receives the bin's number of chunks).
+template <class Ordinal, class Offset, class Device>
+struct SpgemmChunkScan {
+  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> a_rs;
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> perm;
+  Kokkos::View<const std::int64_t*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> starts;
+  Kokkos::View<std::int64_t*, Device> chunk_first;
+  std::int64_t first = 0, count = 0, chunk = 1;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r, std::int64_t& update, bool final) const {
+    std::int64_t n = 0;
+    if (r < count) {
+      const Ordinal i = perm(first + r);
+      const std::int64_t products = starts(a_rs(i + 1)) - starts(a_rs(i));
+      n = (products + chunk - 1) / chunk;
+    }
+    if (final) chunk_first(r) = update;
+    update += n;
+  }
+};
+
+/// The position kernel for long rows on GPUs: a row that team scratch does
+/// not hold is split into chunks of `chunk` consecutive products (in the
+/// order of SpgemmProductStarts), one team per chunk, so that a hub row of a
+/// power-law graph (millions of products) is spread over the whole device
+/// instead of one multiprocessor. The team's threads and lanes take
+/// consecutive products (coalesced reads of the places and of B's values),
+/// each finding its entry a_ik by binary search among the chunk's entries.
+///
+/// Find (symbolic): the place of each product by binary search of its row of
+/// C. Values: each product is added at its place in C with a global atomic;
+/// SpgemmChunkClear zeroes the rows first. The fingerprint check is that of
+/// SpgemmPositionRows (a changed pattern: the clear writes NaN, this kernel
+/// adds nothing).
+template <class Scalar, class Ordinal, class Offset, class Device, class Pos, bool Find>
+struct SpgemmPositionChunks {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  ro_view<Offset> a_rs, b_rs, c_rs;
+  ro_view<Ordinal> a_ci, b_ci, c_ci;
+  ro_view<Scalar> a_v, b_v;
+  ro_view<Ordinal> perm;
+  ro_view<std::int64_t> starts, chunk_first;
+  std::int64_t first = 0, count = 0, chunk = 1;
+  Kokkos::View<Pos*, Device> pos;
+  Kokkos::View<Scalar*, Device> c_v;
+  Kokkos::View<const std::uint64_t, Device> fingerprint;
+  std::uint64_t expected_fingerprint = 0;
+
+  /// The last index t in [lo, hi) with v(t) <= x (v non-decreasing, v(lo) <= x).
+  template <class V, class T>
+  KOKKOS_INLINE_FUNCTION static T last_at_most(V const& v, T lo, T hi, std::int64_t x) {
+    while (hi - lo > 1) {
+      const T mid = lo + (hi - lo) / 2;
+      if (static_cast<std::int64_t>(v(mid)) <= x) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    if constexpr (!Find) {
+      if (fingerprint() != expected_fingerprint) return;
+    }
+    const std::int64_t q = team.league_rank();
+    const std::int64_t r = last_at_most(chunk_first, std::int64_t(0), count, q);
+    const Ordinal i = perm(first + r);
+    const Offset e0 = a_rs(i), e1 = a_rs(i + 1);
+    const std::int64_t q0 = starts(e0) + (q - chunk_first(r)) * chunk;
+    const std::int64_t row_end = starts(e1);
+    const std::int64_t q1 = q0 + chunk < row_end ? q0 + chunk : row_end;
+    // The chunk's entries: from the one holding product q0 to the one holding q1 - 1.
+    const Offset k0 = last_at_most(starts, e0, e1, q0);
+    const Offset k1 = last_at_most(starts, k0, e1, q1 - 1) + 1;
+    const Offset base = c_rs(i);
+    const std::int64_t len = c_rs(i + 1) - base;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, q0, q1), [&](std::int64_t p) {
+      const Offset ka = last_at_most(starts, k0, k1, p);
+      const Offset kb = b_rs(a_ci(ka)) + static_cast<Offset>(p - starts(ka));
+      if constexpr (Find) {
+        const Ordinal c = b_ci(kb);
+        std::int64_t lo = 0, hi = len;
+        while (lo < hi) {
+          const std::int64_t mid = lo + (hi - lo) / 2;
+          if (c_ci(base + mid) < c) {
+            lo = mid + 1;
+          } else {
+            hi = mid;
+          }
+        }
+        pos(p) = static_cast<Pos>(lo);
+      } else {
+        Kokkos::atomic_add(&c_v(base + static_cast<Offset>(pos(p))), a_v(ka) * b_v(kb));
+      }
+    });
+  }
+};
+
+/// Zeroes the rows of a bin before SpgemmPositionChunks adds to them (NaN
+/// when the patterns' fingerprint changed since the symbolic phase).
+template <class Scalar, class Ordinal, class Offset, class Device>
+struct SpgemmChunkClear {
+  using member_type = typename Kokkos::TeamPolicy<typename Device::execution_space>::member_type;
+  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> c_rs;
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> perm;
+  std::int64_t first = 0;
+  Kokkos::View<Scalar*, Device> c_v;
+  Kokkos::View<const std::uint64_t, Device> fingerprint;
+  std::uint64_t expected_fingerprint = 0;
+  Scalar not_found = Scalar(0);
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const Ordinal i = perm(first + team.league_rank());
+    const Scalar v = fingerprint() == expected_fingerprint ? Scalar(0) : not_found;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, c_rs(i), c_rs(i + 1)),
+                         [&](Offset j) { c_v(j) = v; });
   }
 };
 

@@ -37,6 +37,9 @@ struct SpgemmBinLaunch {
   /// Insert with atomics and sort as a team (GPU code path): teams of more than one thread or lane.
   bool concurrent = false;
   LaunchParameters p;
+  /// Numeric phase from product places, scratch bin, GPUs: its first `narrow`
+  /// rows are short enough for a row per thread (spgemm_split_short_rows).
+  std::int64_t narrow = 0;
 };
 
 /// The plan SpgemmHandle keeps between the phases.
@@ -66,6 +69,16 @@ struct SpgemmState {
   Kokkos::View<std::int64_t*, device_type> product_starts;
   Kokkos::View<std::uint16_t*, device_type> positions16;
   Kokkos::View<std::uint32_t*, device_type> positions32;
+  /// Bins whose rows SpgemmPositionChunks splits into chunks of
+  /// `chunk.work_per_team` products (GPUs: the rows that team scratch does not
+  /// hold): where each row's chunks start (count + 1 entries) and their number.
+  Kokkos::View<std::int64_t*, device_type> chunk_first[spgemm_num_bins];
+  std::int64_t num_chunks[spgemm_num_bins] = {};
+  LaunchParameters chunk;
+  /// The fingerprint of A's and B's patterns at the symbolic phase, and the
+  /// device scalar each numeric phase computes it into (SpgemmFingerprint).
+  std::uint64_t fingerprint = 0;
+  Kokkos::View<std::uint64_t, device_type> fingerprint_now;
   /// Test hook: > 0 runs every bin with teams of this many threads through the
   /// concurrent (GPU) code path, atomics and team sorts included, so that host
   /// backends test it too (and keeps the host workspace off). Set before
@@ -311,13 +324,37 @@ void spgemm_launch(typename Crs::execution_space const& exec, Crs const& A, Crs 
   }
 }
 
+/// The pattern fingerprint of A and B (SpgemmFingerprint) and its index space.
+template <class Crs>
+SpgemmFingerprint<typename Crs::ordinal_type, typename Crs::offset_type, typename Crs::device_type>
+spgemm_fingerprint_functor(Crs const& A, Crs const& B) {
+  SpgemmFingerprint<typename Crs::ordinal_type, typename Crs::offset_type,
+                    typename Crs::device_type>
+      f;
+  f.a_rs = A.row_starts();
+  f.a_ci = A.column_indices();
+  f.b_rs = B.row_starts();
+  f.b_ci = B.column_indices();
+  f.end0 = static_cast<std::int64_t>(A.row_starts().extent(0));
+  f.end1 = f.end0 + static_cast<std::int64_t>(A.nnz());
+  f.end2 = f.end1 + static_cast<std::int64_t>(B.row_starts().extent(0));
+  f.end3 = f.end2 + static_cast<std::int64_t>(B.nnz());
+  return f;
+}
+
+template <class Crs>
+std::int64_t spgemm_fingerprint_size(Crs const& A, Crs const& B) {
+  return spgemm_fingerprint_functor(A, B).end3;
+}
+
 /// One bin's launch of the position kernel (Find: the symbolic pass that
 /// stores the places; else the numeric phase).
 template <bool Find, bool Concurrent, class Crs, class State, class Pos>
 void spgemm_launch_positions_concurrency(typename Crs::execution_space const& exec, Crs const& A,
                                          Crs const& B, State const& s, SpgemmBinLaunch const& l,
                                          std::int64_t capacity,
-                                         Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
+                                         Kokkos::View<Pos*, typename Crs::device_type> const& pos,
+                                         bool narrow) {
   using Exec = typename Crs::execution_space;
   using F = SpgemmPositionRows<typename Crs::value_type, typename Crs::ordinal_type,
                                typename Crs::offset_type, typename Crs::device_type, Pos, Find,
@@ -333,11 +370,74 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
   f.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
   f.empty_key = std::numeric_limits<typename Crs::ordinal_type>::max();
   f.scratch_level = spgemm_scratch_level<Exec>();
+  f.fingerprint = s.fingerprint_now;
+  f.expected_fingerprint = s.fingerprint;
+  f.strided = l.accumulator == SpgemmAccumulator::global;
+  LaunchParameters p = l.p;
+  if (narrow) {
+    p = spgemm_narrow_rows_parameters(l.p, l.count, capacity, Concurrent, 0, f.narrow_segment);
+    f.rows_per_team = p.work_per_team;
+  } else {
+    p.league_size = (l.count + p.work_per_team - 1) / p.work_per_team;
+  }
   Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
-      exec, static_cast<int>(l.p.league_size), l.p.team_size, l.p.vector_length);
+      exec, static_cast<int>(p.league_size), p.team_size, p.vector_length);
   policy.set_scratch_size(f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(f.capacity)));
   Kokkos::parallel_for(
       Find ? "SpMVKit::spgemm::find_positions" : "SpMVKit::spgemm::numeric_positions", policy, f);
+}
+
+/// One bin's launch of the chunked position kernel (SpgemmPositionChunks),
+/// after clearing the bin's rows in numeric phases.
+template <bool Find, class Crs, class State, class Pos>
+void spgemm_launch_chunks(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
+                          State const& s, int b,
+                          Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
+  using Exec = typename Crs::execution_space;
+  using Scalar = typename Crs::value_type;
+  using Ordinal = typename Crs::ordinal_type;
+  using Offset = typename Crs::offset_type;
+  using Device = typename Crs::device_type;
+  auto const& l = s.launch[b];
+  auto const& p = s.chunk;
+  if constexpr (!Find) {
+    SpgemmChunkClear<Scalar, Ordinal, Offset, Device> clear;
+    clear.c_rs = s.C.row_starts();
+    clear.perm = s.perm;
+    clear.first = l.first;
+    clear.c_v = s.C.values();
+    clear.fingerprint = s.fingerprint_now;
+    clear.expected_fingerprint = s.fingerprint;
+    clear.not_found = std::numeric_limits<Scalar>::quiet_NaN();
+    Kokkos::parallel_for(
+        "SpMVKit::spgemm::clear_chunked_rows",
+        Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(l.count), p.team_size, p.vector_length),
+        clear);
+  }
+  SpgemmPositionChunks<Scalar, Ordinal, Offset, Device, Pos, Find> f;
+  f.a_rs = A.row_starts();
+  f.a_ci = A.column_indices();
+  f.a_v = A.values();
+  f.b_rs = B.row_starts();
+  f.b_ci = B.column_indices();
+  f.b_v = B.values();
+  f.perm = s.perm;
+  f.first = l.first;
+  f.count = l.count;
+  f.c_rs = s.C.row_starts();
+  f.c_ci = s.C.column_indices();
+  f.c_v = s.C.values();
+  f.starts = s.product_starts;
+  f.chunk_first = s.chunk_first[b];
+  f.chunk = p.work_per_team;
+  f.pos = pos;
+  f.fingerprint = s.fingerprint_now;
+  f.expected_fingerprint = s.fingerprint;
+  Kokkos::parallel_for(Find ? "SpMVKit::spgemm::find_positions_chunked"
+                            : "SpMVKit::spgemm::numeric_positions_chunked",
+                       Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(s.num_chunks[b]),
+                                                p.team_size, p.vector_length),
+                       f);
 }
 
 /// Slots of a team's scratch in the position kernel, in the scratch-hash bin
@@ -351,25 +451,54 @@ inline std::int64_t spgemm_position_capacity(SpgemmBinLaunch const& l) {
 template <bool Find, class Crs, class State>
 void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
                              State const& s) {
+  using Exec = typename Crs::execution_space;
+  if constexpr (!Find) {
+    // Checked by every team of the kernels below (SpgemmFingerprint).
+    Kokkos::parallel_reduce("SpMVKit::spgemm::pattern_fingerprint",
+                            Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                                exec, 0, spgemm_fingerprint_size(A, B)),
+                            spgemm_fingerprint_functor(A, B), s.fingerprint_now);
+  }
   for (int b = 1; b < spgemm_num_bins; ++b) {
     auto const& l = s.launch[b];
     if (l.count == 0) continue;
+    if (s.chunk_first[b].extent(0) > 0) {
+      if (s.positions16.extent(0) > 0) {
+        spgemm_launch_chunks<Find>(exec, A, B, s, b, s.positions16);
+      } else {
+        spgemm_launch_chunks<Find>(exec, A, B, s, b, s.positions32);
+      }
+      continue;
+    }
     std::int64_t capacity = spgemm_position_capacity(l);
     // The bin's scratch was sized for a column and a value per slot; finding
     // places takes two indices per slot.
     using Ordinal = typename Crs::ordinal_type;
     if (Find && sizeof(Ordinal) > sizeof(typename Crs::value_type)) capacity /= 2;
-    if (s.positions16.extent(0) > 0) {
-      if (l.concurrent) {
-        spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions16);
+    // Values: the bin's short rows a row per thread, then the others a row per team.
+    SpgemmBinLaunch parts[2] = {l, l};
+    parts[0].count = Find ? 0 : l.narrow;
+    parts[1].first += parts[0].count;
+    parts[1].count -= parts[0].count;
+    for (int part = 0; part < 2; ++part) {
+      auto const& q = parts[part];
+      if (q.count == 0) continue;
+      if (s.positions16.extent(0) > 0) {
+        if (l.concurrent) {
+          spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, q, capacity, s.positions16,
+                                                          part == 0);
+        } else {
+          spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, q, capacity,
+                                                           s.positions16, part == 0);
+        }
       } else {
-        spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, l, capacity, s.positions16);
-      }
-    } else {
-      if (l.concurrent) {
-        spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions32);
-      } else {
-        spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, l, capacity, s.positions32);
+        if (l.concurrent) {
+          spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, q, capacity, s.positions32,
+                                                          part == 0);
+        } else {
+          spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, q, capacity,
+                                                           s.positions32, part == 0);
+        }
       }
     }
   }
@@ -439,6 +568,39 @@ std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[4], bool values)
   return m;
 }
 
+/// Puts the scratch bin's rows short enough for a row per thread in the
+/// numeric phase (spgemm_narrow_rows_parameters) first in the row order, so
+/// that they get a launch of their own; sets launch[hash].narrow.
+template <class ExecutionSpace, class State>
+void spgemm_split_short_rows(ExecutionSpace const& exec, State& s) {
+  using Device = typename State::device_type;
+  using Ordinal = typename State::crs_type::ordinal_type;
+  using Offset = typename State::crs_type::offset_type;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  auto& l = s.launch[spgemm_bin_hash];
+  l.narrow = 0;
+  std::int64_t segment = 0;
+  spgemm_narrow_rows_parameters(l.p, l.count, spgemm_position_capacity(l), l.concurrent,
+                                spgemm_concurrent_teams(exec), segment);
+  if (segment <= 0) return;
+  auto out = allocate_view<Kokkos::View<Ordinal*, Device>>(
+      exec, "SpMVKit::spgemm::row_order(split)", l.count);
+  SpgemmSplitShort<Ordinal, Offset, Device> f;
+  f.perm = s.perm;
+  f.c_rs = s.C.row_starts();
+  f.out = out;
+  f.first = l.first;
+  f.segment = segment;
+  std::int64_t shorts = 0;
+  Kokkos::parallel_scan("SpMVKit::spgemm::split_short_rows", Range(exec, 0, l.count), f, shorts);
+  f.want_short = false;
+  f.offset = shorts;
+  Kokkos::parallel_scan("SpMVKit::spgemm::split_short_rows", Range(exec, 0, l.count), f);
+  Kokkos::deep_copy(exec, Kokkos::subview(s.perm, std::make_pair(l.first, l.first + l.count)), out);
+  exec.fence();
+  l.narrow = shorts;
+}
+
 /// The symbolic phase's last step: the place of every product in its row of
 /// C, so that numeric phases add without hashing (SpgemmPositionRows). Kept
 /// only for sorted rows (the place is found by binary search) and where the
@@ -487,12 +649,39 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
     s.positions32 = allocate_view<Kokkos::View<std::uint32_t*, Device>>(
         exec, "SpMVKit::spgemm::product_places", s.multiply_adds);
   }
+  // Rows that team scratch does not hold, on GPUs, in chunks of products.
+  s.chunk = spgemm_chunk_parameters(exec, s.test_team_size);
+  std::uint64_t chunk_bytes = 0;
+  for (int b = 1; b < spgemm_num_bins; ++b) {
+    auto const& l = s.launch[b];
+    if (b == spgemm_bin_hash || l.count == 0 || !l.concurrent) continue;
+    s.chunk_first[b] = allocate_view<Kokkos::View<std::int64_t*, Device>>(
+        exec, "SpMVKit::spgemm::chunk_starts", l.count + 1);
+    SpgemmChunkScan<Ordinal, Offset, Device> f;
+    f.a_rs = A.row_starts();
+    f.perm = s.perm;
+    f.starts = s.product_starts;
+    f.chunk_first = s.chunk_first[b];
+    f.first = l.first;
+    f.count = l.count;
+    f.chunk = s.chunk.work_per_team;
+    Kokkos::parallel_scan("SpMVKit::spgemm::chunk_starts", Range(exec, 0, l.count + 1), f);
+    exec.fence();
+    Kokkos::deep_copy(s.num_chunks[b], Kokkos::subview(s.chunk_first[b], l.count));
+    chunk_bytes += static_cast<std::uint64_t>(l.count + 1) * sizeof(std::int64_t);
+  }
+  spgemm_split_short_rows(exec, s);
+  s.fingerprint_now = Kokkos::View<std::uint64_t, Device>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "SpMVKit::spgemm::fingerprint"));
+  Kokkos::parallel_reduce("SpMVKit::spgemm::pattern_fingerprint",
+                          Range(exec, 0, spgemm_fingerprint_size(A, B)),
+                          spgemm_fingerprint_functor(A, B), s.fingerprint);
   find();
   s.positions = true;
   s.pool_keys = Kokkos::View<Ordinal*, Device>();
   s.pool_vals = Kokkos::View<Scalar*, Device>();
   s.memory.positions_bytes = bytes;
-  s.memory.workspace_bytes = perm_bytes + bytes;
+  s.memory.workspace_bytes = perm_bytes + bytes + chunk_bytes;
   s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes, peak);
   return true;
 }
