@@ -621,8 +621,9 @@ LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_te
 /// team each (the symbolic phase puts the short rows of the bin first, see
 /// spgemm_split_short_rows). Only where the short rows still make at least
 /// `min_teams` teams (spgemm_concurrent_teams: the device full): below, a row
-/// per team keeps more lanes busy (H200, 2026-11-23: fidapm08, 3876 rows,
-/// 0.058 ms a row per team against 0.124 a row per thread; 1138_bus 0.015
+/// per team keeps more lanes busy (H200, FP64, 2026-11-23, the same kernels
+/// with and without rows per thread for all scratch rows: fidapm08, 3876 rows,
+/// 0.056 ms a row per team against 0.124 a row per thread; 1138_bus 0.025
 /// against 0.038). Returns the launch of `rows` short rows and sets
 /// `segment`, the share (0: no such launch; host teams of one thread).
 inline LaunchParameters spgemm_narrow_rows_parameters(LaunchParameters p, std::int64_t rows,

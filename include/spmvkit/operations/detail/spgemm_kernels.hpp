@@ -248,6 +248,23 @@ KOKKOS_INLINE_FUNCTION void spgemm_team_bitonic_sort(Member const& team, K* keys
   }
 }
 
+/// The place of column c in the sorted row of C at [base, base + len) of
+/// c_ci: the number of its columns below c (binary search).
+template <class Columns, class Offset, class Ordinal>
+KOKKOS_INLINE_FUNCTION std::int64_t spgemm_place(Columns const& c_ci, Offset base, std::int64_t len,
+                                                 Ordinal c) {
+  std::int64_t lo = 0, hi = len;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (c_ci(base + mid) < c) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 /// The three passes of the row kernel: count (symbolic: the length of each
 /// row of C), fill (symbolic: the columns of each row, sorted when asked) and
 /// values (numeric: the values, for the columns fill wrote).
@@ -687,17 +704,7 @@ struct SpgemmPositionRows {
       const Offset b0 = b_rs(k);
       const std::int64_t p0 = starts(ka);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b0, b_rs(k + 1)), [&](Offset kb) {
-        const Ordinal c = b_ci(kb);
-        std::int64_t lo = 0, hi = len;
-        while (lo < hi) {
-          const std::int64_t mid = lo + (hi - lo) / 2;
-          if (c_ci(base + mid) < c) {
-            lo = mid + 1;
-          } else {
-            hi = mid;
-          }
-        }
-        pos(p0 + (kb - b0)) = static_cast<Pos>(lo);
+        pos(p0 + (kb - b0)) = static_cast<Pos>(spgemm_place(c_ci, base, len, b_ci(kb)));
       });
     });
   }
@@ -948,17 +955,7 @@ struct SpgemmPositionChunks {
       const Offset ka = last_at_most(starts, k0, k1, p);
       const Offset kb = b_rs(a_ci(ka)) + static_cast<Offset>(p - starts(ka));
       if constexpr (Find) {
-        const Ordinal c = b_ci(kb);
-        std::int64_t lo = 0, hi = len;
-        while (lo < hi) {
-          const std::int64_t mid = lo + (hi - lo) / 2;
-          if (c_ci(base + mid) < c) {
-            lo = mid + 1;
-          } else {
-            hi = mid;
-          }
-        }
-        pos(p) = static_cast<Pos>(lo);
+        pos(p) = static_cast<Pos>(spgemm_place(c_ci, base, len, b_ci(kb)));
       } else {
         Kokkos::atomic_add(&c_v(base + static_cast<Offset>(pos(p))), a_v(ka) * b_v(kb));
       }

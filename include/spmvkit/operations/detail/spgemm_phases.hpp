@@ -250,10 +250,11 @@ std::int64_t spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&
   return g.count > 0 ? g.p.league_size * g.capacity : 0;
 }
 
-/// The operands and the bin's rows of a row kernel (SpgemmRows, SpgemmPositionRows).
+/// The operands and the bin's rows of a kernel (SpgemmRows, SpgemmPositionRows,
+/// SpgemmPositionChunks).
 template <class F, class Crs, class Perm>
-void spgemm_bind_rows(F& f, Crs const& A, Crs const& B, SpgemmBinLaunch const& l,
-                      Perm const& perm) {
+void spgemm_bind_operands(F& f, Crs const& A, Crs const& B, SpgemmBinLaunch const& l,
+                          Perm const& perm) {
   f.a_rs = A.row_starts();
   f.a_ci = A.column_indices();
   f.a_v = A.values();
@@ -263,6 +264,13 @@ void spgemm_bind_rows(F& f, Crs const& A, Crs const& B, SpgemmBinLaunch const& l
   f.perm = perm;
   f.first = l.first;
   f.count = l.count;
+}
+
+/// spgemm_bind_operands, and the rows a team walks (the row kernels).
+template <class F, class Crs, class Perm>
+void spgemm_bind_rows(F& f, Crs const& A, Crs const& B, SpgemmBinLaunch const& l,
+                      Perm const& perm) {
+  spgemm_bind_operands(f, A, B, l, perm);
   f.rows_per_team = l.p.work_per_team;
 }
 
@@ -415,15 +423,7 @@ void spgemm_launch_chunks(typename Crs::execution_space const& exec, Crs const& 
         clear);
   }
   SpgemmPositionChunks<Scalar, Ordinal, Offset, Device, Pos, Find> f;
-  f.a_rs = A.row_starts();
-  f.a_ci = A.column_indices();
-  f.a_v = A.values();
-  f.b_rs = B.row_starts();
-  f.b_ci = B.column_indices();
-  f.b_v = B.values();
-  f.perm = s.perm;
-  f.first = l.first;
-  f.count = l.count;
+  spgemm_bind_operands(f, A, B, l, s.perm);
   f.c_rs = s.C.row_starts();
   f.c_ci = s.C.column_indices();
   f.c_v = s.C.values();
