@@ -347,7 +347,7 @@ TYPED_TEST(SpgemmTest, EveryAccumulatorIsExercised) {
       EXPECT_EQ(h.keeps_positions(), variant == 0);
       for (auto const& bins : {h.row_bins(), h.symbolic_row_bins()}) {
         EXPECT_GT(bins.hash, 0);
-        EXPECT_EQ(bins.empty + bins.hash + bins.dense + bins.global, A.rows);
+        EXPECT_EQ(bins.empty + bins.narrow + bins.hash + bins.dense + bins.global, A.rows);
         saw_dense = saw_dense || bins.dense > 0;
         saw_global = saw_global || bins.global > 0;
       }
@@ -383,9 +383,14 @@ TYPED_TEST(SpgemmTest, ConcurrentPathOnEveryBackend) {
                                (variant == 0 ? ", places"
                                 : sorted     ? ", hashing"
                                              : ", unsorted");
-      check_spgemm<Scalar, Exec>(random_crs(300, 200, 12, 0.1, 150, 1),
-                                 random_crs(200, 250, 10, 0.1, 200, 2), "random, " + what, o, false,
-                                 team);
+      auto h = check_spgemm<Scalar, Exec>(random_crs(300, 200, 12, 0.1, 150, 1),
+                                          random_crs(200, 250, 10, 0.1, 200, 2), "random, " + what,
+                                          o, false, team);
+      // Short rows a row per thread (the narrow bin) beside rows of a team.
+      EXPECT_GT(h.symbolic_row_bins().narrow, 0) << what;
+      EXPECT_GT(h.symbolic_row_bins().hash, 0) << what;
+      EXPECT_GT(h.row_bins().narrow, 0) << what;
+      EXPECT_GT(h.row_bins().hash, 0) << what;
       for (std::int64_t n : {std::int64_t(20000), std::int64_t(300000), std::int64_t(9000)}) {
         auto const [A, B] = long_row_product(n);
         check_spgemm<Scalar, Exec>(A, B, "long rows, n = " + std::to_string(n) + ", " + what, o,

@@ -58,14 +58,16 @@ public:
   /// Rows per accumulator in the numeric phase (from the exact row lengths).
   SpgemmRowBins row_bins() const {
     auto const& c = state_.bin_count;
-    return {c[0], c[1], c[2], c[3]};
+    return {c[detail::spgemm_bin_empty], c[detail::spgemm_bin_narrow], c[detail::spgemm_bin_hash],
+            c[detail::spgemm_bin_dense], c[detail::spgemm_bin_global]};
   }
   /// Rows per accumulator in the symbolic phase (from the row bounds). Where
   /// the host workspace took every row (SpgemmMemory::symbolic_workspace_bytes
   /// > 0), the bins the bounds would have chosen.
   SpgemmRowBins symbolic_row_bins() const {
     auto const& c = state_.symbolic_bin_count;
-    return {c[0], c[1], c[2], c[3]};
+    return {c[detail::spgemm_bin_empty], c[detail::spgemm_bin_narrow], c[detail::spgemm_bin_hash],
+            c[detail::spgemm_bin_dense], c[detail::spgemm_bin_global]};
   }
   /// The memory the product takes (see SpgemmMemory).
   SpgemmMemory const& memory() const { return state_.memory; }

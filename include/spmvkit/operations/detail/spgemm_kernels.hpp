@@ -21,11 +21,15 @@ namespace spmvkit::detail {
 /// Bins of rows by accumulator; the order is the launch order.
 enum SpgemmBin : unsigned char {
   spgemm_bin_empty = 0,
-  spgemm_bin_hash = 1,
-  spgemm_bin_dense = 2,
-  spgemm_bin_global = 3
+  /// Scratch hash tables, a row per thread (spgemm_narrow_parameters); right
+  /// before the hash bin in the row order, so that the two merge into one
+  /// range where the narrow bin is not worth a launch.
+  spgemm_bin_narrow = 1,
+  spgemm_bin_hash = 2,
+  spgemm_bin_dense = 3,
+  spgemm_bin_global = 4
 };
-inline constexpr int spgemm_num_bins = 4;
+inline constexpr int spgemm_num_bins = 5;
 
 /// Hash slots for a row of at most `bound` distinct columns: a power of two
 /// with a load factor of at most one half, so that linear probing stays short.
@@ -75,8 +79,9 @@ struct SpgemmClassify {
   size_type value_count = spgemm_num_bins;
   Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bound;
   Kokkos::View<unsigned char*, Device> bin;
-  std::int64_t hash_slots;  // the scratch hash table's capacity
-  std::int64_t dense_limit; // at most this many columns for the dense tiles
+  std::int64_t narrow_slots; // a row's table in the narrow bin (0: no narrow bin)
+  std::int64_t hash_slots;   // the scratch hash table's capacity
+  std::int64_t dense_limit;  // at most this many columns for the dense tiles
   std::int64_t num_cols;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t* counts) const {
@@ -84,6 +89,8 @@ struct SpgemmClassify {
     unsigned char k = spgemm_bin_global;
     if (b == 0) {
       k = spgemm_bin_empty;
+    } else if (spgemm_hash_slots(b) <= narrow_slots) {
+      k = spgemm_bin_narrow;
     } else if (spgemm_hash_slots(b) <= hash_slots) {
       k = spgemm_bin_hash;
     } else if (num_cols <= dense_limit) {
@@ -176,6 +183,17 @@ spgemm_hash_insert(Ordinal* keys, std::int64_t mask, Ordinal c, Ordinal empty, b
     h = (h + 1) & mask;
   }
   inserted = false;
+  return h;
+}
+
+/// The slot of column c in a table of P = mask + 1 slots that holds it; the
+/// search is bounded all the same, so that a pattern changed since the
+/// symbolic phase cannot hang the device (the caller checks keys[slot] == c).
+template <class Ordinal>
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t spgemm_hash_find(Ordinal const* keys, std::int64_t mask,
+                                                          Ordinal c) {
+  std::int64_t h = static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
+  for (std::int64_t t = 0; t <= mask && keys[h] != c; ++t) h = (h + 1) & mask;
   return h;
 }
 
@@ -432,10 +450,7 @@ struct SpgemmRows {
       // Every column of the row is in the table: look its sum up.
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, len), [&](std::int64_t j) {
         const Ordinal c = c_ci(base + j);
-        std::int64_t h =
-            static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
-        // Bounded: a pattern changed since the symbolic phase must not hang the device.
-        for (std::int64_t t = 0; t < P && keys[h] != c; ++t) h = (h + 1) & mask;
+        const std::int64_t h = spgemm_hash_find(keys, mask, c);
         c_v(base + j) = keys[h] == c ? vals[h] : not_found;
       });
     } else if (sort) {
@@ -570,6 +585,118 @@ struct SpgemmRows {
   }
 };
 
+/// The symbolic passes of the narrow bin (spgemm_narrow_parameters): a row
+/// per thread, its vector lanes over each row of B the row reads, its table
+/// in the thread's share of team scratch, so that nothing waits on a team
+/// barrier. Count (Fill false): the row's length into c_rs(i), its table
+/// sized by the row's bound. Fill: the row's columns into c_ci, sorted by
+/// rank (a column's place is the number of smaller ones in the table: free
+/// slots hold the largest Ordinal), its table sized by the exact length; and,
+/// where `pos` is allocated, the place of every product from the same table
+/// (the places SpgemmPositionRows<Find> finds for the other bins), so that
+/// filling and finding are one pass.
+template <class Ordinal, class Offset, class Device, class Pos, bool Fill, bool Concurrent>
+struct SpgemmNarrowRows {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  template <class T>
+  using scratch_view = Kokkos::View<T*, typename execution_space::scratch_memory_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  ro_view<Offset> a_rs, b_rs;
+  ro_view<Ordinal> a_ci, b_ci, perm;
+  ro_view<Ordinal> bound; // count only
+  ro_view<std::int64_t> starts;
+  Kokkos::View<Offset*, Device> c_rs;
+  Kokkos::View<Ordinal*, Device> c_ci;
+  Kokkos::View<Pos*, Device> pos;
+  std::int64_t first = 0, count = 0;
+  /// Slots of a row's table (a power of two).
+  std::int64_t slots = 0;
+  Ordinal empty_key = 0;
+  int scratch_level = 0;
+
+  /// A row's share: its slots and one more, so that the rows of one warp,
+  /// which read their tables at the same offsets, start in different banks.
+  static std::size_t scratch_bytes(int team_size, std::int64_t slots) {
+    return scratch_view<Ordinal>::shmem_size(static_cast<std::size_t>(team_size) *
+                                             static_cast<std::size_t>(slots + 1) * (Fill ? 2 : 1));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t rows = team.team_size();
+    const std::int64_t begin = first + team.league_rank() * rows;
+    const std::int64_t end = begin + rows < first + count ? begin + rows : first + count;
+    const std::int64_t share = slots + 1;
+    scratch_view<Ordinal> table(team.team_scratch(scratch_level),
+                                static_cast<std::size_t>(rows * share * (Fill ? 2 : 1)));
+    const Ordinal empty = empty_key;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t r) {
+      const Ordinal i = perm(r);
+      Ordinal* keys = table.data() + (r - begin) * share;
+      const std::int64_t P = spgemm_hash_slots(
+          Fill ? static_cast<std::int64_t>(c_rs(i + 1) - c_rs(i)) : std::int64_t(bound(i)));
+      const std::int64_t mask = P - 1;
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, P),
+                           [&](std::int64_t h) { keys[h] = empty; });
+      // The lanes of a thread: ordered by an empty single, as in value_rows_narrow.
+      Kokkos::single(Kokkos::PerThread(team), []() {});
+      const Offset a0 = a_rs(i), a1 = a_rs(i + 1);
+      if constexpr (!Fill) {
+        Offset added = 0;
+        for (Offset ka = a0; ka < a1; ++ka) {
+          const Ordinal k = a_ci(ka);
+          Offset mine = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)),
+              [&](Offset kb, Offset& sum) {
+                bool inserted = false;
+                spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
+                sum += inserted ? 1 : 0;
+              },
+              mine);
+          added += mine;
+        }
+        Kokkos::single(Kokkos::PerThread(team), [&]() { c_rs(i) = added; });
+      } else {
+        Ordinal* places = keys + rows * share;
+        for (Offset ka = a0; ka < a1; ++ka) {
+          const Ordinal k = a_ci(ka);
+          Kokkos::parallel_for(
+              Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)), [&](Offset kb) {
+                bool inserted = false;
+                spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
+              });
+        }
+        Kokkos::single(Kokkos::PerThread(team), []() {});
+        const Offset base = c_rs(i);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, P), [&](std::int64_t h) {
+          const Ordinal c = keys[h];
+          if (c == empty) return;
+          Ordinal rank = 0;
+          for (std::int64_t g = 0; g < P; ++g) rank += keys[g] < c ? 1 : 0;
+          c_ci(base + rank) = c;
+          places[h] = rank;
+        });
+        if (pos.extent(0) == 0) return;
+        Kokkos::single(Kokkos::PerThread(team), []() {});
+        for (Offset ka = a0; ka < a1; ++ka) {
+          const Ordinal k = a_ci(ka);
+          const Offset b0 = b_rs(k);
+          const std::int64_t p0 = starts(ka);
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b0, b_rs(k + 1)), [&](Offset kb) {
+            const Ordinal c = b_ci(kb);
+            const std::int64_t h = spgemm_hash_find(keys, mask, c);
+            pos(p0 + (kb - b0)) = static_cast<Pos>(keys[h] == c ? places[h] : 0);
+          });
+        }
+      }
+    });
+  }
+};
+
 /// Per entry a_ik of A: where its products start in the list of all
 /// products (row by row, and within a row entry by entry): an exclusive scan
 /// of nnz(B row k) over A's entries, into starts (a_nnz + 1 entries; the last
@@ -686,10 +813,7 @@ struct SpgemmPositionRows {
       const std::int64_t p0 = starts(ka);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b0, b_rs(k + 1)), [&](Offset kb) {
         const Ordinal c = b_ci(kb);
-        std::int64_t h =
-            static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
-        // Every column of the row is in the table; bounded all the same.
-        for (std::int64_t t = 0; t < P && keys[h] != c; ++t) h = (h + 1) & mask;
+        const std::int64_t h = spgemm_hash_find(keys, mask, c);
         pos(p0 + (kb - b0)) = static_cast<Pos>(keys[h] == c ? places[h] : 0);
       });
     });
@@ -808,24 +932,6 @@ struct SpgemmPositionRows {
       return;
     }
     for (std::int64_t r = begin; r < end; r += step) value_row(team, perm(r), scratch.data());
-  }
-};
-
-/// Reorders rows (perm[first, first + count)) so that those of C at most
-/// `segment` long come first, each part in its old order: `flag` rows (short
-/// ones when `want_short`) go to out[offset + their rank].
-template <class Ordinal, class Offset, class Device>
-struct SpgemmSplitShort {
-  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> perm;
-  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> c_rs;
-  Kokkos::View<Ordinal*, Device> out;
-  std::int64_t first = 0, segment = 0, offset = 0;
-  bool want_short = true;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r, std::int64_t& update, bool final) const {
-    const Ordinal i = perm(first + r);
-    if ((static_cast<std::int64_t>(c_rs(i + 1) - c_rs(i)) <= segment) != want_short) return;
-    if (final) out(offset + update) = i;
-    update += 1;
   }
 };
 

@@ -31,15 +31,13 @@ namespace spmvkit::detail {
 struct SpgemmBinLaunch {
   SpgemmAccumulator accumulator = SpgemmAccumulator::hash;
   std::int64_t first = 0, count = 0;
-  /// Scratch hash slots or tile columns; global: entries per pool slot.
+  /// Scratch hash slots or tile columns; narrow: hash slots of a row's table;
+  /// global: entries per pool slot.
   std::int64_t capacity = 0;
   bool global_dense = false;
   /// Insert with atomics and sort as a team (GPU code path): teams of more than one thread or lane.
   bool concurrent = false;
   LaunchParameters p;
-  /// Numeric phase from product places, scratch bin, GPUs: its first `narrow`
-  /// rows are short enough for a row per thread (spgemm_split_short_rows).
-  std::int64_t narrow = 0;
 };
 
 /// The plan SpgemmHandle keeps between the phases.
@@ -166,12 +164,14 @@ struct SpgemmSum {
 
 /// Bins the non-empty rows by accumulator from their bounds: counts per bin,
 /// the stable row order perm (bins 1.. in order), and the largest bound of
-/// the global bin (its pool's slot size). perm is allocated here.
+/// the global bin (its pool's slot size). perm is allocated here
+/// unless it already has the length.
 template <class ExecutionSpace, class Bound, class Bin, class Perm>
-std::int64_t spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Bound const& bound,
-                             Bin const& bin, Perm& perm, std::int64_t n,
-                             SpgemmScratchLimits const& limits, SpgemmBinLaunch (&launch)[4],
-                             std::int64_t (&counts)[4]) {
+std::int64_t
+spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Bound const& bound, Bin const& bin,
+                Perm& perm, std::int64_t n, SpgemmScratchLimits const& limits,
+                SpgemmBinLaunch (&launch)[spgemm_num_bins], std::int64_t (&counts)[spgemm_num_bins],
+                SpgemmNarrowPlan const& narrow, std::int64_t narrow_slots) {
   using Ordinal = typename Perm::value_type;
   using Device = typename Perm::device_type;
   const auto m = static_cast<std::int64_t>(bound.extent(0));
@@ -181,16 +181,21 @@ std::int64_t spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Boun
     SpgemmClassify<Ordinal, Device> f;
     f.bound = bound;
     f.bin = bin;
+    f.narrow_slots = narrow_slots;
     f.hash_slots = limits.hash_slots;
     f.dense_limit = limits.tile_columns * spgemm_max_tile_passes;
     f.num_cols = n;
     Kokkos::parallel_reduce(
         "SpMVKit::spgemm::bin_rows", Range(exec, 0, m), f,
         Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-            counts, 4));
+            counts, spgemm_num_bins));
   }
-  perm = allocate_view<Perm>(exec, std::string("SpMVKit::spgemm::row_order(") + phase + ")",
-                             m - counts[spgemm_bin_empty]);
+  // A row order of the right length is rewritten in place (the numeric plan
+  // takes over the symbolic one's: the same rows are non-empty in both).
+  if (static_cast<std::int64_t>(perm.extent(0)) != m - counts[spgemm_bin_empty]) {
+    perm = allocate_view<Perm>(exec, std::string("SpMVKit::spgemm::row_order(") + phase + ")",
+                               m - counts[spgemm_bin_empty]);
+  }
   std::int64_t first = 0;
   for (int b = 1; b < spgemm_num_bins; ++b) {
     launch[b].first = first;
@@ -202,6 +207,21 @@ std::int64_t spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Boun
     }
     first += counts[b];
   }
+  // Too few narrow rows to fill the device: they join the hash bin's range.
+  if (counts[spgemm_bin_narrow] > 0 && counts[spgemm_bin_narrow] < narrow.min_rows) {
+    launch[spgemm_bin_hash].first = launch[spgemm_bin_narrow].first;
+    launch[spgemm_bin_hash].count += counts[spgemm_bin_narrow];
+    counts[spgemm_bin_hash] += counts[spgemm_bin_narrow];
+    counts[spgemm_bin_narrow] = 0;
+    launch[spgemm_bin_narrow].count = 0;
+  }
+  launch[spgemm_bin_narrow].accumulator = SpgemmAccumulator::hash;
+  launch[spgemm_bin_narrow].capacity = narrow_slots;
+  launch[spgemm_bin_narrow].p = narrow.p;
+  launch[spgemm_bin_narrow].p.league_size =
+      (counts[spgemm_bin_narrow] + narrow.p.work_per_team - 1) /
+      std::max<std::int64_t>(1, narrow.p.work_per_team);
+  launch[spgemm_bin_narrow].concurrent = true;
   launch[spgemm_bin_hash].accumulator = SpgemmAccumulator::hash;
   launch[spgemm_bin_hash].capacity = limits.hash_slots;
   launch[spgemm_bin_dense].accumulator = SpgemmAccumulator::dense;
@@ -220,12 +240,12 @@ std::int64_t spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Boun
 /// Launch shapes of the bins; the global bin's pool slot size and slot count
 /// from its longest row and the memory it may take. Returns the pool's entries.
 template <class ExecutionSpace>
-std::int64_t spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&launch)[4],
-                                  std::int64_t global_max_bound, std::int64_t n,
-                                  double mean_products, double mean_b_row,
-                                  std::uint64_t entry_bytes, std::uint64_t pool_budget,
-                                  int test_team_size) {
-  for (int b = 1; b < spgemm_num_bins; ++b) {
+std::int64_t
+spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&launch)[spgemm_num_bins],
+                     std::int64_t global_max_bound, std::int64_t n, double mean_products,
+                     double mean_b_row, std::uint64_t entry_bytes, std::uint64_t pool_budget,
+                     int test_team_size) {
+  for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
     auto& l = launch[b];
     std::int64_t max_slots = 0;
     if (b == spgemm_bin_global) {
@@ -238,8 +258,11 @@ std::int64_t spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&
           std::max<std::int64_t>(
               1, static_cast<std::int64_t>(pool_budget / std::max<std::uint64_t>(1, per_slot))));
     }
-    l.p = spgemm_launch_parameters(exec, l.accumulator, l.count, mean_products, mean_b_row,
-                                   max_slots);
+    // The hash bin's shape serves the narrow bin's rows too where a pass
+    // has no narrow kernel (spgemm_hash_with_narrow), even with no rows of its own.
+    const std::int64_t rows =
+        b == spgemm_bin_hash ? std::max(l.count, launch[spgemm_bin_narrow].count) : l.count;
+    l.p = spgemm_launch_parameters(exec, l.accumulator, rows, mean_products, mean_b_row, max_slots);
     l.concurrent = l.p.team_size * l.p.vector_length > 1;
     if (test_team_size > 0) {
       l.p.team_size = test_team_size;
@@ -306,8 +329,11 @@ void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs co
       {"SpMVKit::spgemm::fill_hash", "SpMVKit::spgemm::fill_dense", "SpMVKit::spgemm::fill_global"},
       {"SpMVKit::spgemm::numeric_hash", "SpMVKit::spgemm::numeric_dense",
        "SpMVKit::spgemm::numeric_global"}};
+  // The league from the rows: a hash launch may carry the narrow bin's rows
+  // too (spgemm_hash_with_narrow), or was shaped for them (spgemm_plan_launches).
   Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
-      exec, static_cast<int>(l.p.league_size), l.p.team_size, l.p.vector_length);
+      exec, static_cast<int>((l.count + l.p.work_per_team - 1) / l.p.work_per_team), l.p.team_size,
+      l.p.vector_length);
   f.scratch_level = spgemm_scratch_level<Exec>();
   policy.set_scratch_size(
       f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(l.accumulator, l.capacity, l.p.team_size)));
@@ -330,6 +356,57 @@ void spgemm_launch(typename Crs::execution_space const& exec, Crs const& A, Crs 
     spgemm_launch_concurrency<Pass, false>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v, pool_keys,
                                            pool_vals, sort);
   }
+}
+
+/// The narrow bin's symbolic passes (SpgemmNarrowRows): count (rows by their
+/// bound) or fill, which also finds the product places where `pos` is allocated.
+template <bool Fill, class Crs, class Perm, class Pos>
+void spgemm_launch_narrow(
+    typename Crs::execution_space const& exec, Crs const& A, Crs const& B, SpgemmBinLaunch const& l,
+    Perm const& perm,
+    Kokkos::View<typename Crs::ordinal_type*, typename Crs::device_type> const& bound,
+    typename Crs::row_starts_type const& c_rs, typename Crs::column_indices_type const& c_ci,
+    Kokkos::View<std::int64_t*, typename Crs::device_type> const& starts,
+    Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
+  using Exec = typename Crs::execution_space;
+  using Ordinal = typename Crs::ordinal_type;
+  using F = SpgemmNarrowRows<Ordinal, typename Crs::offset_type, typename Crs::device_type, Pos,
+                             Fill, true>;
+  if (l.count == 0) return;
+  F f;
+  f.a_rs = A.row_starts();
+  f.a_ci = A.column_indices();
+  f.b_rs = B.row_starts();
+  f.b_ci = B.column_indices();
+  f.perm = perm;
+  f.bound = bound;
+  f.starts = starts;
+  f.c_rs = c_rs;
+  f.c_ci = c_ci;
+  f.pos = pos;
+  f.first = l.first;
+  f.count = l.count;
+  f.slots = l.capacity;
+  f.empty_key = std::numeric_limits<Ordinal>::max();
+  f.scratch_level = spgemm_scratch_level<Exec>();
+  Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(l.p.league_size), l.p.team_size,
+                                  l.p.vector_length);
+  policy.set_scratch_size(f.scratch_level,
+                          Kokkos::PerTeam(F::scratch_bytes(l.p.team_size, l.capacity)));
+  Kokkos::parallel_for(Fill ? "SpMVKit::spgemm::fill_narrow" : "SpMVKit::spgemm::count_narrow",
+                       policy, f);
+}
+
+/// The hash bin's launch with the narrow bin's rows too (right before it in
+/// the row order), for the passes that have no narrow kernel (numeric phases
+/// that hash).
+inline SpgemmBinLaunch spgemm_hash_with_narrow(SpgemmBinLaunch const (&launch)[spgemm_num_bins]) {
+  SpgemmBinLaunch l = launch[spgemm_bin_hash];
+  auto const& n = launch[spgemm_bin_narrow];
+  if (n.count == 0) return l;
+  l.first = n.first;
+  l.count += n.count;
+  return l;
 }
 
 /// The pattern fingerprint of A and B (SpgemmFingerprint) and its index space.
@@ -382,11 +459,11 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
   f.expected_fingerprint = s.fingerprint;
   f.strided = l.accumulator == SpgemmAccumulator::global;
   LaunchParameters p = l.p;
+  p.league_size = (l.count + p.work_per_team - 1) / p.work_per_team;
   if (narrow) {
-    p = spgemm_narrow_rows_parameters(l.p, l.count, capacity, Concurrent, 0, f.narrow_segment);
-    f.rows_per_team = p.work_per_team;
-  } else {
-    p.league_size = (l.count + p.work_per_team - 1) / p.work_per_team;
+    // The narrow bin: a row per thread, each in its own `capacity` values.
+    f.narrow_segment = capacity;
+    f.capacity = capacity * p.team_size;
   }
   Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
       exec, static_cast<int>(p.league_size), p.team_size, p.vector_length);
@@ -461,7 +538,8 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
   }
   for (int b = 1; b < spgemm_num_bins; ++b) {
     auto const& l = s.launch[b];
-    if (l.count == 0) continue;
+    // Find: the narrow bin's places were found as its rows were filled (SpgemmNarrowRows).
+    if (l.count == 0 || (Find && b == spgemm_bin_narrow)) continue;
     if (s.chunk_first[b].extent(0) > 0) {
       if (s.positions16.extent(0) > 0) {
         spgemm_launch_chunks<Find>(exec, A, B, s, b, s.positions16);
@@ -470,35 +548,29 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
       }
       continue;
     }
-    std::int64_t capacity = spgemm_position_capacity(l);
+    const bool narrow = b == spgemm_bin_narrow;
+    // Scratch: in the narrow bin a row's values (half its table's slots: no
+    // longer row is in it), elsewhere the bin's table.
+    std::int64_t capacity = narrow ? l.capacity / 2 : spgemm_position_capacity(l);
     // The bin's scratch was sized for a column and a value per slot; finding
     // places takes two indices per slot.
     using Ordinal = typename Crs::ordinal_type;
     if (Find && sizeof(Ordinal) > sizeof(typename Crs::value_type)) capacity /= 2;
-    // Values: the bin's short rows a row per thread, then the others a row per team.
-    SpgemmBinLaunch parts[2] = {l, l};
-    parts[0].count = Find ? 0 : l.narrow;
-    parts[1].first += parts[0].count;
-    parts[1].count -= parts[0].count;
-    for (int part = 0; part < 2; ++part) {
-      auto const& q = parts[part];
-      if (q.count == 0) continue;
-      if (s.positions16.extent(0) > 0) {
-        if (l.concurrent) {
-          spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, q, capacity, s.positions16,
-                                                          part == 0);
-        } else {
-          spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, q, capacity,
-                                                           s.positions16, part == 0);
-        }
+    if (s.positions16.extent(0) > 0) {
+      if (l.concurrent) {
+        spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions16,
+                                                        narrow);
       } else {
-        if (l.concurrent) {
-          spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, q, capacity, s.positions32,
-                                                          part == 0);
-        } else {
-          spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, q, capacity,
-                                                           s.positions32, part == 0);
-        }
+        spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, l, capacity, s.positions16,
+                                                         narrow);
+      }
+    } else {
+      if (l.concurrent) {
+        spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions32,
+                                                        narrow);
+      } else {
+        spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, l, capacity, s.positions32,
+                                                         narrow);
       }
     }
   }
@@ -552,12 +624,25 @@ void spgemm_launch_workspace(typename Crs::execution_space const& exec, Crs cons
 }
 
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
-std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[4], bool values) {
+std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[spgemm_num_bins], bool values) {
   using Device = Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>;
   std::uint64_t m = 0;
   for (int b = 1; b < spgemm_num_bins; ++b) {
     auto const& l = launch[b];
     if (l.count == 0) continue;
+    if (b == spgemm_bin_narrow) {
+      // Values: the numeric plan's rows are filled (two indices a slot), then
+      // accumulate half a table's values (SpgemmPositionRows::value_rows_narrow).
+      const std::uint64_t team = static_cast<std::uint64_t>(l.p.team_size);
+      m = std::max<std::uint64_t>(
+          {m,
+           values ? SpgemmNarrowRows<Ordinal, Offset, Device, std::uint16_t, true,
+                                     true>::scratch_bytes(l.p.team_size, l.capacity)
+                  : SpgemmNarrowRows<Ordinal, Offset, Device, std::uint16_t, false,
+                                     true>::scratch_bytes(l.p.team_size, l.capacity),
+           values ? team * static_cast<std::uint64_t>(l.capacity / 2) * sizeof(Scalar) : 0});
+      continue;
+    }
     const std::uint64_t s =
         values ? SpgemmRows<Scalar, Ordinal, Offset, Device, spgemm_values, true>::scratch_bytes(
                      l.accumulator, l.capacity, l.p.team_size)
@@ -566,39 +651,6 @@ std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[4], bool values)
     m = std::max(m, s);
   }
   return m;
-}
-
-/// Puts the scratch bin's rows short enough for a row per thread in the
-/// numeric phase (spgemm_narrow_rows_parameters) first in the row order, so
-/// that they get a launch of their own; sets launch[hash].narrow.
-template <class ExecutionSpace, class State>
-void spgemm_split_short_rows(ExecutionSpace const& exec, State& s) {
-  using Device = typename State::device_type;
-  using Ordinal = typename State::crs_type::ordinal_type;
-  using Offset = typename State::crs_type::offset_type;
-  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  auto& l = s.launch[spgemm_bin_hash];
-  l.narrow = 0;
-  std::int64_t segment = 0;
-  spgemm_narrow_rows_parameters(l.p, l.count, spgemm_position_capacity(l), l.concurrent,
-                                spgemm_concurrent_teams(exec), segment);
-  if (segment <= 0) return;
-  auto out = allocate_view<Kokkos::View<Ordinal*, Device>>(
-      exec, "SpMVKit::spgemm::row_order(split)", l.count);
-  SpgemmSplitShort<Ordinal, Offset, Device> f;
-  f.perm = s.perm;
-  f.c_rs = s.C.row_starts();
-  f.out = out;
-  f.first = l.first;
-  f.segment = segment;
-  std::int64_t shorts = 0;
-  Kokkos::parallel_scan("SpMVKit::spgemm::split_short_rows", Range(exec, 0, l.count), f, shorts);
-  f.want_short = false;
-  f.offset = shorts;
-  Kokkos::parallel_scan("SpMVKit::spgemm::split_short_rows", Range(exec, 0, l.count), f);
-  Kokkos::deep_copy(exec, Kokkos::subview(s.perm, std::make_pair(l.first, l.first + l.count)), out);
-  exec.fence();
-  l.narrow = shorts;
 }
 
 /// The symbolic phase's last step: the place of every product in its row of
@@ -625,9 +677,9 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   Kokkos::parallel_reduce("SpMVKit::spgemm::longest_row", Range(exec, 0, s.m),
                           SpgemmMaxRow<Offset, Device>{s.C.row_starts()},
                           Kokkos::Max<std::int64_t>(longest));
-  const bool narrow = longest <= 65536;
+  const bool places16 = longest <= 65536;
   const byte_count bytes = checked_add(
-      checked_bytes(s.multiply_adds, narrow ? sizeof(std::uint16_t) : sizeof(std::uint32_t),
+      checked_bytes(s.multiply_adds, places16 ? sizeof(std::uint16_t) : sizeof(std::uint32_t),
                     "product places", where),
       checked_bytes(s.a_nnz + 1, sizeof(std::int64_t), "product starts", where), "places", where);
   if (bytes > spgemm_positions_max_ratio * s.memory.output_bytes) return false;
@@ -642,7 +694,7 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   Kokkos::parallel_scan("SpMVKit::spgemm::product_starts", Range(exec, 0, s.a_nnz + 1),
                         SpgemmProductStarts<Ordinal, Offset, Device>{
                             A.column_indices(), B.row_starts(), s.product_starts, s.a_nnz});
-  if (narrow) {
+  if (places16) {
     s.positions16 = allocate_view<Kokkos::View<std::uint16_t*, Device>>(
         exec, "SpMVKit::spgemm::product_places", s.multiply_adds);
   } else {
@@ -654,7 +706,7 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   std::uint64_t chunk_bytes = 0;
   for (int b = 1; b < spgemm_num_bins; ++b) {
     auto const& l = s.launch[b];
-    if (b == spgemm_bin_hash || l.count == 0 || !l.concurrent) continue;
+    if (b <= spgemm_bin_hash || l.count == 0 || !l.concurrent) continue;
     s.chunk_first[b] = allocate_view<Kokkos::View<std::int64_t*, Device>>(
         exec, "SpMVKit::spgemm::chunk_starts", l.count + 1);
     SpgemmChunkScan<Ordinal, Offset, Device> f;
@@ -670,7 +722,6 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
     Kokkos::deep_copy(s.num_chunks[b], Kokkos::subview(s.chunk_first[b], l.count));
     chunk_bytes += static_cast<std::uint64_t>(l.count + 1) * sizeof(std::int64_t);
   }
-  spgemm_split_short_rows(exec, s);
   s.fingerprint_now = Kokkos::View<std::uint64_t, Device>(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "SpMVKit::spgemm::fingerprint"));
   Kokkos::parallel_reduce("SpMVKit::spgemm::pattern_fingerprint",
@@ -752,12 +803,15 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
       allocate_view<Kokkos::View<unsigned char*, Device>>(exec, "SpMVKit::spgemm::row_bins", m);
   Kokkos::View<Ordinal*, Device> perm;
   SpgemmBinLaunch launch[spgemm_num_bins];
+  const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
+  const SpgemmNarrowPlan narrow =
+      spgemm_narrow_parameters(exec, mean_b_row, sizeof(Ordinal), s.test_team_size);
   const std::int64_t symbolic_max =
-      spgemm_bin_rows(exec, "symbolic", bound, bin, perm, n, limits, launch, s.symbolic_bin_count);
+      spgemm_bin_rows(exec, "symbolic", bound, bin, perm, n, limits, launch, s.symbolic_bin_count,
+                      narrow, narrow.count_slots);
   const std::int64_t busy = m - s.symbolic_bin_count[spgemm_bin_empty];
   const double mean_products =
       busy > 0 ? static_cast<double>(s.multiply_adds) / static_cast<double>(busy) : 0.0;
-  const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
   const auto pool_budget = [&](std::uint64_t used) {
     std::uint64_t b = spgemm_default_pool_bytes;
     if (limit.bytes > 0)
@@ -821,7 +875,11 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   } else {
     auto pool = allocate_view<Kokkos::View<Ordinal*, Device>>(
         exec, "SpMVKit::spgemm::global_pool(symbolic)", symbolic_pool);
-    for (int b = 1; b < spgemm_num_bins; ++b) {
+    spgemm_launch_narrow<false>(exec, A, B, launch[spgemm_bin_narrow], perm, bound, c_rs,
+                                typename Crs::column_indices_type(),
+                                Kokkos::View<std::int64_t*, Device>(),
+                                Kokkos::View<std::uint16_t*, Device>());
+    for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
       spgemm_launch<spgemm_count>(exec, A, B, launch[b], perm, bound, c_rs,
                                   typename Crs::column_indices_type(), typename Crs::values_type(),
                                   pool, Kokkos::View<Scalar*, Device>(), options.sort_columns);
@@ -855,9 +913,11 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   s.C = Crs(m, n, c_rs, c_ci, c_v);
 
   // The numeric plan: bins by exact length, and the numeric pool.
+  s.perm = perm;
   perm = Kokkos::View<Ordinal*, Device>();
   const std::int64_t numeric_max =
-      spgemm_bin_rows(exec, "numeric", bound, bin, s.perm, n, limits, s.launch, s.bin_count);
+      spgemm_bin_rows(exec, "numeric", bound, bin, s.perm, n, limits, s.launch, s.bin_count, narrow,
+                      narrow.fill_slots);
   const byte_count kept = checked_add(
       s.memory.output_bytes, checked_bytes(m, sizeof(Ordinal), "row order", "spmvkit::spgemm"), "C",
       "spmvkit::spgemm");
@@ -907,12 +967,28 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
                                                   s.memory.output_bytes + s.memory.workspace_bytes +
                                                       s.memory.symbolic_workspace_bytes);
   } else {
-    for (int b = 1; b < spgemm_num_bins; ++b) {
-      spgemm_launch<spgemm_fill>(exec, A, B, s.launch[b], s.perm, Kokkos::View<Ordinal*, Device>(),
-                                 c_rs, c_ci, c_v, s.pool_keys, s.pool_vals, options.sort_columns);
+    // The narrow bin fills its rows and finds their places in one pass; the
+    // other bins fill, then the position kernel finds their places.
+    const auto fill = [&](bool places) {
+      if (s.positions32.extent(0) > 0) {
+        spgemm_launch_narrow<true>(exec, A, B, s.launch[spgemm_bin_narrow], s.perm,
+                                   Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, s.product_starts,
+                                   s.positions32);
+      } else {
+        spgemm_launch_narrow<true>(exec, A, B, s.launch[spgemm_bin_narrow], s.perm,
+                                   Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, s.product_starts,
+                                   s.positions16);
+      }
+      for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
+        spgemm_launch<spgemm_fill>(exec, A, B, s.launch[b], s.perm,
+                                   Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, c_v, s.pool_keys,
+                                   s.pool_vals, options.sort_columns);
+      }
+      if (places) spgemm_launch_positions<true>(exec, A, B, s);
+    };
+    if (!spgemm_store_positions(exec, options, limit, s, A, B, 0, [&]() { fill(true); })) {
+      fill(false);
     }
-    spgemm_store_positions(exec, options, limit, s, A, B, 0,
-                           [&]() { spgemm_launch_positions<true>(exec, A, B, s); });
   }
   s.ready = true;
   exec.fence();
@@ -940,10 +1016,12 @@ void spgemm_numeric_phase(ExecutionSpace const& exec, SpgemmOptions const& optio
     spgemm_launch_positions<false>(exec, A, B, s);
     return;
   }
-  for (int b = 1; b < spgemm_num_bins; ++b) {
-    spgemm_launch<spgemm_values>(exec, A, B, s.launch[b], s.perm, Kokkos::View<Ordinal*, Device>(),
-                                 s.C.row_starts(), s.C.column_indices(), s.C.values(), s.pool_keys,
-                                 s.pool_vals, options.sort_columns);
+  // Hashing: the narrow bin's rows go with the hash bin's.
+  for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
+    spgemm_launch<spgemm_values>(
+        exec, A, B, b == spgemm_bin_hash ? spgemm_hash_with_narrow(s.launch) : s.launch[b], s.perm,
+        Kokkos::View<Ordinal*, Device>(), s.C.row_starts(), s.C.column_indices(), s.C.values(),
+        s.pool_keys, s.pool_vals, options.sort_columns);
   }
 }
 
