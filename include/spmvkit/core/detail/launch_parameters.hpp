@@ -627,13 +627,15 @@ LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_te
 /// GPUs only, where teams are wide: host teams are one thread already, and
 /// take no narrow bin except through the test hook that forces the
 /// concurrent path there (`test_team_size`: its threads, one lane each).
-/// A row's share is spgemm_narrow_row_bytes: a hash table of `count_slots`
-/// columns while rows are counted (by their bound), of `fill_slots` columns
-/// and places while they are filled (by their exact length), and fill_slots / 2
-/// values in numeric phases; vector lanes as the scratch bin's (a power of two
-/// of the mean row of B), 128 threads a team, so that a team's shares take
-/// 4-16 KiB and many teams share a multiprocessor. The size of a share is
-/// chosen for occupancy, not measured against other sizes.
+/// A row's share is about spgemm_narrow_row_bytes: a hash table of
+/// `count_slots` columns while rows are counted (by their bound), of
+/// `fill_slots` columns and places while they are filled (by their exact
+/// length); vector lanes as the scratch bin's (a power of two of the mean row
+/// of B), 128 threads a team, so that a team's shares take 4-20 KiB and many
+/// teams share a multiprocessor. The size of a share is chosen for
+/// occupancy, not measured against other sizes. Numeric phases from stored
+/// places also take the short bin a row per thread (`short_limit`: FEM rows
+/// of 125), in a share of the scratch-hash bin's scratch.
 ///
 /// Only where the bin's rows fill the device (`min_rows`: as many as
 /// spgemm_concurrent_teams() teams take): below, a team per row keeps more
@@ -647,6 +649,11 @@ struct SpgemmNarrowPlan {
   LaunchParameters p;
   /// Hash slots of a row's table: counting (0: no narrow bin), filling.
   std::int64_t count_slots = 0, fill_slots = 0;
+  /// The longest row of the short bin: rows whose values a thread's share of
+  /// the scratch-hash bin's scratch holds (its teams have as many threads as
+  /// the narrow launch). The test hook takes fill_slots, so that tests keep
+  /// rows of both kinds.
+  std::int64_t short_limit = 0;
   std::int64_t min_rows = 0;
 };
 
@@ -661,7 +668,8 @@ std::int64_t spgemm_concurrent_teams(ExecutionSpace const& exec) {
 
 template <class ExecutionSpace>
 SpgemmNarrowPlan spgemm_narrow_parameters(ExecutionSpace const& exec, double mean_b_row,
-                                          std::size_t ordinal_bytes, int test_team_size) {
+                                          std::size_t ordinal_bytes, std::int64_t hash_slots,
+                                          int test_team_size) {
   SpgemmNarrowPlan n;
   if (is_host_space_v<ExecutionSpace> && test_team_size <= 0) return n;
   n.count_slots = largest_power_of_two_at_most(
@@ -670,10 +678,12 @@ SpgemmNarrowPlan spgemm_narrow_parameters(ExecutionSpace const& exec, double mea
   if (test_team_size > 0) {
     n.p.team_size = test_team_size;
     n.p.vector_length = 1;
+    n.short_limit = n.fill_slots;
   } else {
     n.p.vector_length = spgemm_vector_lanes(mean_b_row);
     n.p.team_size = 128 / n.p.vector_length;
     n.min_rows = spgemm_concurrent_teams(exec) * n.p.team_size;
+    n.short_limit = hash_slots / n.p.team_size;
   }
   n.p.work_per_team = n.p.team_size;
   return n;

@@ -21,15 +21,19 @@ namespace spmvkit::detail {
 /// Bins of rows by accumulator; the order is the launch order.
 enum SpgemmBin : unsigned char {
   spgemm_bin_empty = 0,
-  /// Scratch hash tables, a row per thread (spgemm_narrow_parameters); right
-  /// before the hash bin in the row order, so that the two merge into one
-  /// range where the narrow bin is not worth a launch.
+  /// Scratch hash tables, a row per thread (spgemm_narrow_parameters).
   spgemm_bin_narrow = 1,
-  spgemm_bin_hash = 2,
-  spgemm_bin_dense = 3,
-  spgemm_bin_global = 4
+  /// Numeric plan only: rows of the scratch-hash bin whose values a thread's
+  /// share of the bin's scratch holds; a row per thread in numeric phases
+  /// from stored places, a row per team in the symbolic passes.
+  spgemm_bin_short = 2,
+  spgemm_bin_hash = 3,
+  spgemm_bin_dense = 4,
+  spgemm_bin_global = 5
 };
-inline constexpr int spgemm_num_bins = 5;
+/// Bins narrow, short and hash are consecutive in the row order, so that any
+/// two neighbours launch as one range where a bin is not worth a launch.
+inline constexpr int spgemm_num_bins = 6;
 
 /// Hash slots for a row of at most `bound` distinct columns: a power of two
 /// with a load factor of at most one half, so that linear probing stays short.
@@ -80,6 +84,7 @@ struct SpgemmClassify {
   Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bound;
   Kokkos::View<unsigned char*, Device> bin;
   std::int64_t narrow_slots; // a row's table in the narrow bin (0: no narrow bin)
+  std::int64_t short_limit;  // the longest row of the short bin (0: no short bin)
   std::int64_t hash_slots;   // the scratch hash table's capacity
   std::int64_t dense_limit;  // at most this many columns for the dense tiles
   std::int64_t num_cols;
@@ -92,7 +97,7 @@ struct SpgemmClassify {
     } else if (spgemm_hash_slots(b) <= narrow_slots) {
       k = spgemm_bin_narrow;
     } else if (spgemm_hash_slots(b) <= hash_slots) {
-      k = spgemm_bin_hash;
+      k = b <= short_limit ? spgemm_bin_short : spgemm_bin_hash;
     } else if (num_cols <= dense_limit) {
       k = spgemm_bin_dense;
     }
@@ -590,8 +595,10 @@ struct SpgemmRows {
 /// in the thread's share of team scratch, so that nothing waits on a team
 /// barrier. Count (Fill false): the row's length into c_rs(i), its table
 /// sized by the row's bound. Fill: the row's columns into c_ci, sorted by
-/// rank (a column's place is the number of smaller ones in the table: free
-/// slots hold the largest Ordinal), its table sized by the exact length; and,
+/// rank (the table's columns are compacted by a scan of the lanes, then a
+/// column's place is the number of smaller ones among them: len^2 compares,
+/// against P^2 over the whole table, which took the fill of delaunay_n16 to
+/// 0.43 ms on an H200), its table sized by the exact length; and,
 /// where `pos` is allocated, the place of every product from the same table
 /// (the places SpgemmPositionRows<Find> finds for the other bins), so that
 /// filling and finding are one pass.
@@ -618,24 +625,29 @@ struct SpgemmNarrowRows {
   Ordinal empty_key = 0;
   int scratch_level = 0;
 
-  /// A row's share: its slots and one more, so that the rows of one warp,
-  /// which read their tables at the same offsets, start in different banks.
+  /// A row's share: its table (and, filling, the table's places and its
+  /// compacted columns, at most half the slots), and one more entry, so that
+  /// the rows of one warp, which read their shares at the same offsets, start
+  /// in different banks.
+  KOKKOS_INLINE_FUNCTION static std::int64_t share(std::int64_t slots) {
+    return (Fill ? 2 * slots + slots / 2 : slots) + 1;
+  }
   static std::size_t scratch_bytes(int team_size, std::int64_t slots) {
     return scratch_view<Ordinal>::shmem_size(static_cast<std::size_t>(team_size) *
-                                             static_cast<std::size_t>(slots + 1) * (Fill ? 2 : 1));
+                                             static_cast<std::size_t>(share(slots)));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const std::int64_t rows = team.team_size();
     const std::int64_t begin = first + team.league_rank() * rows;
     const std::int64_t end = begin + rows < first + count ? begin + rows : first + count;
-    const std::int64_t share = slots + 1;
+    const std::int64_t row_share = share(slots);
     scratch_view<Ordinal> table(team.team_scratch(scratch_level),
-                                static_cast<std::size_t>(rows * share * (Fill ? 2 : 1)));
+                                static_cast<std::size_t>(rows * row_share));
     const Ordinal empty = empty_key;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t r) {
       const Ordinal i = perm(r);
-      Ordinal* keys = table.data() + (r - begin) * share;
+      Ordinal* keys = table.data() + (r - begin) * row_share;
       const std::int64_t P = spgemm_hash_slots(
           Fill ? static_cast<std::int64_t>(c_rs(i + 1) - c_rs(i)) : std::int64_t(bound(i)));
       const std::int64_t mask = P - 1;
@@ -661,7 +673,8 @@ struct SpgemmNarrowRows {
         }
         Kokkos::single(Kokkos::PerThread(team), [&]() { c_rs(i) = added; });
       } else {
-        Ordinal* places = keys + rows * share;
+        Ordinal* places = keys + slots;
+        Ordinal* list = places + slots;
         for (Offset ka = a0; ka < a1; ++ka) {
           const Ordinal k = a_ci(ka);
           Kokkos::parallel_for(
@@ -671,14 +684,21 @@ struct SpgemmNarrowRows {
               });
         }
         Kokkos::single(Kokkos::PerThread(team), []() {});
+        Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, P),
+                              [&](std::int64_t h, Ordinal& j, bool final) {
+                                if (keys[h] == empty) return;
+                                if (final) list[j] = keys[h];
+                                j += 1;
+                              });
+        Kokkos::single(Kokkos::PerThread(team), []() {});
         const Offset base = c_rs(i);
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, P), [&](std::int64_t h) {
-          const Ordinal c = keys[h];
-          if (c == empty) return;
+        const std::int64_t len = c_rs(i + 1) - base;
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len), [&](std::int64_t j) {
+          const Ordinal c = list[j];
           Ordinal rank = 0;
-          for (std::int64_t g = 0; g < P; ++g) rank += keys[g] < c ? 1 : 0;
+          for (std::int64_t g = 0; g < len; ++g) rank += list[g] < c ? 1 : 0;
           c_ci(base + rank) = c;
-          places[h] = rank;
+          places[spgemm_hash_find(keys, mask, c)] = rank;
         });
         if (pos.extent(0) == 0) return;
         Kokkos::single(Kokkos::PerThread(team), []() {});

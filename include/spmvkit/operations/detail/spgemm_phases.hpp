@@ -52,6 +52,8 @@ struct SpgemmState {
   crs_type C;
   /// Non-empty rows by numeric accumulator: bin b is perm[first, first + count) of launch[b].
   Kokkos::View<Ordinal*, device_type> perm;
+  /// The narrow and short bins' launch and threshold (spgemm_narrow_parameters).
+  SpgemmNarrowPlan narrow;
   SpgemmBinLaunch launch[spgemm_num_bins];
   std::int64_t bin_count[spgemm_num_bins] = {};
   std::int64_t symbolic_bin_count[spgemm_num_bins] = {};
@@ -171,7 +173,8 @@ std::int64_t
 spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Bound const& bound, Bin const& bin,
                 Perm& perm, std::int64_t n, SpgemmScratchLimits const& limits,
                 SpgemmBinLaunch (&launch)[spgemm_num_bins], std::int64_t (&counts)[spgemm_num_bins],
-                SpgemmNarrowPlan const& narrow, std::int64_t narrow_slots) {
+                SpgemmNarrowPlan const& narrow, std::int64_t narrow_slots,
+                std::int64_t short_limit) {
   using Ordinal = typename Perm::value_type;
   using Device = typename Perm::device_type;
   const auto m = static_cast<std::int64_t>(bound.extent(0));
@@ -182,6 +185,7 @@ spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Bound const& boun
     f.bound = bound;
     f.bin = bin;
     f.narrow_slots = narrow_slots;
+    f.short_limit = short_limit;
     f.hash_slots = limits.hash_slots;
     f.dense_limit = limits.tile_columns * spgemm_max_tile_passes;
     f.num_cols = n;
@@ -207,21 +211,13 @@ spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Bound const& boun
     }
     first += counts[b];
   }
-  // Too few narrow rows to fill the device: they join the hash bin's range.
-  if (counts[spgemm_bin_narrow] > 0 && counts[spgemm_bin_narrow] < narrow.min_rows) {
-    launch[spgemm_bin_hash].first = launch[spgemm_bin_narrow].first;
-    launch[spgemm_bin_hash].count += counts[spgemm_bin_narrow];
-    counts[spgemm_bin_hash] += counts[spgemm_bin_narrow];
-    counts[spgemm_bin_narrow] = 0;
-    launch[spgemm_bin_narrow].count = 0;
+  for (int b : {spgemm_bin_narrow, spgemm_bin_short}) {
+    launch[b].accumulator = SpgemmAccumulator::hash;
+    launch[b].p = narrow.p;
+    launch[b].concurrent = true;
   }
-  launch[spgemm_bin_narrow].accumulator = SpgemmAccumulator::hash;
   launch[spgemm_bin_narrow].capacity = narrow_slots;
-  launch[spgemm_bin_narrow].p = narrow.p;
-  launch[spgemm_bin_narrow].p.league_size =
-      (counts[spgemm_bin_narrow] + narrow.p.work_per_team - 1) /
-      std::max<std::int64_t>(1, narrow.p.work_per_team);
-  launch[spgemm_bin_narrow].concurrent = true;
+  launch[spgemm_bin_short].capacity = short_limit;
   launch[spgemm_bin_hash].accumulator = SpgemmAccumulator::hash;
   launch[spgemm_bin_hash].capacity = limits.hash_slots;
   launch[spgemm_bin_dense].accumulator = SpgemmAccumulator::dense;
@@ -235,6 +231,33 @@ spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Bound const& boun
         Kokkos::Max<std::int64_t>(max_bound));
   }
   return max_bound;
+}
+
+/// Bins lo..hi (consecutive in the row order) as one launch shaped like bin `shape`.
+inline SpgemmBinLaunch spgemm_bin_range(SpgemmBinLaunch const (&launch)[spgemm_num_bins], int lo,
+                                        int hi, int shape) {
+  SpgemmBinLaunch l = launch[shape];
+  l.first = launch[lo].first;
+  l.count = 0;
+  for (int b = lo; b <= hi; ++b) l.count += launch[b].count;
+  return l;
+}
+
+/// Whether bins lo..hi take a row per thread: rows enough to fill the
+/// device (spgemm_narrow_parameters), else they go with the hash bin's teams.
+inline bool spgemm_rows_per_thread(SpgemmBinLaunch const (&launch)[spgemm_num_bins], int lo, int hi,
+                                   std::int64_t min_rows) {
+  const std::int64_t rows = spgemm_bin_range(launch, lo, hi, lo).count;
+  return rows > 0 && rows >= min_rows;
+}
+
+/// The first bin of the symbolic passes' team-per-row hash launch: the short
+/// bin where the narrow kernel takes the narrow bin, else the narrow bin.
+inline int spgemm_first_team_bin(SpgemmBinLaunch const (&launch)[spgemm_num_bins],
+                                 std::int64_t min_rows) {
+  return spgemm_rows_per_thread(launch, spgemm_bin_narrow, spgemm_bin_narrow, min_rows)
+             ? spgemm_bin_short
+             : spgemm_bin_narrow;
 }
 
 /// Launch shapes of the bins; the global bin's pool slot size and slot count
@@ -258,10 +281,10 @@ spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&launch)[spgem
           std::max<std::int64_t>(
               1, static_cast<std::int64_t>(pool_budget / std::max<std::uint64_t>(1, per_slot))));
     }
-    // The hash bin's shape serves the narrow bin's rows too where a pass
-    // has no narrow kernel (spgemm_hash_with_narrow), even with no rows of its own.
+    // The hash bin's shape serves the narrow and short bins' rows too where
+    // they go with its teams (spgemm_bin_range), even with no rows of its own.
     const std::int64_t rows =
-        b == spgemm_bin_hash ? std::max(l.count, launch[spgemm_bin_narrow].count) : l.count;
+        b == spgemm_bin_hash ? spgemm_bin_range(launch, spgemm_bin_narrow, b, b).count : l.count;
     l.p = spgemm_launch_parameters(exec, l.accumulator, rows, mean_products, mean_b_row, max_slots);
     l.concurrent = l.p.team_size * l.p.vector_length > 1;
     if (test_team_size > 0) {
@@ -329,8 +352,8 @@ void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs co
       {"SpMVKit::spgemm::fill_hash", "SpMVKit::spgemm::fill_dense", "SpMVKit::spgemm::fill_global"},
       {"SpMVKit::spgemm::numeric_hash", "SpMVKit::spgemm::numeric_dense",
        "SpMVKit::spgemm::numeric_global"}};
-  // The league from the rows: a hash launch may carry the narrow bin's rows
-  // too (spgemm_hash_with_narrow), or was shaped for them (spgemm_plan_launches).
+  // The league from the rows: a hash launch may carry the narrow and short
+  // bins' rows too (spgemm_bin_range), or was shaped for them (spgemm_plan_launches).
   Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
       exec, static_cast<int>((l.count + l.p.work_per_team - 1) / l.p.work_per_team), l.p.team_size,
       l.p.vector_length);
@@ -389,24 +412,13 @@ void spgemm_launch_narrow(
   f.slots = l.capacity;
   f.empty_key = std::numeric_limits<Ordinal>::max();
   f.scratch_level = spgemm_scratch_level<Exec>();
-  Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(l.p.league_size), l.p.team_size,
-                                  l.p.vector_length);
+  Kokkos::TeamPolicy<Exec> policy(
+      exec, static_cast<int>((l.count + l.p.work_per_team - 1) / l.p.work_per_team), l.p.team_size,
+      l.p.vector_length);
   policy.set_scratch_size(f.scratch_level,
                           Kokkos::PerTeam(F::scratch_bytes(l.p.team_size, l.capacity)));
   Kokkos::parallel_for(Fill ? "SpMVKit::spgemm::fill_narrow" : "SpMVKit::spgemm::count_narrow",
                        policy, f);
-}
-
-/// The hash bin's launch with the narrow bin's rows too (right before it in
-/// the row order), for the passes that have no narrow kernel (numeric phases
-/// that hash).
-inline SpgemmBinLaunch spgemm_hash_with_narrow(SpgemmBinLaunch const (&launch)[spgemm_num_bins]) {
-  SpgemmBinLaunch l = launch[spgemm_bin_hash];
-  auto const& n = launch[spgemm_bin_narrow];
-  if (n.count == 0) return l;
-  l.first = n.first;
-  l.count += n.count;
-  return l;
 }
 
 /// The pattern fingerprint of A and B (SpgemmFingerprint) and its index space.
@@ -536,22 +548,8 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
                                 exec, 0, spgemm_fingerprint_size(A, B)),
                             spgemm_fingerprint_functor(A, B), s.fingerprint_now);
   }
-  for (int b = 1; b < spgemm_num_bins; ++b) {
-    auto const& l = s.launch[b];
-    // Find: the narrow bin's places were found as its rows were filled (SpgemmNarrowRows).
-    if (l.count == 0 || (Find && b == spgemm_bin_narrow)) continue;
-    if (s.chunk_first[b].extent(0) > 0) {
-      if (s.positions16.extent(0) > 0) {
-        spgemm_launch_chunks<Find>(exec, A, B, s, b, s.positions16);
-      } else {
-        spgemm_launch_chunks<Find>(exec, A, B, s, b, s.positions32);
-      }
-      continue;
-    }
-    const bool narrow = b == spgemm_bin_narrow;
-    // Scratch: in the narrow bin a row's values (half its table's slots: no
-    // longer row is in it), elsewhere the bin's table.
-    std::int64_t capacity = narrow ? l.capacity / 2 : spgemm_position_capacity(l);
+  const auto launch = [&](SpgemmBinLaunch const& l, std::int64_t capacity, bool narrow) {
+    if (l.count == 0) return;
     // The bin's scratch was sized for a column and a value per slot; finding
     // places takes two indices per slot.
     using Ordinal = typename Crs::ordinal_type;
@@ -572,6 +570,38 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
         spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, l, capacity, s.positions32,
                                                          narrow);
       }
+    }
+  };
+  // Scratch rows. Find: the narrow kernel found the narrow bin's places as it
+  // filled its rows (where it took them), the hash bin's teams find the
+  // others'. Values: a row per thread in its share of the hash bin's scratch
+  // for the narrow and short bins, where they fill the device, a team per
+  // row for the rest.
+  int team_bin = spgemm_first_team_bin(s.launch, s.narrow.min_rows);
+  if constexpr (!Find) {
+    team_bin = spgemm_bin_narrow;
+    if (spgemm_rows_per_thread(s.launch, spgemm_bin_narrow, spgemm_bin_short, s.narrow.min_rows)) {
+      team_bin = spgemm_bin_hash;
+      launch(
+          spgemm_bin_range(s.launch, spgemm_bin_narrow, spgemm_bin_short, spgemm_bin_narrow),
+          std::max(s.launch[spgemm_bin_short].capacity, s.launch[spgemm_bin_narrow].capacity / 2),
+          true);
+    }
+  }
+  const auto hash = spgemm_bin_range(s.launch, team_bin, spgemm_bin_hash, spgemm_bin_hash);
+  launch(hash, spgemm_position_capacity(hash), false);
+  // Rows beyond scratch: chunks of products on GPUs, else a team per row.
+  for (int b = spgemm_bin_dense; b < spgemm_num_bins; ++b) {
+    auto const& l = s.launch[b];
+    if (l.count == 0) continue;
+    if (s.chunk_first[b].extent(0) > 0) {
+      if (s.positions16.extent(0) > 0) {
+        spgemm_launch_chunks<Find>(exec, A, B, s, b, s.positions16);
+      } else {
+        spgemm_launch_chunks<Find>(exec, A, B, s, b, s.positions32);
+      }
+    } else {
+      launch(l, spgemm_position_capacity(l), false);
     }
   }
 }
@@ -630,17 +660,20 @@ std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[spgemm_num_bins]
   for (int b = 1; b < spgemm_num_bins; ++b) {
     auto const& l = launch[b];
     if (l.count == 0) continue;
+    if (b == spgemm_bin_short) continue; // a hash-bin team, or a narrow launch
     if (b == spgemm_bin_narrow) {
       // Values: the numeric plan's rows are filled (two indices a slot), then
-      // accumulate half a table's values (SpgemmPositionRows::value_rows_narrow).
+      // a row per thread accumulates in a share of the hash bin's scratch
+      // (SpgemmPositionRows::value_rows_narrow).
       const std::uint64_t team = static_cast<std::uint64_t>(l.p.team_size);
+      const std::int64_t segment = std::max(launch[spgemm_bin_short].capacity, l.capacity / 2);
       m = std::max<std::uint64_t>(
           {m,
            values ? SpgemmNarrowRows<Ordinal, Offset, Device, std::uint16_t, true,
                                      true>::scratch_bytes(l.p.team_size, l.capacity)
                   : SpgemmNarrowRows<Ordinal, Offset, Device, std::uint16_t, false,
                                      true>::scratch_bytes(l.p.team_size, l.capacity),
-           values ? team * static_cast<std::uint64_t>(l.capacity / 2) * sizeof(Scalar) : 0});
+           values ? team * static_cast<std::uint64_t>(segment) * sizeof(Scalar) : 0});
       continue;
     }
     const std::uint64_t s =
@@ -804,11 +837,13 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   Kokkos::View<Ordinal*, Device> perm;
   SpgemmBinLaunch launch[spgemm_num_bins];
   const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
-  const SpgemmNarrowPlan narrow =
-      spgemm_narrow_parameters(exec, mean_b_row, sizeof(Ordinal), s.test_team_size);
+  const SpgemmNarrowPlan narrow = spgemm_narrow_parameters(exec, mean_b_row, sizeof(Ordinal),
+                                                           limits.hash_slots, s.test_team_size);
+  s.narrow = narrow;
+  // No short bin here: it only differs from the hash bin in numeric phases.
   const std::int64_t symbolic_max =
       spgemm_bin_rows(exec, "symbolic", bound, bin, perm, n, limits, launch, s.symbolic_bin_count,
-                      narrow, narrow.count_slots);
+                      narrow, narrow.count_slots, 0);
   const std::int64_t busy = m - s.symbolic_bin_count[spgemm_bin_empty];
   const double mean_products =
       busy > 0 ? static_cast<double>(s.multiply_adds) / static_cast<double>(busy) : 0.0;
@@ -875,14 +910,18 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   } else {
     auto pool = allocate_view<Kokkos::View<Ordinal*, Device>>(
         exec, "SpMVKit::spgemm::global_pool(symbolic)", symbolic_pool);
-    spgemm_launch_narrow<false>(exec, A, B, launch[spgemm_bin_narrow], perm, bound, c_rs,
-                                typename Crs::column_indices_type(),
-                                Kokkos::View<std::int64_t*, Device>(),
-                                Kokkos::View<std::uint16_t*, Device>());
+    const int team_bin = spgemm_first_team_bin(launch, narrow.min_rows);
+    if (team_bin != spgemm_bin_narrow) {
+      spgemm_launch_narrow<false>(exec, A, B, launch[spgemm_bin_narrow], perm, bound, c_rs,
+                                  typename Crs::column_indices_type(),
+                                  Kokkos::View<std::int64_t*, Device>(),
+                                  Kokkos::View<std::uint16_t*, Device>());
+    }
     for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
-      spgemm_launch<spgemm_count>(exec, A, B, launch[b], perm, bound, c_rs,
-                                  typename Crs::column_indices_type(), typename Crs::values_type(),
-                                  pool, Kokkos::View<Scalar*, Device>(), options.sort_columns);
+      spgemm_launch<spgemm_count>(
+          exec, A, B, b == spgemm_bin_hash ? spgemm_bin_range(launch, team_bin, b, b) : launch[b],
+          perm, bound, c_rs, typename Crs::column_indices_type(), typename Crs::values_type(), pool,
+          Kokkos::View<Scalar*, Device>(), options.sort_columns);
     }
   }
 
@@ -917,7 +956,7 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   perm = Kokkos::View<Ordinal*, Device>();
   const std::int64_t numeric_max =
       spgemm_bin_rows(exec, "numeric", bound, bin, s.perm, n, limits, s.launch, s.bin_count, narrow,
-                      narrow.fill_slots);
+                      narrow.fill_slots, narrow.short_limit);
   const byte_count kept = checked_add(
       s.memory.output_bytes, checked_bytes(m, sizeof(Ordinal), "row order", "spmvkit::spgemm"), "C",
       "spmvkit::spgemm");
@@ -969,20 +1008,23 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   } else {
     // The narrow bin fills its rows and finds their places in one pass; the
     // other bins fill, then the position kernel finds their places.
+    const int team_bin = spgemm_first_team_bin(s.launch, narrow.min_rows);
     const auto fill = [&](bool places) {
-      if (s.positions32.extent(0) > 0) {
+      if (team_bin != spgemm_bin_narrow && s.positions32.extent(0) > 0) {
         spgemm_launch_narrow<true>(exec, A, B, s.launch[spgemm_bin_narrow], s.perm,
                                    Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, s.product_starts,
                                    s.positions32);
-      } else {
+      } else if (team_bin != spgemm_bin_narrow) {
         spgemm_launch_narrow<true>(exec, A, B, s.launch[spgemm_bin_narrow], s.perm,
                                    Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, s.product_starts,
                                    s.positions16);
       }
       for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
-        spgemm_launch<spgemm_fill>(exec, A, B, s.launch[b], s.perm,
-                                   Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, c_v, s.pool_keys,
-                                   s.pool_vals, options.sort_columns);
+        spgemm_launch<spgemm_fill>(exec, A, B,
+                                   b == spgemm_bin_hash ? spgemm_bin_range(s.launch, team_bin, b, b)
+                                                        : s.launch[b],
+                                   s.perm, Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, c_v,
+                                   s.pool_keys, s.pool_vals, options.sort_columns);
       }
       if (places) spgemm_launch_positions<true>(exec, A, B, s);
     };
@@ -1016,12 +1058,13 @@ void spgemm_numeric_phase(ExecutionSpace const& exec, SpgemmOptions const& optio
     spgemm_launch_positions<false>(exec, A, B, s);
     return;
   }
-  // Hashing: the narrow bin's rows go with the hash bin's.
+  // Hashing: the narrow and short bins' rows go with the hash bin's teams.
   for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
     spgemm_launch<spgemm_values>(
-        exec, A, B, b == spgemm_bin_hash ? spgemm_hash_with_narrow(s.launch) : s.launch[b], s.perm,
-        Kokkos::View<Ordinal*, Device>(), s.C.row_starts(), s.C.column_indices(), s.C.values(),
-        s.pool_keys, s.pool_vals, options.sort_columns);
+        exec, A, B,
+        b == spgemm_bin_hash ? spgemm_bin_range(s.launch, spgemm_bin_narrow, b, b) : s.launch[b],
+        s.perm, Kokkos::View<Ordinal*, Device>(), s.C.row_starts(), s.C.column_indices(),
+        s.C.values(), s.pool_keys, s.pool_vals, options.sort_columns);
   }
 }
 
