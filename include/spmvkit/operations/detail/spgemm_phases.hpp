@@ -78,7 +78,8 @@ struct SpgemmState {
   /// The fingerprint of A's and B's patterns at the symbolic phase, and the
   /// device scalar each numeric phase computes it into (SpgemmFingerprint).
   std::uint64_t fingerprint = 0;
-  Kokkos::View<std::uint64_t, device_type> fingerprint_now;
+  /// (The entry after product_starts' last: one allocation fewer.)
+  Kokkos::View<std::uint64_t, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>> fingerprint_now;
   /// Test hook: > 0 runs every bin with teams of this many threads through the
   /// concurrent (GPU) code path, atomics and team sorts included, so that host
   /// backends test it too (and keeps the host workspace off). Set before
@@ -89,6 +90,15 @@ struct SpgemmState {
   /// sparse the product; < 0 never (the binned accumulators); 0 the rule.
   int test_workspace = 0;
 };
+
+/// allocate_view, but an empty View without an allocation for no entries:
+/// on CUDA every allocation is a cudaMalloc and every release a cudaFree,
+/// which waits for the device, even for none (the global pools of a product
+/// without long rows).
+template <class View, class ExecutionSpace>
+View spgemm_allocate(ExecutionSpace const& exec, std::string const& label, std::int64_t extent) {
+  return extent > 0 ? allocate_view<View>(exec, label, extent) : View();
+}
 
 /// The memory limit of a product and where it came from.
 struct SpgemmLimit {
@@ -714,7 +724,7 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   const byte_count bytes = checked_add(
       checked_bytes(s.multiply_adds, places16 ? sizeof(std::uint16_t) : sizeof(std::uint32_t),
                     "product places", where),
-      checked_bytes(s.a_nnz + 1, sizeof(std::int64_t), "product starts", where), "places", where);
+      checked_bytes(s.a_nnz + 2, sizeof(std::int64_t), "product starts", where), "places", where);
   if (bytes > spgemm_positions_max_ratio * s.memory.output_bytes) return false;
   const std::uint64_t perm_bytes = static_cast<std::uint64_t>(s.perm.extent(0)) * sizeof(Ordinal);
   const std::uint64_t kept = s.memory.output_bytes + perm_bytes + bytes;
@@ -722,8 +732,9 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   const std::uint64_t peak = std::max<std::uint64_t>(
       kept, s.memory.output_bytes + s.memory.workspace_bytes + bytes + held);
   if (limit.bytes > 0 && peak > limit.bytes) return false;
+  // One entry more: the numeric phases' fingerprint (SpgemmState::fingerprint_now).
   s.product_starts = allocate_view<Kokkos::View<std::int64_t*, Device>>(
-      exec, "SpMVKit::spgemm::product_starts", s.a_nnz + 1);
+      exec, "SpMVKit::spgemm::product_starts", s.a_nnz + 2);
   Kokkos::parallel_scan("SpMVKit::spgemm::product_starts", Range(exec, 0, s.a_nnz + 1),
                         SpgemmProductStarts<Ordinal, Offset, Device>{
                             A.column_indices(), B.row_starts(), s.product_starts, s.a_nnz});
@@ -755,8 +766,8 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
     Kokkos::deep_copy(s.num_chunks[b], Kokkos::subview(s.chunk_first[b], l.count));
     chunk_bytes += static_cast<std::uint64_t>(l.count + 1) * sizeof(std::int64_t);
   }
-  s.fingerprint_now = Kokkos::View<std::uint64_t, Device>(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "SpMVKit::spgemm::fingerprint"));
+  s.fingerprint_now = Kokkos::View<std::uint64_t, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+      reinterpret_cast<std::uint64_t*>(s.product_starts.data() + s.a_nnz + 1));
   Kokkos::parallel_reduce("SpMVKit::spgemm::pattern_fingerprint",
                           Range(exec, 0, spgemm_fingerprint_size(A, B)),
                           spgemm_fingerprint_functor(A, B), s.fingerprint);
@@ -801,8 +812,12 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   s.memory.limit_source = limit.source;
 
   // Row bounds, and a lower bound on nnz(C) checked before anything of C's size exists.
-  auto bound =
-      allocate_view<Kokkos::View<Ordinal*, Device>>(exec, "SpMVKit::spgemm::row_bounds", m);
+  // Bounds and bins in one allocation (bins in the tail).
+  const auto bounds_and_bins = allocate_view<Kokkos::View<Ordinal*, Device>>(
+      exec, "SpMVKit::spgemm::row_bounds_and_bins",
+      m + (m + std::int64_t(sizeof(Ordinal)) - 1) / std::int64_t(sizeof(Ordinal)));
+  const Kokkos::View<Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bound(
+      bounds_and_bins.data(), m);
   std::int64_t sums[3] = {0, 0, 0};
   if (m > 0) {
     SpgemmBounds<Ordinal, Offset, Device> f;
@@ -832,8 +847,8 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
 
   // Bins by bound, then the exact row lengths into C's row starts.
   const auto limits = spgemm_scratch_limits<ExecutionSpace>(sizeof(Scalar), sizeof(Ordinal));
-  auto bin =
-      allocate_view<Kokkos::View<unsigned char*, Device>>(exec, "SpMVKit::spgemm::row_bins", m);
+  const Kokkos::View<unsigned char*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bin(
+      reinterpret_cast<unsigned char*>(bounds_and_bins.data() + m), m);
   Kokkos::View<Ordinal*, Device> perm;
   SpgemmBinLaunch launch[spgemm_num_bins];
   const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
@@ -908,7 +923,7 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
                                    Kokkos::View<std::int64_t*, Device>(),
                                    Kokkos::View<std::uint16_t*, Device>());
   } else {
-    auto pool = allocate_view<Kokkos::View<Ordinal*, Device>>(
+    auto pool = spgemm_allocate<Kokkos::View<Ordinal*, Device>>(
         exec, "SpMVKit::spgemm::global_pool(symbolic)", symbolic_pool);
     const int team_bin = spgemm_first_team_bin(launch, narrow.min_rows);
     if (team_bin != spgemm_bin_narrow) {
@@ -963,9 +978,9 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   const std::int64_t numeric_pool =
       spgemm_plan_launches(exec, s.launch, numeric_max, n, mean_products, mean_b_row,
                            sizeof(Ordinal) + sizeof(Scalar), pool_budget(kept), s.test_team_size);
-  s.pool_keys = allocate_view<Kokkos::View<Ordinal*, Device>>(
+  s.pool_keys = spgemm_allocate<Kokkos::View<Ordinal*, Device>>(
       exec, "SpMVKit::spgemm::global_pool_keys(numeric)", numeric_pool);
-  s.pool_vals = allocate_view<Kokkos::View<Scalar*, Device>>(
+  s.pool_vals = spgemm_allocate<Kokkos::View<Scalar*, Device>>(
       exec, "SpMVKit::spgemm::global_pool_values(numeric)", numeric_pool);
   s.memory.workspace_bytes =
       checked_add(checked_bytes(static_cast<std::int64_t>(s.perm.extent(0)), sizeof(Ordinal),
