@@ -630,9 +630,9 @@ LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_te
 /// A row's share is about spgemm_narrow_row_bytes: a hash table of
 /// `count_slots` columns while rows are counted (by their bound), of
 /// `fill_slots` columns and places while they are filled (by their exact
-/// length); vector lanes as the scratch bin's (a power of two of the mean row
-/// of B), 128 threads a team, so that a team's shares take 4-20 KiB and many
-/// teams share a multiprocessor. The size of a share is chosen for
+/// length). A row's vector lanes take its products flattened (a power of two
+/// of the mean products per row of A, 8 to 32: a warp holds one to four rows,
+/// which diverge little), 128 threads a team. The size of a share is chosen for
 /// occupancy, not measured against other sizes. Numeric phases from stored
 /// places also take the short bin a row per thread (`short_limit`: FEM rows
 /// of 125), in a share of the scratch-hash bin's scratch.
@@ -667,7 +667,7 @@ std::int64_t spgemm_concurrent_teams(ExecutionSpace const& exec) {
 }
 
 template <class ExecutionSpace>
-SpgemmNarrowPlan spgemm_narrow_parameters(ExecutionSpace const& exec, double mean_b_row,
+SpgemmNarrowPlan spgemm_narrow_parameters(ExecutionSpace const& exec, double mean_products,
                                           std::size_t ordinal_bytes, std::int64_t hash_slots,
                                           int test_team_size) {
   SpgemmNarrowPlan n;
@@ -680,7 +680,8 @@ SpgemmNarrowPlan spgemm_narrow_parameters(ExecutionSpace const& exec, double mea
     n.p.vector_length = 1;
     n.short_limit = n.fill_slots;
   } else {
-    n.p.vector_length = spgemm_vector_lanes(mean_b_row);
+    n.p.vector_length =
+        std::clamp(largest_power_of_two_at_most(std::max(1.0, mean_products)), 8, 32);
     n.p.team_size = 128 / n.p.vector_length;
     n.min_rows = spgemm_concurrent_teams(exec) * n.p.team_size;
     n.short_limit = hash_slots / n.p.team_size;

@@ -590,6 +590,23 @@ struct SpgemmRows {
   }
 };
 
+/// The last index e in [lo, hi) with v(e) <= x, for v ascending and v(lo) <=
+/// x < v(hi): the entry of A holding product x, given where entries' products
+/// start (an empty row of B repeats a start; the last of equal starts is the
+/// entry that holds x).
+template <class V, class T>
+KOKKOS_INLINE_FUNCTION T spgemm_last_at_most(V const& v, T lo, T hi, std::int64_t x) {
+  while (hi - lo > 1) {
+    const T mid = lo + (hi - lo) / 2;
+    if (static_cast<std::int64_t>(v(mid)) <= x) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 /// The symbolic passes of the narrow bin (spgemm_narrow_parameters): a row
 /// per thread, its vector lanes over each row of B the row reads, its table
 /// in the thread's share of team scratch, so that nothing waits on a team
@@ -628,13 +645,56 @@ struct SpgemmNarrowRows {
   /// A row's share: its table (and, filling, the table's places and its
   /// compacted columns, at most half the slots), and one more entry, so that
   /// the rows of one warp, which read their shares at the same offsets, start
-  /// in different banks.
+  /// in different banks; and where its entries' products start.
   KOKKOS_INLINE_FUNCTION static std::int64_t share(std::int64_t slots) {
     return (Fill ? 2 * slots + slots / 2 : slots) + 1;
   }
+  /// Rows of at most this many entries take their products flattened
+  /// (products()); longer ones, rare in this bin, entry by entry.
+  static constexpr std::int64_t flat_entries = 32;
   static std::size_t scratch_bytes(int team_size, std::int64_t slots) {
-    return scratch_view<Ordinal>::shmem_size(static_cast<std::size_t>(team_size) *
-                                             static_cast<std::size_t>(share(slots)));
+    const auto rows = static_cast<std::size_t>(team_size);
+    return scratch_view<Ordinal>::shmem_size(rows * static_cast<std::size_t>(share(slots))) +
+           scratch_view<std::int64_t>::shmem_size(rows * (flat_entries + 1));
+  }
+
+  /// f(ka, kb, t) for every product a_ik b_kj of row i (entries [a0, a1) of
+  /// A; t the product's number in the row). The lanes take the row's products
+  /// flattened, each finding its entry by a binary search of where the
+  /// entries' products start (`starts_at`, scanned here), so that they stay busy
+  /// however short B's rows are: taken entry by entry, rows of B of a few
+  /// entries left most lanes idle, and the rows of one warp diverged (H200,
+  /// delaunay_n16: 5.9 of 32 threads active, ncu).
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void products(member_type const& team, Offset a0, Offset a1,
+                                       scratch_view<std::int64_t> const& starts_at,
+                                       F const& f) const {
+    const std::int64_t entries = a1 - a0;
+    if (entries > flat_entries) {
+      std::int64_t t0 = 0;
+      for (Offset ka = a0; ka < a1; ++ka) {
+        const Ordinal k = a_ci(ka);
+        const Offset b0 = b_rs(k), b1 = b_rs(k + 1);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b0, b1),
+                             [&](Offset kb) { f(ka, kb, t0 + (kb - b0)); });
+        t0 += b1 - b0;
+      }
+      return;
+    }
+    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, entries + 1),
+                          [&](std::int64_t e, std::int64_t& run, bool final) {
+                            if (final) starts_at(e) = run;
+                            if (e < entries) {
+                              const Ordinal k = a_ci(a0 + e);
+                              run += b_rs(k + 1) - b_rs(k);
+                            }
+                          });
+    Kokkos::single(Kokkos::PerThread(team), []() {});
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, starts_at(entries)), [&](std::int64_t t) {
+      const std::int64_t e = spgemm_last_at_most(starts_at, std::int64_t(0), entries, t);
+      const Offset ka = a0 + static_cast<Offset>(e);
+      f(ka, b_rs(a_ci(ka)) + static_cast<Offset>(t - starts_at(e)), t);
+    });
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
@@ -644,10 +704,14 @@ struct SpgemmNarrowRows {
     const std::int64_t row_share = share(slots);
     scratch_view<Ordinal> table(team.team_scratch(scratch_level),
                                 static_cast<std::size_t>(rows * row_share));
+    scratch_view<std::int64_t> firsts(team.team_scratch(scratch_level),
+                                      static_cast<std::size_t>(rows * (flat_entries + 1)));
     const Ordinal empty = empty_key;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t r) {
       const Ordinal i = perm(r);
       Ordinal* keys = table.data() + (r - begin) * row_share;
+      const scratch_view<std::int64_t> starts_of(firsts.data() + (r - begin) * (flat_entries + 1),
+                                                 flat_entries + 1);
       const std::int64_t P = spgemm_hash_slots(
           Fill ? static_cast<std::int64_t>(c_rs(i + 1) - c_rs(i)) : std::int64_t(bound(i)));
       const std::int64_t mask = P - 1;
@@ -656,34 +720,20 @@ struct SpgemmNarrowRows {
       // The lanes of a thread: ordered by an empty single, as in value_rows_narrow.
       Kokkos::single(Kokkos::PerThread(team), []() {});
       const Offset a0 = a_rs(i), a1 = a_rs(i + 1);
+      products(team, a0, a1, starts_of, [&](Offset, Offset kb, std::int64_t) {
+        bool inserted = false;
+        spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
+      });
+      Kokkos::single(Kokkos::PerThread(team), []() {});
       if constexpr (!Fill) {
         Offset added = 0;
-        for (Offset ka = a0; ka < a1; ++ka) {
-          const Ordinal k = a_ci(ka);
-          Offset mine = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)),
-              [&](Offset kb, Offset& sum) {
-                bool inserted = false;
-                spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
-                sum += inserted ? 1 : 0;
-              },
-              mine);
-          added += mine;
-        }
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, P),
+            [&](std::int64_t h, Offset& sum) { sum += keys[h] != empty ? 1 : 0; }, added);
         Kokkos::single(Kokkos::PerThread(team), [&]() { c_rs(i) = added; });
       } else {
         Ordinal* places = keys + slots;
         Ordinal* list = places + slots;
-        for (Offset ka = a0; ka < a1; ++ka) {
-          const Ordinal k = a_ci(ka);
-          Kokkos::parallel_for(
-              Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)), [&](Offset kb) {
-                bool inserted = false;
-                spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
-              });
-        }
-        Kokkos::single(Kokkos::PerThread(team), []() {});
         Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, P),
                               [&](std::int64_t h, Ordinal& j, bool final) {
                                 if (keys[h] == empty) return;
@@ -702,16 +752,12 @@ struct SpgemmNarrowRows {
         });
         if (pos.extent(0) == 0) return;
         Kokkos::single(Kokkos::PerThread(team), []() {});
-        for (Offset ka = a0; ka < a1; ++ka) {
-          const Ordinal k = a_ci(ka);
-          const Offset b0 = b_rs(k);
-          const std::int64_t p0 = starts(ka);
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b0, b_rs(k + 1)), [&](Offset kb) {
-            const Ordinal c = b_ci(kb);
-            const std::int64_t h = spgemm_hash_find(keys, mask, c);
-            pos(p0 + (kb - b0)) = static_cast<Pos>(keys[h] == c ? places[h] : 0);
-          });
-        }
+        const std::int64_t p0 = starts(a0);
+        products(team, a0, a1, starts_of, [&](Offset, Offset kb, std::int64_t t) {
+          const Ordinal c = b_ci(kb);
+          const std::int64_t h = spgemm_hash_find(keys, mask, c);
+          pos(p0 + t) = static_cast<Pos>(keys[h] == c ? places[h] : 0);
+        });
       }
     });
   }
@@ -896,16 +942,15 @@ struct SpgemmPositionRows {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len),
                            [&](std::int64_t j) { acc[j] = Scalar(0); });
       Kokkos::single(Kokkos::PerThread(team), []() {});
-      for (Offset ka = a_rs(i), a1 = a_rs(i + 1); ka < a1; ++ka) {
-        const Offset b0 = b_rs(a_ci(ka));
-        const std::int64_t p0 = starts(ka);
-        const Scalar av = a_v(ka);
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, std::int64_t(0), starts(ka + 1) - p0),
-                             [&](std::int64_t t) {
-                               spgemm_add<Concurrent>(acc + pos(p0 + t),
-                                                      av * b_v(b0 + static_cast<Offset>(t)));
-                             });
-      }
+      // The row's products flattened over the lanes, each finding its entry
+      // by a binary search of the product starts (as SpgemmNarrowRows::products).
+      const Offset a0 = a_rs(i), a1 = a_rs(i + 1);
+      const std::int64_t s0 = starts(a0);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, starts(a1) - s0), [&](std::int64_t t) {
+        const Offset ka = spgemm_last_at_most(starts, a0, a1, s0 + t);
+        const Offset kb = b_rs(a_ci(ka)) + static_cast<Offset>(s0 + t - starts(ka));
+        spgemm_add<Concurrent>(acc + pos(s0 + t), a_v(ka) * b_v(kb));
+      });
       Kokkos::single(Kokkos::PerThread(team), []() {});
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len),
                            [&](std::int64_t j) { c_v(base + j) = acc[j]; });
@@ -1047,38 +1092,24 @@ struct SpgemmPositionChunks {
   Kokkos::View<const std::uint64_t, Device> fingerprint;
   std::uint64_t expected_fingerprint = 0;
 
-  /// The last index t in [lo, hi) with v(t) <= x (v non-decreasing, v(lo) <= x).
-  template <class V, class T>
-  KOKKOS_INLINE_FUNCTION static T last_at_most(V const& v, T lo, T hi, std::int64_t x) {
-    while (hi - lo > 1) {
-      const T mid = lo + (hi - lo) / 2;
-      if (static_cast<std::int64_t>(v(mid)) <= x) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     if constexpr (!Find) {
       if (fingerprint() != expected_fingerprint) return;
     }
     const std::int64_t q = team.league_rank();
-    const std::int64_t r = last_at_most(chunk_first, std::int64_t(0), count, q);
+    const std::int64_t r = spgemm_last_at_most(chunk_first, std::int64_t(0), count, q);
     const Ordinal i = perm(first + r);
     const Offset e0 = a_rs(i), e1 = a_rs(i + 1);
     const std::int64_t q0 = starts(e0) + (q - chunk_first(r)) * chunk;
     const std::int64_t row_end = starts(e1);
     const std::int64_t q1 = q0 + chunk < row_end ? q0 + chunk : row_end;
     // The chunk's entries: from the one holding product q0 to the one holding q1 - 1.
-    const Offset k0 = last_at_most(starts, e0, e1, q0);
-    const Offset k1 = last_at_most(starts, k0, e1, q1 - 1) + 1;
+    const Offset k0 = spgemm_last_at_most(starts, e0, e1, q0);
+    const Offset k1 = spgemm_last_at_most(starts, k0, e1, q1 - 1) + 1;
     const Offset base = c_rs(i);
     const std::int64_t len = c_rs(i + 1) - base;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, q0, q1), [&](std::int64_t p) {
-      const Offset ka = last_at_most(starts, k0, k1, p);
+      const Offset ka = spgemm_last_at_most(starts, k0, k1, p);
       const Offset kb = b_rs(a_ci(ka)) + static_cast<Offset>(p - starts(ka));
       if constexpr (Find) {
         pos(p) = static_cast<Pos>(spgemm_place(c_ci, base, len, b_ci(kb)));

@@ -852,8 +852,10 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   Kokkos::View<Ordinal*, Device> perm;
   SpgemmBinLaunch launch[spgemm_num_bins];
   const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
-  const SpgemmNarrowPlan narrow = spgemm_narrow_parameters(exec, mean_b_row, sizeof(Ordinal),
-                                                           limits.hash_slots, s.test_team_size);
+  const SpgemmNarrowPlan narrow = spgemm_narrow_parameters(
+      exec,
+      static_cast<double>(s.multiply_adds) / static_cast<double>(std::max<std::int64_t>(1, m)),
+      sizeof(Ordinal), limits.hash_slots, s.test_team_size);
   s.narrow = narrow;
   // No short bin here: it only differs from the hash bin in numeric phases.
   const std::int64_t symbolic_max =
