@@ -646,7 +646,9 @@ LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_te
 inline constexpr std::size_t spgemm_narrow_row_bytes = 512;
 
 struct SpgemmNarrowPlan {
-  LaunchParameters p;
+  /// The symbolic passes (lanes over a row's products) and the numeric
+  /// phase (lanes over each row of B, as the scratch-hash bin's teams).
+  LaunchParameters p, values;
   /// Hash slots of a row's table: counting (0: no narrow bin), filling.
   std::int64_t count_slots = 0, fill_slots = 0;
   /// The longest row of the short bin: rows whose values a thread's share of
@@ -654,7 +656,8 @@ struct SpgemmNarrowPlan {
   /// the narrow launch). The test hook takes fill_slots, so that tests keep
   /// rows of both kinds.
   std::int64_t short_limit = 0;
-  std::int64_t min_rows = 0;
+  /// Rows that fill the device: symbolic passes, numeric phase.
+  std::int64_t min_rows = 0, values_min_rows = 0;
 };
 
 /// Teams of the global bin that may run at once, hence pool slots worth
@@ -668,8 +671,8 @@ std::int64_t spgemm_concurrent_teams(ExecutionSpace const& exec) {
 
 template <class ExecutionSpace>
 SpgemmNarrowPlan spgemm_narrow_parameters(ExecutionSpace const& exec, double mean_products,
-                                          std::size_t ordinal_bytes, std::int64_t hash_slots,
-                                          int test_team_size) {
+                                          double mean_b_row, std::size_t ordinal_bytes,
+                                          std::int64_t hash_slots, int test_team_size) {
   SpgemmNarrowPlan n;
   if (is_host_space_v<ExecutionSpace> && test_team_size <= 0) return n;
   n.count_slots = largest_power_of_two_at_most(
@@ -684,9 +687,14 @@ SpgemmNarrowPlan spgemm_narrow_parameters(ExecutionSpace const& exec, double mea
         std::clamp(largest_power_of_two_at_most(std::max(1.0, mean_products)), 8, 32);
     n.p.team_size = 128 / n.p.vector_length;
     n.min_rows = spgemm_concurrent_teams(exec) * n.p.team_size;
-    n.short_limit = hash_slots / n.p.team_size;
+    n.values.vector_length = spgemm_vector_lanes(mean_b_row);
+    n.values.team_size = 128 / n.values.vector_length;
+    n.values_min_rows = spgemm_concurrent_teams(exec) * n.values.team_size;
+    n.short_limit = hash_slots / n.values.team_size;
   }
   n.p.work_per_team = n.p.team_size;
+  if (n.values.team_size * n.values.vector_length <= 1) n.values = n.p;
+  n.values.work_per_team = n.values.team_size;
   return n;
 }
 

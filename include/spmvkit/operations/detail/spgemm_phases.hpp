@@ -223,9 +223,12 @@ spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Bound const& boun
   }
   for (int b : {spgemm_bin_narrow, spgemm_bin_short}) {
     launch[b].accumulator = SpgemmAccumulator::hash;
-    launch[b].p = narrow.p;
     launch[b].concurrent = true;
   }
+  // The narrow bin's shape is its symbolic kernel's; the short bin's, the
+  // numeric row-per-thread launch's (which takes both bins).
+  launch[spgemm_bin_narrow].p = narrow.p;
+  launch[spgemm_bin_short].p = narrow.values;
   launch[spgemm_bin_narrow].capacity = narrow_slots;
   launch[spgemm_bin_short].capacity = short_limit;
   launch[spgemm_bin_hash].accumulator = SpgemmAccumulator::hash;
@@ -590,10 +593,11 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
   int team_bin = spgemm_first_team_bin(s.launch, s.narrow.min_rows);
   if constexpr (!Find) {
     team_bin = spgemm_bin_narrow;
-    if (spgemm_rows_per_thread(s.launch, spgemm_bin_narrow, spgemm_bin_short, s.narrow.min_rows)) {
+    if (spgemm_rows_per_thread(s.launch, spgemm_bin_narrow, spgemm_bin_short,
+                               s.narrow.values_min_rows)) {
       team_bin = spgemm_bin_hash;
       launch(
-          spgemm_bin_range(s.launch, spgemm_bin_narrow, spgemm_bin_short, spgemm_bin_narrow),
+          spgemm_bin_range(s.launch, spgemm_bin_narrow, spgemm_bin_short, spgemm_bin_short),
           std::max(s.launch[spgemm_bin_short].capacity, s.launch[spgemm_bin_narrow].capacity / 2),
           true);
     }
@@ -675,7 +679,7 @@ std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[spgemm_num_bins]
       // Values: the numeric plan's rows are filled (two indices a slot), then
       // a row per thread accumulates in a share of the hash bin's scratch
       // (SpgemmPositionRows::value_rows_narrow).
-      const std::uint64_t team = static_cast<std::uint64_t>(l.p.team_size);
+      const std::uint64_t team = static_cast<std::uint64_t>(launch[spgemm_bin_short].p.team_size);
       const std::int64_t segment = std::max(launch[spgemm_bin_short].capacity, l.capacity / 2);
       m = std::max<std::uint64_t>(
           {m,
@@ -855,7 +859,7 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   const SpgemmNarrowPlan narrow = spgemm_narrow_parameters(
       exec,
       static_cast<double>(s.multiply_adds) / static_cast<double>(std::max<std::int64_t>(1, m)),
-      sizeof(Ordinal), limits.hash_slots, s.test_team_size);
+      mean_b_row, sizeof(Ordinal), limits.hash_slots, s.test_team_size);
   s.narrow = narrow;
   // No short bin here: it only differs from the hash bin in numeric phases.
   const std::int64_t symbolic_max =
