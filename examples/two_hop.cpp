@@ -164,8 +164,8 @@ int example(Config const& cfg) {
   std::cout << std::setprecision(4) << "two-hop pairs (i, j): " << pairs << " from " << walks
             << " walks of length two (compression " << handle.compression_ratio() << ")\n"
             << "most two-hop neighbours: node " << best_node << " reaches " << best << " nodes\n"
-            << "rows by accumulator: hash " << bins.hash << ", dense " << bins.dense << ", global "
-            << bins.global << ", empty " << bins.empty << "\n"
+            << "rows by accumulator: narrow " << bins.narrow << ", hash " << bins.hash << ", dense "
+            << bins.dense << ", global " << bins.global << ", empty " << bins.empty << "\n"
             << "memory: C " << mem.output_bytes / 1024.0 << " KiB, peak " << mem.peak_bytes / 1024.0
             << " KiB, team scratch " << mem.team_scratch_bytes << " bytes\n"
             << "symbolic " << t_symbolic * 1e3 << " ms, numeric " << t_numeric * 1e3 << " ms ("

@@ -238,6 +238,7 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
       state.counters["symbolic_workspace_bytes"] =
           static_cast<double>(kept.memory().symbolic_workspace_bytes);
       auto const bins = kept.row_bins();
+      state.counters["rows_narrow"] = static_cast<double>(bins.narrow);
       state.counters["rows_hash"] = static_cast<double>(bins.hash);
       state.counters["rows_dense"] = static_cast<double>(bins.dense);
       state.counters["rows_global"] = static_cast<double>(bins.global);

@@ -55,17 +55,16 @@ public:
   double compression_ratio() const {
     return nnz() > 0 ? static_cast<double>(multiply_adds()) / static_cast<double>(nnz()) : 0.0;
   }
-  /// Rows per accumulator in the numeric phase (from the exact row lengths).
+  /// Rows per accumulator in the numeric phase (from the exact row lengths;
+  /// narrow: rows a thread each in numeric phases from stored places, on GPUs).
   SpgemmRowBins row_bins() const {
-    auto const& c = state_.bin_count;
-    return {c[0], c[1], c[2], c[3]};
+    return bins_of(state_.bin_count, detail::spgemm_bin_short, state_.narrow.values_min_rows);
   }
   /// Rows per accumulator in the symbolic phase (from the row bounds). Where
   /// the host workspace took every row (SpgemmMemory::symbolic_workspace_bytes
   /// > 0), the bins the bounds would have chosen.
   SpgemmRowBins symbolic_row_bins() const {
-    auto const& c = state_.symbolic_bin_count;
-    return {c[0], c[1], c[2], c[3]};
+    return bins_of(state_.symbolic_bin_count, detail::spgemm_bin_narrow, state_.narrow.min_rows);
   }
   /// The memory the product takes (see SpgemmMemory).
   SpgemmMemory const& memory() const { return state_.memory; }
@@ -81,6 +80,23 @@ public:
   }
 
 private:
+  /// The public bins: rows of the narrow bins up to `last` count as narrow
+  /// where they take a row per thread, else as hash rows (spgemm_rows_per_thread).
+  static SpgemmRowBins bins_of(std::int64_t const (&c)[detail::spgemm_num_bins], int last,
+                               std::int64_t min_rows) {
+    SpgemmRowBins r;
+    r.empty = c[detail::spgemm_bin_empty];
+    r.dense = c[detail::spgemm_bin_dense];
+    r.global = c[detail::spgemm_bin_global];
+    std::int64_t per_thread = 0;
+    for (int b = detail::spgemm_bin_narrow; b <= last; ++b) per_thread += c[b];
+    const bool narrow = per_thread > 0 && per_thread >= min_rows;
+    r.narrow = narrow ? per_thread : 0;
+    r.hash = c[detail::spgemm_bin_narrow] + c[detail::spgemm_bin_short] +
+             c[detail::spgemm_bin_hash] - r.narrow;
+    return r;
+  }
+
   SpgemmOptions options_;
   detail::SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset> state_;
 };

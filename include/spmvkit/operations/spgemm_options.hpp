@@ -40,6 +40,11 @@ struct SpgemmOptions {
 struct SpgemmRowBins {
   /// Rows without any product (empty rows of C).
   std::int64_t empty = 0;
+  /// Rows a thread each, in one thread's share of team scratch (GPUs, where
+  /// enough of them fill the device): in the symbolic passes those whose
+  /// hash table fits the share, in numeric phases from stored places also
+  /// those whose values fit it.
+  std::int64_t narrow = 0;
   /// Rows accumulated in a hash table in team scratch.
   std::int64_t hash = 0;
   /// Rows accumulated in dense column tiles in team scratch.

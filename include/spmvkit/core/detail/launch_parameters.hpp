@@ -496,6 +496,12 @@ SpgemmScratchLimits spgemm_scratch_limits(std::size_t scalar_bytes, std::size_t 
   return l;
 }
 
+/// GPU vector lanes of an SpGEMM row kernel: a power of two near the mean
+/// row of B (lanes walk a row of B), 4 to 32.
+inline int spgemm_vector_lanes(double mean_b_row) {
+  return std::clamp(largest_power_of_two_at_most(std::max(1.0, mean_b_row)), 4, 32);
+}
+
 /// Launch shape of one SpGEMM accumulator bin: a team accumulates one row at
 /// a time, its threads over the entries a_ik of the row of A, each thread's
 /// vector lanes over the row k of B. Teams walk rows_per_team consecutive
@@ -533,7 +539,7 @@ LaunchParameters spgemm_launch_parameters(ExecutionSpace const& exec, SpgemmAccu
     p.work_per_team = std::clamp<std::int64_t>(std::min(by_work, by_balance), 1, rows);
   } else {
     (void)exec, (void)mean_products_per_row;
-    p.vector_length = std::clamp(largest_power_of_two_at_most(std::max(1.0, mean_b_row)), 4, 32);
+    p.vector_length = spgemm_vector_lanes(mean_b_row);
     p.team_size = (acc == SpgemmAccumulator::hash ? 128 : 256) / p.vector_length;
     p.work_per_team = 1;
     if (acc == SpgemmAccumulator::global) {
@@ -613,32 +619,46 @@ LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_te
   return p;
 }
 
-/// The numeric phase from product places, scratch bin, GPUs (the concurrent
-/// path): rows of C at most `capacity / team_size` long (FEM rows: 125 of 256
-/// with 8 threads of 16 lanes; road networks and meshes: 2-10) are taken as
-/// many per team as it has threads, each thread's lanes accumulating a row in
-/// their own share of the scratch, without team barriers; longer rows keep a
-/// team each (the symbolic phase puts the short rows of the bin first, see
-/// spgemm_split_short_rows). Only where the short rows still make at least
-/// `min_teams` teams (spgemm_concurrent_teams: the device full): below, a row
-/// per team keeps more lanes busy (H200, FP64, 2026-11-23, the same kernels
-/// with and without rows per thread for all scratch rows: fidapm08, 3876 rows,
-/// 0.056 ms a row per team against 0.124 a row per thread; 1138_bus 0.025
-/// against 0.038). Returns the launch of `rows` short rows and sets
-/// `segment`, the share (0: no such launch; host teams of one thread).
-inline LaunchParameters spgemm_narrow_rows_parameters(LaunchParameters p, std::int64_t rows,
-                                                      std::int64_t capacity, bool concurrent,
-                                                      std::int64_t min_teams,
-                                                      std::int64_t& segment) {
-  segment = 0;
-  if (!concurrent || p.team_size <= 1 || rows <= 0) return p;
-  if (rows < min_teams * p.team_size) return p;
-  segment = capacity / p.team_size;
-  if (segment <= 0) return p;
-  p.work_per_team = p.team_size;
-  p.league_size = (rows + p.work_per_team - 1) / p.work_per_team;
-  return p;
-}
+/// The narrow bin (SpgemmNarrowRows, and the numeric phase from product
+/// places): rows short enough that each thread's vector lanes take a whole
+/// row in the thread's own share of team scratch, without team barriers,
+/// instead of a 128-thread team per row that a row of a few dozen products
+/// leaves mostly idle (planar meshes, road networks: 5-40 products a row).
+/// GPUs only, where teams are wide: host teams are one thread already, and
+/// take no narrow bin except through the test hook that forces the
+/// concurrent path there (`test_team_size`: its threads, one lane each).
+/// A row's share is about spgemm_narrow_row_bytes: a hash table of
+/// `count_slots` columns while rows are counted (by their bound), of
+/// `fill_slots` columns and places while they are filled (by their exact
+/// length). A row's vector lanes take its products flattened (a power of two
+/// of the mean products per row of A, 8 to 32: a warp holds one to four rows,
+/// which diverge little), 128 threads a team. The size of a share is chosen for
+/// occupancy, not measured against other sizes. Numeric phases from stored
+/// places also take the short bin a row per thread (`short_limit`: FEM rows
+/// of 125), in a share of the scratch-hash bin's scratch.
+///
+/// Only where the bin's rows fill the device (`min_rows`: as many as
+/// spgemm_concurrent_teams() teams take): below, a team per row keeps more
+/// lanes busy, and the rows stay in the scratch-hash bin (H200, FP64,
+/// 2026-11-23, numeric phase from places, same kernels with and without a row
+/// per thread for every scratch row: fidapm08, 3876 rows, 0.056 ms a row per
+/// team against 0.124 a row per thread; 1138_bus 0.025 against 0.038).
+inline constexpr std::size_t spgemm_narrow_row_bytes = 512;
+
+struct SpgemmNarrowPlan {
+  /// The symbolic passes (lanes over a row's products) and the numeric
+  /// phase (lanes over each row of B, as the scratch-hash bin's teams).
+  LaunchParameters p, values;
+  /// Hash slots of a row's table: counting (0: no narrow bin), filling.
+  std::int64_t count_slots = 0, fill_slots = 0;
+  /// The longest row of the short bin: rows whose values a thread's share of
+  /// the scratch-hash bin's scratch holds (its teams have as many threads as
+  /// the narrow launch). The test hook takes fill_slots, so that tests keep
+  /// rows of both kinds.
+  std::int64_t short_limit = 0;
+  /// Rows that fill the device: symbolic passes, numeric phase.
+  std::int64_t min_rows = 0, values_min_rows = 0;
+};
 
 /// Teams of the global bin that may run at once, hence pool slots worth
 /// having: host backends one per thread; GPUs as many 256-thread teams as the
@@ -647,6 +667,35 @@ template <class ExecutionSpace>
 std::int64_t spgemm_concurrent_teams(ExecutionSpace const& exec) {
   const std::int64_t c = std::max<std::int64_t>(1, exec.concurrency());
   return is_host_space_v<ExecutionSpace> ? c : std::max<std::int64_t>(1, c / 256);
+}
+
+template <class ExecutionSpace>
+SpgemmNarrowPlan spgemm_narrow_parameters(ExecutionSpace const& exec, double mean_products,
+                                          double mean_b_row, std::size_t ordinal_bytes,
+                                          std::int64_t hash_slots, int test_team_size) {
+  SpgemmNarrowPlan n;
+  if (is_host_space_v<ExecutionSpace> && test_team_size <= 0) return n;
+  n.count_slots = largest_power_of_two_at_most(
+      static_cast<double>(spgemm_narrow_row_bytes / std::max<std::size_t>(1, ordinal_bytes)));
+  n.fill_slots = n.count_slots / 2;
+  if (test_team_size > 0) {
+    n.p.team_size = test_team_size;
+    n.p.vector_length = 1;
+    n.short_limit = n.fill_slots;
+  } else {
+    n.p.vector_length =
+        std::clamp(largest_power_of_two_at_most(std::max(1.0, mean_products)), 8, 32);
+    n.p.team_size = 128 / n.p.vector_length;
+    n.min_rows = spgemm_concurrent_teams(exec) * n.p.team_size;
+    n.values.vector_length = spgemm_vector_lanes(mean_b_row);
+    n.values.team_size = 128 / n.values.vector_length;
+    n.values_min_rows = spgemm_concurrent_teams(exec) * n.values.team_size;
+    n.short_limit = hash_slots / n.values.team_size;
+  }
+  n.p.work_per_team = n.p.team_size;
+  if (n.values.team_size * n.values.vector_length <= 1) n.values = n.p;
+  n.values.work_per_team = n.values.team_size;
+  return n;
 }
 
 } // namespace detail

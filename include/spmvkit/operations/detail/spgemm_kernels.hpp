@@ -21,11 +21,19 @@ namespace spmvkit::detail {
 /// Bins of rows by accumulator; the order is the launch order.
 enum SpgemmBin : unsigned char {
   spgemm_bin_empty = 0,
-  spgemm_bin_hash = 1,
-  spgemm_bin_dense = 2,
-  spgemm_bin_global = 3
+  /// Scratch hash tables, a row per thread (spgemm_narrow_parameters).
+  spgemm_bin_narrow = 1,
+  /// Numeric plan only: rows of the scratch-hash bin whose values a thread's
+  /// share of the bin's scratch holds; a row per thread in numeric phases
+  /// from stored places, a row per team in the symbolic passes.
+  spgemm_bin_short = 2,
+  spgemm_bin_hash = 3,
+  spgemm_bin_dense = 4,
+  spgemm_bin_global = 5
 };
-inline constexpr int spgemm_num_bins = 4;
+/// Bins narrow, short and hash are consecutive in the row order, so that any
+/// two neighbours launch as one range where a bin is not worth a launch.
+inline constexpr int spgemm_num_bins = 6;
 
 /// Hash slots for a row of at most `bound` distinct columns: a power of two
 /// with a load factor of at most one half, so that linear probing stays short.
@@ -75,8 +83,10 @@ struct SpgemmClassify {
   size_type value_count = spgemm_num_bins;
   Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bound;
   Kokkos::View<unsigned char*, Device> bin;
-  std::int64_t hash_slots;  // the scratch hash table's capacity
-  std::int64_t dense_limit; // at most this many columns for the dense tiles
+  std::int64_t narrow_slots; // a row's table in the narrow bin (0: no narrow bin)
+  std::int64_t short_limit;  // the longest row of the short bin (0: no short bin)
+  std::int64_t hash_slots;   // the scratch hash table's capacity
+  std::int64_t dense_limit;  // at most this many columns for the dense tiles
   std::int64_t num_cols;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t* counts) const {
@@ -84,8 +94,10 @@ struct SpgemmClassify {
     unsigned char k = spgemm_bin_global;
     if (b == 0) {
       k = spgemm_bin_empty;
+    } else if (spgemm_hash_slots(b) <= narrow_slots) {
+      k = spgemm_bin_narrow;
     } else if (spgemm_hash_slots(b) <= hash_slots) {
-      k = spgemm_bin_hash;
+      k = b <= short_limit ? spgemm_bin_short : spgemm_bin_hash;
     } else if (num_cols <= dense_limit) {
       k = spgemm_bin_dense;
     }
@@ -176,6 +188,17 @@ spgemm_hash_insert(Ordinal* keys, std::int64_t mask, Ordinal c, Ordinal empty, b
     h = (h + 1) & mask;
   }
   inserted = false;
+  return h;
+}
+
+/// The slot of column c in a table of P = mask + 1 slots that holds it; the
+/// search is bounded all the same, so that a pattern changed since the
+/// symbolic phase cannot hang the device (the caller checks keys[slot] == c).
+template <class Ordinal>
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t spgemm_hash_find(Ordinal const* keys, std::int64_t mask,
+                                                          Ordinal c) {
+  std::int64_t h = static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
+  for (std::int64_t t = 0; t <= mask && keys[h] != c; ++t) h = (h + 1) & mask;
   return h;
 }
 
@@ -432,10 +455,7 @@ struct SpgemmRows {
       // Every column of the row is in the table: look its sum up.
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, len), [&](std::int64_t j) {
         const Ordinal c = c_ci(base + j);
-        std::int64_t h =
-            static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
-        // Bounded: a pattern changed since the symbolic phase must not hang the device.
-        for (std::int64_t t = 0; t < P && keys[h] != c; ++t) h = (h + 1) & mask;
+        const std::int64_t h = spgemm_hash_find(keys, mask, c);
         c_v(base + j) = keys[h] == c ? vals[h] : not_found;
       });
     } else if (sort) {
@@ -570,6 +590,179 @@ struct SpgemmRows {
   }
 };
 
+/// The last index e in [lo, hi) with v(e) <= x, for v ascending and v(lo) <=
+/// x < v(hi): the entry of A holding product x, given where entries' products
+/// start (an empty row of B repeats a start; the last of equal starts is the
+/// entry that holds x).
+template <class V, class T>
+KOKKOS_INLINE_FUNCTION T spgemm_last_at_most(V const& v, T lo, T hi, std::int64_t x) {
+  while (hi - lo > 1) {
+    const T mid = lo + (hi - lo) / 2;
+    if (static_cast<std::int64_t>(v(mid)) <= x) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// The symbolic passes of the narrow bin (spgemm_narrow_parameters): a row
+/// per thread, its vector lanes over each row of B the row reads, its table
+/// in the thread's share of team scratch, so that nothing waits on a team
+/// barrier. Count (Fill false): the row's length into c_rs(i), its table
+/// sized by the row's bound. Fill: the row's columns into c_ci, sorted by
+/// rank (the table's columns are compacted by a scan of the lanes, then a
+/// column's place is the number of smaller ones among them: len^2 compares,
+/// against P^2 over the whole table, which took the fill of delaunay_n16 to
+/// 0.43 ms on an H200), its table sized by the exact length; and,
+/// where `pos` is allocated, the place of every product from the same table
+/// (the places SpgemmPositionRows<Find> finds for the other bins), so that
+/// filling and finding are one pass.
+template <class Ordinal, class Offset, class Device, class Pos, bool Fill, bool Concurrent>
+struct SpgemmNarrowRows {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  template <class T>
+  using scratch_view = Kokkos::View<T*, typename execution_space::scratch_memory_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  ro_view<Offset> a_rs, b_rs;
+  ro_view<Ordinal> a_ci, b_ci, perm;
+  ro_view<Ordinal> bound; // count only
+  ro_view<std::int64_t> starts;
+  Kokkos::View<Offset*, Device> c_rs;
+  Kokkos::View<Ordinal*, Device> c_ci;
+  Kokkos::View<Pos*, Device> pos;
+  std::int64_t first = 0, count = 0;
+  /// Slots of a row's table (a power of two).
+  std::int64_t slots = 0;
+  Ordinal empty_key = 0;
+  int scratch_level = 0;
+
+  /// A row's share: its table (and, filling, the table's places and its
+  /// compacted columns, at most half the slots), and one more entry, so that
+  /// the rows of one warp, which read their shares at the same offsets, start
+  /// in different banks; and where its entries' products start.
+  KOKKOS_INLINE_FUNCTION static std::int64_t share(std::int64_t slots) {
+    return (Fill ? 2 * slots + slots / 2 : slots) + 1;
+  }
+  /// Rows of at most this many entries take their products flattened
+  /// (products()); longer ones, rare in this bin, entry by entry.
+  static constexpr std::int64_t flat_entries = 32;
+  static std::size_t scratch_bytes(int team_size, std::int64_t slots) {
+    const auto rows = static_cast<std::size_t>(team_size);
+    return scratch_view<Ordinal>::shmem_size(rows * static_cast<std::size_t>(share(slots))) +
+           scratch_view<std::int64_t>::shmem_size(rows * (flat_entries + 1));
+  }
+
+  /// f(ka, kb, t) for every product a_ik b_kj of row i (entries [a0, a1) of
+  /// A; t the product's number in the row). The lanes take the row's products
+  /// flattened, each finding its entry by a binary search of where the
+  /// entries' products start (`starts_at`, scanned here), so that they stay busy
+  /// however short B's rows are: taken entry by entry, rows of B of a few
+  /// entries left most lanes idle, and the rows of one warp diverged (H200,
+  /// delaunay_n16: 5.9 of 32 threads active, ncu).
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void products(member_type const& team, Offset a0, Offset a1,
+                                       scratch_view<std::int64_t> const& starts_at,
+                                       F const& f) const {
+    const std::int64_t entries = a1 - a0;
+    if (entries > flat_entries) {
+      std::int64_t t0 = 0;
+      for (Offset ka = a0; ka < a1; ++ka) {
+        const Ordinal k = a_ci(ka);
+        const Offset b0 = b_rs(k), b1 = b_rs(k + 1);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b0, b1),
+                             [&](Offset kb) { f(ka, kb, t0 + (kb - b0)); });
+        t0 += b1 - b0;
+      }
+      return;
+    }
+    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, entries + 1),
+                          [&](std::int64_t e, std::int64_t& run, bool final) {
+                            if (final) starts_at(e) = run;
+                            if (e < entries) {
+                              const Ordinal k = a_ci(a0 + e);
+                              run += b_rs(k + 1) - b_rs(k);
+                            }
+                          });
+    Kokkos::single(Kokkos::PerThread(team), []() {});
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, starts_at(entries)), [&](std::int64_t t) {
+      const std::int64_t e = spgemm_last_at_most(starts_at, std::int64_t(0), entries, t);
+      const Offset ka = a0 + static_cast<Offset>(e);
+      f(ka, b_rs(a_ci(ka)) + static_cast<Offset>(t - starts_at(e)), t);
+    });
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t rows = team.team_size();
+    const std::int64_t begin = first + team.league_rank() * rows;
+    const std::int64_t end = begin + rows < first + count ? begin + rows : first + count;
+    const std::int64_t row_share = share(slots);
+    scratch_view<Ordinal> table(team.team_scratch(scratch_level),
+                                static_cast<std::size_t>(rows * row_share));
+    scratch_view<std::int64_t> firsts(team.team_scratch(scratch_level),
+                                      static_cast<std::size_t>(rows * (flat_entries + 1)));
+    const Ordinal empty = empty_key;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t r) {
+      const Ordinal i = perm(r);
+      Ordinal* keys = table.data() + (r - begin) * row_share;
+      const scratch_view<std::int64_t> starts_of(firsts.data() + (r - begin) * (flat_entries + 1),
+                                                 flat_entries + 1);
+      const std::int64_t P = spgemm_hash_slots(
+          Fill ? static_cast<std::int64_t>(c_rs(i + 1) - c_rs(i)) : std::int64_t(bound(i)));
+      const std::int64_t mask = P - 1;
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, P),
+                           [&](std::int64_t h) { keys[h] = empty; });
+      // The lanes of a thread: ordered by an empty single, as in value_rows_narrow.
+      Kokkos::single(Kokkos::PerThread(team), []() {});
+      const Offset a0 = a_rs(i), a1 = a_rs(i + 1);
+      products(team, a0, a1, starts_of, [&](Offset, Offset kb, std::int64_t) {
+        bool inserted = false;
+        spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
+      });
+      Kokkos::single(Kokkos::PerThread(team), []() {});
+      if constexpr (!Fill) {
+        Offset added = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, P),
+            [&](std::int64_t h, Offset& sum) { sum += keys[h] != empty ? 1 : 0; }, added);
+        Kokkos::single(Kokkos::PerThread(team), [&]() { c_rs(i) = added; });
+      } else {
+        Ordinal* places = keys + slots;
+        Ordinal* list = places + slots;
+        Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, P),
+                              [&](std::int64_t h, Ordinal& j, bool final) {
+                                if (keys[h] == empty) return;
+                                if (final) list[j] = keys[h];
+                                j += 1;
+                              });
+        Kokkos::single(Kokkos::PerThread(team), []() {});
+        const Offset base = c_rs(i);
+        const std::int64_t len = c_rs(i + 1) - base;
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len), [&](std::int64_t j) {
+          const Ordinal c = list[j];
+          Ordinal rank = 0;
+          for (std::int64_t g = 0; g < len; ++g) rank += list[g] < c ? 1 : 0;
+          c_ci(base + rank) = c;
+          places[spgemm_hash_find(keys, mask, c)] = rank;
+        });
+        if (pos.extent(0) == 0) return;
+        Kokkos::single(Kokkos::PerThread(team), []() {});
+        const std::int64_t p0 = starts(a0);
+        products(team, a0, a1, starts_of, [&](Offset, Offset kb, std::int64_t t) {
+          const Ordinal c = b_ci(kb);
+          const std::int64_t h = spgemm_hash_find(keys, mask, c);
+          pos(p0 + t) = static_cast<Pos>(keys[h] == c ? places[h] : 0);
+        });
+      }
+    });
+  }
+};
+
 /// Per entry a_ik of A: where its products start in the list of all
 /// products (row by row, and within a row entry by entry): an exclusive scan
 /// of nnz(B row k) over A's entries, into starts (a_nnz + 1 entries; the last
@@ -686,10 +879,7 @@ struct SpgemmPositionRows {
       const std::int64_t p0 = starts(ka);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b0, b_rs(k + 1)), [&](Offset kb) {
         const Ordinal c = b_ci(kb);
-        std::int64_t h =
-            static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
-        // Every column of the row is in the table; bounded all the same.
-        for (std::int64_t t = 0; t < P && keys[h] != c; ++t) h = (h + 1) & mask;
+        const std::int64_t h = spgemm_hash_find(keys, mask, c);
         pos(p0 + (kb - b0)) = static_cast<Pos>(keys[h] == c ? places[h] : 0);
       });
     });
@@ -752,6 +942,11 @@ struct SpgemmPositionRows {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len),
                            [&](std::int64_t j) { acc[j] = Scalar(0); });
       Kokkos::single(Kokkos::PerThread(team), []() {});
+      // Entry by entry, the lanes over each row of B (lanes sized to B's
+      // rows): the symbolic passes' flattened products (SpgemmNarrowRows::
+      // products) with a search per product were slower here (H200, FP64,
+      // 2026-11-23: FEM N = 64 1.56 against 1.26 ms, delaunay_n16 0.068
+      // against 0.053 ms for this kernel).
       for (Offset ka = a_rs(i), a1 = a_rs(i + 1); ka < a1; ++ka) {
         const Offset b0 = b_rs(a_ci(ka));
         const std::int64_t p0 = starts(ka);
@@ -808,24 +1003,6 @@ struct SpgemmPositionRows {
       return;
     }
     for (std::int64_t r = begin; r < end; r += step) value_row(team, perm(r), scratch.data());
-  }
-};
-
-/// Reorders rows (perm[first, first + count)) so that those of C at most
-/// `segment` long come first, each part in its old order: `flag` rows (short
-/// ones when `want_short`) go to out[offset + their rank].
-template <class Ordinal, class Offset, class Device>
-struct SpgemmSplitShort {
-  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> perm;
-  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> c_rs;
-  Kokkos::View<Ordinal*, Device> out;
-  std::int64_t first = 0, segment = 0, offset = 0;
-  bool want_short = true;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r, std::int64_t& update, bool final) const {
-    const Ordinal i = perm(first + r);
-    if ((static_cast<std::int64_t>(c_rs(i + 1) - c_rs(i)) <= segment) != want_short) return;
-    if (final) out(offset + update) = i;
-    update += 1;
   }
 };
 
@@ -921,38 +1098,24 @@ struct SpgemmPositionChunks {
   Kokkos::View<const std::uint64_t, Device> fingerprint;
   std::uint64_t expected_fingerprint = 0;
 
-  /// The last index t in [lo, hi) with v(t) <= x (v non-decreasing, v(lo) <= x).
-  template <class V, class T>
-  KOKKOS_INLINE_FUNCTION static T last_at_most(V const& v, T lo, T hi, std::int64_t x) {
-    while (hi - lo > 1) {
-      const T mid = lo + (hi - lo) / 2;
-      if (static_cast<std::int64_t>(v(mid)) <= x) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     if constexpr (!Find) {
       if (fingerprint() != expected_fingerprint) return;
     }
     const std::int64_t q = team.league_rank();
-    const std::int64_t r = last_at_most(chunk_first, std::int64_t(0), count, q);
+    const std::int64_t r = spgemm_last_at_most(chunk_first, std::int64_t(0), count, q);
     const Ordinal i = perm(first + r);
     const Offset e0 = a_rs(i), e1 = a_rs(i + 1);
     const std::int64_t q0 = starts(e0) + (q - chunk_first(r)) * chunk;
     const std::int64_t row_end = starts(e1);
     const std::int64_t q1 = q0 + chunk < row_end ? q0 + chunk : row_end;
     // The chunk's entries: from the one holding product q0 to the one holding q1 - 1.
-    const Offset k0 = last_at_most(starts, e0, e1, q0);
-    const Offset k1 = last_at_most(starts, k0, e1, q1 - 1) + 1;
+    const Offset k0 = spgemm_last_at_most(starts, e0, e1, q0);
+    const Offset k1 = spgemm_last_at_most(starts, k0, e1, q1 - 1) + 1;
     const Offset base = c_rs(i);
     const std::int64_t len = c_rs(i + 1) - base;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, q0, q1), [&](std::int64_t p) {
-      const Offset ka = last_at_most(starts, k0, k1, p);
+      const Offset ka = spgemm_last_at_most(starts, k0, k1, p);
       const Offset kb = b_rs(a_ci(ka)) + static_cast<Offset>(p - starts(ka));
       if constexpr (Find) {
         pos(p) = static_cast<Pos>(spgemm_place(c_ci, base, len, b_ci(kb)));

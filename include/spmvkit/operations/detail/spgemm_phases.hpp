@@ -31,15 +31,13 @@ namespace spmvkit::detail {
 struct SpgemmBinLaunch {
   SpgemmAccumulator accumulator = SpgemmAccumulator::hash;
   std::int64_t first = 0, count = 0;
-  /// Scratch hash slots or tile columns; global: entries per pool slot.
+  /// Scratch hash slots or tile columns; narrow: hash slots of a row's table;
+  /// global: entries per pool slot.
   std::int64_t capacity = 0;
   bool global_dense = false;
   /// Insert with atomics and sort as a team (GPU code path): teams of more than one thread or lane.
   bool concurrent = false;
   LaunchParameters p;
-  /// Numeric phase from product places, scratch bin, GPUs: its first `narrow`
-  /// rows are short enough for a row per thread (spgemm_split_short_rows).
-  std::int64_t narrow = 0;
 };
 
 /// The plan SpgemmHandle keeps between the phases.
@@ -54,6 +52,8 @@ struct SpgemmState {
   crs_type C;
   /// Non-empty rows by numeric accumulator: bin b is perm[first, first + count) of launch[b].
   Kokkos::View<Ordinal*, device_type> perm;
+  /// The narrow and short bins' launch and threshold (spgemm_narrow_parameters).
+  SpgemmNarrowPlan narrow;
   SpgemmBinLaunch launch[spgemm_num_bins];
   std::int64_t bin_count[spgemm_num_bins] = {};
   std::int64_t symbolic_bin_count[spgemm_num_bins] = {};
@@ -78,7 +78,8 @@ struct SpgemmState {
   /// The fingerprint of A's and B's patterns at the symbolic phase, and the
   /// device scalar each numeric phase computes it into (SpgemmFingerprint).
   std::uint64_t fingerprint = 0;
-  Kokkos::View<std::uint64_t, device_type> fingerprint_now;
+  /// (The entry after product_starts' last: one allocation fewer.)
+  Kokkos::View<std::uint64_t, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>> fingerprint_now;
   /// Test hook: > 0 runs every bin with teams of this many threads through the
   /// concurrent (GPU) code path, atomics and team sorts included, so that host
   /// backends test it too (and keeps the host workspace off). Set before
@@ -89,6 +90,15 @@ struct SpgemmState {
   /// sparse the product; < 0 never (the binned accumulators); 0 the rule.
   int test_workspace = 0;
 };
+
+/// allocate_view, but an empty View without an allocation for no entries:
+/// on CUDA every allocation is a cudaMalloc and every release a cudaFree,
+/// which waits for the device, even for none (the global pools of a product
+/// without long rows).
+template <class View, class ExecutionSpace>
+View spgemm_allocate(ExecutionSpace const& exec, std::string const& label, std::int64_t extent) {
+  return extent > 0 ? allocate_view<View>(exec, label, extent) : View();
+}
 
 /// The memory limit of a product and where it came from.
 struct SpgemmLimit {
@@ -166,12 +176,15 @@ struct SpgemmSum {
 
 /// Bins the non-empty rows by accumulator from their bounds: counts per bin,
 /// the stable row order perm (bins 1.. in order), and the largest bound of
-/// the global bin (its pool's slot size). perm is allocated here.
+/// the global bin (its pool's slot size). perm is allocated here
+/// unless it already has the length.
 template <class ExecutionSpace, class Bound, class Bin, class Perm>
-std::int64_t spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Bound const& bound,
-                             Bin const& bin, Perm& perm, std::int64_t n,
-                             SpgemmScratchLimits const& limits, SpgemmBinLaunch (&launch)[4],
-                             std::int64_t (&counts)[4]) {
+std::int64_t
+spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Bound const& bound, Bin const& bin,
+                Perm& perm, std::int64_t n, SpgemmScratchLimits const& limits,
+                SpgemmBinLaunch (&launch)[spgemm_num_bins], std::int64_t (&counts)[spgemm_num_bins],
+                SpgemmNarrowPlan const& narrow, std::int64_t narrow_slots,
+                std::int64_t short_limit) {
   using Ordinal = typename Perm::value_type;
   using Device = typename Perm::device_type;
   const auto m = static_cast<std::int64_t>(bound.extent(0));
@@ -181,16 +194,22 @@ std::int64_t spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Boun
     SpgemmClassify<Ordinal, Device> f;
     f.bound = bound;
     f.bin = bin;
+    f.narrow_slots = narrow_slots;
+    f.short_limit = short_limit;
     f.hash_slots = limits.hash_slots;
     f.dense_limit = limits.tile_columns * spgemm_max_tile_passes;
     f.num_cols = n;
     Kokkos::parallel_reduce(
         "SpMVKit::spgemm::bin_rows", Range(exec, 0, m), f,
         Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-            counts, 4));
+            counts, spgemm_num_bins));
   }
-  perm = allocate_view<Perm>(exec, std::string("SpMVKit::spgemm::row_order(") + phase + ")",
-                             m - counts[spgemm_bin_empty]);
+  // A row order of the right length is rewritten in place (the numeric plan
+  // takes over the symbolic one's: the same rows are non-empty in both).
+  if (static_cast<std::int64_t>(perm.extent(0)) != m - counts[spgemm_bin_empty]) {
+    perm = allocate_view<Perm>(exec, std::string("SpMVKit::spgemm::row_order(") + phase + ")",
+                               m - counts[spgemm_bin_empty]);
+  }
   std::int64_t first = 0;
   for (int b = 1; b < spgemm_num_bins; ++b) {
     launch[b].first = first;
@@ -202,6 +221,16 @@ std::int64_t spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Boun
     }
     first += counts[b];
   }
+  for (int b : {spgemm_bin_narrow, spgemm_bin_short}) {
+    launch[b].accumulator = SpgemmAccumulator::hash;
+    launch[b].concurrent = true;
+  }
+  // The narrow bin's shape is its symbolic kernel's; the short bin's, the
+  // numeric row-per-thread launch's (which takes both bins).
+  launch[spgemm_bin_narrow].p = narrow.p;
+  launch[spgemm_bin_short].p = narrow.values;
+  launch[spgemm_bin_narrow].capacity = narrow_slots;
+  launch[spgemm_bin_short].capacity = short_limit;
   launch[spgemm_bin_hash].accumulator = SpgemmAccumulator::hash;
   launch[spgemm_bin_hash].capacity = limits.hash_slots;
   launch[spgemm_bin_dense].accumulator = SpgemmAccumulator::dense;
@@ -217,15 +246,42 @@ std::int64_t spgemm_bin_rows(ExecutionSpace const& exec, char const* phase, Boun
   return max_bound;
 }
 
+/// Bins lo..hi (consecutive in the row order) as one launch shaped like bin `shape`.
+inline SpgemmBinLaunch spgemm_bin_range(SpgemmBinLaunch const (&launch)[spgemm_num_bins], int lo,
+                                        int hi, int shape) {
+  SpgemmBinLaunch l = launch[shape];
+  l.first = launch[lo].first;
+  l.count = 0;
+  for (int b = lo; b <= hi; ++b) l.count += launch[b].count;
+  return l;
+}
+
+/// Whether bins lo..hi take a row per thread: rows enough to fill the
+/// device (spgemm_narrow_parameters), else they go with the hash bin's teams.
+inline bool spgemm_rows_per_thread(SpgemmBinLaunch const (&launch)[spgemm_num_bins], int lo, int hi,
+                                   std::int64_t min_rows) {
+  const std::int64_t rows = spgemm_bin_range(launch, lo, hi, lo).count;
+  return rows > 0 && rows >= min_rows;
+}
+
+/// The first bin of the symbolic passes' team-per-row hash launch: the short
+/// bin where the narrow kernel takes the narrow bin, else the narrow bin.
+inline int spgemm_first_team_bin(SpgemmBinLaunch const (&launch)[spgemm_num_bins],
+                                 std::int64_t min_rows) {
+  return spgemm_rows_per_thread(launch, spgemm_bin_narrow, spgemm_bin_narrow, min_rows)
+             ? spgemm_bin_short
+             : spgemm_bin_narrow;
+}
+
 /// Launch shapes of the bins; the global bin's pool slot size and slot count
 /// from its longest row and the memory it may take. Returns the pool's entries.
 template <class ExecutionSpace>
-std::int64_t spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&launch)[4],
-                                  std::int64_t global_max_bound, std::int64_t n,
-                                  double mean_products, double mean_b_row,
-                                  std::uint64_t entry_bytes, std::uint64_t pool_budget,
-                                  int test_team_size) {
-  for (int b = 1; b < spgemm_num_bins; ++b) {
+std::int64_t
+spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&launch)[spgemm_num_bins],
+                     std::int64_t global_max_bound, std::int64_t n, double mean_products,
+                     double mean_b_row, std::uint64_t entry_bytes, std::uint64_t pool_budget,
+                     int test_team_size) {
+  for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
     auto& l = launch[b];
     std::int64_t max_slots = 0;
     if (b == spgemm_bin_global) {
@@ -238,8 +294,11 @@ std::int64_t spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&
           std::max<std::int64_t>(
               1, static_cast<std::int64_t>(pool_budget / std::max<std::uint64_t>(1, per_slot))));
     }
-    l.p = spgemm_launch_parameters(exec, l.accumulator, l.count, mean_products, mean_b_row,
-                                   max_slots);
+    // The hash bin's shape serves the narrow and short bins' rows too where
+    // they go with its teams (spgemm_bin_range), even with no rows of its own.
+    const std::int64_t rows =
+        b == spgemm_bin_hash ? spgemm_bin_range(launch, spgemm_bin_narrow, b, b).count : l.count;
+    l.p = spgemm_launch_parameters(exec, l.accumulator, rows, mean_products, mean_b_row, max_slots);
     l.concurrent = l.p.team_size * l.p.vector_length > 1;
     if (test_team_size > 0) {
       l.p.team_size = test_team_size;
@@ -306,8 +365,11 @@ void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs co
       {"SpMVKit::spgemm::fill_hash", "SpMVKit::spgemm::fill_dense", "SpMVKit::spgemm::fill_global"},
       {"SpMVKit::spgemm::numeric_hash", "SpMVKit::spgemm::numeric_dense",
        "SpMVKit::spgemm::numeric_global"}};
+  // The league from the rows: a hash launch may carry the narrow and short
+  // bins' rows too (spgemm_bin_range), or was shaped for them (spgemm_plan_launches).
   Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
-      exec, static_cast<int>(l.p.league_size), l.p.team_size, l.p.vector_length);
+      exec, static_cast<int>((l.count + l.p.work_per_team - 1) / l.p.work_per_team), l.p.team_size,
+      l.p.vector_length);
   f.scratch_level = spgemm_scratch_level<Exec>();
   policy.set_scratch_size(
       f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(l.accumulator, l.capacity, l.p.team_size)));
@@ -330,6 +392,46 @@ void spgemm_launch(typename Crs::execution_space const& exec, Crs const& A, Crs 
     spgemm_launch_concurrency<Pass, false>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v, pool_keys,
                                            pool_vals, sort);
   }
+}
+
+/// The narrow bin's symbolic passes (SpgemmNarrowRows): count (rows by their
+/// bound) or fill, which also finds the product places where `pos` is allocated.
+template <bool Fill, class Crs, class Perm, class Pos>
+void spgemm_launch_narrow(
+    typename Crs::execution_space const& exec, Crs const& A, Crs const& B, SpgemmBinLaunch const& l,
+    Perm const& perm,
+    Kokkos::View<typename Crs::ordinal_type*, typename Crs::device_type> const& bound,
+    typename Crs::row_starts_type const& c_rs, typename Crs::column_indices_type const& c_ci,
+    Kokkos::View<std::int64_t*, typename Crs::device_type> const& starts,
+    Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
+  using Exec = typename Crs::execution_space;
+  using Ordinal = typename Crs::ordinal_type;
+  using F = SpgemmNarrowRows<Ordinal, typename Crs::offset_type, typename Crs::device_type, Pos,
+                             Fill, true>;
+  if (l.count == 0) return;
+  F f;
+  f.a_rs = A.row_starts();
+  f.a_ci = A.column_indices();
+  f.b_rs = B.row_starts();
+  f.b_ci = B.column_indices();
+  f.perm = perm;
+  f.bound = bound;
+  f.starts = starts;
+  f.c_rs = c_rs;
+  f.c_ci = c_ci;
+  f.pos = pos;
+  f.first = l.first;
+  f.count = l.count;
+  f.slots = l.capacity;
+  f.empty_key = std::numeric_limits<Ordinal>::max();
+  f.scratch_level = spgemm_scratch_level<Exec>();
+  Kokkos::TeamPolicy<Exec> policy(
+      exec, static_cast<int>((l.count + l.p.work_per_team - 1) / l.p.work_per_team), l.p.team_size,
+      l.p.vector_length);
+  policy.set_scratch_size(f.scratch_level,
+                          Kokkos::PerTeam(F::scratch_bytes(l.p.team_size, l.capacity)));
+  Kokkos::parallel_for(Fill ? "SpMVKit::spgemm::fill_narrow" : "SpMVKit::spgemm::count_narrow",
+                       policy, f);
 }
 
 /// The pattern fingerprint of A and B (SpgemmFingerprint) and its index space.
@@ -382,11 +484,11 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
   f.expected_fingerprint = s.fingerprint;
   f.strided = l.accumulator == SpgemmAccumulator::global;
   LaunchParameters p = l.p;
+  p.league_size = (l.count + p.work_per_team - 1) / p.work_per_team;
   if (narrow) {
-    p = spgemm_narrow_rows_parameters(l.p, l.count, capacity, Concurrent, 0, f.narrow_segment);
-    f.rows_per_team = p.work_per_team;
-  } else {
-    p.league_size = (l.count + p.work_per_team - 1) / p.work_per_team;
+    // The narrow bin: a row per thread, each in its own `capacity` values.
+    f.narrow_segment = capacity;
+    f.capacity = capacity * p.team_size;
   }
   Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
       exec, static_cast<int>(p.league_size), p.team_size, p.vector_length);
@@ -459,7 +561,51 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
                                 exec, 0, spgemm_fingerprint_size(A, B)),
                             spgemm_fingerprint_functor(A, B), s.fingerprint_now);
   }
-  for (int b = 1; b < spgemm_num_bins; ++b) {
+  const auto launch = [&](SpgemmBinLaunch const& l, std::int64_t capacity, bool narrow) {
+    if (l.count == 0) return;
+    // The bin's scratch was sized for a column and a value per slot; finding
+    // places takes two indices per slot.
+    using Ordinal = typename Crs::ordinal_type;
+    if (Find && sizeof(Ordinal) > sizeof(typename Crs::value_type)) capacity /= 2;
+    if (s.positions16.extent(0) > 0) {
+      if (l.concurrent) {
+        spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions16,
+                                                        narrow);
+      } else {
+        spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, l, capacity, s.positions16,
+                                                         narrow);
+      }
+    } else {
+      if (l.concurrent) {
+        spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions32,
+                                                        narrow);
+      } else {
+        spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, l, capacity, s.positions32,
+                                                         narrow);
+      }
+    }
+  };
+  // Scratch rows. Find: the narrow kernel found the narrow bin's places as it
+  // filled its rows (where it took them), the hash bin's teams find the
+  // others'. Values: a row per thread in its share of the hash bin's scratch
+  // for the narrow and short bins, where they fill the device, a team per
+  // row for the rest.
+  int team_bin = spgemm_first_team_bin(s.launch, s.narrow.min_rows);
+  if constexpr (!Find) {
+    team_bin = spgemm_bin_narrow;
+    if (spgemm_rows_per_thread(s.launch, spgemm_bin_narrow, spgemm_bin_short,
+                               s.narrow.values_min_rows)) {
+      team_bin = spgemm_bin_hash;
+      launch(
+          spgemm_bin_range(s.launch, spgemm_bin_narrow, spgemm_bin_short, spgemm_bin_short),
+          std::max(s.launch[spgemm_bin_short].capacity, s.launch[spgemm_bin_narrow].capacity / 2),
+          true);
+    }
+  }
+  const auto hash = spgemm_bin_range(s.launch, team_bin, spgemm_bin_hash, spgemm_bin_hash);
+  launch(hash, spgemm_position_capacity(hash), false);
+  // Rows beyond scratch: chunks of products on GPUs, else a team per row.
+  for (int b = spgemm_bin_dense; b < spgemm_num_bins; ++b) {
     auto const& l = s.launch[b];
     if (l.count == 0) continue;
     if (s.chunk_first[b].extent(0) > 0) {
@@ -468,38 +614,8 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
       } else {
         spgemm_launch_chunks<Find>(exec, A, B, s, b, s.positions32);
       }
-      continue;
-    }
-    std::int64_t capacity = spgemm_position_capacity(l);
-    // The bin's scratch was sized for a column and a value per slot; finding
-    // places takes two indices per slot.
-    using Ordinal = typename Crs::ordinal_type;
-    if (Find && sizeof(Ordinal) > sizeof(typename Crs::value_type)) capacity /= 2;
-    // Values: the bin's short rows a row per thread, then the others a row per team.
-    SpgemmBinLaunch parts[2] = {l, l};
-    parts[0].count = Find ? 0 : l.narrow;
-    parts[1].first += parts[0].count;
-    parts[1].count -= parts[0].count;
-    for (int part = 0; part < 2; ++part) {
-      auto const& q = parts[part];
-      if (q.count == 0) continue;
-      if (s.positions16.extent(0) > 0) {
-        if (l.concurrent) {
-          spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, q, capacity, s.positions16,
-                                                          part == 0);
-        } else {
-          spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, q, capacity,
-                                                           s.positions16, part == 0);
-        }
-      } else {
-        if (l.concurrent) {
-          spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, q, capacity, s.positions32,
-                                                          part == 0);
-        } else {
-          spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, q, capacity,
-                                                           s.positions32, part == 0);
-        }
-      }
+    } else {
+      launch(l, spgemm_position_capacity(l), false);
     }
   }
 }
@@ -552,12 +668,28 @@ void spgemm_launch_workspace(typename Crs::execution_space const& exec, Crs cons
 }
 
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
-std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[4], bool values) {
+std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[spgemm_num_bins], bool values) {
   using Device = Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>;
   std::uint64_t m = 0;
   for (int b = 1; b < spgemm_num_bins; ++b) {
     auto const& l = launch[b];
     if (l.count == 0) continue;
+    if (b == spgemm_bin_short) continue; // a hash-bin team, or a narrow launch
+    if (b == spgemm_bin_narrow) {
+      // Values: the numeric plan's rows are filled (two indices a slot), then
+      // a row per thread accumulates in a share of the hash bin's scratch
+      // (SpgemmPositionRows::value_rows_narrow).
+      const std::uint64_t team = static_cast<std::uint64_t>(launch[spgemm_bin_short].p.team_size);
+      const std::int64_t segment = std::max(launch[spgemm_bin_short].capacity, l.capacity / 2);
+      m = std::max<std::uint64_t>(
+          {m,
+           values ? SpgemmNarrowRows<Ordinal, Offset, Device, std::uint16_t, true,
+                                     true>::scratch_bytes(l.p.team_size, l.capacity)
+                  : SpgemmNarrowRows<Ordinal, Offset, Device, std::uint16_t, false,
+                                     true>::scratch_bytes(l.p.team_size, l.capacity),
+           values ? team * static_cast<std::uint64_t>(segment) * sizeof(Scalar) : 0});
+      continue;
+    }
     const std::uint64_t s =
         values ? SpgemmRows<Scalar, Ordinal, Offset, Device, spgemm_values, true>::scratch_bytes(
                      l.accumulator, l.capacity, l.p.team_size)
@@ -566,39 +698,6 @@ std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[4], bool values)
     m = std::max(m, s);
   }
   return m;
-}
-
-/// Puts the scratch bin's rows short enough for a row per thread in the
-/// numeric phase (spgemm_narrow_rows_parameters) first in the row order, so
-/// that they get a launch of their own; sets launch[hash].narrow.
-template <class ExecutionSpace, class State>
-void spgemm_split_short_rows(ExecutionSpace const& exec, State& s) {
-  using Device = typename State::device_type;
-  using Ordinal = typename State::crs_type::ordinal_type;
-  using Offset = typename State::crs_type::offset_type;
-  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  auto& l = s.launch[spgemm_bin_hash];
-  l.narrow = 0;
-  std::int64_t segment = 0;
-  spgemm_narrow_rows_parameters(l.p, l.count, spgemm_position_capacity(l), l.concurrent,
-                                spgemm_concurrent_teams(exec), segment);
-  if (segment <= 0) return;
-  auto out = allocate_view<Kokkos::View<Ordinal*, Device>>(
-      exec, "SpMVKit::spgemm::row_order(split)", l.count);
-  SpgemmSplitShort<Ordinal, Offset, Device> f;
-  f.perm = s.perm;
-  f.c_rs = s.C.row_starts();
-  f.out = out;
-  f.first = l.first;
-  f.segment = segment;
-  std::int64_t shorts = 0;
-  Kokkos::parallel_scan("SpMVKit::spgemm::split_short_rows", Range(exec, 0, l.count), f, shorts);
-  f.want_short = false;
-  f.offset = shorts;
-  Kokkos::parallel_scan("SpMVKit::spgemm::split_short_rows", Range(exec, 0, l.count), f);
-  Kokkos::deep_copy(exec, Kokkos::subview(s.perm, std::make_pair(l.first, l.first + l.count)), out);
-  exec.fence();
-  l.narrow = shorts;
 }
 
 /// The symbolic phase's last step: the place of every product in its row of
@@ -625,11 +724,11 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   Kokkos::parallel_reduce("SpMVKit::spgemm::longest_row", Range(exec, 0, s.m),
                           SpgemmMaxRow<Offset, Device>{s.C.row_starts()},
                           Kokkos::Max<std::int64_t>(longest));
-  const bool narrow = longest <= 65536;
+  const bool places16 = longest <= 65536;
   const byte_count bytes = checked_add(
-      checked_bytes(s.multiply_adds, narrow ? sizeof(std::uint16_t) : sizeof(std::uint32_t),
+      checked_bytes(s.multiply_adds, places16 ? sizeof(std::uint16_t) : sizeof(std::uint32_t),
                     "product places", where),
-      checked_bytes(s.a_nnz + 1, sizeof(std::int64_t), "product starts", where), "places", where);
+      checked_bytes(s.a_nnz + 2, sizeof(std::int64_t), "product starts", where), "places", where);
   if (bytes > spgemm_positions_max_ratio * s.memory.output_bytes) return false;
   const std::uint64_t perm_bytes = static_cast<std::uint64_t>(s.perm.extent(0)) * sizeof(Ordinal);
   const std::uint64_t kept = s.memory.output_bytes + perm_bytes + bytes;
@@ -637,12 +736,13 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   const std::uint64_t peak = std::max<std::uint64_t>(
       kept, s.memory.output_bytes + s.memory.workspace_bytes + bytes + held);
   if (limit.bytes > 0 && peak > limit.bytes) return false;
+  // One entry more: the numeric phases' fingerprint (SpgemmState::fingerprint_now).
   s.product_starts = allocate_view<Kokkos::View<std::int64_t*, Device>>(
-      exec, "SpMVKit::spgemm::product_starts", s.a_nnz + 1);
+      exec, "SpMVKit::spgemm::product_starts", s.a_nnz + 2);
   Kokkos::parallel_scan("SpMVKit::spgemm::product_starts", Range(exec, 0, s.a_nnz + 1),
                         SpgemmProductStarts<Ordinal, Offset, Device>{
                             A.column_indices(), B.row_starts(), s.product_starts, s.a_nnz});
-  if (narrow) {
+  if (places16) {
     s.positions16 = allocate_view<Kokkos::View<std::uint16_t*, Device>>(
         exec, "SpMVKit::spgemm::product_places", s.multiply_adds);
   } else {
@@ -654,7 +754,7 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   std::uint64_t chunk_bytes = 0;
   for (int b = 1; b < spgemm_num_bins; ++b) {
     auto const& l = s.launch[b];
-    if (b == spgemm_bin_hash || l.count == 0 || !l.concurrent) continue;
+    if (b <= spgemm_bin_hash || l.count == 0 || !l.concurrent) continue;
     s.chunk_first[b] = allocate_view<Kokkos::View<std::int64_t*, Device>>(
         exec, "SpMVKit::spgemm::chunk_starts", l.count + 1);
     SpgemmChunkScan<Ordinal, Offset, Device> f;
@@ -670,9 +770,8 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
     Kokkos::deep_copy(s.num_chunks[b], Kokkos::subview(s.chunk_first[b], l.count));
     chunk_bytes += static_cast<std::uint64_t>(l.count + 1) * sizeof(std::int64_t);
   }
-  spgemm_split_short_rows(exec, s);
-  s.fingerprint_now = Kokkos::View<std::uint64_t, Device>(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "SpMVKit::spgemm::fingerprint"));
+  s.fingerprint_now = Kokkos::View<std::uint64_t, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+      reinterpret_cast<std::uint64_t*>(s.product_starts.data() + s.a_nnz + 1));
   Kokkos::parallel_reduce("SpMVKit::spgemm::pattern_fingerprint",
                           Range(exec, 0, spgemm_fingerprint_size(A, B)),
                           spgemm_fingerprint_functor(A, B), s.fingerprint);
@@ -717,8 +816,12 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   s.memory.limit_source = limit.source;
 
   // Row bounds, and a lower bound on nnz(C) checked before anything of C's size exists.
-  auto bound =
-      allocate_view<Kokkos::View<Ordinal*, Device>>(exec, "SpMVKit::spgemm::row_bounds", m);
+  // Bounds and bins in one allocation (bins in the tail).
+  const auto bounds_and_bins = allocate_view<Kokkos::View<Ordinal*, Device>>(
+      exec, "SpMVKit::spgemm::row_bounds_and_bins",
+      m + (m + std::int64_t(sizeof(Ordinal)) - 1) / std::int64_t(sizeof(Ordinal)));
+  const Kokkos::View<Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bound(
+      bounds_and_bins.data(), m);
   std::int64_t sums[3] = {0, 0, 0};
   if (m > 0) {
     SpgemmBounds<Ordinal, Offset, Device> f;
@@ -748,16 +851,23 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
 
   // Bins by bound, then the exact row lengths into C's row starts.
   const auto limits = spgemm_scratch_limits<ExecutionSpace>(sizeof(Scalar), sizeof(Ordinal));
-  auto bin =
-      allocate_view<Kokkos::View<unsigned char*, Device>>(exec, "SpMVKit::spgemm::row_bins", m);
+  const Kokkos::View<unsigned char*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bin(
+      reinterpret_cast<unsigned char*>(bounds_and_bins.data() + m), m);
   Kokkos::View<Ordinal*, Device> perm;
   SpgemmBinLaunch launch[spgemm_num_bins];
+  const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
+  const SpgemmNarrowPlan narrow = spgemm_narrow_parameters(
+      exec,
+      static_cast<double>(s.multiply_adds) / static_cast<double>(std::max<std::int64_t>(1, m)),
+      mean_b_row, sizeof(Ordinal), limits.hash_slots, s.test_team_size);
+  s.narrow = narrow;
+  // No short bin here: it only differs from the hash bin in numeric phases.
   const std::int64_t symbolic_max =
-      spgemm_bin_rows(exec, "symbolic", bound, bin, perm, n, limits, launch, s.symbolic_bin_count);
+      spgemm_bin_rows(exec, "symbolic", bound, bin, perm, n, limits, launch, s.symbolic_bin_count,
+                      narrow, narrow.count_slots, 0);
   const std::int64_t busy = m - s.symbolic_bin_count[spgemm_bin_empty];
   const double mean_products =
       busy > 0 ? static_cast<double>(s.multiply_adds) / static_cast<double>(busy) : 0.0;
-  const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
   const auto pool_budget = [&](std::uint64_t used) {
     std::uint64_t b = spgemm_default_pool_bytes;
     if (limit.bytes > 0)
@@ -819,12 +929,20 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
                                    Kokkos::View<std::int64_t*, Device>(),
                                    Kokkos::View<std::uint16_t*, Device>());
   } else {
-    auto pool = allocate_view<Kokkos::View<Ordinal*, Device>>(
+    auto pool = spgemm_allocate<Kokkos::View<Ordinal*, Device>>(
         exec, "SpMVKit::spgemm::global_pool(symbolic)", symbolic_pool);
-    for (int b = 1; b < spgemm_num_bins; ++b) {
-      spgemm_launch<spgemm_count>(exec, A, B, launch[b], perm, bound, c_rs,
-                                  typename Crs::column_indices_type(), typename Crs::values_type(),
-                                  pool, Kokkos::View<Scalar*, Device>(), options.sort_columns);
+    const int team_bin = spgemm_first_team_bin(launch, narrow.min_rows);
+    if (team_bin != spgemm_bin_narrow) {
+      spgemm_launch_narrow<false>(exec, A, B, launch[spgemm_bin_narrow], perm, bound, c_rs,
+                                  typename Crs::column_indices_type(),
+                                  Kokkos::View<std::int64_t*, Device>(),
+                                  Kokkos::View<std::uint16_t*, Device>());
+    }
+    for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
+      spgemm_launch<spgemm_count>(
+          exec, A, B, b == spgemm_bin_hash ? spgemm_bin_range(launch, team_bin, b, b) : launch[b],
+          perm, bound, c_rs, typename Crs::column_indices_type(), typename Crs::values_type(), pool,
+          Kokkos::View<Scalar*, Device>(), options.sort_columns);
     }
   }
 
@@ -855,18 +973,20 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   s.C = Crs(m, n, c_rs, c_ci, c_v);
 
   // The numeric plan: bins by exact length, and the numeric pool.
+  s.perm = perm;
   perm = Kokkos::View<Ordinal*, Device>();
   const std::int64_t numeric_max =
-      spgemm_bin_rows(exec, "numeric", bound, bin, s.perm, n, limits, s.launch, s.bin_count);
+      spgemm_bin_rows(exec, "numeric", bound, bin, s.perm, n, limits, s.launch, s.bin_count, narrow,
+                      narrow.fill_slots, narrow.short_limit);
   const byte_count kept = checked_add(
       s.memory.output_bytes, checked_bytes(m, sizeof(Ordinal), "row order", "spmvkit::spgemm"), "C",
       "spmvkit::spgemm");
   const std::int64_t numeric_pool =
       spgemm_plan_launches(exec, s.launch, numeric_max, n, mean_products, mean_b_row,
                            sizeof(Ordinal) + sizeof(Scalar), pool_budget(kept), s.test_team_size);
-  s.pool_keys = allocate_view<Kokkos::View<Ordinal*, Device>>(
+  s.pool_keys = spgemm_allocate<Kokkos::View<Ordinal*, Device>>(
       exec, "SpMVKit::spgemm::global_pool_keys(numeric)", numeric_pool);
-  s.pool_vals = allocate_view<Kokkos::View<Scalar*, Device>>(
+  s.pool_vals = spgemm_allocate<Kokkos::View<Scalar*, Device>>(
       exec, "SpMVKit::spgemm::global_pool_values(numeric)", numeric_pool);
   s.memory.workspace_bytes =
       checked_add(checked_bytes(static_cast<std::int64_t>(s.perm.extent(0)), sizeof(Ordinal),
@@ -907,12 +1027,31 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
                                                   s.memory.output_bytes + s.memory.workspace_bytes +
                                                       s.memory.symbolic_workspace_bytes);
   } else {
-    for (int b = 1; b < spgemm_num_bins; ++b) {
-      spgemm_launch<spgemm_fill>(exec, A, B, s.launch[b], s.perm, Kokkos::View<Ordinal*, Device>(),
-                                 c_rs, c_ci, c_v, s.pool_keys, s.pool_vals, options.sort_columns);
+    // The narrow bin fills its rows and finds their places in one pass; the
+    // other bins fill, then the position kernel finds their places.
+    const int team_bin = spgemm_first_team_bin(s.launch, narrow.min_rows);
+    const auto fill = [&](bool places) {
+      if (team_bin != spgemm_bin_narrow && s.positions32.extent(0) > 0) {
+        spgemm_launch_narrow<true>(exec, A, B, s.launch[spgemm_bin_narrow], s.perm,
+                                   Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, s.product_starts,
+                                   s.positions32);
+      } else if (team_bin != spgemm_bin_narrow) {
+        spgemm_launch_narrow<true>(exec, A, B, s.launch[spgemm_bin_narrow], s.perm,
+                                   Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, s.product_starts,
+                                   s.positions16);
+      }
+      for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
+        spgemm_launch<spgemm_fill>(exec, A, B,
+                                   b == spgemm_bin_hash ? spgemm_bin_range(s.launch, team_bin, b, b)
+                                                        : s.launch[b],
+                                   s.perm, Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, c_v,
+                                   s.pool_keys, s.pool_vals, options.sort_columns);
+      }
+      if (places) spgemm_launch_positions<true>(exec, A, B, s);
+    };
+    if (!spgemm_store_positions(exec, options, limit, s, A, B, 0, [&]() { fill(true); })) {
+      fill(false);
     }
-    spgemm_store_positions(exec, options, limit, s, A, B, 0,
-                           [&]() { spgemm_launch_positions<true>(exec, A, B, s); });
   }
   s.ready = true;
   exec.fence();
@@ -940,10 +1079,13 @@ void spgemm_numeric_phase(ExecutionSpace const& exec, SpgemmOptions const& optio
     spgemm_launch_positions<false>(exec, A, B, s);
     return;
   }
-  for (int b = 1; b < spgemm_num_bins; ++b) {
-    spgemm_launch<spgemm_values>(exec, A, B, s.launch[b], s.perm, Kokkos::View<Ordinal*, Device>(),
-                                 s.C.row_starts(), s.C.column_indices(), s.C.values(), s.pool_keys,
-                                 s.pool_vals, options.sort_columns);
+  // Hashing: the narrow and short bins' rows go with the hash bin's teams.
+  for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
+    spgemm_launch<spgemm_values>(
+        exec, A, B,
+        b == spgemm_bin_hash ? spgemm_bin_range(s.launch, spgemm_bin_narrow, b, b) : s.launch[b],
+        s.perm, Kokkos::View<Ordinal*, Device>(), s.C.row_starts(), s.C.column_indices(),
+        s.C.values(), s.pool_keys, s.pool_vals, options.sort_columns);
   }
 }
 
