@@ -309,20 +309,33 @@ spgemm_plan_launches(ExecutionSpace const& exec, SpgemmBinLaunch (&launch)[spgem
   return g.count > 0 ? g.p.league_size * g.capacity : 0;
 }
 
-/// The operands and the bin's rows of a kernel (SpgemmRows, SpgemmPositionRows,
+/// A's and B's patterns and the bin's rows of a kernel (SpgemmNarrowRows; with
+/// the values, spgemm_bind_operands: SpgemmRows, SpgemmPositionRows,
 /// SpgemmPositionChunks).
 template <class F, class Crs, class Perm>
-void spgemm_bind_operands(F& f, Crs const& A, Crs const& B, SpgemmBinLaunch const& l,
-                          Perm const& perm) {
+void spgemm_bind_pattern(F& f, Crs const& A, Crs const& B, SpgemmBinLaunch const& l,
+                         Perm const& perm) {
   f.a_rs = A.row_starts();
   f.a_ci = A.column_indices();
-  f.a_v = A.values();
   f.b_rs = B.row_starts();
   f.b_ci = B.column_indices();
-  f.b_v = B.values();
   f.perm = perm;
   f.first = l.first;
   f.count = l.count;
+}
+
+/// spgemm_bind_pattern, and A's and B's values.
+template <class F, class Crs, class Perm>
+void spgemm_bind_operands(F& f, Crs const& A, Crs const& B, SpgemmBinLaunch const& l,
+                          Perm const& perm) {
+  spgemm_bind_pattern(f, A, B, l, perm);
+  f.a_v = A.values();
+  f.b_v = B.values();
+}
+
+/// Teams of a launch whose teams walk work_per_team rows each.
+inline int spgemm_league(SpgemmBinLaunch const& l) {
+  return static_cast<int>((l.count + l.p.work_per_team - 1) / l.p.work_per_team);
 }
 
 /// spgemm_bind_operands, and the rows a team walks (the row kernels).
@@ -368,8 +381,7 @@ void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs co
   // The league from the rows: a hash launch may carry the narrow and short
   // bins' rows too (spgemm_bin_range), or was shaped for them (spgemm_plan_launches).
   Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
-      exec, static_cast<int>((l.count + l.p.work_per_team - 1) / l.p.work_per_team), l.p.team_size,
-      l.p.vector_length);
+      exec, spgemm_league(l), l.p.team_size, l.p.vector_length);
   f.scratch_level = spgemm_scratch_level<Exec>();
   policy.set_scratch_size(
       f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(l.accumulator, l.capacity, l.p.team_size)));
@@ -410,24 +422,16 @@ void spgemm_launch_narrow(
                              Fill, true>;
   if (l.count == 0) return;
   F f;
-  f.a_rs = A.row_starts();
-  f.a_ci = A.column_indices();
-  f.b_rs = B.row_starts();
-  f.b_ci = B.column_indices();
-  f.perm = perm;
+  spgemm_bind_pattern(f, A, B, l, perm);
   f.bound = bound;
   f.starts = starts;
   f.c_rs = c_rs;
   f.c_ci = c_ci;
   f.pos = pos;
-  f.first = l.first;
-  f.count = l.count;
   f.slots = l.capacity;
   f.empty_key = std::numeric_limits<Ordinal>::max();
   f.scratch_level = spgemm_scratch_level<Exec>();
-  Kokkos::TeamPolicy<Exec> policy(
-      exec, static_cast<int>((l.count + l.p.work_per_team - 1) / l.p.work_per_team), l.p.team_size,
-      l.p.vector_length);
+  Kokkos::TeamPolicy<Exec> policy(exec, spgemm_league(l), l.p.team_size, l.p.vector_length);
   policy.set_scratch_size(f.scratch_level,
                           Kokkos::PerTeam(F::scratch_bytes(l.p.team_size, l.capacity)));
   Kokkos::parallel_for(Fill ? "SpMVKit::spgemm::fill_narrow" : "SpMVKit::spgemm::count_narrow",
@@ -484,7 +488,7 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
   f.expected_fingerprint = s.fingerprint;
   f.strided = l.accumulator == SpgemmAccumulator::global;
   LaunchParameters p = l.p;
-  p.league_size = (l.count + p.work_per_team - 1) / p.work_per_team;
+  p.league_size = spgemm_league(l);
   if (narrow) {
     // The narrow bin: a row per thread, each in its own `capacity` values.
     f.narrow_segment = capacity;
