@@ -835,9 +835,6 @@ struct SpgemmPositionRows {
   /// Values, > 0: the rows are at most this long and a team accumulates
   /// rows_per_team (its threads) of them, a row per thread (value_rows_narrow).
   std::int64_t narrow_segment = 0;
-  /// Values, narrow launches: no row of B repeats a column, so a thread's
-  /// lanes add to distinct places and need no atomics.
-  bool narrow_plain = false;
   /// Values, narrow launches: the first team_count teams take the scratch-hash
   /// rows perm(team_first ...) a team each, beside the narrow rows, so that
   /// those few long rows overlap the narrow ones instead of running after them.
@@ -957,15 +954,38 @@ struct SpgemmPositionRows {
       // products) with a search per product were slower here (H200, FP64,
       // 2026-11-23: FEM N = 64 1.56 against 1.26 ms, delaunay_n16 0.068
       // against 0.053 ms for this kernel).
-      for (Offset ka = a_rs(i), a1 = a_rs(i + 1); ka < a1; ++ka) {
-        const Offset b0 = b_rs(a_ci(ka));
-        const std::int64_t p0 = starts(ka);
-        const Scalar av = a_v(ka);
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, std::int64_t(0), starts(ka + 1) - p0),
-                             [&](std::int64_t t) {
-                               spgemm_add<Atomic>(acc + pos(p0 + t),
-                                                  av * b_v(b0 + static_cast<Offset>(t)));
-                             });
+      // The next entry's operands are loaded before this entry's products
+      // are added: each entry is a chain of dependent loads (its column, the
+      // start of that row of B, then places and values), which a row of a few
+      // entries otherwise waits out once per entry.
+      const Offset a1 = a_rs(i + 1);
+      Offset ka = a_rs(i);
+      Offset b0 = 0;
+      std::int64_t p0 = 0, p1 = 0;
+      Scalar av = Scalar(0);
+      if (ka < a1) {
+        b0 = b_rs(a_ci(ka));
+        p0 = starts(ka);
+        p1 = starts(ka + 1);
+        av = a_v(ka);
+      }
+      for (; ka < a1; ++ka) {
+        Offset next_b0 = 0;
+        std::int64_t next_p1 = p1;
+        Scalar next_av = Scalar(0);
+        if (ka + 1 < a1) {
+          next_b0 = b_rs(a_ci(ka + 1));
+          next_p1 = starts(ka + 2);
+          next_av = a_v(ka + 1);
+        }
+        Kokkos::parallel_for(
+            Kokkos::ThreadVectorRange(team, std::int64_t(0), p1 - p0), [&](std::int64_t t) {
+              spgemm_add<Atomic>(acc + pos(p0 + t), av * b_v(b0 + static_cast<Offset>(t)));
+            });
+        b0 = next_b0;
+        p0 = p1;
+        p1 = next_p1;
+        av = next_av;
       }
       Kokkos::single(Kokkos::PerThread(team), []() {});
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len),
@@ -1024,11 +1044,7 @@ struct SpgemmPositionRows {
       return;
     }
     if (narrow_segment > 0) {
-      if (narrow_plain) {
-        value_rows_narrow<false>(team, begin, end, scratch.data(), narrow_segment);
-      } else {
-        value_rows_narrow<Concurrent>(team, begin, end, scratch.data(), narrow_segment);
-      }
+      value_rows_narrow<Concurrent>(team, begin, end, scratch.data(), narrow_segment);
       return;
     }
     for (std::int64_t r = begin; r < end; r += step) {

@@ -512,7 +512,6 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
     // stride of 64 doubles put all of them in one bank).
     f.narrow_segment = capacity | 1;
     f.capacity = f.narrow_segment * p.team_size;
-    f.narrow_plain = !Find && s.b_rows_strict;
     if (beside != nullptr) {
       f.team_first = beside->first;
       f.team_count = beside->count;
@@ -591,8 +590,13 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
     // places takes two indices per slot.
     using Ordinal = typename Crs::ordinal_type;
     if (Find && sizeof(Ordinal) > sizeof(typename Crs::value_type)) capacity /= 2;
+    // A row per thread adds with plain stores where no row of B repeats a
+    // column: a thread's lanes then add to distinct places, and its vector
+    // loops are ordered (each ends with a warp barrier on GPUs). Team rows
+    // that join the launch add with atomics regardless (SpgemmPositionRows).
+    const bool concurrent = l.concurrent && !(narrow && !Find && s.b_rows_strict);
     if (s.positions16.extent(0) > 0) {
-      if (l.concurrent) {
+      if (concurrent) {
         spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions16,
                                                         narrow, beside);
       } else {
@@ -600,7 +604,7 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
                                                          narrow, beside);
       }
     } else {
-      if (l.concurrent) {
+      if (concurrent) {
         spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions32,
                                                         narrow, beside);
       } else {
