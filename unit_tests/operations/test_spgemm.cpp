@@ -757,6 +757,92 @@ TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
   }
 }
 
+// The fingerprint is the same whether B shares A's arrays (A A: hashed once)
+// or is a copy of them, and still catches a changed pattern when they are shared.
+TYPED_TEST(SpgemmTest, FingerprintOfSharedAndCopiedFactors) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const Exec exec;
+  const HostCrs ha = random_crs(300, 300, 9, 0.05, 120, 21);
+  const auto ref = host_product<Scalar>(ha, ha);
+  auto A = make_device_crs<Scalar, Exec>(ha);
+  auto copy = make_device_crs<Scalar, Exec>(ha);
+  for (bool shared_first : {true, false}) {
+    SpgemmHandle<Scalar, Exec> handle;
+    spgemm_symbolic(exec, handle, A, shared_first ? A : copy);
+    ASSERT_TRUE(handle.keeps_positions());
+    auto C = to_host(spgemm_numeric(exec, handle, A, shared_first ? copy : A));
+    EXPECT_TRUE(matches_product<Scalar>(C, ref, true,
+                                        shared_first ? "A A, then A copy" : "A copy, then A A"));
+  }
+  // One column of a row moved (same nnz): A' A' after a symbolic A A.
+  HostCrs moved = ha;
+  std::int64_t row = 0;
+  while (moved.row_starts[row + 1] - moved.row_starts[row] < 2) ++row;
+  const auto last = moved.row_starts[row + 1] - 1;
+  std::int64_t c = 0;
+  while (std::find(moved.col.begin() + moved.row_starts[row], moved.col.begin() + last + 1, c) !=
+         moved.col.begin() + last + 1) {
+    ++c;
+  }
+  moved.col[last] = c;
+  SpgemmHandle<Scalar, Exec> handle;
+  spgemm_symbolic(exec, handle, A, A);
+  auto M = make_device_crs<Scalar, Exec>(moved);
+  const auto C = to_host(spgemm_numeric(exec, handle, M, M));
+  EXPECT_GT(std::count_if(C.val.begin(), C.val.end(), [](double v) { return std::isnan(v); }), 0);
+}
+
+// Rows of B that repeat a column or are not sorted: the row-per-thread
+// numeric kernel (many short rows, so that it runs on GPUs too) must add with
+// atomics there; rows of strictly increasing columns let it add plainly.
+TYPED_TEST(SpgemmTest, RowsOfBWithRepeatedOrUnsortedColumns) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const std::int64_t m = 40000, k = 500, n = 700;
+  std::vector<std::pair<std::int64_t, std::int64_t>> a, b;
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < 3; ++j) a.push_back({i, (i * 7 + j * 131) % k});
+  }
+  for (std::int64_t r = 0; r < k; ++r) {
+    for (std::int64_t j = 0; j < 6; ++j) b.push_back({r, (r * 3 + j * 17) % n});
+  }
+  std::sort(b.begin(), b.end());
+  const HostCrs ha = from_entries(m, k, a);
+  const HostCrs sorted = from_entries(k, n, b);
+  // Each row of B repeats its first column twice more (three lanes add to
+  // one place of C), and every other row is reversed.
+  HostCrs repeated;
+  repeated.rows = k;
+  repeated.cols = n;
+  for (std::int64_t r = 0; r < k; ++r) {
+    std::vector<std::int64_t> cols(sorted.col.begin() + sorted.row_starts[r],
+                                   sorted.col.begin() + sorted.row_starts[r + 1]);
+    cols.push_back(cols.front());
+    cols.insert(cols.begin() + 2, cols.front());
+    if (r % 2 == 1) std::reverse(cols.begin(), cols.end());
+    for (auto c : cols) {
+      repeated.col.push_back(c);
+      repeated.val.push_back(0.25 + 0.001 * static_cast<double>(repeated.col.size() % 97));
+    }
+    repeated.row_starts.push_back(static_cast<std::int64_t>(repeated.col.size()));
+  }
+  const int most = std::min(
+      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  for (int team : {0, most}) {
+    const std::string what = "team hook " + std::to_string(team);
+    auto h = check_spgemm<Scalar, Exec>(ha, sorted, "strict rows of B, " + what, {}, false, team);
+    EXPECT_TRUE(h.keeps_positions()) << what;
+    EXPECT_TRUE(h.state().b_rows_strict) << what;
+    auto r = check_spgemm<Scalar, Exec>(ha, repeated, "repeated columns, " + what, {}, false, team);
+    EXPECT_TRUE(r.keeps_positions()) << what;
+    EXPECT_FALSE(r.state().b_rows_strict) << what;
+    if (team > 1 || !detail::is_host_space_v<Exec>) {
+      EXPECT_GT(r.row_bins().narrow, 0) << what;
+    }
+  }
+}
+
 TYPED_TEST(SpgemmTest, WideOffsets) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

@@ -422,6 +422,20 @@ LaunchParameters features_launch_parameters(std::int64_t num_rows) {
   return p;
 }
 
+/// `policy` with its functor passed as a kernel argument on CUDA (Kokkos'
+/// light-weight hint; functors up to 4 KiB) instead of through constant
+/// memory, where every launch first waits on the host for the previous
+/// constant-memory kernel to finish (Kokkos 4.6, CudaParallelLaunchKernel-
+/// Invoker<ConstantMemory>: an event synchronisation and a copy): phases that
+/// launch several team kernels back to back (SpGEMM) would otherwise expose
+/// each launch's latency. Functors of more than 512 bytes take constant
+/// memory by default. Host backends ignore the hint.
+template <class Policy>
+auto argument_launch(Policy const& policy) {
+  return Kokkos::Experimental::require(policy,
+                                       Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+}
+
 /// SpGEMM (operations/spgemm.hpp): where a row of C is accumulated, chosen
 /// per row from a bound on its length (symbolic phase: min(sum over a_ik of
 /// nnz(B row k), num_cols); numeric phase: the exact length).

@@ -835,6 +835,10 @@ struct SpgemmPositionRows {
   /// Values, > 0: the rows are at most this long and a team accumulates
   /// rows_per_team (its threads) of them, a row per thread (value_rows_narrow).
   std::int64_t narrow_segment = 0;
+  /// Values, narrow launches: the first team_count teams take the scratch-hash
+  /// rows perm(team_first ...) a team each, beside the narrow rows, so that
+  /// those few long rows overlap the narrow ones instead of running after them.
+  std::int64_t team_first = 0, team_count = 0;
   Kokkos::View<Pos*, Device> pos;
   Kokkos::View<Scalar*, Device> c_v;
   /// Find: hash slots of a team's scratch table from column to place (rows
@@ -847,7 +851,7 @@ struct SpgemmPositionRows {
   Ordinal empty_key = 0;
   /// Values: the patterns' fingerprint now (SpgemmFingerprint, computed on
   /// the device just before) and at the symbolic phase.
-  Kokkos::View<const std::uint64_t, Device> fingerprint;
+  Kokkos::View<const std::uint64_t*, Device> fingerprint;
   std::uint64_t expected_fingerprint = 0;
 
   static std::size_t scratch_bytes(std::int64_t capacity) {
@@ -900,6 +904,7 @@ struct SpgemmPositionRows {
     });
   }
 
+  template <bool Atomic>
   KOKKOS_INLINE_FUNCTION void value_row(member_type const& team, Ordinal i, Scalar* scratch) const {
     const Offset base = c_rs(i);
     const std::int64_t len = c_rs(i + 1) - base;
@@ -915,8 +920,8 @@ struct SpgemmPositionRows {
       const Scalar av = a_v(ka);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, std::int64_t(0), starts(ka + 1) - p0),
                            [&](std::int64_t t) {
-                             spgemm_add<Concurrent>(acc + pos(p0 + t),
-                                                    av * b_v(b0 + static_cast<Offset>(t)));
+                             spgemm_add<Atomic>(acc + pos(p0 + t),
+                                                av * b_v(b0 + static_cast<Offset>(t)));
                            });
     });
     team.team_barrier();
@@ -932,6 +937,7 @@ struct SpgemmPositionRows {
   /// of a few products does not hold a whole team through its barriers. The
   /// lanes of one thread are ordered by the end of each vector loop (and an
   /// empty PerThread single, a barrier of the lanes, between the phases).
+  template <bool Atomic>
   KOKKOS_INLINE_FUNCTION void value_rows_narrow(member_type const& team, std::int64_t begin,
                                                 std::int64_t end, Scalar* scratch,
                                                 std::int64_t segment) const {
@@ -948,15 +954,38 @@ struct SpgemmPositionRows {
       // products) with a search per product were slower here (H200, FP64,
       // 2026-11-23: FEM N = 64 1.56 against 1.26 ms, delaunay_n16 0.068
       // against 0.053 ms for this kernel).
-      for (Offset ka = a_rs(i), a1 = a_rs(i + 1); ka < a1; ++ka) {
-        const Offset b0 = b_rs(a_ci(ka));
-        const std::int64_t p0 = starts(ka);
-        const Scalar av = a_v(ka);
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, std::int64_t(0), starts(ka + 1) - p0),
-                             [&](std::int64_t t) {
-                               spgemm_add<Concurrent>(acc + pos(p0 + t),
-                                                      av * b_v(b0 + static_cast<Offset>(t)));
-                             });
+      // The next entry's operands are loaded before this entry's products
+      // are added: each entry is a chain of dependent loads (its column, the
+      // start of that row of B, then places and values), which a row of a few
+      // entries otherwise waits out once per entry.
+      const Offset a1 = a_rs(i + 1);
+      Offset ka = a_rs(i);
+      Offset b0 = 0;
+      std::int64_t p0 = 0, p1 = 0;
+      Scalar av = Scalar(0);
+      if (ka < a1) {
+        b0 = b_rs(a_ci(ka));
+        p0 = starts(ka);
+        p1 = starts(ka + 1);
+        av = a_v(ka);
+      }
+      for (; ka < a1; ++ka) {
+        Offset next_b0 = 0;
+        std::int64_t next_p1 = p1;
+        Scalar next_av = Scalar(0);
+        if (ka + 1 < a1) {
+          next_b0 = b_rs(a_ci(ka + 1));
+          next_p1 = starts(ka + 2);
+          next_av = a_v(ka + 1);
+        }
+        Kokkos::parallel_for(
+            Kokkos::ThreadVectorRange(team, std::int64_t(0), p1 - p0), [&](std::int64_t t) {
+              spgemm_add<Atomic>(acc + pos(p0 + t), av * b_v(b0 + static_cast<Offset>(t)));
+            });
+        b0 = next_b0;
+        p0 = p1;
+        p1 = next_p1;
+        av = next_av;
       }
       Kokkos::single(Kokkos::PerThread(team), []() {});
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len),
@@ -971,11 +1000,26 @@ struct SpgemmPositionRows {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    std::int64_t rank = team.league_rank();
+    if constexpr (!Find) {
+      if (rank < team_count) {
+        // Threads of the team share the row: atomics whatever the backend.
+        scratch_view<Scalar> scratch(team.team_scratch(scratch_level),
+                                     static_cast<std::size_t>(capacity));
+        const Ordinal i = perm(team_first + rank);
+        if (fingerprint(0) != expected_fingerprint) {
+          poison_row(team, i);
+        } else {
+          value_row<true>(team, i, scratch.data());
+        }
+        return;
+      }
+      rank -= team_count;
+    }
     // As in SpgemmRows: a league capped below the bin's rows walks every
     // league_size-th row (long rows cluster).
     const std::int64_t step = strided ? team.league_size() : 1;
-    const std::int64_t begin =
-        strided ? first + team.league_rank() : first + team.league_rank() * rows_per_team;
+    const std::int64_t begin = strided ? first + rank : first + rank * rows_per_team;
     const std::int64_t end =
         strided || begin + rows_per_team >= first + count ? first + count : begin + rows_per_team;
     if constexpr (Find) {
@@ -995,54 +1039,79 @@ struct SpgemmPositionRows {
     }
     scratch_view<Scalar> scratch(team.team_scratch(scratch_level),
                                  static_cast<std::size_t>(capacity));
-    if (fingerprint() != expected_fingerprint) {
+    if (fingerprint(0) != expected_fingerprint) {
       for (std::int64_t r = begin; r < end; r += step) poison_row(team, perm(r));
       return;
     }
     if (narrow_segment > 0) {
-      value_rows_narrow(team, begin, end, scratch.data(), narrow_segment);
+      value_rows_narrow<Concurrent>(team, begin, end, scratch.data(), narrow_segment);
       return;
     }
-    for (std::int64_t r = begin; r < end; r += step) value_row(team, perm(r), scratch.data());
+    for (std::int64_t r = begin; r < end; r += step) {
+      value_row<Concurrent>(team, perm(r), scratch.data());
+    }
   }
 };
 
-/// A 64-bit fingerprint of the patterns of A and B: the sum, modulo 2^64,
-/// over every entry of their row starts and column indices of a mix of the
-/// entry's array, place and value. Summed, so any order of threads gives the
-/// same result; mixed (splitmix64), so that a moved column, a row that
-/// changed length or swapped entries change it with probability 1 - 2^-64.
-/// It is how a numeric phase that reads no column index (SpgemmPositionRows,
-/// SpgemmPositionChunks) learns that a pattern changed since the symbolic
-/// phase: one pass over nnz(A) + nnz(B) indices instead of one per product.
+/// A 64-bit fingerprint of the patterns of A and B, F = K H(A) + H(B) modulo
+/// 2^64, where H(X) sums a mix of (place, value) over X's row starts and then
+/// its column indices (one index space). Summed, so any order of threads gives
+/// the same result; each term a bijection of (place, value) for a given place,
+/// so that one changed index always changes F and several cancel with
+/// probability about 2^-64. Where B's arrays are A's (A A), F = (K + 1) H(A):
+/// one pass over A instead of two. It is how a numeric phase that reads no
+/// column index (SpgemmPositionRows, SpgemmPositionChunks) learns that a
+/// pattern changed since the symbolic phase: one pass over nnz(A) + nnz(B)
+/// indices instead of one per product.
+///
+/// The symbolic phase's call (value_count 2, rows_end > b_end) also counts the
+/// rows of B whose columns are not strictly increasing: where there are none,
+/// no row of B repeats a column, so the vector lanes over a row of B never add
+/// to the same place of C (SpgemmPositionRows::value_rows_narrow adds without
+/// atomics, which are compare-and-swap loops for FP64 in GPU shared memory).
 template <class Ordinal, class Offset, class Device>
 struct SpgemmFingerprint {
   template <class T>
   using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using value_type = std::uint64_t[];
+  using size_type = unsigned;
+  size_type value_count = 1;
   ro_view<Offset> a_rs, b_rs;
   ro_view<Ordinal> a_ci, b_ci;
-  /// Ends of the four arrays in the joint index space: a_rs, a_ci, b_rs, b_ci.
-  std::int64_t end0 = 0, end1 = 0, end2 = 0, end3 = 0;
+  /// The joint index space: A's row starts [0, a_rows), A's columns
+  /// [a_rows, a_end), B's row starts and columns [a_end, b_end) (empty where
+  /// B is A), B's rows to check [b_end, rows_end) (symbolic phase only).
+  std::int64_t a_rows = 0, a_end = 0, b_rows = 0, b_end = 0, rows_end = 0;
+  /// K, or K + 1 where B is A.
+  std::uint64_t a_weight = 1;
 
-  KOKKOS_INLINE_FUNCTION static std::uint64_t mix(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
+  static constexpr std::uint64_t weight = 0x2545f4914f6cdd1dull;
+
+  KOKKOS_INLINE_FUNCTION static std::uint64_t mix(std::int64_t place, std::uint64_t v) {
+    std::uint64_t x = (static_cast<std::uint64_t>(place) * 0x9e3779b97f4a7c15ull) ^ v;
+    x = (x ^ (x >> 32)) * 0xd6e8feb86659fd93ull;
+    return x ^ (x >> 32);
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, std::uint64_t& sum) const {
-    std::uint64_t v = 0;
-    if (t < end0) {
-      v = static_cast<std::uint64_t>(a_rs(t));
-    } else if (t < end1) {
-      v = static_cast<std::uint64_t>(a_ci(t - end0));
-    } else if (t < end2) {
-      v = static_cast<std::uint64_t>(b_rs(t - end1));
-    } else {
-      v = static_cast<std::uint64_t>(b_ci(t - end2));
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, std::uint64_t* sums) const {
+    if (t < a_end) {
+      const auto v =
+          static_cast<std::uint64_t>(t < a_rows ? static_cast<std::int64_t>(a_rs(t))
+                                                : static_cast<std::int64_t>(a_ci(t - a_rows)));
+      sums[0] += a_weight * mix(t, v);
+    } else if (t < b_end) {
+      const std::int64_t u = t - a_end;
+      const auto v =
+          static_cast<std::uint64_t>(u < b_rows ? static_cast<std::int64_t>(b_rs(u))
+                                                : static_cast<std::int64_t>(b_ci(u - b_rows)));
+      sums[0] += mix(u, v);
+    } else if (t < rows_end) {
+      const std::int64_t r = t - b_end;
+      bool strict = true;
+      for (Offset q = b_rs(r) + 1, e = b_rs(r + 1); q < e; ++q)
+        strict = strict && b_ci(q - 1) < b_ci(q);
+      sums[1] += strict ? 0 : 1;
     }
-    sum += mix(mix(static_cast<std::uint64_t>(t)) ^ v);
   }
 };
 
@@ -1096,12 +1165,12 @@ struct SpgemmPositionChunks {
   std::int64_t first = 0, count = 0, chunk = 1;
   Kokkos::View<Pos*, Device> pos;
   Kokkos::View<Scalar*, Device> c_v;
-  Kokkos::View<const std::uint64_t, Device> fingerprint;
+  Kokkos::View<const std::uint64_t*, Device> fingerprint;
   std::uint64_t expected_fingerprint = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     if constexpr (!Find) {
-      if (fingerprint() != expected_fingerprint) return;
+      if (fingerprint(0) != expected_fingerprint) return;
     }
     const std::int64_t q = team.league_rank();
     const std::int64_t r = spgemm_last_at_most(chunk_first, std::int64_t(0), count, q);
@@ -1136,12 +1205,12 @@ struct SpgemmChunkClear {
   Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> perm;
   std::int64_t first = 0;
   Kokkos::View<Scalar*, Device> c_v;
-  Kokkos::View<const std::uint64_t, Device> fingerprint;
+  Kokkos::View<const std::uint64_t*, Device> fingerprint;
   std::uint64_t expected_fingerprint = 0;
   Scalar not_found = Scalar(0);
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const Ordinal i = perm(first + team.league_rank());
-    const Scalar v = fingerprint() == expected_fingerprint ? Scalar(0) : not_found;
+    const Scalar v = fingerprint(0) == expected_fingerprint ? Scalar(0) : not_found;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, c_rs(i), c_rs(i + 1)),
                          [&](Offset j) { c_v(j) = v; });
   }

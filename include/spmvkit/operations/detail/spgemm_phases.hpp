@@ -79,7 +79,12 @@ struct SpgemmState {
   /// device scalar each numeric phase computes it into (SpgemmFingerprint).
   std::uint64_t fingerprint = 0;
   /// (The entry after product_starts' last: one allocation fewer.)
-  Kokkos::View<std::uint64_t, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>> fingerprint_now;
+  Kokkos::View<std::uint64_t*, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+      fingerprint_now;
+  /// Every row of B had strictly increasing columns at the symbolic phase (so
+  /// none repeats a column; the fingerprint keeps it true): the row-per-thread
+  /// numeric kernel then adds without atomics.
+  bool b_rows_strict = false;
   /// Test hook: > 0 runs every bin with teams of this many threads through the
   /// concurrent (GPU) code path, atomics and team sorts included, so that host
   /// backends test it too (and keeps the host workspace off). Set before
@@ -380,8 +385,8 @@ void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs co
        "SpMVKit::spgemm::numeric_global"}};
   // The league from the rows: a hash launch may carry the narrow and short
   // bins' rows too (spgemm_bin_range), or was shaped for them (spgemm_plan_launches).
-  Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
-      exec, spgemm_league(l), l.p.team_size, l.p.vector_length);
+  auto policy = argument_launch(Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>>(
+      exec, spgemm_league(l), l.p.team_size, l.p.vector_length));
   f.scratch_level = spgemm_scratch_level<Exec>();
   policy.set_scratch_size(
       f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(l.accumulator, l.capacity, l.p.team_size)));
@@ -431,34 +436,45 @@ void spgemm_launch_narrow(
   f.slots = l.capacity;
   f.empty_key = std::numeric_limits<Ordinal>::max();
   f.scratch_level = spgemm_scratch_level<Exec>();
-  Kokkos::TeamPolicy<Exec> policy(exec, spgemm_league(l), l.p.team_size, l.p.vector_length);
+  auto policy = argument_launch(
+      Kokkos::TeamPolicy<Exec>(exec, spgemm_league(l), l.p.team_size, l.p.vector_length));
   policy.set_scratch_size(f.scratch_level,
                           Kokkos::PerTeam(F::scratch_bytes(l.p.team_size, l.capacity)));
   Kokkos::parallel_for(Fill ? "SpMVKit::spgemm::fill_narrow" : "SpMVKit::spgemm::count_narrow",
                        policy, f);
 }
 
-/// The pattern fingerprint of A and B (SpgemmFingerprint) and its index space.
+/// The pattern fingerprint of A and B (SpgemmFingerprint) and its index
+/// space; `check_order`: also count B's rows that are not strictly increasing.
 template <class Crs>
 SpgemmFingerprint<typename Crs::ordinal_type, typename Crs::offset_type, typename Crs::device_type>
-spgemm_fingerprint_functor(Crs const& A, Crs const& B) {
-  SpgemmFingerprint<typename Crs::ordinal_type, typename Crs::offset_type,
-                    typename Crs::device_type>
-      f;
+spgemm_fingerprint_functor(Crs const& A, Crs const& B, bool check_order) {
+  using F = SpgemmFingerprint<typename Crs::ordinal_type, typename Crs::offset_type,
+                              typename Crs::device_type>;
+  F f;
   f.a_rs = A.row_starts();
   f.a_ci = A.column_indices();
   f.b_rs = B.row_starts();
   f.b_ci = B.column_indices();
-  f.end0 = static_cast<std::int64_t>(A.row_starts().extent(0));
-  f.end1 = f.end0 + static_cast<std::int64_t>(A.nnz());
-  f.end2 = f.end1 + static_cast<std::int64_t>(B.row_starts().extent(0));
-  f.end3 = f.end2 + static_cast<std::int64_t>(B.nnz());
+  const bool same = A.row_starts().data() == B.row_starts().data() &&
+                    A.column_indices().data() == B.column_indices().data() &&
+                    A.row_starts().extent(0) == B.row_starts().extent(0) && A.nnz() == B.nnz();
+  f.a_weight = same ? F::weight + 1 : F::weight;
+  f.a_rows = static_cast<std::int64_t>(A.row_starts().extent(0));
+  f.a_end = f.a_rows + static_cast<std::int64_t>(A.nnz());
+  f.b_rows = static_cast<std::int64_t>(B.row_starts().extent(0));
+  f.b_end = same ? f.a_end : f.a_end + f.b_rows + static_cast<std::int64_t>(B.nnz());
+  f.rows_end = check_order ? f.b_end + static_cast<std::int64_t>(B.num_rows()) : f.b_end;
+  f.value_count = check_order ? 2 : 1;
   return f;
 }
 
-template <class Crs>
-std::int64_t spgemm_fingerprint_size(Crs const& A, Crs const& B) {
-  return spgemm_fingerprint_functor(A, B).end3;
+/// Slots of a team's scratch in the position kernel, in the scratch-hash bin
+/// (its table's slots: a table of columns and places while the places are
+/// found, a dense array of the row's values in numeric phases); rows of the
+/// other bins binary-search their row of C and accumulate in C itself.
+inline std::int64_t spgemm_position_capacity(SpgemmBinLaunch const& l) {
+  return l.accumulator == SpgemmAccumulator::hash ? l.capacity : 0;
 }
 
 /// One bin's launch of the position kernel (Find: the symbolic pass that
@@ -468,7 +484,7 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
                                          Crs const& B, State const& s, SpgemmBinLaunch const& l,
                                          std::int64_t capacity,
                                          Kokkos::View<Pos*, typename Crs::device_type> const& pos,
-                                         bool narrow) {
+                                         bool narrow, SpgemmBinLaunch const* beside) {
   using Exec = typename Crs::execution_space;
   using F = SpgemmPositionRows<typename Crs::value_type, typename Crs::ordinal_type,
                                typename Crs::offset_type, typename Crs::device_type, Pos, Find,
@@ -490,12 +506,21 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
   LaunchParameters p = l.p;
   p.league_size = spgemm_league(l);
   if (narrow) {
-    // The narrow bin: a row per thread, each in its own `capacity` values.
-    f.narrow_segment = capacity;
-    f.capacity = capacity * p.team_size;
+    // The narrow bin: a row per thread, each in its own `capacity` values,
+    // an odd number apart so that the threads of a warp, each at the same
+    // place of its row, fall in different shared-memory banks (an even
+    // stride of 64 doubles put all of them in one bank).
+    f.narrow_segment = capacity | 1;
+    f.capacity = f.narrow_segment * p.team_size;
+    if (beside != nullptr) {
+      f.team_first = beside->first;
+      f.team_count = beside->count;
+      f.capacity = std::max(f.capacity, spgemm_position_capacity(*beside));
+      p.league_size += beside->count;
+    }
   }
-  Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
-      exec, static_cast<int>(p.league_size), p.team_size, p.vector_length);
+  auto policy = argument_launch(Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>>(
+      exec, static_cast<int>(p.league_size), p.team_size, p.vector_length));
   policy.set_scratch_size(f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(f.capacity)));
   Kokkos::parallel_for(
       Find ? "SpMVKit::spgemm::find_positions" : "SpMVKit::spgemm::numeric_positions", policy, f);
@@ -523,10 +548,10 @@ void spgemm_launch_chunks(typename Crs::execution_space const& exec, Crs const& 
     clear.fingerprint = s.fingerprint_now;
     clear.expected_fingerprint = s.fingerprint;
     clear.not_found = std::numeric_limits<Scalar>::quiet_NaN();
-    Kokkos::parallel_for(
-        "SpMVKit::spgemm::clear_chunked_rows",
-        Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(l.count), p.team_size, p.vector_length),
-        clear);
+    Kokkos::parallel_for("SpMVKit::spgemm::clear_chunked_rows",
+                         argument_launch(Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(l.count),
+                                                                  p.team_size, p.vector_length)),
+                         clear);
   }
   SpgemmPositionChunks<Scalar, Ordinal, Offset, Device, Pos, Find> f;
   spgemm_bind_operands(f, A, B, l, s.perm);
@@ -541,17 +566,9 @@ void spgemm_launch_chunks(typename Crs::execution_space const& exec, Crs const& 
   f.expected_fingerprint = s.fingerprint;
   Kokkos::parallel_for(Find ? "SpMVKit::spgemm::find_positions_chunked"
                             : "SpMVKit::spgemm::numeric_positions_chunked",
-                       Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(s.num_chunks[b]),
-                                                p.team_size, p.vector_length),
+                       argument_launch(Kokkos::TeamPolicy<Exec>(
+                           exec, static_cast<int>(s.num_chunks[b]), p.team_size, p.vector_length)),
                        f);
-}
-
-/// Slots of a team's scratch in the position kernel, in the scratch-hash bin
-/// (its table's slots: a table of columns and places while the places are
-/// found, a dense array of the row's values in numeric phases); rows of the
-/// other bins binary-search their row of C and accumulate in C itself.
-inline std::int64_t spgemm_position_capacity(SpgemmBinLaunch const& l) {
-  return l.accumulator == SpgemmAccumulator::hash ? l.capacity : 0;
 }
 
 template <bool Find, class Crs, class State>
@@ -560,32 +577,39 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
   using Exec = typename Crs::execution_space;
   if constexpr (!Find) {
     // Checked by every team of the kernels below (SpgemmFingerprint).
-    Kokkos::parallel_reduce("SpMVKit::spgemm::pattern_fingerprint",
-                            Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                                exec, 0, spgemm_fingerprint_size(A, B)),
-                            spgemm_fingerprint_functor(A, B), s.fingerprint_now);
+    const auto f = spgemm_fingerprint_functor(A, B, false);
+    Kokkos::parallel_reduce(
+        "SpMVKit::spgemm::pattern_fingerprint",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, f.rows_end), f,
+        s.fingerprint_now);
   }
-  const auto launch = [&](SpgemmBinLaunch const& l, std::int64_t capacity, bool narrow) {
+  const auto launch = [&](SpgemmBinLaunch const& l, std::int64_t capacity, bool narrow,
+                          SpgemmBinLaunch const* beside) {
     if (l.count == 0) return;
     // The bin's scratch was sized for a column and a value per slot; finding
     // places takes two indices per slot.
     using Ordinal = typename Crs::ordinal_type;
     if (Find && sizeof(Ordinal) > sizeof(typename Crs::value_type)) capacity /= 2;
+    // A row per thread adds with plain stores where no row of B repeats a
+    // column: a thread's lanes then add to distinct places, and its vector
+    // loops are ordered (each ends with a warp barrier on GPUs). Team rows
+    // that join the launch add with atomics regardless (SpgemmPositionRows).
+    const bool concurrent = l.concurrent && !(narrow && !Find && s.b_rows_strict);
     if (s.positions16.extent(0) > 0) {
-      if (l.concurrent) {
+      if (concurrent) {
         spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions16,
-                                                        narrow);
+                                                        narrow, beside);
       } else {
         spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, l, capacity, s.positions16,
-                                                         narrow);
+                                                         narrow, beside);
       }
     } else {
-      if (l.concurrent) {
+      if (concurrent) {
         spgemm_launch_positions_concurrency<Find, true>(exec, A, B, s, l, capacity, s.positions32,
-                                                        narrow);
+                                                        narrow, beside);
       } else {
         spgemm_launch_positions_concurrency<Find, false>(exec, A, B, s, l, capacity, s.positions32,
-                                                         narrow);
+                                                         narrow, beside);
       }
     }
   };
@@ -595,19 +619,28 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
   // for the narrow and short bins, where they fill the device, a team per
   // row for the rest.
   int team_bin = spgemm_first_team_bin(s.launch, s.narrow.min_rows);
+  bool hash_done = false;
   if constexpr (!Find) {
     team_bin = spgemm_bin_narrow;
     if (spgemm_rows_per_thread(s.launch, spgemm_bin_narrow, spgemm_bin_short,
                                s.narrow.values_min_rows)) {
       team_bin = spgemm_bin_hash;
+      // The hash bin's rows join the launch where their teams have its shape.
+      auto const& h = s.launch[spgemm_bin_hash];
+      const auto rows =
+          spgemm_bin_range(s.launch, spgemm_bin_narrow, spgemm_bin_short, spgemm_bin_short);
+      hash_done = h.count > 0 && h.concurrent == rows.concurrent &&
+                  h.p.team_size == rows.p.team_size && h.p.vector_length == rows.p.vector_length;
       launch(
-          spgemm_bin_range(s.launch, spgemm_bin_narrow, spgemm_bin_short, spgemm_bin_short),
+          rows,
           std::max(s.launch[spgemm_bin_short].capacity, s.launch[spgemm_bin_narrow].capacity / 2),
-          true);
+          true, hash_done ? &h : nullptr);
     }
   }
-  const auto hash = spgemm_bin_range(s.launch, team_bin, spgemm_bin_hash, spgemm_bin_hash);
-  launch(hash, spgemm_position_capacity(hash), false);
+  if (!hash_done) {
+    const auto hash = spgemm_bin_range(s.launch, team_bin, spgemm_bin_hash, spgemm_bin_hash);
+    launch(hash, spgemm_position_capacity(hash), false, nullptr);
+  }
   // Rows beyond scratch: chunks of products on GPUs, else a team per row.
   for (int b = spgemm_bin_dense; b < spgemm_num_bins; ++b) {
     auto const& l = s.launch[b];
@@ -619,7 +652,7 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
         spgemm_launch_chunks<Find>(exec, A, B, s, b, s.positions32);
       }
     } else {
-      launch(l, spgemm_position_capacity(l), false);
+      launch(l, spgemm_position_capacity(l), false, nullptr);
     }
   }
 }
@@ -774,11 +807,16 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
     Kokkos::deep_copy(s.num_chunks[b], Kokkos::subview(s.chunk_first[b], l.count));
     chunk_bytes += static_cast<std::uint64_t>(l.count + 1) * sizeof(std::int64_t);
   }
-  s.fingerprint_now = Kokkos::View<std::uint64_t, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-      reinterpret_cast<std::uint64_t*>(s.product_starts.data() + s.a_nnz + 1));
-  Kokkos::parallel_reduce("SpMVKit::spgemm::pattern_fingerprint",
-                          Range(exec, 0, spgemm_fingerprint_size(A, B)),
-                          spgemm_fingerprint_functor(A, B), s.fingerprint);
+  s.fingerprint_now = Kokkos::View<std::uint64_t*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+      reinterpret_cast<std::uint64_t*>(s.product_starts.data() + s.a_nnz + 1), 1);
+  {
+    const auto f = spgemm_fingerprint_functor(A, B, true);
+    std::uint64_t sums[2] = {0, 0};
+    Kokkos::parallel_reduce("SpMVKit::spgemm::pattern_fingerprint", Range(exec, 0, f.rows_end), f,
+                            sums);
+    s.fingerprint = sums[0];
+    s.b_rows_strict = sums[1] == 0;
+  }
   find();
   s.positions = true;
   s.pool_keys = Kokkos::View<Ordinal*, Device>();
