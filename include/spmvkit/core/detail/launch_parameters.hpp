@@ -425,8 +425,8 @@ LaunchParameters features_launch_parameters(std::int64_t num_rows) {
 /// `policy` with its functor passed as a kernel argument on CUDA (Kokkos'
 /// light-weight hint; functors up to 4 KiB) instead of through constant
 /// memory, where every launch first waits on the host for the previous
-/// constant-memory kernel to finish (Kokkos 4.6, CudaParallelLaunchKernel-
-/// Invoker<ConstantMemory>: an event synchronisation and a copy): phases that
+/// constant-memory kernel to finish (Kokkos 4.6, the constant-memory
+/// `CudaParallelLaunchKernelInvoker`: an event synchronisation and a copy): phases that
 /// launch several team kernels back to back (SpGEMM) would otherwise expose
 /// each launch's latency. Functors of more than 512 bytes take constant
 /// memory by default. Host backends ignore the hint.
