@@ -71,6 +71,10 @@ public:
   /// Whether numeric phases add products at places the symbolic phase
   /// stored (SpgemmOptions::keep_positions), rather than hashing columns.
   bool keeps_positions() const { return state_.positions; }
+  /// Whether numeric phases sum, for every entry of C, the list of its
+  /// products that the symbolic phase kept (by default on GPUs, where it fits
+  /// like the places, which it then replaces; SpgemmMemory::positions_bytes).
+  bool keeps_product_lists() const { return state_.lists; }
 
   /// Internal: the plan, for spgemm_symbolic() and spgemm_numeric().
   detail::SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>& state() { return state_; }

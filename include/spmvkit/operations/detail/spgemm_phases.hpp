@@ -85,6 +85,16 @@ struct SpgemmState {
   /// none repeats a column; the fingerprint keeps it true): the row-per-thread
   /// numeric kernel then adds without atomics.
   bool b_rows_strict = false;
+  /// The numeric phase from lists of products by entry of C (SpgemmListValues,
+  /// spgemm_list_parameters), in place of the places, which are released with
+  /// their starts and the row order once the lists are written: where each
+  /// entry's list ends, the lists, and the launch's fingerprint sum and count
+  /// of teams done (zero between launches).
+  bool lists = false;
+  SpgemmListPlan list_plan;
+  Kokkos::View<std::int64_t*, device_type> list_ends;
+  Kokkos::View<SpgemmPair<Offset>*, device_type> list_pairs;
+  Kokkos::View<std::uint64_t*, device_type> list_sync;
   /// Test hook: > 0 runs every bin with teams of this many threads through the
   /// concurrent (GPU) code path, atomics and team sorts included, so that host
   /// backends test it too (and keeps the host workspace off). Set before
@@ -94,6 +104,10 @@ struct SpgemmState {
   /// (spgemm_use_workspace): > 0 wherever it fits the memory budget, however
   /// sparse the product; < 0 never (the binned accumulators); 0 the rule.
   int test_workspace = 0;
+  /// Test hook for the lists of products (spgemm_list_parameters): > 0
+  /// wherever they fit the memory limit, however many bytes they take against
+  /// C's, < 0 never, 0 the rule. Set before spgemm_symbolic().
+  int test_lists = 0;
 };
 
 /// allocate_view, but an empty View without an allocation for no entries:
@@ -657,6 +671,121 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
   }
 }
 
+/// One pass of SpgemmListBuild over every entry of A.
+template <bool Write, class Crs, class State, class Pos>
+void spgemm_launch_list_build(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
+                              State const& s,
+                              Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
+  using Exec = typename Crs::execution_space;
+  SpgemmListBuild<typename Crs::ordinal_type, typename Crs::offset_type, typename Crs::device_type,
+                  Pos, Write>
+      f;
+  f.a_rs = A.row_starts();
+  f.a_ci = A.column_indices();
+  f.b_rs = B.row_starts();
+  f.c_rs = s.C.row_starts();
+  f.starts = s.product_starts;
+  f.pos = pos;
+  f.ends = s.list_ends;
+  f.pairs = s.list_pairs;
+  f.m = s.m;
+  f.a_nnz = s.a_nnz;
+  LaunchParameters const& p = s.list_plan.build;
+  f.entries_per_team = p.work_per_team;
+  const std::int64_t league = (s.a_nnz + p.work_per_team - 1) / p.work_per_team;
+  Kokkos::parallel_for(Write ? "SpMVKit::spgemm::write_product_lists"
+                             : "SpMVKit::spgemm::count_product_lists",
+                       argument_launch(Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(league),
+                                                                p.team_size, p.vector_length)),
+                       f);
+}
+
+/// The symbolic phase's step after the places: the lists of products by
+/// entry of C (SpgemmListValues), where the rule keeps them
+/// (spgemm_list_parameters) and they take at most spgemm_positions_max_ratio
+/// times C's bytes and fit the limit while the places (`places_bytes`, with
+/// `held` besides C) still exist. The places, their starts, the chunk starts
+/// and the row order are then released. Returns whether the lists were kept.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmLimit const& limit,
+                        SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>& s,
+                        CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+                        CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B,
+                        std::uint64_t held) {
+  using Device = typename SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  constexpr char const* where = "spmvkit::spgemm";
+  const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
+  s.list_plan = spgemm_list_parameters(exec, mean_b_row, s.test_lists, s.test_team_size);
+  const std::int64_t nnz = s.C.nnz();
+  if (!s.list_plan.keep || nnz == 0) return false;
+  const byte_count bytes = checked_add(
+      checked_bytes(s.multiply_adds, sizeof(SpgemmPair<Offset>), "product lists", where),
+      checked_bytes(nnz + 2, sizeof(std::int64_t), "product list ends", where), "lists", where);
+  if (s.test_lists <= 0 && bytes > spgemm_positions_max_ratio * s.memory.output_bytes) return false;
+  const std::uint64_t peak = s.memory.output_bytes + held + bytes;
+  if (limit.bytes > 0 && peak > limit.bytes) return false;
+  s.list_ends = allocate_view<Kokkos::View<std::int64_t*, Device>>(
+      exec, "SpMVKit::spgemm::product_list_ends", nnz);
+  s.list_pairs = allocate_view<Kokkos::View<SpgemmPair<Offset>*, Device>>(
+      exec, "SpMVKit::spgemm::product_lists", s.multiply_adds);
+  s.list_sync = allocate_view<Kokkos::View<std::uint64_t*, Device>>(
+      exec, "SpMVKit::spgemm::product_list_sync", 2);
+  Kokkos::deep_copy(exec, s.list_ends, std::int64_t(0));
+  Kokkos::deep_copy(exec, s.list_sync, std::uint64_t(0));
+  const auto build = [&](auto const& pos) {
+    spgemm_launch_list_build<false>(exec, A, B, s, pos);
+    Kokkos::parallel_scan("SpMVKit::spgemm::product_list_starts", Range(exec, 0, nnz),
+                          SpgemmListScan<Device>{s.list_ends});
+    spgemm_launch_list_build<true>(exec, A, B, s, pos);
+  };
+  if (s.positions16.extent(0) > 0) {
+    build(s.positions16);
+  } else {
+    build(s.positions32);
+  }
+  s.lists = true;
+  s.positions16 = Kokkos::View<std::uint16_t*, Device>();
+  s.positions32 = Kokkos::View<std::uint32_t*, Device>();
+  s.product_starts = Kokkos::View<std::int64_t*, Device>();
+  for (auto& c : s.chunk_first) c = Kokkos::View<std::int64_t*, Device>();
+  s.perm = Kokkos::View<Ordinal*, Device>();
+  s.memory.positions_bytes = bytes;
+  s.memory.workspace_bytes = bytes;
+  s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes, peak);
+  return true;
+}
+
+/// The numeric phase from lists of products: one launch (SpgemmListValues).
+template <class Crs, class State>
+void spgemm_launch_lists(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
+                         State const& s) {
+  using Exec = typename Crs::execution_space;
+  SpgemmListValues<typename Crs::value_type, typename Crs::ordinal_type, typename Crs::offset_type,
+                   typename Crs::device_type>
+      f;
+  f.a_v = A.values();
+  f.b_v = B.values();
+  f.ends = s.list_ends;
+  f.pairs = s.list_pairs;
+  f.c_v = s.C.values();
+  f.nnz = s.C.nnz();
+  LaunchParameters const& p = s.list_plan.values;
+  f.entries_per_team = p.work_per_team;
+  f.list_teams = (f.nnz + p.work_per_team - 1) / p.work_per_team;
+  f.fingerprint = spgemm_fingerprint_functor(A, B, false);
+  f.fingerprint_items = s.list_plan.fingerprint_items;
+  f.sync = s.list_sync;
+  f.expected_fingerprint = s.fingerprint;
+  f.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
+  const std::int64_t league =
+      f.list_teams + (f.fingerprint.b_end + f.fingerprint_items - 1) / f.fingerprint_items;
+  Kokkos::parallel_for("SpMVKit::spgemm::numeric_lists",
+                       argument_launch(Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(league),
+                                                                p.team_size, p.vector_length)),
+                       f);
+}
+
 /// A launch of the host symbolic phase's workspace kernel (SpgemmWorkspaceRows)
 /// over every row of A: the count pass (Fill false) or the fill pass, which
 /// also finds the product places when they are allocated (`pos`).
@@ -824,6 +953,7 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   s.memory.positions_bytes = bytes;
   s.memory.workspace_bytes = perm_bytes + bytes + chunk_bytes;
   s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes, peak);
+  spgemm_store_lists(exec, limit, s, A, B, s.memory.workspace_bytes + held);
   return true;
 }
 
@@ -843,10 +973,12 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
     throw std::invalid_argument("spmvkit::spgemm: the inner dimensions differ: " + shapes +
                                 "; C = A B needs as many columns of A as rows of B");
   }
-  const int test_team_size = s.test_team_size, test_workspace = s.test_workspace;
+  const int test_team_size = s.test_team_size, test_workspace = s.test_workspace,
+            test_lists = s.test_lists;
   s = State();
   s.test_team_size = test_team_size;
   s.test_workspace = test_workspace;
+  s.test_lists = test_lists;
   s.m = A.num_rows();
   s.k = A.num_cols();
   s.n = B.num_cols();
@@ -1116,6 +1248,10 @@ void spgemm_numeric_phase(ExecutionSpace const& exec, SpgemmOptions const& optio
         "spmvkit::spgemm_numeric: the symbolic phase saw " +
         spgemm_shapes(s.m, s.k, s.k, s.n, s.a_nnz, s.b_nnz) + ", now " +
         spgemm_shapes(A.num_rows(), A.num_cols(), B.num_rows(), B.num_cols(), A.nnz(), B.nnz()));
+  }
+  if (s.lists) {
+    spgemm_launch_lists(exec, A, B, s);
+    return;
   }
   if (s.positions) {
     spgemm_launch_positions<false>(exec, A, B, s);
