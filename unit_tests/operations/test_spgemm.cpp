@@ -198,10 +198,13 @@ check_spgemm(HostCrs const& ha, HostCrs const& hb, std::string const& what,
   auto A = make_device_crs<Scalar, Exec, int, Offset>(ha);
   auto B = make_device_crs<Scalar, Exec, int, Offset>(hb);
   const auto ref = host_product<Scalar>(ha, hb);
-  SpgemmHandle<Scalar, Exec, int, Offset> handle(options);
+  SpgemmOptions o = options;
+  if (test_lists != 0) {
+    o.product_lists = test_lists > 0;
+  }
+  SpgemmHandle<Scalar, Exec, int, Offset> handle(o);
   handle.state().test_team_size = test_team_size;
   handle.state().test_workspace = test_workspace;
-  handle.state().test_lists = test_lists;
   spgemm_symbolic(exec, handle, A, B);
   EXPECT_TRUE(handle.has_structure());
   EXPECT_EQ(handle.nnz(), ref.C.nnz()) << what;
@@ -751,8 +754,8 @@ TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
     o.keep_positions = path < 2;
     auto A = make_device_crs<Scalar, Exec>(ha);
     for (auto const& changed : {moved, shifted}) {
+      o.product_lists = path == 1;
       SpgemmHandle<Scalar, Exec> handle(o);
-      handle.state().test_lists = path == 1 ? 1 : -1;
       spgemm_symbolic(exec, handle, A, make_device_crs<Scalar, Exec>(from_entries(40, 60, b)));
       EXPECT_EQ(handle.keeps_positions(), path < 2);
       EXPECT_EQ(handle.keeps_product_lists(), path == 1);
@@ -901,8 +904,9 @@ TYPED_TEST(SpgemmTest, ProductListsMatchReference) {
   const HostCrs hb = random_crs(300, 350, 15, 0.05, 300, 14);
   auto A = make_device_crs<Scalar, Exec>(ha);
   auto B = make_device_crs<Scalar, Exec>(hb);
-  SpgemmHandle<Scalar, Exec> handle;
-  handle.state().test_lists = 1;
+  SpgemmOptions always;
+  always.product_lists = true;
+  SpgemmHandle<Scalar, Exec> handle(always);
   spgemm_symbolic(exec, handle, A, B);
   ASSERT_TRUE(handle.keeps_product_lists());
   for (int round = 0; round < 3; ++round) {
@@ -914,9 +918,9 @@ TYPED_TEST(SpgemmTest, ProductListsMatchReference) {
                                         "lists, new values, round " + std::to_string(round)));
   }
   // Where the lists would break the memory limit they are not kept (the places are).
-  SpgemmOptions tight;
+  SpgemmOptions tight = always;
   tight.memory_limit = handle.memory().peak_bytes - 1;
-  auto t = check_spgemm<Scalar, Exec>(ha, hb, "lists over the limit", tight, false, 0, 0, 1);
+  auto t = check_spgemm<Scalar, Exec>(ha, hb, "lists over the limit", tight, false);
   EXPECT_FALSE(t.keeps_product_lists());
   EXPECT_LE(t.memory().peak_bytes, tight.memory_limit);
 }

@@ -1121,6 +1121,38 @@ struct SpgemmFingerprint {
   }
 };
 
+/// The pattern fingerprint of a numeric phase (SpgemmFingerprint's sum,
+/// without the symbolic phase's count of rows), a team per `items` indices,
+/// each adding its sum to `out`, which starts at zero: one atomic per team
+/// instead of Kokkos' reduction of an array (H200, FP64: delaunay_n16's
+/// fingerprint took 14-21 us, the multiprocessors idle half of it).
+template <class Ordinal, class Offset, class Device>
+struct SpgemmFingerprintTeams {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  SpgemmFingerprint<Ordinal, Offset, Device> f;
+  Kokkos::View<std::uint64_t*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> out;
+  std::int64_t items = 1;
+
+  /// F's terms of [t0, t1), summed by the team (every thread gets the sum).
+  KOKKOS_INLINE_FUNCTION static std::uint64_t
+  sum(member_type const& team, SpgemmFingerprint<Ordinal, Offset, Device> const& f, std::int64_t t0,
+      std::int64_t t1) {
+    std::uint64_t h = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamVectorRange(team, t0, t1),
+        [&](std::int64_t t, std::uint64_t& partial) { partial += f.term(t); }, h);
+    return h;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t t0 = team.league_rank() * items;
+    const std::int64_t t1 = t0 + items < f.b_end ? t0 + items : f.b_end;
+    const std::uint64_t h = sum(team, f, t0, t1);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&out(0), h); });
+  }
+};
+
 /// An entry of a list of products (SpgemmListValues): the places of a_ik in
 /// A's arrays and of b_kj in B's, aligned as one load.
 template <class Offset>
@@ -1177,14 +1209,35 @@ struct SpgemmListBuild {
   }
 };
 
-/// Counts to starts in place (SpgemmListBuild): an exclusive scan over C's entries.
-template <class Device>
+/// Counts to starts in place (SpgemmListBuild), a row of C per thread (its
+/// lanes scan the row): row i's lists start where its products start (the
+/// first product of its first entry of A), so rows need no global scan
+/// (Kokkos' scan over C's entries took 74 us of delaunay_n16's symbolic
+/// phase on an H200, in two launches).
+template <class Ordinal, class Offset, class Device>
 struct SpgemmListScan {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  ro_view<Offset> a_rs, c_rs;
+  ro_view<std::int64_t> starts;
   Kokkos::View<std::int64_t*, Device> ends;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p, std::int64_t& update, bool final) const {
-    const std::int64_t count = ends(p);
-    if (final) ends(p) = update;
-    update += count;
+  std::int64_t m = 0, rows_per_team = 1;
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t r0 = team.league_rank() * rows_per_team;
+    const std::int64_t r1 = r0 + rows_per_team < m ? r0 + rows_per_team : m;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1), [&](std::int64_t i) {
+      const auto base = static_cast<std::int64_t>(c_rs(i));
+      const std::int64_t first = starts(a_rs(i));
+      Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, c_rs(i + 1) - base),
+                            [&](std::int64_t j, std::int64_t& update, bool final) {
+                              const std::int64_t count = ends(base + j);
+                              if (final) ends(base + j) = first + update;
+                              update += count;
+                            });
+    });
   }
 };
 
@@ -1218,6 +1271,14 @@ struct SpgemmListValues {
   std::uint64_t expected_fingerprint = 0;
   Scalar not_found = Scalar(0);
 
+  /// A thread or lane per entry of C, consecutive entries on consecutive
+  /// lanes (ends and values read and written coalesced), each list added in
+  /// its order. Latency-bound: a list is a chain of dependent loads (its
+  /// start and end, each pair, then the two values). Other shapes measured
+  /// slower (H200, FP64, delaunay_n16, ncu): 34 us as here (29% of issue
+  /// slots used, warps waiting on L1TEX), 40 us with four consecutive
+  /// entries a thread, 58 us with a team's products staged in scratch a lane
+  /// each and then summed per entry.
   KOKKOS_INLINE_FUNCTION void sum_lists(member_type const& team, std::int64_t rank) const {
     const std::int64_t p0 = rank * entries_per_team;
     const std::int64_t p1 = p0 + entries_per_team < nnz ? p0 + entries_per_team : nnz;
@@ -1236,10 +1297,8 @@ struct SpgemmListValues {
     const std::int64_t t0 = rank * fingerprint_items;
     const std::int64_t end = fingerprint.b_end;
     const std::int64_t t1 = t0 + fingerprint_items < end ? t0 + fingerprint_items : end;
-    std::uint64_t h = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamVectorRange(team, t0, t1),
-        [&](std::int64_t t, std::uint64_t& sum) { sum += fingerprint.term(t); }, h);
+    const std::uint64_t h =
+        SpgemmFingerprintTeams<Ordinal, Offset, Device>::sum(team, fingerprint, t0, t1);
     Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&sync(0), h); });
   }
 

@@ -94,7 +94,7 @@ struct SpgemmState {
   SpgemmListPlan list_plan;
   Kokkos::View<std::int64_t*, device_type> list_ends;
   Kokkos::View<SpgemmPair<Offset>*, device_type> list_pairs;
-  Kokkos::View<std::uint64_t*, device_type> list_sync;
+  Kokkos::View<std::uint64_t*, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>> list_sync;
   /// Test hook: > 0 runs every bin with teams of this many threads through the
   /// concurrent (GPU) code path, atomics and team sorts included, so that host
   /// backends test it too (and keeps the host workspace off). Set before
@@ -104,10 +104,6 @@ struct SpgemmState {
   /// (spgemm_use_workspace): > 0 wherever it fits the memory budget, however
   /// sparse the product; < 0 never (the binned accumulators); 0 the rule.
   int test_workspace = 0;
-  /// Test hook for the lists of products (spgemm_list_parameters): > 0
-  /// wherever they fit the memory limit, however many bytes they take against
-  /// C's, < 0 never, 0 the rule. Set before spgemm_symbolic().
-  int test_lists = 0;
 };
 
 /// allocate_view, but an empty View without an allocation for no entries:
@@ -591,11 +587,18 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
   using Exec = typename Crs::execution_space;
   if constexpr (!Find) {
     // Checked by every team of the kernels below (SpgemmFingerprint).
-    const auto f = spgemm_fingerprint_functor(A, B, false);
-    Kokkos::parallel_reduce(
-        "SpMVKit::spgemm::pattern_fingerprint",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, f.rows_end), f,
-        s.fingerprint_now);
+    SpgemmFingerprintTeams<typename Crs::ordinal_type, typename Crs::offset_type,
+                           typename Crs::device_type>
+        f;
+    f.f = spgemm_fingerprint_functor(A, B, false);
+    f.out = s.fingerprint_now;
+    f.items = std::max<std::int64_t>(1, s.list_plan.fingerprint_items);
+    Kokkos::deep_copy(exec, s.fingerprint_now, std::uint64_t(0));
+    Kokkos::parallel_for("SpMVKit::spgemm::pattern_fingerprint",
+                         argument_launch(Kokkos::TeamPolicy<Exec>(
+                             exec, static_cast<int>((f.f.b_end + f.items - 1) / f.items),
+                             s.list_plan.values.team_size, s.list_plan.values.vector_length)),
+                         f);
   }
   const auto launch = [&](SpgemmBinLaunch const& l, std::int64_t capacity, bool narrow,
                           SpgemmBinLaunch const* beside) {
@@ -701,42 +704,54 @@ void spgemm_launch_list_build(typename Crs::execution_space const& exec, Crs con
 }
 
 /// The symbolic phase's step after the places: the lists of products by
-/// entry of C (SpgemmListValues), where the rule keeps them
-/// (spgemm_list_parameters) and they take at most spgemm_positions_max_ratio
-/// times C's bytes and fit the limit while the places (`places_bytes`, with
-/// `held` besides C) still exist. The places, their starts, the chunk starts
-/// and the row order are then released. Returns whether the lists were kept.
+/// entry of C (SpgemmListValues), where the options ask for them
+/// (SpgemmOptions::product_lists) and they fit the limit while the places
+/// (`held`, with whatever else is held besides C) still exist. The places,
+/// their starts, the chunk starts and the row order are then released.
+/// Returns whether the lists were kept. (spgemm_list_parameters is set either
+/// way: the places' numeric phase takes its fingerprint shape.)
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
-bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmLimit const& limit,
+bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options,
+                        SpgemmLimit const& limit,
                         SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>& s,
                         CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
                         CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B,
                         std::uint64_t held) {
   using Device = typename SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
-  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   constexpr char const* where = "spmvkit::spgemm";
   const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
-  s.list_plan = spgemm_list_parameters(exec, mean_b_row, s.test_lists, s.test_team_size);
+  s.list_plan = spgemm_list_parameters(exec, mean_b_row, s.test_team_size);
   const std::int64_t nnz = s.C.nnz();
-  if (!s.list_plan.keep || nnz == 0) return false;
+  if (!options.product_lists || nnz == 0) return false;
   const byte_count bytes = checked_add(
       checked_bytes(s.multiply_adds, sizeof(SpgemmPair<Offset>), "product lists", where),
       checked_bytes(nnz + 2, sizeof(std::int64_t), "product list ends", where), "lists", where);
-  if (s.test_lists <= 0 && bytes > spgemm_positions_max_ratio * s.memory.output_bytes) return false;
   const std::uint64_t peak = s.memory.output_bytes + held + bytes;
   if (limit.bytes > 0 && peak > limit.bytes) return false;
-  s.list_ends = allocate_view<Kokkos::View<std::int64_t*, Device>>(
-      exec, "SpMVKit::spgemm::product_list_ends", nnz);
+  // Two entries more: the numeric launch's fingerprint sum and count of teams done.
+  const auto ends = allocate_view<Kokkos::View<std::int64_t*, Device>>(
+      exec, "SpMVKit::spgemm::product_list_ends", nnz + 2);
+  Kokkos::deep_copy(exec, ends, std::int64_t(0));
+  s.list_ends = Kokkos::subview(ends, Kokkos::pair<std::int64_t, std::int64_t>(0, nnz));
+  s.list_sync = Kokkos::View<std::uint64_t*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+      reinterpret_cast<std::uint64_t*>(ends.data() + nnz), 2);
   s.list_pairs = allocate_view<Kokkos::View<SpgemmPair<Offset>*, Device>>(
       exec, "SpMVKit::spgemm::product_lists", s.multiply_adds);
-  s.list_sync = allocate_view<Kokkos::View<std::uint64_t*, Device>>(
-      exec, "SpMVKit::spgemm::product_list_sync", 2);
-  Kokkos::deep_copy(exec, s.list_ends, std::int64_t(0));
-  Kokkos::deep_copy(exec, s.list_sync, std::uint64_t(0));
   const auto build = [&](auto const& pos) {
     spgemm_launch_list_build<false>(exec, A, B, s, pos);
-    Kokkos::parallel_scan("SpMVKit::spgemm::product_list_starts", Range(exec, 0, nnz),
-                          SpgemmListScan<Device>{s.list_ends});
+    SpgemmListScan<Ordinal, Offset, Device> scan;
+    scan.a_rs = A.row_starts();
+    scan.c_rs = s.C.row_starts();
+    scan.starts = s.product_starts;
+    scan.ends = s.list_ends;
+    scan.m = s.m;
+    LaunchParameters const& p = s.list_plan.scan;
+    scan.rows_per_team = p.work_per_team;
+    Kokkos::parallel_for("SpMVKit::spgemm::product_list_starts",
+                         argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(
+                             exec, static_cast<int>((s.m + p.work_per_team - 1) / p.work_per_team),
+                             p.team_size, p.vector_length)),
+                         scan);
     spgemm_launch_list_build<true>(exec, A, B, s, pos);
   };
   if (s.positions16.extent(0) > 0) {
@@ -953,7 +968,7 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   s.memory.positions_bytes = bytes;
   s.memory.workspace_bytes = perm_bytes + bytes + chunk_bytes;
   s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes, peak);
-  spgemm_store_lists(exec, limit, s, A, B, s.memory.workspace_bytes + held);
+  spgemm_store_lists(exec, options, limit, s, A, B, s.memory.workspace_bytes + held);
   return true;
 }
 
@@ -973,12 +988,10 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
     throw std::invalid_argument("spmvkit::spgemm: the inner dimensions differ: " + shapes +
                                 "; C = A B needs as many columns of A as rows of B");
   }
-  const int test_team_size = s.test_team_size, test_workspace = s.test_workspace,
-            test_lists = s.test_lists;
+  const int test_team_size = s.test_team_size, test_workspace = s.test_workspace;
   s = State();
   s.test_team_size = test_team_size;
   s.test_workspace = test_workspace;
-  s.test_lists = test_lists;
   s.m = A.num_rows();
   s.k = A.num_cols();
   s.n = B.num_cols();
