@@ -7,11 +7,12 @@
 // timed, SpMVKit's C is checked against Kokkos Kernels' C: the same structure, and values within
 // 4 eps (longest row of A + 2) (|A| |A|)_ij.
 //
-// Names: spgemm/<precision>/<matrix>/<spmvkit|kk_default>/<symbolic|numeric|total>.
+// Names: spgemm/<precision>/<matrix>/<spmvkit|spmvkit_lists|kk_default>/<symbolic|numeric|total>.
 // Counters: time_s (median), multiply_adds (the sum over a_ik of nnz(A row k)), GFlop/s
 // (2 multiply-adds per median time), nnz_A, nnz_C, compression (multiply-adds per nonzero of C),
-// output_bytes (C), and for SpMVKit peak_bytes, team_scratch_bytes and symbolic_workspace_bytes
-// (SpgemmMemory).
+// output_bytes (C), and for SpMVKit peak_bytes, team_scratch_bytes, positions_bytes and
+// symbolic_workspace_bytes (SpgemmMemory), and lists (1 where the numeric phase sums lists of
+// products, SpgemmHandle::keeps_product_lists).
 
 #include "benchmarks.hpp"
 #include "options.hpp"
@@ -38,14 +39,12 @@ char const* phase_name(Phase p) {
   return p == Phase::symbolic ? "symbolic" : p == Phase::numeric ? "numeric" : "total";
 }
 
-/// spmvkit: default options (numeric phases from stored product places);
-/// spmvkit_hashing: SpgemmOptions::keep_positions = false (numeric phases hash
-/// like the symbolic one); kk_default: Kokkos Kernels' default SpGEMM.
-enum class Impl { spmvkit, spmvkit_hashing, kk_default };
+/// spmvkit: default options (numeric phases from the product places);
+/// spmvkit_lists: SpgemmOptions::product_lists (from lists of products);
+/// kk_default: Kokkos Kernels' default SpGEMM.
+enum class Impl { spmvkit, spmvkit_lists, kk_default };
 char const* impl_name(Impl i) {
-  return i == Impl::spmvkit           ? "spmvkit"
-         : i == Impl::spmvkit_hashing ? "spmvkit_hashing"
-                                      : "kk_default";
+  return i == Impl::spmvkit ? "spmvkit" : i == Impl::spmvkit_lists ? "spmvkit_lists" : "kk_default";
 }
 
 /// Counts the rows of C where SpMVKit's C and Kokkos Kernels' C differ: other lengths, a column
@@ -95,14 +94,14 @@ struct SpgemmSetup {
   Crs<Scalar> A;
   KKMatrix<Scalar> kk_A;
   SpgemmHandle<Scalar, Exec> handle;
-  /// The same product without the stored product places (numeric phases hash).
-  SpgemmHandle<Scalar, Exec> hashing{hashing_options()};
+  /// The same product with the numeric phase from lists of products.
+  SpgemmHandle<Scalar, Exec> lists{lists_options()};
   KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
   std::string error;
 
-  static SpgemmOptions hashing_options() {
+  static SpgemmOptions lists_options() {
     SpgemmOptions o;
-    o.keep_positions = false;
+    o.product_lists = true;
     return o;
   }
 
@@ -113,10 +112,10 @@ struct SpgemmSetup {
       error = "A is not square";
       return;
     }
-    spgemm_symbolic(exec, handle, A, A);
-    spgemm_numeric(exec, handle, A, A);
-    spgemm_symbolic(exec, hashing, A, A);
-    spgemm_numeric(exec, hashing, A, A);
+    for (auto* h : {&handle, &lists}) {
+      spgemm_symbolic(exec, *h, A, A);
+      spgemm_numeric(exec, *h, A, A);
+    }
     kk.symbolic(kk_A, kk_A);
     kk.numeric(kk_A, kk_A);
     exec.fence();
@@ -130,7 +129,7 @@ struct SpgemmSetup {
     auto const& K = kk.matrix();
     const double tol = 4.0 * std::numeric_limits<Scalar>::epsilon() *
                        (static_cast<double>(max_row_length(A)) + 2.0);
-    for (auto const* h : {&handle, &hashing}) {
+    for (auto const* h : {&handle, &lists}) {
       auto const& C = h->matrix();
       std::int64_t bad = 0;
       Kokkos::parallel_reduce(
@@ -140,7 +139,7 @@ struct SpgemmSetup {
                                   K.graph.entries, C.values(), K.values, M.values(), tol},
           bad);
       if (C.nnz() != static_cast<Offset>(K.nnz()) || bad > 0) {
-        error = std::string("SpMVKit's C") + (h == &hashing ? " (hashing)" : "") + " (nnz " +
+        error = std::string("SpMVKit's C") + (h == &lists ? " (lists)" : "") + " (nnz " +
                 std::to_string(C.nnz()) + ") differs from Kokkos Kernels' (nnz " +
                 std::to_string(K.nnz()) + ") in " + std::to_string(bad) + " rows";
         return;
@@ -186,7 +185,7 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
     // Each iteration's product replaces the previous one, so at most two are alive at once.
     SpgemmHandle<Scalar, Exec> handle;
     KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
-    auto& kept = impl == Impl::spmvkit ? s.handle : s.hashing;
+    auto& kept = impl == Impl::spmvkit_lists ? s.lists : s.handle;
     auto run = [&] {
       if (ours) {
         if (phase == Phase::numeric) {
@@ -235,6 +234,7 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
       state.counters["peak_bytes"] = static_cast<double>(kept.memory().peak_bytes);
       state.counters["team_scratch_bytes"] = static_cast<double>(kept.memory().team_scratch_bytes);
       state.counters["positions_bytes"] = static_cast<double>(kept.memory().positions_bytes);
+      state.counters["lists"] = kept.keeps_product_lists() ? 1.0 : 0.0;
       state.counters["symbolic_workspace_bytes"] =
           static_cast<double>(kept.memory().symbolic_workspace_bytes);
       auto const bins = kept.row_bins();
@@ -256,7 +256,7 @@ void register_spgemm_benchmarks(std::shared_ptr<const Options> const& options,
                                 MatrixSource const& source) {
   Options const& o = *options;
   if (!source.in_spgemm || !o.has_family("spgemm")) return;
-  for (Impl impl : {Impl::spmvkit, Impl::spmvkit_hashing, Impl::kk_default}) {
+  for (Impl impl : {Impl::spmvkit, Impl::spmvkit_lists, Impl::kk_default}) {
     for (Phase phase : {Phase::symbolic, Phase::numeric, Phase::total}) {
       const std::string name = std::string("spgemm/") + precision_name<Scalar>() + "/" +
                                source.name + "/" + impl_name(impl) + "/" + phase_name(phase);

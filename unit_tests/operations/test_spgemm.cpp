@@ -24,6 +24,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -192,12 +193,16 @@ template <class Scalar, class Exec, class Offset = int>
 SpgemmHandle<Scalar, Exec, int, Offset>
 check_spgemm(HostCrs const& ha, HostCrs const& hb, std::string const& what,
              SpgemmOptions const& options = {}, bool with_kokkos_kernels = true,
-             int test_team_size = 0, int test_workspace = 0) {
+             int test_team_size = 0, int test_workspace = 0, int test_lists = 0) {
   const Exec exec;
   auto A = make_device_crs<Scalar, Exec, int, Offset>(ha);
   auto B = make_device_crs<Scalar, Exec, int, Offset>(hb);
   const auto ref = host_product<Scalar>(ha, hb);
-  SpgemmHandle<Scalar, Exec, int, Offset> handle(options);
+  SpgemmOptions o = options;
+  if (test_lists != 0) {
+    o.product_lists = test_lists > 0;
+  }
+  SpgemmHandle<Scalar, Exec, int, Offset> handle(o);
   handle.state().test_team_size = test_team_size;
   handle.state().test_workspace = test_workspace;
   spgemm_symbolic(exec, handle, A, B);
@@ -679,8 +684,9 @@ TYPED_TEST(SpgemmTest, ProductPlacesAreKeptAtTheirWidth) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   const auto F = to_host(make_fem_poisson_crs<Scalar, Exec>(Exec(), 8));
-  auto h = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, places");
+  auto h = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, places", {}, true, 0, 0, -1);
   ASSERT_TRUE(h.keeps_positions());
+  EXPECT_FALSE(h.keeps_product_lists());
   EXPECT_EQ(h.memory().positions_bytes,
             static_cast<std::uint64_t>(h.multiply_adds()) * 2 + (F.nnz() + 2) * 8);
   EXPECT_LE(h.memory().positions_bytes, h.memory().workspace_bytes);
@@ -699,7 +705,8 @@ TYPED_TEST(SpgemmTest, ProductPlacesAreKeptAtTheirWidth) {
   std::vector<std::pair<std::int64_t, std::int64_t>> wide;
   for (std::int64_t j = 0; j < n; ++j) wide.push_back({j % 2, j});
   const HostCrs A = from_entries(3, 2, {{0, 0}, {1, 0}, {1, 1}, {2, 1}});
-  auto w = check_spgemm<Scalar, Exec>(A, from_entries(2, n, wide), "rows of 70000", {}, false);
+  auto w =
+      check_spgemm<Scalar, Exec>(A, from_entries(2, n, wide), "rows of 70000", {}, false, 0, 0, -1);
   ASSERT_TRUE(w.keeps_positions());
   EXPECT_EQ(w.memory().positions_bytes,
             static_cast<std::uint64_t>(w.multiply_adds()) * 4 + (A.nnz() + 2) * 8);
@@ -710,7 +717,8 @@ TYPED_TEST(SpgemmTest, ProductPlacesAreKeptAtTheirWidth) {
   ASSERT_LT(without, with);
   SpgemmOptions tight;
   tight.memory_limit = with - 1;
-  auto t = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, limit below the places", tight, false);
+  auto t = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, limit below the places", tight, false, 0,
+                                      0, -1);
   EXPECT_FALSE(t.keeps_positions());
   EXPECT_LE(t.memory().peak_bytes, tight.memory_limit);
 }
@@ -740,19 +748,29 @@ TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
   shifted[3] = {0, 5};
   std::sort(shifted.begin(), shifted.end());
   const HostCrs ha = from_entries(50, 40, a);
-  for (bool places : {true, false}) {
+  // 0: places, 1: lists of products, 2: hashing.
+  for (int path = 0; path < 3; ++path) {
     SpgemmOptions o;
-    o.keep_positions = places;
+    o.keep_positions = path < 2;
     auto A = make_device_crs<Scalar, Exec>(ha);
     for (auto const& changed : {moved, shifted}) {
+      o.product_lists = path == 1;
       SpgemmHandle<Scalar, Exec> handle(o);
       spgemm_symbolic(exec, handle, A, make_device_crs<Scalar, Exec>(from_entries(40, 60, b)));
-      EXPECT_EQ(handle.keeps_positions(), places);
+      EXPECT_EQ(handle.keeps_positions(), path < 2);
+      EXPECT_EQ(handle.keeps_product_lists(), path == 1);
       auto C = to_host(spgemm_numeric(
           exec, handle, A, make_device_crs<Scalar, Exec>(from_entries(40, 60, changed))));
       const auto nans =
           std::count_if(C.val.begin(), C.val.end(), [](double v) { return std::isnan(v); });
-      EXPECT_GT(nans, 0) << (places ? "places" : "hashing");
+      EXPECT_GT(nans, 0) << "path " << path;
+      // The same handle, the pattern it was made for: no NaN left over.
+      if (path == 1) {
+        auto D = to_host(spgemm_numeric(exec, handle, A,
+                                        make_device_crs<Scalar, Exec>(from_entries(40, 60, b))));
+        EXPECT_EQ(std::count_if(D.val.begin(), D.val.end(), [](double v) { return std::isnan(v); }),
+                  0);
+      }
     }
   }
 }
@@ -831,16 +849,80 @@ TYPED_TEST(SpgemmTest, RowsOfBWithRepeatedOrUnsortedColumns) {
       4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
   for (int team : {0, most}) {
     const std::string what = "team hook " + std::to_string(team);
-    auto h = check_spgemm<Scalar, Exec>(ha, sorted, "strict rows of B, " + what, {}, false, team);
+    auto h =
+        check_spgemm<Scalar, Exec>(ha, sorted, "strict rows of B, " + what, {}, false, team, 0, -1);
     EXPECT_TRUE(h.keeps_positions()) << what;
     EXPECT_TRUE(h.state().b_rows_strict) << what;
-    auto r = check_spgemm<Scalar, Exec>(ha, repeated, "repeated columns, " + what, {}, false, team);
+    auto r = check_spgemm<Scalar, Exec>(ha, repeated, "repeated columns, " + what, {}, false, team,
+                                        0, -1);
     EXPECT_TRUE(r.keeps_positions()) << what;
+    auto l = check_spgemm<Scalar, Exec>(ha, repeated, "repeated columns, lists, " + what, {}, false,
+                                        team, 0, 1);
+    EXPECT_TRUE(l.keeps_product_lists()) << what;
     EXPECT_FALSE(r.state().b_rows_strict) << what;
     if (team > 1 || !detail::is_host_space_v<Exec>) {
       EXPECT_GT(r.row_bins().narrow, 0) << what;
     }
   }
+}
+
+// The numeric phase from lists of products by entry of C (the GPUs' rule,
+// forced here on every backend, with teams of one thread and of several):
+// every accumulator's rows, rows of B longer than a team, a row of A spread
+// over many teams, and repeated numeric phases on new values.
+TYPED_TEST(SpgemmTest, ProductListsMatchReference) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const int most = std::min(
+      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  const auto F = to_host(make_fem_poisson_crs<Scalar, Exec>(Exec(), 6));
+  const auto G = rmat_like(9, 8, 17);
+  auto const [L, R] = long_row_product(20000);
+  for (int team : {0, most}) {
+    const std::string what = ", team hook " + std::to_string(team);
+    for (auto const& [a, b, name] :
+         {std::make_tuple(F, F, "FEM N=6 A*A"), std::make_tuple(G, transpose(G), "R-MAT A*A^T"),
+          std::make_tuple(L, R, "long rows"),
+          std::make_tuple(random_crs(300, 200, 12, 0.1, 150, 1),
+                          random_crs(200, 250, 10, 0.1, 200, 2), "random rectangular")}) {
+      auto h = check_spgemm<Scalar, Exec>(a, b, name + what, {}, false, team, 0, 1);
+      ASSERT_TRUE(h.keeps_product_lists()) << name << what;
+      EXPECT_TRUE(h.keeps_positions()) << name << what;
+      // A pair of Offsets per multiply-add, an end per entry of C (and two
+      // for the launch's fingerprint): all the handle keeps besides C.
+      EXPECT_EQ(h.memory().positions_bytes,
+                static_cast<std::uint64_t>(h.multiply_adds()) * 2 * sizeof(int) +
+                    static_cast<std::uint64_t>(h.nnz() + 2) * 8)
+          << name << what;
+      EXPECT_EQ(h.memory().workspace_bytes, h.memory().positions_bytes) << name << what;
+    }
+  }
+  // New values on the same handle, twice (the launch's fingerprint sum and
+  // count start from zero each time).
+  const Exec exec;
+  HostCrs ha = random_crs(400, 300, 15, 0.05, 250, 13);
+  const HostCrs hb = random_crs(300, 350, 15, 0.05, 300, 14);
+  auto A = make_device_crs<Scalar, Exec>(ha);
+  auto B = make_device_crs<Scalar, Exec>(hb);
+  SpgemmOptions always;
+  always.product_lists = true;
+  SpgemmHandle<Scalar, Exec> handle(always);
+  spgemm_symbolic(exec, handle, A, B);
+  ASSERT_TRUE(handle.keeps_product_lists());
+  for (int round = 0; round < 3; ++round) {
+    for (auto& v : ha.val) v = -0.5 * v + 0.25;
+    Kokkos::deep_copy(A.values(), make_device_crs<Scalar, Exec>(ha).values());
+    auto C = spgemm_numeric(exec, handle, A, B);
+    exec.fence();
+    EXPECT_TRUE(matches_product<Scalar>(to_host(C), host_product<Scalar>(ha, hb), true,
+                                        "lists, new values, round " + std::to_string(round)));
+  }
+  // Where the lists would break the memory limit they are not kept (the places are).
+  SpgemmOptions tight = always;
+  tight.memory_limit = handle.memory().peak_bytes - 1;
+  auto t = check_spgemm<Scalar, Exec>(ha, hb, "lists over the limit", tight, false);
+  EXPECT_FALSE(t.keeps_product_lists());
+  EXPECT_LE(t.memory().peak_bytes, tight.memory_limit);
 }
 
 TYPED_TEST(SpgemmTest, WideOffsets) {

@@ -71,6 +71,10 @@ public:
   /// Whether numeric phases add products at places the symbolic phase
   /// stored (SpgemmOptions::keep_positions), rather than hashing columns.
   bool keeps_positions() const { return state_.positions; }
+  /// Whether numeric phases sum, for every entry of C, the list of its
+  /// products that the symbolic phase kept in place of the places
+  /// (SpgemmOptions::product_lists; SpgemmMemory::positions_bytes).
+  bool keeps_product_lists() const { return state_.lists; }
 
   /// Internal: the plan, for spgemm_symbolic() and spgemm_numeric().
   detail::SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>& state() { return state_; }
@@ -117,7 +121,8 @@ private:
 /// again against Offset and the limit; the columns of every row (sorted unless the options say
 /// otherwise), so that the numeric phase, the one repeated, writes values only and never sorts;
 /// and, where SpgemmOptions::keep_positions allows, the place of every product in its row of C, so
-/// that the numeric phase does not hash either.
+/// that the numeric phase does not hash either (or, with SpgemmOptions::product_lists, the list of
+/// the products of every nonzero of C).
 ///
 /// Throws std::invalid_argument when A's columns and B's rows differ (naming
 /// both shapes). Synchronous: it reads counts back to the host.

@@ -633,6 +633,52 @@ LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_te
   return p;
 }
 
+/// The numeric phase from lists of products (SpgemmListValues,
+/// SpgemmOptions::product_lists): the symbolic phase lists, for every entry
+/// of C, the products a_ik b_kj that land there (as the places of a_ik in A
+/// and of b_kj in B), so that a numeric phase sums each entry's list in a
+/// register: no accumulator in scratch to clear, no atomics, one store per
+/// entry. Shapes: `build` walks entries of A (work_per_team of them a team,
+/// lanes over each row of B) to count and then write each entry's list,
+/// `scan` turns a row's counts into starts (a row per thread, lanes over the
+/// row); `values` sums work_per_team entries of C a team (a thread or lane
+/// each, four times over on GPUs) beside teams that hash `fingerprint_items`
+/// of the patterns' indices each (that shape also computes the places'
+/// numeric fingerprint, SpgemmFingerprintTeams). The test hook
+/// `test_team_size` gives host teams that many threads.
+struct SpgemmListPlan {
+  LaunchParameters build, scan, values;
+  std::int64_t fingerprint_items = 0;
+};
+
+template <class ExecutionSpace>
+SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_row,
+                                      int test_team_size) {
+  (void)exec;
+  SpgemmListPlan l;
+  if (is_host_space_v<ExecutionSpace> || test_team_size > 0) {
+    const int t = std::max(1, test_team_size);
+    l.build.team_size = l.values.team_size = t;
+    l.build.work_per_team = 64 * t;
+    l.scan.team_size = t;
+    l.scan.work_per_team = 64 * t;
+    l.values.work_per_team = 256 * t;
+    l.fingerprint_items = 1024 * t;
+    return l;
+  }
+  l.build.vector_length = spgemm_vector_lanes(mean_b_row);
+  l.build.team_size = 256 / l.build.vector_length;
+  l.build.work_per_team = 4 * l.build.team_size;
+  l.scan.vector_length = 32;
+  l.scan.team_size = 4;
+  l.scan.work_per_team = l.scan.team_size;
+  l.values.team_size = 8;
+  l.values.vector_length = 32;
+  l.values.work_per_team = 4 * l.values.team_size * l.values.vector_length;
+  l.fingerprint_items = 16 * l.values.team_size * l.values.vector_length;
+  return l;
+}
+
 /// The narrow bin (SpgemmNarrowRows, and the numeric phase from product
 /// places): rows short enough that each thread's vector lanes take a whole
 /// row in the thread's own share of team scratch, without team barriers,

@@ -1093,24 +1093,245 @@ struct SpgemmFingerprint {
     return x ^ (x >> 32);
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, std::uint64_t* sums) const {
+  /// The term of index t < b_end in F.
+  KOKKOS_INLINE_FUNCTION std::uint64_t term(std::int64_t t) const {
     if (t < a_end) {
       const auto v =
           static_cast<std::uint64_t>(t < a_rows ? static_cast<std::int64_t>(a_rs(t))
                                                 : static_cast<std::int64_t>(a_ci(t - a_rows)));
-      sums[0] += a_weight * mix(t, v);
-    } else if (t < b_end) {
-      const std::int64_t u = t - a_end;
-      const auto v =
-          static_cast<std::uint64_t>(u < b_rows ? static_cast<std::int64_t>(b_rs(u))
-                                                : static_cast<std::int64_t>(b_ci(u - b_rows)));
-      sums[0] += mix(u, v);
+      return a_weight * mix(t, v);
+    }
+    const std::int64_t u = t - a_end;
+    const auto v =
+        static_cast<std::uint64_t>(u < b_rows ? static_cast<std::int64_t>(b_rs(u))
+                                              : static_cast<std::int64_t>(b_ci(u - b_rows)));
+    return mix(u, v);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, std::uint64_t* sums) const {
+    if (t < b_end) {
+      sums[0] += term(t);
     } else if (t < rows_end) {
       const std::int64_t r = t - b_end;
       bool strict = true;
       for (Offset q = b_rs(r) + 1, e = b_rs(r + 1); q < e; ++q)
         strict = strict && b_ci(q - 1) < b_ci(q);
       sums[1] += strict ? 0 : 1;
+    }
+  }
+};
+
+/// The pattern fingerprint of a numeric phase (SpgemmFingerprint's sum,
+/// without the symbolic phase's count of rows), a team per `items` indices,
+/// each adding its sum to `out`, which starts at zero: one atomic per team
+/// instead of Kokkos' reduction of an array (H200, FP64: delaunay_n16's
+/// fingerprint took 14-21 us, the multiprocessors idle half of it).
+template <class Ordinal, class Offset, class Device>
+struct SpgemmFingerprintTeams {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  SpgemmFingerprint<Ordinal, Offset, Device> f;
+  Kokkos::View<std::uint64_t*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> out;
+  std::int64_t items = 1;
+
+  /// F's terms of [t0, t1), summed by the team (every thread gets the sum).
+  KOKKOS_INLINE_FUNCTION static std::uint64_t
+  sum(member_type const& team, SpgemmFingerprint<Ordinal, Offset, Device> const& f, std::int64_t t0,
+      std::int64_t t1) {
+    std::uint64_t h = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamVectorRange(team, t0, t1),
+        [&](std::int64_t t, std::uint64_t& partial) { partial += f.term(t); }, h);
+    return h;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t t0 = team.league_rank() * items;
+    const std::int64_t t1 = t0 + items < f.b_end ? t0 + items : f.b_end;
+    const std::uint64_t h = sum(team, f, t0, t1);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&out(0), h); });
+  }
+};
+
+/// An entry of a list of products (SpgemmListValues): the places of a_ik in
+/// A's arrays and of b_kj in B's, aligned as one load.
+template <class Offset>
+struct alignas(2 * sizeof(Offset)) SpgemmPair {
+  Offset a, b;
+};
+
+/// The symbolic phase's lists of products by entry of C, from the product
+/// places (SpgemmPositionRows<Find> and the other passes that store them):
+/// the count pass (Write false) counts each entry's products into `ends`,
+/// an exclusive scan (SpgemmListScan) turns the counts into where each list
+/// starts, and the write pass (Write true) appends every product to its
+/// entry's list, which leaves in `ends` where each list ends. A team takes
+/// `entries_per_team` consecutive entries of A (a thread each, the row found
+/// by a binary search of A's row starts), the lanes a row of B each, so that
+/// a row of A of a hundred thousand entries spreads over many teams like any
+/// other. The order of products within a list depends on the threads' order
+/// (atomics): fixed for a handle, so its numeric phases give the same values
+/// every time, but not from one symbolic phase to the next.
+template <class Ordinal, class Offset, class Device, class Pos, bool Write>
+struct SpgemmListBuild {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  ro_view<Offset> a_rs, b_rs, c_rs;
+  ro_view<Ordinal> a_ci;
+  ro_view<std::int64_t> starts;
+  ro_view<Pos> pos;
+  Kokkos::View<std::int64_t*, Device> ends;
+  Kokkos::View<SpgemmPair<Offset>*, Device> pairs;
+  std::int64_t m = 0, a_nnz = 0, entries_per_team = 1;
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t e0 = team.league_rank() * entries_per_team;
+    const std::int64_t e1 = e0 + entries_per_team < a_nnz ? e0 + entries_per_team : a_nnz;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, e0, e1), [&](std::int64_t ka) {
+      const std::int64_t i = spgemm_last_at_most(a_rs, std::int64_t(0), m, ka);
+      const auto base = static_cast<std::int64_t>(c_rs(i));
+      const std::int64_t p0 = starts(ka);
+      const Offset b0 = b_rs(a_ci(ka));
+      Kokkos::parallel_for(
+          Kokkos::ThreadVectorRange(team, starts(ka + 1) - p0), [&](std::int64_t t) {
+            const std::int64_t p = base + static_cast<std::int64_t>(pos(p0 + t));
+            if constexpr (Write) {
+              const std::int64_t q = Kokkos::atomic_fetch_add(&ends(p), std::int64_t(1));
+              pairs(q) = SpgemmPair<Offset>{static_cast<Offset>(ka), static_cast<Offset>(b0 + t)};
+            } else {
+              Kokkos::atomic_add(&ends(p), std::int64_t(1));
+            }
+          });
+    });
+  }
+};
+
+/// Counts to starts in place (SpgemmListBuild), a row of C per thread (its
+/// lanes scan the row): row i's lists start where its products start (the
+/// first product of its first entry of A), so rows need no global scan
+/// (Kokkos' scan over C's entries took 74 us of delaunay_n16's symbolic
+/// phase on an H200, in two launches).
+template <class Ordinal, class Offset, class Device>
+struct SpgemmListScan {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  ro_view<Offset> a_rs, c_rs;
+  ro_view<std::int64_t> starts;
+  Kokkos::View<std::int64_t*, Device> ends;
+  std::int64_t m = 0, rows_per_team = 1;
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t r0 = team.league_rank() * rows_per_team;
+    const std::int64_t r1 = r0 + rows_per_team < m ? r0 + rows_per_team : m;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1), [&](std::int64_t i) {
+      const auto base = static_cast<std::int64_t>(c_rs(i));
+      const std::int64_t first = starts(a_rs(i));
+      Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, c_rs(i + 1) - base),
+                            [&](std::int64_t j, std::int64_t& update, bool final) {
+                              const std::int64_t count = ends(base + j);
+                              if (final) ends(base + j) = first + update;
+                              update += count;
+                            });
+    });
+  }
+};
+
+/// The numeric phase from lists of products (spgemm_list_parameters): the
+/// first `list_teams` teams sum the lists of `entries_per_team` consecutive
+/// entries of C each, c_p = sum over its list of a_v(a) b_v(b), in a
+/// register and in list order; the others hash `fingerprint_items` indices
+/// of A's and B's patterns each (SpgemmFingerprint) into sync(0). No list
+/// reads a pattern, so a changed pattern cannot send a read out of bounds
+/// (the sizes are checked on the host); the fingerprint is still checked in
+/// the same launch: every team counts itself done in sync(1) after a fence,
+/// and the last one compares sync(0) with the symbolic phase's fingerprint,
+/// makes every value of C NaN (`not_found`) if they differ, and clears
+/// sync for the next phase. One launch, no host wait.
+template <class Scalar, class Ordinal, class Offset, class Device>
+struct SpgemmListValues {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  ro_view<Scalar> a_v, b_v;
+  ro_view<std::int64_t> ends;
+  ro_view<SpgemmPair<Offset>> pairs;
+  Kokkos::View<Scalar*, Device> c_v;
+  std::int64_t nnz = 0, entries_per_team = 1, list_teams = 0;
+  SpgemmFingerprint<Ordinal, Offset, Device> fingerprint;
+  std::int64_t fingerprint_items = 1;
+  /// The fingerprint's sum and the teams done (zero before each launch).
+  Kokkos::View<std::uint64_t*, Device> sync;
+  std::uint64_t expected_fingerprint = 0;
+  Scalar not_found = Scalar(0);
+
+  /// A thread or lane per entry of C, consecutive entries on consecutive
+  /// lanes (ends and values read and written coalesced), each list added in
+  /// its order. Latency-bound: a list is a chain of dependent loads (its
+  /// start and end, each pair, then the two values). Other shapes measured
+  /// slower (H200, FP64, delaunay_n16, ncu): 34 us as here (29% of issue
+  /// slots used, warps waiting on L1TEX), 40 us with four consecutive
+  /// entries a thread, 58 us with a team's products staged in scratch a lane
+  /// each and then summed per entry.
+  KOKKOS_INLINE_FUNCTION void sum_lists(member_type const& team, std::int64_t rank) const {
+    const std::int64_t p0 = rank * entries_per_team;
+    const std::int64_t p1 = p0 + entries_per_team < nnz ? p0 + entries_per_team : nnz;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, p0, p1), [&](std::int64_t p) {
+      const std::int64_t e = ends(p);
+      Scalar c = Scalar(0);
+      for (std::int64_t q = p > 0 ? ends(p - 1) : 0; q < e; ++q) {
+        const SpgemmPair<Offset> r = pairs(q);
+        c += a_v(r.a) * b_v(r.b);
+      }
+      c_v(p) = c;
+    });
+  }
+
+  KOKKOS_INLINE_FUNCTION void hash_patterns(member_type const& team, std::int64_t rank) const {
+    const std::int64_t t0 = rank * fingerprint_items;
+    const std::int64_t end = fingerprint.b_end;
+    const std::int64_t t1 = t0 + fingerprint_items < end ? t0 + fingerprint_items : end;
+    const std::uint64_t h =
+        SpgemmFingerprintTeams<Ordinal, Offset, Device>::sum(team, fingerprint, t0, t1);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&sync(0), h); });
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t rank = team.league_rank();
+    if (rank < list_teams) {
+      sum_lists(team, rank);
+    } else {
+      hash_patterns(team, rank - list_teams);
+    }
+    // Every thread's stores are made visible before its team counts itself
+    // done, so that the last team sees all of them (and overwrites them).
+    Kokkos::memory_fence();
+    team.team_barrier();
+    bool last = false;
+    Kokkos::single(
+        Kokkos::PerTeam(team),
+        [&](bool& is_last) {
+          is_last = Kokkos::atomic_fetch_add(&sync(1), std::uint64_t(1)) + 1 ==
+                    static_cast<std::uint64_t>(team.league_size());
+        },
+        last);
+    if (!last) return;
+    Kokkos::memory_fence();
+    const std::uint64_t now = Kokkos::atomic_fetch_add(&sync(0), std::uint64_t(0));
+    team.team_barrier();
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      Kokkos::atomic_exchange(&sync(0), std::uint64_t(0));
+      Kokkos::atomic_exchange(&sync(1), std::uint64_t(0));
+    });
+    if (now != expected_fingerprint) {
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nnz),
+                           [&](std::int64_t p) { c_v(p) = not_found; });
     }
   }
 };

@@ -85,6 +85,16 @@ struct SpgemmState {
   /// none repeats a column; the fingerprint keeps it true): the row-per-thread
   /// numeric kernel then adds without atomics.
   bool b_rows_strict = false;
+  /// The numeric phase from lists of products by entry of C (SpgemmListValues,
+  /// spgemm_list_parameters), in place of the places, which are released with
+  /// their starts and the row order once the lists are written: where each
+  /// entry's list ends, the lists, and the launch's fingerprint sum and count
+  /// of teams done (zero between launches).
+  bool lists = false;
+  SpgemmListPlan list_plan;
+  Kokkos::View<std::int64_t*, device_type> list_ends;
+  Kokkos::View<SpgemmPair<Offset>*, device_type> list_pairs;
+  Kokkos::View<std::uint64_t*, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>> list_sync;
   /// Test hook: > 0 runs every bin with teams of this many threads through the
   /// concurrent (GPU) code path, atomics and team sorts included, so that host
   /// backends test it too (and keeps the host workspace off). Set before
@@ -577,11 +587,18 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
   using Exec = typename Crs::execution_space;
   if constexpr (!Find) {
     // Checked by every team of the kernels below (SpgemmFingerprint).
-    const auto f = spgemm_fingerprint_functor(A, B, false);
-    Kokkos::parallel_reduce(
-        "SpMVKit::spgemm::pattern_fingerprint",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, f.rows_end), f,
-        s.fingerprint_now);
+    SpgemmFingerprintTeams<typename Crs::ordinal_type, typename Crs::offset_type,
+                           typename Crs::device_type>
+        f;
+    f.f = spgemm_fingerprint_functor(A, B, false);
+    f.out = s.fingerprint_now;
+    f.items = std::max<std::int64_t>(1, s.list_plan.fingerprint_items);
+    Kokkos::deep_copy(exec, s.fingerprint_now, std::uint64_t(0));
+    Kokkos::parallel_for("SpMVKit::spgemm::pattern_fingerprint",
+                         argument_launch(Kokkos::TeamPolicy<Exec>(
+                             exec, static_cast<int>((f.f.b_end + f.items - 1) / f.items),
+                             s.list_plan.values.team_size, s.list_plan.values.vector_length)),
+                         f);
   }
   const auto launch = [&](SpgemmBinLaunch const& l, std::int64_t capacity, bool narrow,
                           SpgemmBinLaunch const* beside) {
@@ -655,6 +672,133 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
       launch(l, spgemm_position_capacity(l), false, nullptr);
     }
   }
+}
+
+/// One pass of SpgemmListBuild over every entry of A.
+template <bool Write, class Crs, class State, class Pos>
+void spgemm_launch_list_build(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
+                              State const& s,
+                              Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
+  using Exec = typename Crs::execution_space;
+  SpgemmListBuild<typename Crs::ordinal_type, typename Crs::offset_type, typename Crs::device_type,
+                  Pos, Write>
+      f;
+  f.a_rs = A.row_starts();
+  f.a_ci = A.column_indices();
+  f.b_rs = B.row_starts();
+  f.c_rs = s.C.row_starts();
+  f.starts = s.product_starts;
+  f.pos = pos;
+  f.ends = s.list_ends;
+  f.pairs = s.list_pairs;
+  f.m = s.m;
+  f.a_nnz = s.a_nnz;
+  LaunchParameters const& p = s.list_plan.build;
+  f.entries_per_team = p.work_per_team;
+  const std::int64_t league = (s.a_nnz + p.work_per_team - 1) / p.work_per_team;
+  Kokkos::parallel_for(Write ? "SpMVKit::spgemm::write_product_lists"
+                             : "SpMVKit::spgemm::count_product_lists",
+                       argument_launch(Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(league),
+                                                                p.team_size, p.vector_length)),
+                       f);
+}
+
+/// The symbolic phase's step after the places: the lists of products by
+/// entry of C (SpgemmListValues), where the options ask for them
+/// (SpgemmOptions::product_lists) and they fit the limit while the places
+/// (`held`, with whatever else is held besides C) still exist. The places,
+/// their starts, the chunk starts and the row order are then released.
+/// Returns whether the lists were kept. (spgemm_list_parameters is set either
+/// way: the places' numeric phase takes its fingerprint shape.)
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options,
+                        SpgemmLimit const& limit,
+                        SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>& s,
+                        CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+                        CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B,
+                        std::uint64_t held) {
+  using Device = typename SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
+  constexpr char const* where = "spmvkit::spgemm";
+  const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
+  s.list_plan = spgemm_list_parameters(exec, mean_b_row, s.test_team_size);
+  const std::int64_t nnz = s.C.nnz();
+  if (!options.product_lists || nnz == 0) return false;
+  const byte_count bytes = checked_add(
+      checked_bytes(s.multiply_adds, sizeof(SpgemmPair<Offset>), "product lists", where),
+      checked_bytes(nnz + 2, sizeof(std::int64_t), "product list ends", where), "lists", where);
+  const std::uint64_t peak = s.memory.output_bytes + held + bytes;
+  if (limit.bytes > 0 && peak > limit.bytes) return false;
+  // Two entries more: the numeric launch's fingerprint sum and count of teams done.
+  const auto ends = allocate_view<Kokkos::View<std::int64_t*, Device>>(
+      exec, "SpMVKit::spgemm::product_list_ends", nnz + 2);
+  Kokkos::deep_copy(exec, ends, std::int64_t(0));
+  s.list_ends = Kokkos::subview(ends, Kokkos::pair<std::int64_t, std::int64_t>(0, nnz));
+  s.list_sync = Kokkos::View<std::uint64_t*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+      reinterpret_cast<std::uint64_t*>(ends.data() + nnz), 2);
+  s.list_pairs = allocate_view<Kokkos::View<SpgemmPair<Offset>*, Device>>(
+      exec, "SpMVKit::spgemm::product_lists", s.multiply_adds);
+  const auto build = [&](auto const& pos) {
+    spgemm_launch_list_build<false>(exec, A, B, s, pos);
+    SpgemmListScan<Ordinal, Offset, Device> scan;
+    scan.a_rs = A.row_starts();
+    scan.c_rs = s.C.row_starts();
+    scan.starts = s.product_starts;
+    scan.ends = s.list_ends;
+    scan.m = s.m;
+    LaunchParameters const& p = s.list_plan.scan;
+    scan.rows_per_team = p.work_per_team;
+    Kokkos::parallel_for("SpMVKit::spgemm::product_list_starts",
+                         argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(
+                             exec, static_cast<int>((s.m + p.work_per_team - 1) / p.work_per_team),
+                             p.team_size, p.vector_length)),
+                         scan);
+    spgemm_launch_list_build<true>(exec, A, B, s, pos);
+  };
+  if (s.positions16.extent(0) > 0) {
+    build(s.positions16);
+  } else {
+    build(s.positions32);
+  }
+  s.lists = true;
+  s.positions16 = Kokkos::View<std::uint16_t*, Device>();
+  s.positions32 = Kokkos::View<std::uint32_t*, Device>();
+  s.product_starts = Kokkos::View<std::int64_t*, Device>();
+  for (auto& c : s.chunk_first) c = Kokkos::View<std::int64_t*, Device>();
+  s.perm = Kokkos::View<Ordinal*, Device>();
+  s.memory.positions_bytes = bytes;
+  s.memory.workspace_bytes = bytes;
+  s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes, peak);
+  return true;
+}
+
+/// The numeric phase from lists of products: one launch (SpgemmListValues).
+template <class Crs, class State>
+void spgemm_launch_lists(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
+                         State const& s) {
+  using Exec = typename Crs::execution_space;
+  SpgemmListValues<typename Crs::value_type, typename Crs::ordinal_type, typename Crs::offset_type,
+                   typename Crs::device_type>
+      f;
+  f.a_v = A.values();
+  f.b_v = B.values();
+  f.ends = s.list_ends;
+  f.pairs = s.list_pairs;
+  f.c_v = s.C.values();
+  f.nnz = s.C.nnz();
+  LaunchParameters const& p = s.list_plan.values;
+  f.entries_per_team = p.work_per_team;
+  f.list_teams = (f.nnz + p.work_per_team - 1) / p.work_per_team;
+  f.fingerprint = spgemm_fingerprint_functor(A, B, false);
+  f.fingerprint_items = s.list_plan.fingerprint_items;
+  f.sync = s.list_sync;
+  f.expected_fingerprint = s.fingerprint;
+  f.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
+  const std::int64_t league =
+      f.list_teams + (f.fingerprint.b_end + f.fingerprint_items - 1) / f.fingerprint_items;
+  Kokkos::parallel_for("SpMVKit::spgemm::numeric_lists",
+                       argument_launch(Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(league),
+                                                                p.team_size, p.vector_length)),
+                       f);
 }
 
 /// A launch of the host symbolic phase's workspace kernel (SpgemmWorkspaceRows)
@@ -824,6 +968,7 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   s.memory.positions_bytes = bytes;
   s.memory.workspace_bytes = perm_bytes + bytes + chunk_bytes;
   s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes, peak);
+  spgemm_store_lists(exec, options, limit, s, A, B, s.memory.workspace_bytes + held);
   return true;
 }
 
@@ -1116,6 +1261,10 @@ void spgemm_numeric_phase(ExecutionSpace const& exec, SpgemmOptions const& optio
         "spmvkit::spgemm_numeric: the symbolic phase saw " +
         spgemm_shapes(s.m, s.k, s.k, s.n, s.a_nnz, s.b_nnz) + ", now " +
         spgemm_shapes(A.num_rows(), A.num_cols(), B.num_rows(), B.num_cols(), A.nnz(), B.nnz()));
+  }
+  if (s.lists) {
+    spgemm_launch_lists(exec, A, B, s);
+    return;
   }
   if (s.positions) {
     spgemm_launch_positions<false>(exec, A, B, s);
