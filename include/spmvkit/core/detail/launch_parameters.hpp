@@ -643,9 +643,27 @@ LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_te
 /// `scan` turns a row's counts into starts (a row per thread, lanes over the
 /// row); `values` sums work_per_team entries of C a team (a thread or lane
 /// each, four times over on GPUs) beside teams that hash `fingerprint_items`
-/// of the patterns' indices each (that shape also computes the places'
-/// numeric fingerprint, SpgemmFingerprintTeams). The test hook
-/// `test_team_size` gives host teams that many threads.
+/// of the patterns' indices each (spgemm_fingerprint_parameters, whose team
+/// shape is that of `values`). The test hook `test_team_size` gives host
+/// teams that many threads.
+/// Launch shape of a numeric phase's pattern fingerprint
+/// (SpgemmFingerprintTeams; the fingerprint teams of SpgemmListValues):
+/// work_per_team indices a team, 16 per thread on GPUs (8 x 32 lanes).
+template <class ExecutionSpace>
+LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int test_team_size) {
+  (void)exec;
+  LaunchParameters p;
+  if (is_host_space_v<ExecutionSpace> || test_team_size > 0) {
+    p.team_size = std::max(1, test_team_size);
+    p.work_per_team = 1024 * p.team_size;
+    return p;
+  }
+  p.team_size = 8;
+  p.vector_length = 32;
+  p.work_per_team = 16 * p.team_size * p.vector_length;
+  return p;
+}
+
 struct SpgemmListPlan {
   LaunchParameters build, scan, values;
   std::int64_t fingerprint_items = 0;
@@ -663,7 +681,7 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
     l.scan.team_size = t;
     l.scan.work_per_team = 64 * t;
     l.values.work_per_team = 256 * t;
-    l.fingerprint_items = 1024 * t;
+    l.fingerprint_items = spgemm_fingerprint_parameters(exec, test_team_size).work_per_team;
     return l;
   }
   l.build.vector_length = spgemm_vector_lanes(mean_b_row);
@@ -675,7 +693,7 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
   l.values.team_size = 8;
   l.values.vector_length = 32;
   l.values.work_per_team = 4 * l.values.team_size * l.values.vector_length;
-  l.fingerprint_items = 16 * l.values.team_size * l.values.vector_length;
+  l.fingerprint_items = spgemm_fingerprint_parameters(exec, test_team_size).work_per_team;
   return l;
 }
 

@@ -592,12 +592,13 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
         f;
     f.f = spgemm_fingerprint_functor(A, B, false);
     f.out = s.fingerprint_now;
-    f.items = std::max<std::int64_t>(1, s.list_plan.fingerprint_items);
+    const LaunchParameters p = spgemm_fingerprint_parameters(exec, s.test_team_size);
+    f.items = p.work_per_team;
     Kokkos::deep_copy(exec, s.fingerprint_now, std::uint64_t(0));
     Kokkos::parallel_for("SpMVKit::spgemm::pattern_fingerprint",
                          argument_launch(Kokkos::TeamPolicy<Exec>(
                              exec, static_cast<int>((f.f.b_end + f.items - 1) / f.items),
-                             s.list_plan.values.team_size, s.list_plan.values.vector_length)),
+                             p.team_size, p.vector_length)),
                          f);
   }
   const auto launch = [&](SpgemmBinLaunch const& l, std::int64_t capacity, bool narrow,
@@ -708,8 +709,7 @@ void spgemm_launch_list_build(typename Crs::execution_space const& exec, Crs con
 /// (SpgemmOptions::product_lists) and they fit the limit while the places
 /// (`held`, with whatever else is held besides C) still exist. The places,
 /// their starts, the chunk starts and the row order are then released.
-/// Returns whether the lists were kept. (spgemm_list_parameters is set either
-/// way: the places' numeric phase takes its fingerprint shape.)
+/// Returns whether the lists were kept.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options,
                         SpgemmLimit const& limit,
@@ -720,9 +720,9 @@ bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options
   using Device = typename SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
   constexpr char const* where = "spmvkit::spgemm";
   const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
-  s.list_plan = spgemm_list_parameters(exec, mean_b_row, s.test_team_size);
   const std::int64_t nnz = s.C.nnz();
   if (!options.product_lists || nnz == 0) return false;
+  s.list_plan = spgemm_list_parameters(exec, mean_b_row, s.test_team_size);
   const byte_count bytes = checked_add(
       checked_bytes(s.multiply_adds, sizeof(SpgemmPair<Offset>), "product lists", where),
       checked_bytes(nnz + 2, sizeof(std::int64_t), "product list ends", where), "lists", where);
