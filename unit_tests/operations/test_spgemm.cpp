@@ -205,6 +205,7 @@ check_spgemm(HostCrs const& ha, HostCrs const& hb, std::string const& what,
   SpgemmHandle<Scalar, Exec, int, Offset> handle(o);
   handle.state().test_team_size = test_team_size;
   handle.state().test_workspace = test_workspace;
+  handle.state().test_wide_lists = test_lists > 1;
   spgemm_symbolic(exec, handle, A, B);
   EXPECT_TRUE(handle.has_structure());
   EXPECT_EQ(handle.nnz(), ref.C.nnz()) << what;
@@ -885,16 +886,32 @@ TYPED_TEST(SpgemmTest, ProductListsMatchReference) {
           std::make_tuple(L, R, "long rows"),
           std::make_tuple(random_crs(300, 200, 12, 0.1, 150, 1),
                           random_crs(200, 250, 10, 0.1, 200, 2), "random rectangular")}) {
-      auto h = check_spgemm<Scalar, Exec>(a, b, name + what, {}, false, team, 0, 1);
-      ASSERT_TRUE(h.keeps_product_lists()) << name << what;
-      EXPECT_TRUE(h.keeps_positions()) << name << what;
-      // A pair of Offsets per multiply-add, an end per entry of C (and two
-      // for the launch's fingerprint): all the handle keeps besides C.
-      EXPECT_EQ(h.memory().positions_bytes,
-                static_cast<std::uint64_t>(h.multiply_adds()) * 2 * sizeof(int) +
-                    static_cast<std::uint64_t>(h.nnz() + 2) * 8)
-          << name << what;
-      EXPECT_EQ(h.memory().workspace_bytes, h.memory().positions_bytes) << name << what;
+      // 32-bit pairs, and 64-bit ones through the test hook.
+      for (int lists : {1, 2}) {
+        auto h = check_spgemm<Scalar, Exec>(a, b, name + what + (lists > 1 ? ", wide" : ""), {},
+                                            false, team, 0, lists);
+        ASSERT_TRUE(h.keeps_product_lists()) << name << what;
+        EXPECT_TRUE(h.keeps_positions()) << name << what;
+        // A pair of indices per multiply-add, an end per entry of C (two more:
+        // the launch's fingerprint sum and the count of long lists), and room
+        // for every list longer than long_list: all the handle keeps besides C.
+        auto const& st = h.state();
+        const std::int64_t long_list = st.list_plan.long_list;
+        const std::int64_t long_max =
+            long_list < h.multiply_adds() ? h.multiply_adds() / (long_list + 1) : 0;
+        EXPECT_LE(st.list_long_count, long_max) << name << what;
+        EXPECT_EQ(h.memory().positions_bytes,
+                  static_cast<std::uint64_t>(h.multiply_adds()) * (lists > 1 ? 16 : 8) +
+                      static_cast<std::uint64_t>(h.nnz() + 2) * 8 +
+                      static_cast<std::uint64_t>(long_max + 1) * 8)
+            << name << what;
+        EXPECT_EQ(h.memory().workspace_bytes, h.memory().positions_bytes) << name << what;
+        // The hook's teams take lists longer than 4 apart (a FEM product's
+        // entries hold up to 27 products).
+        if (team > 0) {
+          EXPECT_GT(st.list_long_count, 0) << name << what;
+        }
+      }
     }
   }
   // New values on the same handle, twice (the launch's fingerprint sum and

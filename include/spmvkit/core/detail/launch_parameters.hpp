@@ -633,19 +633,6 @@ LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_te
   return p;
 }
 
-/// The numeric phase from lists of products (SpgemmListValues,
-/// SpgemmOptions::product_lists): the symbolic phase lists, for every entry
-/// of C, the products a_ik b_kj that land there (as the places of a_ik in A
-/// and of b_kj in B), so that a numeric phase sums each entry's list in a
-/// register: no accumulator in scratch to clear, no atomics, one store per
-/// entry. Shapes: `build` walks entries of A (work_per_team of them a team,
-/// lanes over each row of B) to count and then write each entry's list,
-/// `scan` turns a row's counts into starts (a row per thread, lanes over the
-/// row); `values` sums work_per_team entries of C a team (a thread or lane
-/// each, four times over on GPUs) beside teams that hash `fingerprint_items`
-/// of the patterns' indices each (spgemm_fingerprint_parameters, whose team
-/// shape is that of `values`). The test hook `test_team_size` gives host
-/// teams that many threads.
 /// Launch shape of a numeric phase's pattern fingerprint
 /// (SpgemmFingerprintTeams; the fingerprint teams of SpgemmListValues):
 /// work_per_team indices a team, 16 per thread on GPUs (8 x 32 lanes).
@@ -664,9 +651,27 @@ LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int t
   return p;
 }
 
+/// The numeric phase from lists of products (SpgemmListValues,
+/// SpgemmOptions::product_lists): the symbolic phase lists, for every entry
+/// of C, the products a_ik b_kj that land there (as the places of a_ik in A
+/// and of b_kj in B), so that a numeric phase sums each entry's list in a
+/// register: no accumulator in scratch to clear, no atomics, one store per
+/// entry. Shapes: `build` walks entries of A (work_per_team of them a team,
+/// lanes over each row of B) to count and then write each entry's list,
+/// `scan` turns a row's counts into starts (a row per thread, lanes over the
+/// row); `values` sums work_per_team entries of C a team (a thread or lane
+/// each, four times over on GPUs) beside teams that hash `fingerprint_items`
+/// of the patterns' indices each (spgemm_fingerprint_parameters, whose team
+/// shape is that of `values`), except the entries whose lists are longer
+/// than `long_list`, which take a thread's vector lanes each (a warp on
+/// GPUs; on host backends a thread is one lane, so none is long there but
+/// through the test hook). `check` is the one team that compares the
+/// fingerprint afterwards (SpgemmListCheck). The test hook `test_team_size`
+/// gives host teams that many threads and lists longer than 4 the long path.
 struct SpgemmListPlan {
-  LaunchParameters build, scan, values;
+  LaunchParameters build, scan, values, check;
   std::int64_t fingerprint_items = 0;
+  std::int64_t long_list = 0;
 };
 
 template <class ExecutionSpace>
@@ -681,6 +686,8 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
     l.scan.team_size = t;
     l.scan.work_per_team = 64 * t;
     l.values.work_per_team = 256 * t;
+    l.check.team_size = t;
+    l.long_list = test_team_size > 0 ? 4 : std::numeric_limits<std::int64_t>::max();
     l.fingerprint_items = spgemm_fingerprint_parameters(exec, test_team_size).work_per_team;
     return l;
   }
@@ -693,6 +700,9 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
   l.values.team_size = 8;
   l.values.vector_length = 32;
   l.values.work_per_team = 4 * l.values.team_size * l.values.vector_length;
+  l.check.team_size = 8;
+  l.check.vector_length = 32;
+  l.long_list = 32;
   l.fingerprint_items = spgemm_fingerprint_parameters(exec, test_team_size).work_per_team;
   return l;
 }

@@ -1154,10 +1154,14 @@ struct SpgemmFingerprintTeams {
 };
 
 /// An entry of a list of products (SpgemmListValues): the places of a_ik in
-/// A's arrays and of b_kj in B's, aligned as one load.
-template <class Offset>
-struct alignas(2 * sizeof(Offset)) SpgemmPair {
-  Offset a, b;
+/// A's arrays and of b_kj in B's, aligned as one load. 32-bit where A and B
+/// have fewer than 2^32 entries each (8 bytes a product instead of 16: the
+/// list kernel reads them once per product, H200, FP64, kernel time by CUDA
+/// events, 2026-11-24: delaunay_n16 21 against 31 us, FEM_3D_thermal1 66
+/// against 98), else 64-bit.
+template <class Index>
+struct alignas(2 * sizeof(Index)) SpgemmPair {
+  Index a, b;
 };
 
 /// The symbolic phase's lists of products by entry of C, from the product
@@ -1172,7 +1176,7 @@ struct alignas(2 * sizeof(Offset)) SpgemmPair {
 /// other. The order of products within a list depends on the threads' order
 /// (atomics): fixed for a handle, so its numeric phases give the same values
 /// every time, but not from one symbolic phase to the next.
-template <class Ordinal, class Offset, class Device, class Pos, bool Write>
+template <class Ordinal, class Offset, class Device, class Pos, class Index, bool Write>
 struct SpgemmListBuild {
   using execution_space = typename Device::execution_space;
   using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
@@ -1184,7 +1188,7 @@ struct SpgemmListBuild {
   ro_view<std::int64_t> starts;
   ro_view<Pos> pos;
   Kokkos::View<std::int64_t*, Device> ends;
-  Kokkos::View<SpgemmPair<Offset>*, Device> pairs;
+  Kokkos::View<SpgemmPair<Index>*, Device> pairs;
   std::int64_t m = 0, a_nnz = 0, entries_per_team = 1;
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
@@ -1200,7 +1204,7 @@ struct SpgemmListBuild {
             const std::int64_t p = base + static_cast<std::int64_t>(pos(p0 + t));
             if constexpr (Write) {
               const std::int64_t q = Kokkos::atomic_fetch_add(&ends(p), std::int64_t(1));
-              pairs(q) = SpgemmPair<Offset>{static_cast<Offset>(ka), static_cast<Offset>(b0 + t)};
+              pairs(q) = SpgemmPair<Index>{static_cast<Index>(ka), static_cast<Index>(b0 + t)};
             } else {
               Kokkos::atomic_add(&ends(p), std::int64_t(1));
             }
@@ -1213,7 +1217,11 @@ struct SpgemmListBuild {
 /// lanes scan the row): row i's lists start where its products start (the
 /// first product of its first entry of A), so rows need no global scan
 /// (Kokkos' scan over C's entries took 74 us of delaunay_n16's symbolic
-/// phase on an H200, in two launches).
+/// phase on an H200, in two launches). Entries whose lists are longer than
+/// `long_list` are appended to `long_entries` (their number in
+/// long_count(0)): SpgemmListValues gives each of them a thread's vector
+/// lanes instead of one lane. At most multiply-adds / (long_list + 1) of
+/// them exist, which is how many `long_entries` holds.
 template <class Ordinal, class Offset, class Device>
 struct SpgemmListScan {
   using execution_space = typename Device::execution_space;
@@ -1223,7 +1231,8 @@ struct SpgemmListScan {
   ro_view<Offset> a_rs, c_rs;
   ro_view<std::int64_t> starts;
   Kokkos::View<std::int64_t*, Device> ends;
-  std::int64_t m = 0, rows_per_team = 1;
+  Kokkos::View<std::int64_t*, Device> long_entries, long_count;
+  std::int64_t m = 0, rows_per_team = 1, long_list = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const std::int64_t r0 = team.league_rank() * rows_per_team;
@@ -1231,28 +1240,43 @@ struct SpgemmListScan {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1), [&](std::int64_t i) {
       const auto base = static_cast<std::int64_t>(c_rs(i));
       const std::int64_t first = starts(a_rs(i));
-      Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, c_rs(i + 1) - base),
-                            [&](std::int64_t j, std::int64_t& update, bool final) {
-                              const std::int64_t count = ends(base + j);
-                              if (final) ends(base + j) = first + update;
-                              update += count;
-                            });
+      Kokkos::parallel_scan(
+          Kokkos::ThreadVectorRange(team, c_rs(i + 1) - base),
+          [&](std::int64_t j, std::int64_t& update, bool final) {
+            const std::int64_t count = ends(base + j);
+            if (final) {
+              ends(base + j) = first + update;
+              if (count > long_list) {
+                long_entries(Kokkos::atomic_fetch_add(&long_count(0), std::int64_t(1))) = base + j;
+              }
+            }
+            update += count;
+          });
     });
   }
 };
 
-/// The numeric phase from lists of products (spgemm_list_parameters): the
-/// first `list_teams` teams sum the lists of `entries_per_team` consecutive
-/// entries of C each, c_p = sum over its list of a_v(a) b_v(b), in a
-/// register and in list order; the others hash `fingerprint_items` indices
-/// of A's and B's patterns each (SpgemmFingerprint) into sync(0). No list
-/// reads a pattern, so a changed pattern cannot send a read out of bounds
-/// (the sizes are checked on the host); the fingerprint is still checked in
-/// the same launch: every team counts itself done in sync(1) after a fence,
-/// and the last one compares sync(0) with the symbolic phase's fingerprint,
-/// makes every value of C NaN (`not_found`) if they differ, and clears
-/// sync for the next phase. One launch, no host wait.
-template <class Scalar, class Ordinal, class Offset, class Device>
+/// The numeric phase from lists of products (spgemm_list_parameters), one
+/// launch: the first `fingerprint_teams` teams hash `fingerprint_items`
+/// indices of A's and B's patterns each (SpgemmFingerprint) into sync(0),
+/// one atomic a team; the next `list_teams` sum the lists of
+/// `entries_per_team` consecutive entries of C each, c_p = sum over its list
+/// of a_v(a) b_v(b), in a register and in list order, except the entries
+/// listed in `long_entries`, which the last teams take a thread (its vector
+/// lanes) each. No list reads a pattern, so a changed pattern cannot send a
+/// read out of bounds (the sizes are checked on the host); SpgemmListCheck,
+/// launched next, compares the fingerprint.
+///
+/// Why this shape (H200, FP64, CUDA events, 2026-11-24, the same kernels
+/// outside Kokkos): hashing teams first, so that they overlap the lists
+/// instead of trailing them; a last team that counted every team done and
+/// compared in the same launch cost more than a launch of its own (one
+/// counter that thousands of teams increment: delaunay_n16 34 us against 29,
+/// FEM_3D_thermal1 111 against 70); and a lane per entry leaves one lane
+/// walking a list of hundreds of products while its warp waits (bcsstk08
+/// 37 us with a lane for every entry, 11 us with the 139 lists longer than
+/// 32 split over a warp's lanes).
+template <class Scalar, class Ordinal, class Offset, class Device, class Index>
 struct SpgemmListValues {
   using execution_space = typename Device::execution_space;
   using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
@@ -1261,35 +1285,57 @@ struct SpgemmListValues {
 
   ro_view<Scalar> a_v, b_v;
   ro_view<std::int64_t> ends;
-  ro_view<SpgemmPair<Offset>> pairs;
+  ro_view<SpgemmPair<Index>> pairs;
+  ro_view<std::int64_t> long_entries;
   Kokkos::View<Scalar*, Device> c_v;
-  std::int64_t nnz = 0, entries_per_team = 1, list_teams = 0;
+  std::int64_t nnz = 0, entries_per_team = 1, list_teams = 0, long_count = 0, long_list = 0;
   SpgemmFingerprint<Ordinal, Offset, Device> fingerprint;
-  std::int64_t fingerprint_items = 1;
-  /// The fingerprint's sum and the teams done (zero before each launch).
-  Kokkos::View<std::uint64_t*, Device> sync;
-  std::uint64_t expected_fingerprint = 0;
-  Scalar not_found = Scalar(0);
+  std::int64_t fingerprint_items = 1, fingerprint_teams = 0;
+  /// The fingerprint's sum (zero before each launch; SpgemmListCheck clears it).
+  Kokkos::View<std::uint64_t*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> sync;
 
-  /// A thread or lane per entry of C, consecutive entries on consecutive
-  /// lanes (ends and values read and written coalesced), each list added in
-  /// its order. Latency-bound: a list is a chain of dependent loads (its
-  /// start and end, each pair, then the two values). Other shapes measured
-  /// slower (H200, FP64, delaunay_n16, ncu): 34 us as here (29% of issue
-  /// slots used, warps waiting on L1TEX), 40 us with four consecutive
-  /// entries a thread, 58 us with a team's products staged in scratch a lane
-  /// each and then summed per entry.
+  KOKKOS_INLINE_FUNCTION std::int64_t list_start(std::int64_t p) const {
+    return p > 0 ? ends(p - 1) : 0;
+  }
+
+  /// A lane per entry of C, consecutive entries on consecutive lanes (ends
+  /// and values read and written coalesced). Latency-bound: a list is a chain
+  /// of dependent loads (its start and end, each pair, then the two values).
+  /// Other shapes measured slower (H200, FP64, delaunay_n16, ncu, 64-bit
+  /// pairs): 34 us as here, 40 us with four consecutive entries a thread,
+  /// 58 us with a team's products staged in scratch a lane each and then
+  /// summed per entry.
   KOKKOS_INLINE_FUNCTION void sum_lists(member_type const& team, std::int64_t rank) const {
     const std::int64_t p0 = rank * entries_per_team;
     const std::int64_t p1 = p0 + entries_per_team < nnz ? p0 + entries_per_team : nnz;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, p0, p1), [&](std::int64_t p) {
       const std::int64_t e = ends(p);
+      const std::int64_t q0 = list_start(p);
+      if (e - q0 > long_list) return;
       Scalar c = Scalar(0);
-      for (std::int64_t q = p > 0 ? ends(p - 1) : 0; q < e; ++q) {
-        const SpgemmPair<Offset> r = pairs(q);
+      for (std::int64_t q = q0; q < e; ++q) {
+        const SpgemmPair<Index> r = pairs(q);
         c += a_v(r.a) * b_v(r.b);
       }
       c_v(p) = c;
+    });
+  }
+
+  /// The long lists: a thread's vector lanes per list.
+  KOKKOS_INLINE_FUNCTION void sum_long_lists(member_type const& team, std::int64_t rank) const {
+    const std::int64_t l0 = rank * team.team_size();
+    const std::int64_t l1 = l0 + team.team_size() < long_count ? l0 + team.team_size() : long_count;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, l0, l1), [&](std::int64_t l) {
+      const std::int64_t p = long_entries(l);
+      Scalar c = Scalar(0);
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, list_start(p), ends(p)),
+          [&](std::int64_t q, Scalar& partial) {
+            const SpgemmPair<Index> r = pairs(q);
+            partial += a_v(r.a) * b_v(r.b);
+          },
+          c);
+      Kokkos::single(Kokkos::PerThread(team), [&]() { c_v(p) = c; });
     });
   }
 
@@ -1303,36 +1349,42 @@ struct SpgemmListValues {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
-    const std::int64_t rank = team.league_rank();
+    std::int64_t rank = team.league_rank();
+    if (rank < fingerprint_teams) {
+      hash_patterns(team, rank);
+      return;
+    }
+    rank -= fingerprint_teams;
     if (rank < list_teams) {
       sum_lists(team, rank);
     } else {
-      hash_patterns(team, rank - list_teams);
+      sum_long_lists(team, rank - list_teams);
     }
-    // Every thread's stores are made visible before its team counts itself
-    // done, so that the last team sees all of them (and overwrites them).
-    Kokkos::memory_fence();
+  }
+};
+
+/// After SpgemmListValues (one team): compares the fingerprint the launch
+/// summed into sync(0) with the symbolic phase's, clears it for the next
+/// numeric phase, and makes every value of C NaN (`not_found`) if a pattern
+/// changed. One team, so that the read comes before the clear without a
+/// counter across teams; poisoning C is then slow, but only a changed
+/// pattern takes that path.
+template <class Scalar, class Device>
+struct SpgemmListCheck {
+  using execution_space = typename Device::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  Kokkos::View<std::uint64_t*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> sync;
+  Kokkos::View<Scalar*, Device> c_v;
+  std::uint64_t expected_fingerprint = 0;
+  Scalar not_found = Scalar(0);
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::uint64_t now = sync(0);
     team.team_barrier();
-    bool last = false;
-    Kokkos::single(
-        Kokkos::PerTeam(team),
-        [&](bool& is_last) {
-          is_last = Kokkos::atomic_fetch_add(&sync(1), std::uint64_t(1)) + 1 ==
-                    static_cast<std::uint64_t>(team.league_size());
-        },
-        last);
-    if (!last) return;
-    Kokkos::memory_fence();
-    const std::uint64_t now = Kokkos::atomic_fetch_add(&sync(0), std::uint64_t(0));
-    team.team_barrier();
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      Kokkos::atomic_exchange(&sync(0), std::uint64_t(0));
-      Kokkos::atomic_exchange(&sync(1), std::uint64_t(0));
-    });
-    if (now != expected_fingerprint) {
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nnz),
-                           [&](std::int64_t p) { c_v(p) = not_found; });
-    }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { sync(0) = 0; });
+    if (now == expected_fingerprint) return;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, c_v.extent(0)),
+                         [&](std::size_t p) { c_v(p) = not_found; });
   }
 };
 

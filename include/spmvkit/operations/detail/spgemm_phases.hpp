@@ -88,18 +88,25 @@ struct SpgemmState {
   /// The numeric phase from lists of products by entry of C (SpgemmListValues,
   /// spgemm_list_parameters), in place of the places, which are released with
   /// their starts and the row order once the lists are written: where each
-  /// entry's list ends, the lists, and the launch's fingerprint sum and count
-  /// of teams done (zero between launches).
+  /// entry's list ends, the lists (32-bit pairs where A and B have fewer than
+  /// 2^32 entries, else 64-bit; one of the two is allocated), the entries
+  /// whose lists are long (list_plan.long_list), and the launch's fingerprint
+  /// sum (zero between launches).
   bool lists = false;
   SpgemmListPlan list_plan;
   Kokkos::View<std::int64_t*, device_type> list_ends;
-  Kokkos::View<SpgemmPair<Offset>*, device_type> list_pairs;
+  Kokkos::View<SpgemmPair<std::uint32_t>*, device_type> list_pairs32;
+  Kokkos::View<SpgemmPair<std::uint64_t>*, device_type> list_pairs64;
+  Kokkos::View<std::int64_t*, device_type> list_long;
+  std::int64_t list_long_count = 0;
   Kokkos::View<std::uint64_t*, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>> list_sync;
   /// Test hook: > 0 runs every bin with teams of this many threads through the
   /// concurrent (GPU) code path, atomics and team sorts included, so that host
   /// backends test it too (and keeps the host workspace off). Set before
   /// spgemm_symbolic().
   int test_team_size = 0;
+  /// Test hook: 64-bit list pairs however few entries A and B have.
+  bool test_wide_lists = false;
   /// Test hook for the host symbolic phase's dense workspace
   /// (spgemm_use_workspace): > 0 wherever it fits the memory budget, however
   /// sparse the product; < 0 never (the binned accumulators); 0 the rule.
@@ -676,13 +683,14 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
 }
 
 /// One pass of SpgemmListBuild over every entry of A.
-template <bool Write, class Crs, class State, class Pos>
-void spgemm_launch_list_build(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
-                              State const& s,
-                              Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
+template <bool Write, class Crs, class State, class Pos, class Index>
+void spgemm_launch_list_build(
+    typename Crs::execution_space const& exec, Crs const& A, Crs const& B, State const& s,
+    Kokkos::View<Pos*, typename Crs::device_type> const& pos,
+    Kokkos::View<SpgemmPair<Index>*, typename Crs::device_type> const& pairs) {
   using Exec = typename Crs::execution_space;
   SpgemmListBuild<typename Crs::ordinal_type, typename Crs::offset_type, typename Crs::device_type,
-                  Pos, Write>
+                  Pos, Index, Write>
       f;
   f.a_rs = A.row_starts();
   f.a_ci = A.column_indices();
@@ -691,7 +699,7 @@ void spgemm_launch_list_build(typename Crs::execution_space const& exec, Crs con
   f.starts = s.product_starts;
   f.pos = pos;
   f.ends = s.list_ends;
-  f.pairs = s.list_pairs;
+  f.pairs = pairs;
   f.m = s.m;
   f.a_nnz = s.a_nnz;
   LaunchParameters const& p = s.list_plan.build;
@@ -723,27 +731,51 @@ bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options
   const std::int64_t nnz = s.C.nnz();
   if (!options.product_lists || nnz == 0) return false;
   s.list_plan = spgemm_list_parameters(exec, mean_b_row, s.test_team_size);
+  constexpr auto narrow_max = static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max());
+  const bool wide = s.test_wide_lists || s.a_nnz > narrow_max || s.b_nnz > narrow_max;
+  // Lists longer than long_list: at most this many (each holds more products).
+  const std::int64_t long_max =
+      s.list_plan.long_list < s.multiply_adds ? s.multiply_adds / (s.list_plan.long_list + 1) : 0;
   const byte_count bytes = checked_add(
-      checked_bytes(s.multiply_adds, sizeof(SpgemmPair<Offset>), "product lists", where),
-      checked_bytes(nnz + 2, sizeof(std::int64_t), "product list ends", where), "lists", where);
+      checked_add(checked_bytes(s.multiply_adds,
+                                wide ? sizeof(SpgemmPair<std::uint64_t>)
+                                     : sizeof(SpgemmPair<std::uint32_t>),
+                                "product lists", where),
+                  checked_bytes(nnz + 2, sizeof(std::int64_t), "product list ends", where), "lists",
+                  where),
+      checked_bytes(long_max + 1, sizeof(std::int64_t), "long product lists", where), "lists",
+      where);
   const std::uint64_t peak = s.memory.output_bytes + held + bytes;
   if (limit.bytes > 0 && peak > limit.bytes) return false;
-  // Two entries more: the numeric launch's fingerprint sum and count of teams done.
+  // Two entries more: the numeric launch's fingerprint sum, and the count of
+  // long lists while they are found.
   const auto ends = allocate_view<Kokkos::View<std::int64_t*, Device>>(
       exec, "SpMVKit::spgemm::product_list_ends", nnz + 2);
   Kokkos::deep_copy(exec, ends, std::int64_t(0));
   s.list_ends = Kokkos::subview(ends, Kokkos::pair<std::int64_t, std::int64_t>(0, nnz));
   s.list_sync = Kokkos::View<std::uint64_t*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-      reinterpret_cast<std::uint64_t*>(ends.data() + nnz), 2);
-  s.list_pairs = allocate_view<Kokkos::View<SpgemmPair<Offset>*, Device>>(
-      exec, "SpMVKit::spgemm::product_lists", s.multiply_adds);
-  const auto build = [&](auto const& pos) {
-    spgemm_launch_list_build<false>(exec, A, B, s, pos);
+      reinterpret_cast<std::uint64_t*>(ends.data() + nnz), 1);
+  const auto long_count =
+      Kokkos::subview(ends, Kokkos::pair<std::int64_t, std::int64_t>(nnz + 1, nnz + 2));
+  s.list_long = spgemm_allocate<Kokkos::View<std::int64_t*, Device>>(
+      exec, "SpMVKit::spgemm::long_product_lists", long_max);
+  if (wide) {
+    s.list_pairs64 = allocate_view<Kokkos::View<SpgemmPair<std::uint64_t>*, Device>>(
+        exec, "SpMVKit::spgemm::product_lists", s.multiply_adds);
+  } else {
+    s.list_pairs32 = allocate_view<Kokkos::View<SpgemmPair<std::uint32_t>*, Device>>(
+        exec, "SpMVKit::spgemm::product_lists", s.multiply_adds);
+  }
+  const auto build = [&](auto const& pos, auto const& pairs) {
+    spgemm_launch_list_build<false>(exec, A, B, s, pos, pairs);
     SpgemmListScan<Ordinal, Offset, Device> scan;
     scan.a_rs = A.row_starts();
     scan.c_rs = s.C.row_starts();
     scan.starts = s.product_starts;
     scan.ends = s.list_ends;
+    scan.long_entries = s.list_long;
+    scan.long_count = long_count;
+    scan.long_list = s.list_plan.long_list;
     scan.m = s.m;
     LaunchParameters const& p = s.list_plan.scan;
     scan.rows_per_team = p.work_per_team;
@@ -752,13 +784,25 @@ bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options
                              exec, static_cast<int>((s.m + p.work_per_team - 1) / p.work_per_team),
                              p.team_size, p.vector_length)),
                          scan);
-    spgemm_launch_list_build<true>(exec, A, B, s, pos);
+    spgemm_launch_list_build<true>(exec, A, B, s, pos, pairs);
+  };
+  const auto build_pairs = [&](auto const& pos) {
+    if (wide) {
+      build(pos, s.list_pairs64);
+    } else {
+      build(pos, s.list_pairs32);
+    }
   };
   if (s.positions16.extent(0) > 0) {
-    build(s.positions16);
+    build_pairs(s.positions16);
   } else {
-    build(s.positions32);
+    build_pairs(s.positions32);
   }
+  // The numeric launch's league depends on it; the symbolic phase ends with a
+  // fence anyway.
+  Kokkos::deep_copy(exec, Kokkos::View<std::int64_t, Kokkos::HostSpace>(&s.list_long_count),
+                    Kokkos::subview(long_count, 0));
+  exec.fence();
   s.lists = true;
   s.positions16 = Kokkos::View<std::uint16_t*, Device>();
   s.positions32 = Kokkos::View<std::uint32_t*, Device>();
@@ -771,18 +815,23 @@ bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options
   return true;
 }
 
-/// The numeric phase from lists of products: one launch (SpgemmListValues).
-template <class Crs, class State>
-void spgemm_launch_lists(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
-                         State const& s) {
+/// The numeric phase from lists of products: two launches (SpgemmListValues,
+/// then SpgemmListCheck's one team).
+template <class Crs, class State, class Index>
+void spgemm_launch_lists_values(
+    typename Crs::execution_space const& exec, Crs const& A, Crs const& B, State const& s,
+    Kokkos::View<SpgemmPair<Index>*, typename Crs::device_type> const& pairs) {
   using Exec = typename Crs::execution_space;
   SpgemmListValues<typename Crs::value_type, typename Crs::ordinal_type, typename Crs::offset_type,
-                   typename Crs::device_type>
+                   typename Crs::device_type, Index>
       f;
   f.a_v = A.values();
   f.b_v = B.values();
   f.ends = s.list_ends;
-  f.pairs = s.list_pairs;
+  f.pairs = pairs;
+  f.long_entries = s.list_long;
+  f.long_count = s.list_long_count;
+  f.long_list = s.list_plan.long_list;
   f.c_v = s.C.values();
   f.nnz = s.C.nnz();
   LaunchParameters const& p = s.list_plan.values;
@@ -790,15 +839,34 @@ void spgemm_launch_lists(typename Crs::execution_space const& exec, Crs const& A
   f.list_teams = (f.nnz + p.work_per_team - 1) / p.work_per_team;
   f.fingerprint = spgemm_fingerprint_functor(A, B, false);
   f.fingerprint_items = s.list_plan.fingerprint_items;
+  f.fingerprint_teams = (f.fingerprint.b_end + f.fingerprint_items - 1) / f.fingerprint_items;
   f.sync = s.list_sync;
-  f.expected_fingerprint = s.fingerprint;
-  f.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
   const std::int64_t league =
-      f.list_teams + (f.fingerprint.b_end + f.fingerprint_items - 1) / f.fingerprint_items;
+      f.fingerprint_teams + f.list_teams + (f.long_count + p.team_size - 1) / p.team_size;
   Kokkos::parallel_for("SpMVKit::spgemm::numeric_lists",
                        argument_launch(Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(league),
                                                                 p.team_size, p.vector_length)),
                        f);
+}
+
+template <class Crs, class State>
+void spgemm_launch_lists(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
+                         State const& s) {
+  using Exec = typename Crs::execution_space;
+  if (s.list_pairs64.extent(0) > 0) {
+    spgemm_launch_lists_values(exec, A, B, s, s.list_pairs64);
+  } else {
+    spgemm_launch_lists_values(exec, A, B, s, s.list_pairs32);
+  }
+  SpgemmListCheck<typename Crs::value_type, typename Crs::device_type> check;
+  check.sync = s.list_sync;
+  check.c_v = s.C.values();
+  check.expected_fingerprint = s.fingerprint;
+  check.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
+  LaunchParameters const& p = s.list_plan.check;
+  Kokkos::parallel_for(
+      "SpMVKit::spgemm::numeric_lists_check",
+      argument_launch(Kokkos::TeamPolicy<Exec>(exec, 1, p.team_size, p.vector_length)), check);
 }
 
 /// A launch of the host symbolic phase's workspace kernel (SpgemmWorkspaceRows)
@@ -989,9 +1057,11 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
                                 "; C = A B needs as many columns of A as rows of B");
   }
   const int test_team_size = s.test_team_size, test_workspace = s.test_workspace;
+  const bool test_wide_lists = s.test_wide_lists;
   s = State();
   s.test_team_size = test_team_size;
   s.test_workspace = test_workspace;
+  s.test_wide_lists = test_wide_lists;
   s.m = A.num_rows();
   s.k = A.num_cols();
   s.n = B.num_cols();
