@@ -7,12 +7,14 @@
 // timed, SpMVKit's C is checked against Kokkos Kernels' C: the same structure, and values within
 // 4 eps (longest row of A + 2) (|A| |A|)_ij.
 //
-// Names: spgemm/<precision>/<matrix>/<spmvkit|spmvkit_lists|kk_default>/<symbolic|numeric|total>.
+// Names: spgemm/<precision>/<matrix>/<spmvkit|spmvkit_rows|spmvkit_lists|kk_default>/<phase>,
+// phase symbolic, numeric or total.
 // Counters: time_s (median), multiply_adds (the sum over a_ik of nnz(A row k)), GFlop/s
 // (2 multiply-adds per median time), nnz_A, nnz_C, compression (multiply-adds per nonzero of C),
 // output_bytes (C), and for SpMVKit peak_bytes, team_scratch_bytes, positions_bytes and
 // symbolic_workspace_bytes (SpgemmMemory), and lists (1 where the numeric phase sums lists of
-// products, SpgemmHandle::keeps_product_lists).
+// products, SpgemmHandle::keeps_product_lists) and entries (1 where it adds products by entry
+// of A, SpgemmPositionEntries).
 
 #include "benchmarks.hpp"
 #include "options.hpp"
@@ -39,12 +41,16 @@ char const* phase_name(Phase p) {
   return p == Phase::symbolic ? "symbolic" : p == Phase::numeric ? "numeric" : "total";
 }
 
-/// spmvkit: default options (numeric phases from the product places);
-/// spmvkit_lists: SpgemmOptions::product_lists (from lists of products);
+/// spmvkit: default options (numeric phases from the product places; on GPUs by entry of A where
+/// no row of B is long); spmvkit_rows: the places' row and chunk kernels on every backend (the
+/// state's test hook); spmvkit_lists: SpgemmOptions::product_lists (from lists of products);
 /// kk_default: Kokkos Kernels' default SpGEMM.
-enum class Impl { spmvkit, spmvkit_lists, kk_default };
+enum class Impl { spmvkit, spmvkit_rows, spmvkit_lists, kk_default };
 char const* impl_name(Impl i) {
-  return i == Impl::spmvkit ? "spmvkit" : i == Impl::spmvkit_lists ? "spmvkit_lists" : "kk_default";
+  return i == Impl::spmvkit         ? "spmvkit"
+         : i == Impl::spmvkit_rows  ? "spmvkit_rows"
+         : i == Impl::spmvkit_lists ? "spmvkit_lists"
+                                    : "kk_default";
 }
 
 /// Counts the rows of C where SpMVKit's C and Kokkos Kernels' C differ: other lengths, a column
@@ -94,6 +100,8 @@ struct SpgemmSetup {
   Crs<Scalar> A;
   KKMatrix<Scalar> kk_A;
   SpgemmHandle<Scalar, Exec> handle;
+  /// The same product with the places' row and chunk kernels.
+  SpgemmHandle<Scalar, Exec> rows;
   /// The same product with the numeric phase from lists of products.
   SpgemmHandle<Scalar, Exec> lists{lists_options()};
   KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
@@ -112,7 +120,8 @@ struct SpgemmSetup {
       error = "A is not square";
       return;
     }
-    for (auto* h : {&handle, &lists}) {
+    rows.state().test_entries = -1;
+    for (auto* h : {&handle, &rows, &lists}) {
       spgemm_symbolic(exec, *h, A, A);
       spgemm_numeric(exec, *h, A, A);
     }
@@ -129,7 +138,7 @@ struct SpgemmSetup {
     auto const& K = kk.matrix();
     const double tol = 4.0 * std::numeric_limits<Scalar>::epsilon() *
                        (static_cast<double>(max_row_length(A)) + 2.0);
-    for (auto const* h : {&handle, &lists}) {
+    for (auto const* h : {&handle, &rows, &lists}) {
       auto const& C = h->matrix();
       std::int64_t bad = 0;
       Kokkos::parallel_reduce(
@@ -139,8 +148,11 @@ struct SpgemmSetup {
                                   K.graph.entries, C.values(), K.values, M.values(), tol},
           bad);
       if (C.nnz() != static_cast<Offset>(K.nnz()) || bad > 0) {
-        error = std::string("SpMVKit's C") + (h == &lists ? " (lists)" : "") + " (nnz " +
-                std::to_string(C.nnz()) + ") differs from Kokkos Kernels' (nnz " +
+        error = std::string("SpMVKit's C") +
+                (h == &lists  ? " (lists)"
+                 : h == &rows ? " (row kernels)"
+                              : "") +
+                " (nnz " + std::to_string(C.nnz()) + ") differs from Kokkos Kernels' (nnz " +
                 std::to_string(K.nnz()) + ") in " + std::to_string(bad) + " rows";
         return;
       }
@@ -185,7 +197,9 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
     // Each iteration's product replaces the previous one, so at most two are alive at once.
     SpgemmHandle<Scalar, Exec> handle;
     KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
-    auto& kept = impl == Impl::spmvkit_lists ? s.lists : s.handle;
+    auto& kept = impl == Impl::spmvkit_lists  ? s.lists
+                 : impl == Impl::spmvkit_rows ? s.rows
+                                              : s.handle;
     auto run = [&] {
       if (ours) {
         if (phase == Phase::numeric) {
@@ -193,6 +207,7 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
           return;
         }
         handle = SpgemmHandle<Scalar, Exec>(kept.options());
+        handle.state().test_entries = kept.state().test_entries;
         spgemm_symbolic(exec, handle, s.A, s.A);
         if (phase == Phase::total) spgemm_numeric(exec, handle, s.A, s.A);
       } else {
@@ -235,6 +250,7 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
       state.counters["team_scratch_bytes"] = static_cast<double>(kept.memory().team_scratch_bytes);
       state.counters["positions_bytes"] = static_cast<double>(kept.memory().positions_bytes);
       state.counters["lists"] = kept.keeps_product_lists() ? 1.0 : 0.0;
+      state.counters["entries"] = kept.state().entry_c_start.extent(0) > 0 ? 1.0 : 0.0;
       state.counters["symbolic_workspace_bytes"] =
           static_cast<double>(kept.memory().symbolic_workspace_bytes);
       auto const bins = kept.row_bins();
@@ -256,7 +272,7 @@ void register_spgemm_benchmarks(std::shared_ptr<const Options> const& options,
                                 MatrixSource const& source) {
   Options const& o = *options;
   if (!source.in_spgemm || !o.has_family("spgemm")) return;
-  for (Impl impl : {Impl::spmvkit, Impl::spmvkit_lists, Impl::kk_default}) {
+  for (Impl impl : {Impl::spmvkit, Impl::spmvkit_rows, Impl::spmvkit_lists, Impl::kk_default}) {
     for (Phase phase : {Phase::symbolic, Phase::numeric, Phase::total}) {
       const std::string name = std::string("spgemm/") + precision_name<Scalar>() + "/" +
                                source.name + "/" + impl_name(impl) + "/" + phase_name(phase);

@@ -221,6 +221,19 @@ check_spgemm(HostCrs const& ha, HostCrs const& hb, std::string const& what,
   }
   EXPECT_EQ(handle.multiply_adds(), multiply_adds) << what;
   EXPECT_GE(handle.memory().peak_bytes, handle.memory().output_bytes) << what;
+  // Where the numeric phase went by entry of A (GPUs, or the team hook), the
+  // places' row and chunk kernels too.
+  if (handle.state().entry_c_start.extent(0) > 0) {
+    SpgemmHandle<Scalar, Exec, int, Offset> rows(o);
+    rows.state().test_team_size = test_team_size;
+    rows.state().test_workspace = test_workspace;
+    rows.state().test_entries = -1;
+    spgemm_symbolic(exec, rows, A, B);
+    EXPECT_EQ(rows.state().entry_c_start.extent(0), 0u) << what;
+    auto D = spgemm_numeric(exec, rows, A, B);
+    exec.fence();
+    EXPECT_TRUE(matches_product<Scalar>(to_host(D), ref, options.sort_columns, what + ", rows"));
+  }
   if (with_kokkos_kernels && ha.nnz() > 0 && hb.nnz() > 0 && ha.rows > 0 && hb.cols > 0) {
     using KK = kokkos_kernels_matrix_t<CrsMatrix<Scalar, Exec, int, Offset>>;
     KokkosKernelsSpgemm<KK> kk;
@@ -749,24 +762,31 @@ TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
   shifted[3] = {0, 5};
   std::sort(shifted.begin(), shifted.end());
   const HostCrs ha = from_entries(50, 40, a);
-  // 0: places, 1: lists of products, 2: hashing.
-  for (int path = 0; path < 3; ++path) {
+  const int most = std::min(
+      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  // 0: places, 1: lists of products, 2: hashing, 3: places by entry of A
+  // (the GPUs' rule, through the test hook on host backends).
+  for (int path = 0; path < 4; ++path) {
     SpgemmOptions o;
-    o.keep_positions = path < 2;
+    o.keep_positions = path != 2;
     auto A = make_device_crs<Scalar, Exec>(ha);
     for (auto const& changed : {moved, shifted}) {
       o.product_lists = path == 1;
       SpgemmHandle<Scalar, Exec> handle(o);
+      if (path == 3) handle.state().test_team_size = most;
       spgemm_symbolic(exec, handle, A, make_device_crs<Scalar, Exec>(from_entries(40, 60, b)));
-      EXPECT_EQ(handle.keeps_positions(), path < 2);
+      EXPECT_EQ(handle.keeps_positions(), path != 2);
       EXPECT_EQ(handle.keeps_product_lists(), path == 1);
+      if (path == 3) {
+        EXPECT_EQ(handle.state().entry_c_start.extent(0), static_cast<std::size_t>(ha.nnz()));
+      }
       auto C = to_host(spgemm_numeric(
           exec, handle, A, make_device_crs<Scalar, Exec>(from_entries(40, 60, changed))));
       const auto nans =
           std::count_if(C.val.begin(), C.val.end(), [](double v) { return std::isnan(v); });
       EXPECT_GT(nans, 0) << "path " << path;
       // The same handle, the pattern it was made for: no NaN left over.
-      if (path == 1) {
+      if (path == 1 || path == 3) {
         auto D = to_host(spgemm_numeric(exec, handle, A,
                                         make_device_crs<Scalar, Exec>(from_entries(40, 60, b))));
         EXPECT_EQ(std::count_if(D.val.begin(), D.val.end(), [](double v) { return std::isnan(v); }),

@@ -651,6 +651,49 @@ LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int t
   return p;
 }
 
+/// The GPUs' numeric phase from stored places by entry of A
+/// (SpgemmPositionEntries): `starts` writes each entry's row start of C (a
+/// row per thread), `values` takes work_per_team entries of A a team, a
+/// thread's vector lanes (sized to the mean row of B) over each entry's row
+/// of B, beside teams that hash `fingerprint_items` of the patterns' indices
+/// (spgemm_fingerprint_parameters), and `check` is the one team that compares
+/// the fingerprint afterwards. `use`: GPUs, where no row of B is longer than
+/// `longest_row` entries (a thread's lanes walk a whole row of B, so a hub
+/// row of a power-law graph would hold one thread for thousands of products;
+/// those products keep the row and chunk kernels). Host backends keep the
+/// scratch kernels (one-thread teams, no atomics), but for the test hook.
+struct SpgemmEntryPlan {
+  LaunchParameters starts, values, check;
+  std::int64_t fingerprint_items = 0;
+  bool use = false;
+  static constexpr std::int64_t longest_row = 2048;
+};
+
+template <class ExecutionSpace>
+SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_b_row,
+                                        std::int64_t longest_b_row, int test_team_size) {
+  SpgemmEntryPlan l;
+  l.fingerprint_items = spgemm_fingerprint_parameters(exec, test_team_size).work_per_team;
+  if (is_host_space_v<ExecutionSpace> || test_team_size > 0) {
+    const int t = std::max(1, test_team_size);
+    l.use = test_team_size > 0 && longest_b_row <= SpgemmEntryPlan::longest_row;
+    l.starts.team_size = l.values.team_size = l.check.team_size = t;
+    l.starts.work_per_team = 64 * t;
+    l.values.work_per_team = 64 * t;
+    return l;
+  }
+  l.use = longest_b_row <= SpgemmEntryPlan::longest_row;
+  l.starts.vector_length = 8;
+  l.starts.team_size = 32;
+  l.starts.work_per_team = l.starts.team_size;
+  l.values.vector_length = spgemm_vector_lanes(mean_b_row);
+  l.values.team_size = 256 / l.values.vector_length;
+  l.values.work_per_team = 4 * l.values.team_size;
+  l.check.team_size = 8;
+  l.check.vector_length = 32;
+  return l;
+}
+
 /// The numeric phase from lists of products (SpgemmListValues,
 /// SpgemmOptions::product_lists): the symbolic phase lists, for every entry
 /// of C, the products a_ik b_kj that land there (as the places of a_ik in A
@@ -666,7 +709,7 @@ LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int t
 /// than `long_list`, which take a thread's vector lanes each (a warp on
 /// GPUs; on host backends a thread is one lane, so none is long there but
 /// through the test hook). `check` is the one team that compares the
-/// fingerprint afterwards (SpgemmListCheck). The test hook `test_team_size`
+/// fingerprint afterwards (SpgemmPatternCheck). The test hook `test_team_size`
 /// gives host teams that many threads and lists longer than 4 the long path.
 struct SpgemmListPlan {
   LaunchParameters build, scan, values, check;

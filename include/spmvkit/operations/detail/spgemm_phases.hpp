@@ -81,6 +81,11 @@ struct SpgemmState {
   /// (The entry after product_starts' last: one allocation fewer.)
   Kokkos::View<std::uint64_t*, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
       fingerprint_now;
+  /// GPUs' numeric phase by entry of A (SpgemmPositionEntries,
+  /// spgemm_entry_parameters): the row start of C of every entry of A, where
+  /// that phase is used (empty otherwise).
+  SpgemmEntryPlan entry_plan;
+  Kokkos::View<Offset*, device_type> entry_c_start;
   /// Every row of B had strictly increasing columns at the symbolic phase (so
   /// none repeats a column; the fingerprint keeps it true): the row-per-thread
   /// numeric kernel then adds without atomics.
@@ -107,6 +112,9 @@ struct SpgemmState {
   int test_team_size = 0;
   /// Test hook: 64-bit list pairs however few entries A and B have.
   bool test_wide_lists = false;
+  /// Test hook: < 0 keeps the numeric phase by entry of A off (the row and
+  /// chunk kernels of the places), whatever spgemm_entry_parameters says.
+  int test_entries = 0;
   /// Test hook for the host symbolic phase's dense workspace
   /// (spgemm_use_workspace): > 0 wherever it fits the memory budget, however
   /// sparse the product; < 0 never (the binned accumulators); 0 the rule.
@@ -815,8 +823,111 @@ bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options
   return true;
 }
 
+/// GPUs: after the places, where spgemm_entry_parameters takes the numeric
+/// phase by entry of A (SpgemmPositionEntries), each entry's row start of C,
+/// if it fits the limit beside what the handle keeps (`held`: whatever else
+/// is alive meanwhile).
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+void spgemm_store_entry_starts(ExecutionSpace const& exec, SpgemmLimit const& limit,
+                               SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>& s,
+                               CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+                               CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B,
+                               std::uint64_t held) {
+  using Device = typename SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  if (s.test_entries < 0 || s.a_nnz == 0) return;
+  std::int64_t longest_b = 0;
+  Kokkos::parallel_reduce("SpMVKit::spgemm::longest_row_of_b", Range(exec, 0, s.k),
+                          SpgemmMaxRow<Offset, Device>{B.row_starts()},
+                          Kokkos::Max<std::int64_t>(longest_b));
+  const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
+  s.entry_plan = spgemm_entry_parameters(exec, mean_b_row, longest_b, s.test_team_size);
+  if (!s.entry_plan.use) return;
+  const byte_count bytes =
+      checked_bytes(s.a_nnz, sizeof(Offset), "entry starts", "spmvkit::spgemm");
+  const std::uint64_t peak = s.memory.output_bytes + s.memory.workspace_bytes + held + bytes;
+  if (limit.bytes > 0 && peak > limit.bytes) {
+    s.entry_plan.use = false;
+    return;
+  }
+  s.entry_c_start =
+      allocate_view<Kokkos::View<Offset*, Device>>(exec, "SpMVKit::spgemm::entry_starts", s.a_nnz);
+  SpgemmEntryStarts<Offset, Device> f;
+  f.a_rs = A.row_starts();
+  f.c_rs = s.C.row_starts();
+  f.c_start = s.entry_c_start;
+  f.m = s.m;
+  LaunchParameters const& p = s.entry_plan.starts;
+  f.rows_per_team = p.work_per_team;
+  Kokkos::parallel_for("SpMVKit::spgemm::entry_starts",
+                       argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(
+                           exec, static_cast<int>((s.m + p.work_per_team - 1) / p.work_per_team),
+                           p.team_size, p.vector_length)),
+                       f);
+  // The numeric launches sum the fingerprint into it; SpgemmPatternCheck clears it.
+  Kokkos::deep_copy(exec, s.fingerprint_now, std::uint64_t(0));
+  s.memory.workspace_bytes += bytes;
+  s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes, peak);
+}
+
+/// The numeric phase from stored places by entry of A: C's values cleared,
+/// SpgemmPositionEntries, SpgemmPatternCheck's one team.
+template <class Crs, class State, class Pos>
+void spgemm_launch_entries_values(typename Crs::execution_space const& exec, Crs const& A,
+                                  Crs const& B, State const& s,
+                                  Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
+  using Exec = typename Crs::execution_space;
+  SpgemmPositionEntries<typename Crs::value_type, typename Crs::ordinal_type,
+                        typename Crs::offset_type, typename Crs::device_type, Pos>
+      f;
+  f.b_rs = B.row_starts();
+  f.c_start = s.entry_c_start;
+  f.a_ci = A.column_indices();
+  f.a_v = A.values();
+  f.b_v = B.values();
+  f.starts = s.product_starts;
+  f.pos = pos;
+  f.c_v = s.C.values();
+  f.a_nnz = s.a_nnz;
+  f.b_rows = s.k;
+  f.b_nnz = s.b_nnz;
+  LaunchParameters const& p = s.entry_plan.values;
+  f.entries_per_team = p.work_per_team;
+  f.fingerprint = spgemm_fingerprint_functor(A, B, false);
+  f.fingerprint_items = s.entry_plan.fingerprint_items;
+  f.fingerprint_teams = (f.fingerprint.b_end + f.fingerprint_items - 1) / f.fingerprint_items;
+  f.sync = s.fingerprint_now;
+  const std::int64_t league =
+      f.fingerprint_teams + (s.a_nnz + p.work_per_team - 1) / p.work_per_team;
+  Kokkos::parallel_for("SpMVKit::spgemm::numeric_entries",
+                       argument_launch(Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(league),
+                                                                p.team_size, p.vector_length)),
+                       f);
+}
+
+template <class Crs, class State>
+void spgemm_launch_entries(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
+                           State const& s) {
+  using Exec = typename Crs::execution_space;
+  Kokkos::deep_copy(exec, s.C.values(), typename Crs::value_type(0));
+  if (s.positions16.extent(0) > 0) {
+    spgemm_launch_entries_values(exec, A, B, s, s.positions16);
+  } else {
+    spgemm_launch_entries_values(exec, A, B, s, s.positions32);
+  }
+  SpgemmPatternCheck<typename Crs::value_type, typename Crs::device_type> check;
+  check.sync = s.fingerprint_now;
+  check.c_v = s.C.values();
+  check.expected_fingerprint = s.fingerprint;
+  check.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
+  LaunchParameters const& p = s.entry_plan.check;
+  Kokkos::parallel_for(
+      "SpMVKit::spgemm::numeric_entries_check",
+      argument_launch(Kokkos::TeamPolicy<Exec>(exec, 1, p.team_size, p.vector_length)), check);
+}
+
 /// The numeric phase from lists of products: two launches (SpgemmListValues,
-/// then SpgemmListCheck's one team).
+/// then SpgemmPatternCheck's one team).
 template <class Crs, class State, class Index>
 void spgemm_launch_lists_values(
     typename Crs::execution_space const& exec, Crs const& A, Crs const& B, State const& s,
@@ -858,7 +969,7 @@ void spgemm_launch_lists(typename Crs::execution_space const& exec, Crs const& A
   } else {
     spgemm_launch_lists_values(exec, A, B, s, s.list_pairs32);
   }
-  SpgemmListCheck<typename Crs::value_type, typename Crs::device_type> check;
+  SpgemmPatternCheck<typename Crs::value_type, typename Crs::device_type> check;
   check.sync = s.list_sync;
   check.c_v = s.C.values();
   check.expected_fingerprint = s.fingerprint;
@@ -1036,7 +1147,9 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   s.memory.positions_bytes = bytes;
   s.memory.workspace_bytes = perm_bytes + bytes + chunk_bytes;
   s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes, peak);
-  spgemm_store_lists(exec, options, limit, s, A, B, s.memory.workspace_bytes + held);
+  if (!spgemm_store_lists(exec, options, limit, s, A, B, s.memory.workspace_bytes + held)) {
+    spgemm_store_entry_starts(exec, limit, s, A, B, held);
+  }
   return true;
 }
 
@@ -1058,10 +1171,12 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   }
   const int test_team_size = s.test_team_size, test_workspace = s.test_workspace;
   const bool test_wide_lists = s.test_wide_lists;
+  const int test_entries = s.test_entries;
   s = State();
   s.test_team_size = test_team_size;
   s.test_workspace = test_workspace;
   s.test_wide_lists = test_wide_lists;
+  s.test_entries = test_entries;
   s.m = A.num_rows();
   s.k = A.num_cols();
   s.n = B.num_cols();
@@ -1337,7 +1452,11 @@ void spgemm_numeric_phase(ExecutionSpace const& exec, SpgemmOptions const& optio
     return;
   }
   if (s.positions) {
-    spgemm_launch_positions<false>(exec, A, B, s);
+    if (s.entry_c_start.extent(0) > 0) {
+      spgemm_launch_entries(exec, A, B, s);
+    } else {
+      spgemm_launch_positions<false>(exec, A, B, s);
+    }
     return;
   }
   // Hashing: the narrow and short bins' rows go with the hash bin's teams.
