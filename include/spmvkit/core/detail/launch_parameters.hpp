@@ -660,18 +660,28 @@ LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int t
 /// the fingerprint afterwards. `use`: GPUs, where no row of B is longer than
 /// `longest_row` entries (a thread's lanes walk a whole row of B, so a hub
 /// row of a power-law graph would hold one thread for thousands of products;
-/// those products keep the row and chunk kernels). Host backends keep the
-/// scratch kernels (one-thread teams, no atomics), but for the test hook.
+/// those products keep the row and chunk kernels) and the product has at most
+/// `most_multiply_adds`: every product is an atomic add in the L2 cache, about
+/// 130-160 G a second on an H200, while the row kernels merge a FEM row's
+/// products in scratch first (H200, FP64 and FP32, 2026-11-24, numeric phase:
+/// FEM N = 64, 191M multiply-adds, 1.22 ms by entry against 0.99 by row;
+/// email-Enron, 51M, 0.84 against 0.77; FEM N = 32, 24M, 0.151 against
+/// 0.144; below 16M every product measured was faster by entry: delaunay_n16
+/// 0.037 against 0.051 ms, FEM_3D_thermal1, 10.7M, 0.085 against 0.096,
+/// bcsstk25 0.048 against 0.083). Host backends keep the scratch kernels
+/// (one-thread teams, no atomics), but for the test hook.
 struct SpgemmEntryPlan {
   LaunchParameters starts, values, check;
   std::int64_t fingerprint_items = 0;
   bool use = false;
   static constexpr std::int64_t longest_row = 2048;
+  static constexpr std::int64_t most_multiply_adds = std::int64_t(1) << 24;
 };
 
 template <class ExecutionSpace>
 SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_b_row,
-                                        std::int64_t longest_b_row, int test_team_size) {
+                                        std::int64_t longest_b_row, std::int64_t multiply_adds,
+                                        int test_team_size) {
   SpgemmEntryPlan l;
   l.fingerprint_items = spgemm_fingerprint_parameters(exec, test_team_size).work_per_team;
   if (is_host_space_v<ExecutionSpace> || test_team_size > 0) {
@@ -682,7 +692,8 @@ SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_
     l.values.work_per_team = 64 * t;
     return l;
   }
-  l.use = longest_b_row <= SpgemmEntryPlan::longest_row;
+  l.use = longest_b_row <= SpgemmEntryPlan::longest_row &&
+          multiply_adds <= SpgemmEntryPlan::most_multiply_adds;
   l.starts.vector_length = 8;
   l.starts.team_size = 32;
   l.starts.work_per_team = l.starts.team_size;

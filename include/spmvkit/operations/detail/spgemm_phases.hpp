@@ -841,7 +841,8 @@ void spgemm_store_entry_starts(ExecutionSpace const& exec, SpgemmLimit const& li
                           SpgemmMaxRow<Offset, Device>{B.row_starts()},
                           Kokkos::Max<std::int64_t>(longest_b));
   const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
-  s.entry_plan = spgemm_entry_parameters(exec, mean_b_row, longest_b, s.test_team_size);
+  s.entry_plan =
+      spgemm_entry_parameters(exec, mean_b_row, longest_b, s.multiply_adds, s.test_team_size);
   if (!s.entry_plan.use) return;
   const byte_count bytes =
       checked_bytes(s.a_nnz, sizeof(Offset), "entry starts", "spmvkit::spgemm");
