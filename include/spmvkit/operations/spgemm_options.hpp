@@ -35,15 +35,15 @@ struct SpgemmOptions {
   /// where the numeric phase runs once.
   bool keep_positions = true;
   /// Where the places are kept, let the symbolic phase turn them into a list
-  /// per nonzero of C of the products that land there (2 Offsets per
-  /// multiply-add and 8 bytes per nonzero of C, in place of the places), so
-  /// that every numeric phase sums each list in a register: no accumulator
-  /// to clear, no atomics (SpgemmHandle::keeps_product_lists). Off by default:
-  /// on an H200 (FP64, 2026-11-24) the lists made numeric phases of planar
-  /// meshes, road networks and email-Enron 13-39% faster, those of FEM and
-  /// R-MAT products 24-73% slower, and symbolic phases 14-73% slower, so that
-  /// they paid back after 6 (1138_bus) to 47 (email-Enron) numeric phases.
-  /// Kept within the memory limit only.
+  /// per nonzero of C of the products that land there (8 bytes per
+  /// multiply-add, 16 where A or B has 2^32 entries or more, and 8 bytes per
+  /// nonzero of C, in place of the places), so that every numeric phase sums
+  /// each list in a register: no accumulator to clear, no atomics
+  /// (SpgemmHandle::keeps_product_lists). Off by default: on an H200 (FP64,
+  /// 2026-11-24) the lists' numeric phases were the fastest of SpMVKit's on
+  /// graphs and planar meshes (email-Enron 1.7x, R-MAT 1.3-1.5x, delaunay_n16
+  /// 1.2x the default's) and slower on FEM products, while symbolic phases
+  /// took 5-61% longer. Kept within the memory limit only.
   bool product_lists = false;
 };
 
