@@ -1145,11 +1145,19 @@ struct SpgemmFingerprintTeams {
     return h;
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
-    const std::int64_t t0 = team.league_rank() * items;
+  /// Team `rank`'s share of F (`items` indices) added to out(0), one atomic.
+  template <class Out>
+  KOKKOS_INLINE_FUNCTION static void add(member_type const& team,
+                                         SpgemmFingerprint<Ordinal, Offset, Device> const& f,
+                                         std::int64_t rank, std::int64_t items, Out const& out) {
+    const std::int64_t t0 = rank * items;
     const std::int64_t t1 = t0 + items < f.b_end ? t0 + items : f.b_end;
     const std::uint64_t h = sum(team, f, t0, t1);
     Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&out(0), h); });
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    add(team, f, team.league_rank(), items, out);
   }
 };
 
@@ -1339,19 +1347,11 @@ struct SpgemmListValues {
     });
   }
 
-  KOKKOS_INLINE_FUNCTION void hash_patterns(member_type const& team, std::int64_t rank) const {
-    const std::int64_t t0 = rank * fingerprint_items;
-    const std::int64_t end = fingerprint.b_end;
-    const std::int64_t t1 = t0 + fingerprint_items < end ? t0 + fingerprint_items : end;
-    const std::uint64_t h =
-        SpgemmFingerprintTeams<Ordinal, Offset, Device>::sum(team, fingerprint, t0, t1);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&sync(0), h); });
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     std::int64_t rank = team.league_rank();
     if (rank < fingerprint_teams) {
-      hash_patterns(team, rank);
+      SpgemmFingerprintTeams<Ordinal, Offset, Device>::add(team, fingerprint, rank,
+                                                           fingerprint_items, sync);
       return;
     }
     rank -= fingerprint_teams;
@@ -1450,12 +1450,8 @@ struct SpgemmPositionEntries {
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     std::int64_t rank = team.league_rank();
     if (rank < fingerprint_teams) {
-      const std::int64_t t0 = rank * fingerprint_items;
-      const std::int64_t end = fingerprint.b_end;
-      const std::int64_t t1 = t0 + fingerprint_items < end ? t0 + fingerprint_items : end;
-      const std::uint64_t h =
-          SpgemmFingerprintTeams<Ordinal, Offset, Device>::sum(team, fingerprint, t0, t1);
-      Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&sync(0), h); });
+      SpgemmFingerprintTeams<Ordinal, Offset, Device>::add(team, fingerprint, rank,
+                                                           fingerprint_items, sync);
       return;
     }
     rank -= fingerprint_teams;

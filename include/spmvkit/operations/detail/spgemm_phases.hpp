@@ -823,6 +823,24 @@ bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options
   return true;
 }
 
+/// SpgemmPatternCheck's one team after a numeric launch that summed the
+/// fingerprint into `sync` (the lists', or the places' by entry of A).
+template <class Crs, class State>
+void spgemm_launch_pattern_check(typename Crs::execution_space const& exec, State const& s,
+                                 Kokkos::View<std::uint64_t*, typename Crs::device_type,
+                                              Kokkos::MemoryTraits<Kokkos::Unmanaged>> const& sync,
+                                 LaunchParameters const& p, char const* label) {
+  using Exec = typename Crs::execution_space;
+  SpgemmPatternCheck<typename Crs::value_type, typename Crs::device_type> check;
+  check.sync = sync;
+  check.c_v = s.C.values();
+  check.expected_fingerprint = s.fingerprint;
+  check.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
+  Kokkos::parallel_for(
+      label, argument_launch(Kokkos::TeamPolicy<Exec>(exec, 1, p.team_size, p.vector_length)),
+      check);
+}
+
 /// GPUs: after the places, where spgemm_entry_parameters takes the numeric
 /// phase by entry of A (SpgemmPositionEntries), each entry's row start of C,
 /// if it fits the limit beside what the handle keeps (`held`: whatever else
@@ -909,22 +927,14 @@ void spgemm_launch_entries_values(typename Crs::execution_space const& exec, Crs
 template <class Crs, class State>
 void spgemm_launch_entries(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
                            State const& s) {
-  using Exec = typename Crs::execution_space;
   Kokkos::deep_copy(exec, s.C.values(), typename Crs::value_type(0));
   if (s.positions16.extent(0) > 0) {
     spgemm_launch_entries_values(exec, A, B, s, s.positions16);
   } else {
     spgemm_launch_entries_values(exec, A, B, s, s.positions32);
   }
-  SpgemmPatternCheck<typename Crs::value_type, typename Crs::device_type> check;
-  check.sync = s.fingerprint_now;
-  check.c_v = s.C.values();
-  check.expected_fingerprint = s.fingerprint;
-  check.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
-  LaunchParameters const& p = s.entry_plan.check;
-  Kokkos::parallel_for(
-      "SpMVKit::spgemm::numeric_entries_check",
-      argument_launch(Kokkos::TeamPolicy<Exec>(exec, 1, p.team_size, p.vector_length)), check);
+  spgemm_launch_pattern_check<Crs>(exec, s, s.fingerprint_now, s.entry_plan.check,
+                                   "SpMVKit::spgemm::numeric_entries_check");
 }
 
 /// The numeric phase from lists of products: two launches (SpgemmListValues,
@@ -964,21 +974,13 @@ void spgemm_launch_lists_values(
 template <class Crs, class State>
 void spgemm_launch_lists(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
                          State const& s) {
-  using Exec = typename Crs::execution_space;
   if (s.list_pairs64.extent(0) > 0) {
     spgemm_launch_lists_values(exec, A, B, s, s.list_pairs64);
   } else {
     spgemm_launch_lists_values(exec, A, B, s, s.list_pairs32);
   }
-  SpgemmPatternCheck<typename Crs::value_type, typename Crs::device_type> check;
-  check.sync = s.list_sync;
-  check.c_v = s.C.values();
-  check.expected_fingerprint = s.fingerprint;
-  check.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
-  LaunchParameters const& p = s.list_plan.check;
-  Kokkos::parallel_for(
-      "SpMVKit::spgemm::numeric_lists_check",
-      argument_launch(Kokkos::TeamPolicy<Exec>(exec, 1, p.team_size, p.vector_length)), check);
+  spgemm_launch_pattern_check<Crs>(exec, s, s.list_sync, s.list_plan.check,
+                                   "SpMVKit::spgemm::numeric_lists_check");
 }
 
 /// A launch of the host symbolic phase's workspace kernel (SpgemmWorkspaceRows)
