@@ -699,7 +699,10 @@ SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_
   l.starts.work_per_team = l.starts.team_size;
   l.values.vector_length = spgemm_vector_lanes(mean_b_row);
   l.values.team_size = 256 / l.values.vector_length;
-  l.values.work_per_team = 4 * l.values.team_size;
+  // One entry a thread: four a thread, in turn, made delaunay_n16's kernel
+  // 32 us against 19-22 for the same kernel outside Kokkos with one, and
+  // bcsstk08's 47 against 19 (H200, FP64, ncu, 2026-11-24).
+  l.values.work_per_team = l.values.team_size;
   l.check.team_size = 8;
   l.check.vector_length = 32;
   return l;
@@ -714,7 +717,7 @@ SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_
 /// lanes over each row of B) to count and then write each entry's list,
 /// `scan` turns a row's counts into starts (a row per thread, lanes over the
 /// row); `values` sums work_per_team entries of C a team (a thread or lane
-/// each, four times over on GPUs) beside teams that hash `fingerprint_items`
+/// each, once on GPUs) beside teams that hash `fingerprint_items`
 /// of the patterns' indices each (spgemm_fingerprint_parameters, whose team
 /// shape is that of `values`), except the entries whose lists are longer
 /// than `long_list`, which take a thread's vector lanes each (a warp on
@@ -753,7 +756,9 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
   l.scan.work_per_team = l.scan.team_size;
   l.values.team_size = 8;
   l.values.vector_length = 32;
-  l.values.work_per_team = 4 * l.values.team_size * l.values.vector_length;
+  // One entry a lane (four a lane, in turn: delaunay_n16's list kernel 25 us
+  // against 21 for one outside Kokkos; H200, FP64, ncu, 2026-11-24).
+  l.values.work_per_team = l.values.team_size * l.values.vector_length;
   l.check.team_size = 8;
   l.check.vector_length = 32;
   l.long_list = 32;
