@@ -725,8 +725,15 @@ TYPED_TEST(SpgemmTest, ProductPlacesAreKeptAtTheirWidth) {
   EXPECT_EQ(w.memory().positions_bytes,
             static_cast<std::uint64_t>(w.multiply_adds()) * 4 + (A.nnz() + 2) * 8);
 
-  // A limit between the peak without places and the peak with them.
-  const std::uint64_t with = h.memory().peak_bytes;
+  // A limit between the peak without places and the peak with them (without
+  // the row starts that the numeric phase by entry of A adds on GPUs).
+  const Exec exec;
+  const auto dF = make_device_crs<Scalar, Exec>(F);
+  SpgemmHandle<Scalar, Exec> places_only;
+  places_only.state().test_entries = -1;
+  spgemm_symbolic(exec, places_only, dF, dF);
+  ASSERT_TRUE(places_only.keeps_positions());
+  const std::uint64_t with = places_only.memory().peak_bytes;
   const std::uint64_t without = g.memory().peak_bytes;
   ASSERT_LT(without, with);
   SpgemmOptions tight;
@@ -735,6 +742,17 @@ TYPED_TEST(SpgemmTest, ProductPlacesAreKeptAtTheirWidth) {
                                       0, -1);
   EXPECT_FALSE(t.keeps_positions());
   EXPECT_LE(t.memory().peak_bytes, tight.memory_limit);
+  // Where the numeric phase goes by entry of A (GPUs), a limit that holds the
+  // places but not those row starts keeps the places and the row kernels.
+  if (h.state().entry_c_start.extent(0) > 0) {
+    ASSERT_LT(with, h.memory().peak_bytes);
+    tight.memory_limit = h.memory().peak_bytes - 1;
+    auto e = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, limit below the entries' row starts",
+                                        tight, false, 0, 0, -1);
+    EXPECT_TRUE(e.keeps_positions());
+    EXPECT_EQ(e.state().entry_c_start.extent(0), 0u);
+    EXPECT_LE(e.memory().peak_bytes, tight.memory_limit);
+  }
 }
 
 // Patterns that changed after the symbolic phase (same shapes and nnz): a
