@@ -699,10 +699,12 @@ SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_
   l.starts.work_per_team = l.starts.team_size;
   l.values.vector_length = spgemm_vector_lanes(mean_b_row);
   l.values.team_size = 256 / l.values.vector_length;
-  // One entry a thread: four a thread, in turn, made delaunay_n16's kernel
-  // 32 us against 19-22 for the same kernel outside Kokkos with one, and
-  // bcsstk08's 47 against 19 (H200, FP64, ncu, 2026-11-24).
-  l.values.work_per_team = l.values.team_size;
+  // Four entries a thread, in turn. One a thread (H200, FP64, 2026-11-24,
+  // eighth run against the seventh, ratios to cuSPARSE in each run) sped the
+  // kernel up where rows of B are long (bcsstk08: 47 -> 20 us by ncu, 0.25x
+  // -> 0.42x) and slowed FEM_3D_thermal1 (0.82x -> 0.69x) and bcsstk25 (0.77x
+  // -> 0.62x); not settled, so the measured shape stays.
+  l.values.work_per_team = 4 * l.values.team_size;
   l.check.team_size = 8;
   l.check.vector_length = 32;
   return l;
@@ -717,7 +719,7 @@ SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_
 /// lanes over each row of B) to count and then write each entry's list,
 /// `scan` turns a row's counts into starts (a row per thread, lanes over the
 /// row); `values` sums work_per_team entries of C a team (a thread or lane
-/// each, once on GPUs) beside teams that hash `fingerprint_items`
+/// each, four times over on GPUs) beside teams that hash `fingerprint_items`
 /// of the patterns' indices each (spgemm_fingerprint_parameters, whose team
 /// shape is that of `values`), except the entries whose lists are longer
 /// than `long_list`, which take a thread's vector lanes each (a warp on
@@ -756,9 +758,11 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
   l.scan.work_per_team = l.scan.team_size;
   l.values.team_size = 8;
   l.values.vector_length = 32;
-  // One entry a lane (four a lane, in turn: delaunay_n16's list kernel 25 us
-  // against 21 for one outside Kokkos; H200, FP64, ncu, 2026-11-24).
-  l.values.work_per_team = l.values.team_size * l.values.vector_length;
+  // Four entries a lane, in turn. One a lane (H200, FP64, 2026-11-24, eighth
+  // run against the seventh) was faster on bcsstk08 (19 -> 14 us by ncu) and
+  // slower on delaunay_n16 (25 -> 29 us), email-Enron (0.94x -> 0.84x
+  // cuSPARSE's) and R-MAT (0.91x -> 0.80x).
+  l.values.work_per_team = 4 * l.values.team_size * l.values.vector_length;
   l.check.team_size = 8;
   l.check.vector_length = 32;
   l.long_list = 32;
