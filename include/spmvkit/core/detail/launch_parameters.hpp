@@ -634,7 +634,8 @@ LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_te
 }
 
 /// Launch shape of a numeric phase's pattern fingerprint
-/// (SpgemmFingerprintTeams; the fingerprint teams of SpgemmListValues):
+/// (SpgemmFingerprintTeams; the hashing teams of SpgemmListValues and
+/// SpgemmPositionEntries):
 /// work_per_team indices a team, 16 per thread on GPUs (8 x 32 lanes).
 template <class ExecutionSpace>
 LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int test_team_size) {
@@ -662,7 +663,7 @@ LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int t
 /// row of a power-law graph would hold one thread for thousands of products;
 /// those products keep the row and chunk kernels) and the product has at most
 /// `most_multiply_adds`: every product is an atomic add in the L2 cache, about
-/// 130-160 G a second on an H200, while the row kernels merge a FEM row's
+/// 125-160 G a second on an H200, while the row kernels merge a FEM row's
 /// products in scratch first (H200, FP64 and FP32, 2026-11-24, numeric phase:
 /// FEM N = 64, 191M multiply-adds, 1.22 ms by entry against 0.99 by row;
 /// email-Enron, 51M, 0.84 against 0.77; FEM N = 32, 24M, 0.151 against
@@ -678,22 +679,24 @@ struct SpgemmEntryPlan {
   static constexpr std::int64_t most_multiply_adds = std::int64_t(1) << 24;
 };
 
-template <class ExecutionSpace>
+/// `longest_b_row()` finds the longest row of B (a reduction and a wait on
+/// the device), called only where the other conditions hold.
+template <class ExecutionSpace, class LongestRow>
 SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_b_row,
-                                        std::int64_t longest_b_row, std::int64_t multiply_adds,
+                                        LongestRow const& longest_b_row, std::int64_t multiply_adds,
                                         int test_team_size) {
   SpgemmEntryPlan l;
   l.fingerprint_items = spgemm_fingerprint_parameters(exec, test_team_size).work_per_team;
   if (is_host_space_v<ExecutionSpace> || test_team_size > 0) {
     const int t = std::max(1, test_team_size);
-    l.use = test_team_size > 0 && longest_b_row <= SpgemmEntryPlan::longest_row;
+    l.use = test_team_size > 0 && longest_b_row() <= SpgemmEntryPlan::longest_row;
     l.starts.team_size = l.values.team_size = l.check.team_size = t;
     l.starts.work_per_team = 64 * t;
     l.values.work_per_team = 64 * t;
     return l;
   }
-  l.use = longest_b_row <= SpgemmEntryPlan::longest_row &&
-          multiply_adds <= SpgemmEntryPlan::most_multiply_adds;
+  l.use = multiply_adds <= SpgemmEntryPlan::most_multiply_adds &&
+          longest_b_row() <= SpgemmEntryPlan::longest_row;
   l.starts.vector_length = 8;
   l.starts.team_size = 32;
   l.starts.work_per_team = l.starts.team_size;

@@ -1427,7 +1427,7 @@ struct SpgemmEntryStarts {
 /// Kokkos, CUDA events, 2026-11-24, clearing included, against cuSPARSE's
 /// numeric phase in the same program): delaunay_n16 26.8 against 27.1 us,
 /// ct2010 26.7 against 27.3, cage10 24.8 against 25.2, FEM_3D_thermal1 71.8
-/// (4 lanes) against 72.9, bcsstk08 17.3 against 16.3, email-Enron 555
+/// (4 lanes) against 73.6, bcsstk08 17.3 against 16.3, email-Enron 555
 /// against 416 (rows of B of up to 1383 entries, a thread's lanes each).
 template <class Scalar, class Ordinal, class Offset, class Device, class Pos>
 struct SpgemmPositionEntries {

@@ -854,10 +854,13 @@ void spgemm_store_entry_starts(ExecutionSpace const& exec, SpgemmLimit const& li
   using Device = typename SpgemmState<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   if (s.test_entries < 0 || s.a_nnz == 0) return;
-  std::int64_t longest_b = 0;
-  Kokkos::parallel_reduce("SpMVKit::spgemm::longest_row_of_b", Range(exec, 0, s.k),
-                          SpgemmMaxRow<Offset, Device>{B.row_starts()},
-                          Kokkos::Max<std::int64_t>(longest_b));
+  const auto longest_b = [&] {
+    std::int64_t longest = 0;
+    Kokkos::parallel_reduce("SpMVKit::spgemm::longest_row_of_b", Range(exec, 0, s.k),
+                            SpgemmMaxRow<Offset, Device>{B.row_starts()},
+                            Kokkos::Max<std::int64_t>(longest));
+    return longest;
+  };
   const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
   s.entry_plan =
       spgemm_entry_parameters(exec, mean_b_row, longest_b, s.multiply_adds, s.test_team_size);
