@@ -181,10 +181,18 @@ void run(Options const& o) {
     halo.end(exec);
     A.apply_diagonal_block(exec, x, y);
     if (A.num_ghosts() > 0) {
-      spmvkit::spmv(exec, 1.0, A.off_process_block(), halo.ghosts(), 1.0, y);
+      A.apply_off_process_block(exec, y);
     }
   });
   measure("apply", [&] { A.apply(exec, x, y); });
+  // One all-reduce of two sums in device memory, as standard CG does twice an
+  // iteration (sums 1 on every rank grow by p a call: no overflow in a run).
+  {
+    Kokkos::View<double*, typename Exec::memory_space> sums("SpMVKit::bench::sums", 2);
+    Kokkos::deep_copy(sums, 1.0);
+    auto reduction = A.reduction();
+    measure("all_reduce", [&] { reduction.all_reduce(exec, sums.data(), 2); });
+  }
   // The same exchange on the caller's instance (HaloOptions::own_instance =
   // false): what the separate instance gains, side by side in this run.
   spmvkit::HaloOptions shared_instance;

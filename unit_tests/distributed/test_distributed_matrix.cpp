@@ -99,6 +99,25 @@ TYPED_TEST(DistributedSpmvTest, MatchesSingleRankProduct) {
       EXPECT_TRUE(A.halo().receives().empty());
       EXPECT_TRUE(A.halo().sends().empty());
     }
+    // The off-process block keeps exactly the local rows with a column owned
+    // elsewhere, in increasing order (contiguous or not: both ways of adding
+    // its product are checked by the products below).
+    {
+      auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.off_process_rows());
+      std::vector<std::int64_t> expected;
+      for (std::int64_t i = 0; i < part.local_rows(); ++i) {
+        const std::int64_t g = part.first_row() + i;
+        for (auto k = c.matrix.row_starts[g]; k < c.matrix.row_starts[g + 1]; ++k) {
+          if (part.owner(c.matrix.col[k]) != part.rank()) {
+            expected.push_back(i);
+            break;
+          }
+        }
+      }
+      ASSERT_EQ(static_cast<std::size_t>(rows.extent(0)), expected.size());
+      for (std::size_t k = 0; k < expected.size(); ++k) EXPECT_EQ(rows(k), expected[k]);
+      EXPECT_EQ(A.off_process_block().num_rows(), static_cast<std::int64_t>(expected.size()));
+    }
     if (part.size() == 1) {
       EXPECT_EQ(A.num_ghosts(), 0);
     } else if (!c.rank0_without_ghosts) {
@@ -160,12 +179,12 @@ TYPED_TEST(DistributedSpmvTest, MatchesSingleRankProduct) {
 // Row r has r % 10 + 1 entries: a balance by rows would be off by far more.
 struct VaryingLength {
   using memory_space = Kokkos::HostSpace;
-  std::int64_t operator()(std::int64_t r) const { return r % 10 + 1; }
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t r) const { return r % 10 + 1; }
 };
 
 struct UnitLength {
   using memory_space = Kokkos::HostSpace;
-  std::int64_t operator()(std::int64_t) const { return 1; }
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t) const { return 1; }
 };
 
 TEST(RowPartitionTest, BalancedByNonzerosIsContiguousAndBalanced) {

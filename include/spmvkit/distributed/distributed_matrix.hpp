@@ -8,16 +8,24 @@
 /// (RowPartition). Rank r holds its rows as two matrices of any SpMVKit
 /// formats: the diagonal block (the columns it owns, numbered locally) and
 /// the off-process block (the other columns, compressed to the ghost entries
-/// it needs, sorted by global column). y = A x is
+/// it needs, sorted by global column; its rows compressed to the local rows
+/// that have such a column). y = A x is
 ///
 /// \verbatim
 ///   halo.begin(x)                      pack, post MPI_Irecv / MPI_Isend
 ///   y  = A_diag x                      queued on exec, runs while messages fly
 ///   halo.end()                         wait (and unpack when staged)
-///   y += A_off ghosts                  spmv with beta = 1
+///   y(rows) += A_off ghosts            the off-process rows only
 /// \endverbatim
 ///
-/// (the overlap of PETSc's MPIAIJ and Ginkgo's distributed::Matrix). The
+/// (the overlap of PETSc's MPIAIJ and Ginkgo's distributed::Matrix). Only
+/// the rows with an off-process entry are stored in the off-process block
+/// (PETSc's compressed rows): a slab of a 3D mesh has one or two boundary
+/// planes of them, and an off-process SpMV over every local row read the
+/// whole y and the row offsets again (on 2 H200 it cost as much as 60 us of
+/// a 430 us apply, docs/distributed.md). Where those rows are one contiguous
+/// range, the block's product is added into that range of y directly;
+/// otherwise it goes to a buffer and a scatter adds it into y. The
 /// matrix models the operator concept of solvers/operator.hpp with local
 /// sizes, and its reduction policy (MpiReduction) makes CG's dot products
 /// global, so spmvkit::cg solves the distributed system unchanged.
@@ -90,8 +98,11 @@ public:
       Kokkos::View<Scalar*, Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>>;
   /// The diagonal block's matrix type.
   using diagonal_block_type = matrix_of_t<DiagFormat, Scalar, ExecSpace, Ordinal, Offset>;
-  /// The off-process block's matrix type.
+  /// The off-process block's matrix type (rows: off_process_rows()).
   using off_process_block_type = matrix_of_t<OffFormat, Scalar, ExecSpace, Ordinal, Offset>;
+  /// The local row of each row of the off-process block.
+  using row_index_type =
+      Kokkos::View<Ordinal*, Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>>;
   /// The halo exchange type.
   using halo_type = HaloExchange<Scalar, ExecSpace, Ordinal>;
 
@@ -99,11 +110,29 @@ public:
   DistributedMatrix() = default;
 
   /// Assembles the parts (make_distributed_matrix does the work).
+  /// Assembles the parts (make_distributed_matrix does the work): off holds
+  /// the rows off_rows (increasing local rows) of the off-process block.
+  /// Allocates the scatter buffer where those rows are not one range.
   DistributedMatrix(std::shared_ptr<MPI_Comm> comm, RowPartition partition,
-                    diagonal_block_type diag, off_process_block_type off, halo_type halo)
-      : comm_(std::move(comm)), partition_(std::move(partition)), diag_(std::move(diag)),
-        off_(std::move(off)), halo_(std::move(halo)), diag_options_(DiagFormat::options(diag_)),
-        off_options_(OffFormat::options(off_)) {}
+                    diagonal_block_type diag, off_process_block_type off, row_index_type off_rows,
+                    halo_type halo)
+      : comm_(std::move(comm)), reduction_(*comm_), partition_(std::move(partition)),
+        diag_(std::move(diag)), off_(std::move(off)), off_rows_(std::move(off_rows)),
+        halo_(std::move(halo)), diag_options_(DiagFormat::options(diag_)),
+        off_options_(OffFormat::options(off_)) {
+    const auto n = static_cast<std::int64_t>(off_rows_.extent(0));
+    if (n == 0) return;
+    Ordinal first = 0, last = 0;
+    Kokkos::deep_copy(first, Kokkos::subview(off_rows_, 0));
+    Kokkos::deep_copy(last, Kokkos::subview(off_rows_, n - 1));
+    // Increasing and unique, so first..last holds n rows only when contiguous.
+    if (static_cast<std::int64_t>(last) - first + 1 == n) {
+      off_first_row_ = first;
+    } else {
+      off_product_ = detail::allocate_view<vector_type>(
+          ExecSpace(), "SpMVKit::distributed::off_process_product", n);
+    }
+  }
 
   /// This rank's rows.
   std::int64_t num_rows() const { return partition_.local_rows(); }
@@ -115,8 +144,11 @@ public:
   RowPartition const& partition() const { return partition_; }
   /// The diagonal block (local rows x local rows).
   diagonal_block_type const& diagonal_block() const { return diag_; }
-  /// The off-process block (local rows x ghosts); empty when num_ghosts() is 0.
+  /// The off-process block (off_process_rows() x ghosts); empty when
+  /// num_ghosts() is 0.
   off_process_block_type const& off_process_block() const { return off_; }
+  /// The local rows of the off-process block's rows, increasing.
+  row_index_type const& off_process_rows() const { return off_rows_; }
   /// The number of ghost entries this rank receives per apply.
   std::int64_t num_ghosts() const { return halo_.received_entries(); }
   /// The halo exchange (plan, buffers, bytes).
@@ -133,7 +165,26 @@ public:
     halo_.begin(exec, x);
     spmv(exec, Scalar(1), diag_, x, Scalar(0), y, diag_options_);
     halo_.end(exec);
-    if (num_ghosts() > 0) spmv(exec, Scalar(1), off_, halo_.ghosts(), Scalar(1), y, off_options_);
+    apply_off_process_block(exec, y);
+  }
+
+  /// y(off_process_rows()) += A_off ghosts: the off-process block's part of
+  /// the product, with the ghosts of the last exchange (halo().end() must
+  /// have returned). Asynchronous on exec; nothing when there are no ghosts.
+  void apply_off_process_block(ExecSpace const& exec, vector_type const& y) const {
+    const auto n = static_cast<std::int64_t>(off_rows_.extent(0));
+    if (n == 0) return;
+    if (off_first_row_ >= 0) {
+      // An unmanaged view of y's range: the block adds into it in place.
+      const vector_type rows(y.data() + off_first_row_, static_cast<std::size_t>(n));
+      spmv(exec, Scalar(1), off_, halo_.ghosts(), Scalar(1), rows, off_options_);
+      return;
+    }
+    spmv(exec, Scalar(1), off_, halo_.ghosts(), Scalar(0), off_product_, off_options_);
+    Kokkos::parallel_for(
+        "SpMVKit::distributed::off_process_add",
+        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+        detail::AddIntoRows<vector_type, row_index_type>{y, off_product_, off_rows_});
   }
 
   /// y = A_diag x: the diagonal block alone (local, no message); for
@@ -149,28 +200,40 @@ public:
     DiagFormat::diagonal(exec, diag_, d);
   }
 
-  /// The reduction policy: sums over the ranks (MpiReduction).
-  MpiReduction reduction() const { return MpiReduction(*comm_); }
+  /// The reduction policy: sums over the ranks (MpiReduction); copies of it
+  /// share one staging buffer, made by the first reduction.
+  MpiReduction reduction() const { return reduction_; }
 
   /// The byte model of one local apply: both blocks (their own byte models,
   /// the off-process block reading the ghosts as its x) plus the halo buffers
-  /// packed and received.
+  /// packed and received, and the scatter where it is needed.
   SpmvBytes bytes() const {
     SpmvBytes b = DiagFormat::bytes(diag_);
     if (num_ghosts() > 0) {
       const SpmvBytes o = OffFormat::bytes(off_);
       b.matrix += o.matrix;
       b.x += o.x + halo_.bytes();
-      b.y += o.y; // y read and written again
+      b.y += 2 * o.y; // its rows of y read and written again
+      if (off_first_row_ < 0) {
+        // The scatter reads the buffer the block wrote, and the row indices.
+        b.y += o.y;
+        b.matrix += static_cast<double>(off_rows_.extent(0)) * sizeof(Ordinal);
+      }
     }
     return b;
   }
 
 private:
   std::shared_ptr<MPI_Comm> comm_;
+  MpiReduction reduction_{MPI_COMM_NULL};
   RowPartition partition_;
   diagonal_block_type diag_;
   off_process_block_type off_;
+  row_index_type off_rows_;
+  // The first local row of off_rows_ where they are one contiguous range,
+  // else -1 and the block's product goes to off_product_ first.
+  std::int64_t off_first_row_ = -1;
+  vector_type off_product_;
   halo_type halo_;
   typename DiagFormat::options_type diag_options_;
   typename OffFormat::options_type off_options_;
@@ -212,7 +275,10 @@ make_distributed_matrix(RowPartition const& partition, ExecSpace const& exec, Sl
   const std::int64_t m = partition.local_rows(), first = partition.first_row(), end = first + m,
                      cols = partition.global_rows();
 
-  // 1. The off-process columns of this rank, sorted and unique: the ghosts.
+  // 1. The off-process columns of this rank, sorted and unique: the ghosts;
+  // and the rows that have one.
+  using OffRows = typename Result::row_index_type;
+  OffRows off_rows;
   std::vector<std::int64_t> ghosts;
   std::vector<int> receive_counts(static_cast<std::size_t>(p), 0);
   detail::collective_step(comm, "spmvkit::make_distributed_matrix (column scan)", [&] {
@@ -235,6 +301,14 @@ make_distributed_matrix(RowPartition const& partition, ExecSpace const& exec, Sl
     Kokkos::parallel_scan("SpMVKit::distributed::count_off_process", Range(exec, 0, m + 1),
                           detail::CountOffProcess<Slab, Index64>{slab, first, end, cols, offsets},
                           total);
+    std::int64_t num_off_rows = 0;
+    Kokkos::parallel_scan("SpMVKit::distributed::count_off_process_rows", Range(exec, 0, m),
+                          detail::ListOffProcessRows<Index64, OffRows>{offsets, OffRows()},
+                          num_off_rows);
+    off_rows = detail::allocate_view<OffRows>(exec, "SpMVKit::distributed::off_process_rows",
+                                              num_off_rows);
+    Kokkos::parallel_scan("SpMVKit::distributed::list_off_process_rows", Range(exec, 0, m),
+                          detail::ListOffProcessRows<Index64, OffRows>{offsets, off_rows});
     auto columns = detail::allocate_view<Index64>(exec, "SpMVKit::distributed::off_columns", total);
     Kokkos::parallel_for(
         "SpMVKit::distributed::collect_off_process", Range(exec, 0, m),
@@ -313,15 +387,17 @@ make_distributed_matrix(RowPartition const& partition, ExecSpace const& exec, Sl
         diag_options);
     typename Result::off_process_block_type off;
     if (received > 0) {
-      off = OffFormat::from_rows(exec, m, received,
-                                 detail::OffProcessBlockSource<Slab, Ordinal, Offset, Ghosts>{
-                                     slab, first, end, ghost_device},
-                                 off_options);
+      off = OffFormat::from_rows(
+          exec, static_cast<std::int64_t>(off_rows.extent(0)), received,
+          detail::OffProcessBlockSource<Slab, Ordinal, Offset, Ghosts, OffRows>{
+              slab, first, end, ghost_device, off_rows},
+          off_options);
     }
     typename Result::halo_type halo(*comm_dup, exec, send_indices, sends, receives, received,
                                     halo_options);
     exec.fence();
-    result = Result(comm_dup, partition, std::move(diag), std::move(off), std::move(halo));
+    result =
+        Result(comm_dup, partition, std::move(diag), std::move(off), off_rows, std::move(halo));
   });
   return result;
 }

@@ -240,14 +240,14 @@ MatrixMarketTarget matrix_market_target(MatrixMarketReadOptions const& options) 
   target.staging_copy =
       !Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                   typename ExecutionSpace::memory_space>::accessible;
-  if (Limits::max_exponent < std::numeric_limits<double>::max_exponent) {
+  if constexpr (Limits::max_exponent < std::numeric_limits<double>::max_exponent) {
     // Round to nearest: values from max + ulp(max) / 2 up round to infinity,
     // i.e. from 2^e - 2^(e - p - 1) (exact in double for p < 53).
     target.overflow_at = std::ldexp(1.0, Limits::max_exponent) -
                          std::ldexp(1.0, Limits::max_exponent - Limits::digits - 1);
     target.scalar_max = static_cast<double>(Limits::max());
   }
-  if (Limits::min_exponent > std::numeric_limits<double>::min_exponent) {
+  if constexpr (Limits::min_exponent > std::numeric_limits<double>::min_exponent) {
     // Values up to half the smallest positive Scalar round to zero (ties to even).
     target.underflow_at = static_cast<double>(Limits::denorm_min()) / 2.0;
   }

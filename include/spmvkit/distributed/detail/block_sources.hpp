@@ -37,8 +37,9 @@ struct DiagonalBlockSource {
 
 /// The entries of the slab whose column another rank owns, the column
 /// replaced by its index among the sorted ghosts (a binary search): the
-/// off-process block, whose columns are the ghost vector's entries.
-template <class Slab, class Ordinal, class Offset, class Ghosts>
+/// off-process block, whose columns are the ghost vector's entries and whose
+/// row r is the slab's local row rows(r) (the rows with such entries).
+template <class Slab, class Ordinal, class Offset, class Ghosts, class Rows>
 struct OffProcessBlockSource {
   using value_type = typename Slab::value_type;
   using ordinal_type = Ordinal;
@@ -46,16 +47,17 @@ struct OffProcessBlockSource {
   Slab slab;
   std::int64_t first, end;
   Ghosts ghosts;
+  Rows rows;
   KOKKOS_INLINE_FUNCTION Ordinal length(Ordinal row) const {
     Ordinal n = 0;
-    slab.for_each_entry(static_cast<std::int64_t>(row), [&](std::int64_t col, value_type) {
+    slab.for_each_entry(static_cast<std::int64_t>(rows(row)), [&](std::int64_t col, value_type) {
       if (col < first || col >= end) ++n;
     });
     return n;
   }
   template <class F>
   KOKKOS_INLINE_FUNCTION void for_each_entry(Ordinal row, F&& f) const {
-    slab.for_each_entry(static_cast<std::int64_t>(row), [&](std::int64_t col, value_type v) {
+    slab.for_each_entry(static_cast<std::int64_t>(rows(row)), [&](std::int64_t col, value_type v) {
       if (col >= first && col < end) return;
       std::int64_t lo = 0, hi = static_cast<std::int64_t>(ghosts.extent(0));
       while (lo < hi) {
@@ -87,6 +89,28 @@ struct CountOffProcess {
     });
     sum += n;
   }
+};
+
+/// The rows with an off-process entry (a count above zero in the scanned
+/// counts), listed in increasing order; with an empty `rows`, counts them.
+template <class Offsets, class Rows>
+struct ListOffProcessRows {
+  Offsets offsets; // rows + 1: exclusive prefix of the counts
+  Rows rows;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row, std::int64_t& n, bool last) const {
+    if (offsets(row + 1) == offsets(row)) return;
+    if (last && rows.extent(0) > 0) rows(n) = static_cast<typename Rows::value_type>(row);
+    ++n;
+  }
+};
+
+/// y(rows(i)) += product(i): the off-process block's product added into the
+/// rows it belongs to (rows are unique, so no two entries meet).
+template <class Vector, class Rows>
+struct AddIntoRows {
+  Vector y, product;
+  Rows rows;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { y(rows(i)) += product(i); }
 };
 
 template <class Slab>
