@@ -7,8 +7,11 @@
 // timed, SpMVKit's C is checked against Kokkos Kernels' C: the same structure, and values within
 // 4 eps (longest row of A + 2) (|A| |A|)_ij.
 //
-// Names: spgemm/<precision>/<matrix>/<spmvkit|spmvkit_rows|spmvkit_lists|kk_default>/<phase>,
-// phase symbolic, numeric or total.
+// Names: spgemm/<precision>/<matrix>/<spmvkit|spmvkit_rows|spmvkit_lists|kk_default|kk_native>/
+// <phase>, phase symbolic, numeric or total. kk_native (CUDA builds with cuSPARSE only): Kokkos
+// Kernels' own SpGEMM, reached by handing it A with 64-bit offsets, which cuSPARSE's path does not
+// take (Kokkos Kernels calls cuSPARSE for 32-bit offsets and ordinals only; Tpetra's size_t
+// offsets take the same kernels); its C is checked against SpMVKit's before timing.
 // Counters: time_s (median), multiply_adds (the sum over a_ik of nnz(A row k)), GFlop/s
 // (2 multiply-adds per median time), nnz_A, nnz_C, compression (multiply-adds per nonzero of C),
 // output_bytes (C), and for SpMVKit peak_bytes, team_scratch_bytes, positions_bytes and
@@ -44,31 +47,59 @@ char const* phase_name(Phase p) {
 /// spmvkit: default options (numeric phases from the product places; on GPUs by entry of A where
 /// no row of B is long); spmvkit_rows: the places' row and chunk kernels on every backend (the
 /// state's test hook); spmvkit_lists: SpgemmOptions::product_lists (from lists of products);
-/// kk_default: Kokkos Kernels' default SpGEMM.
-enum class Impl { spmvkit, spmvkit_rows, spmvkit_lists, kk_default };
+/// kk_default: Kokkos Kernels' default SpGEMM; kk_native: its own kernels where the default is
+/// a vendor library's.
+enum class Impl { spmvkit, spmvkit_rows, spmvkit_lists, kk_default, kk_native };
 char const* impl_name(Impl i) {
   return i == Impl::spmvkit         ? "spmvkit"
          : i == Impl::spmvkit_rows  ? "spmvkit_rows"
          : i == Impl::spmvkit_lists ? "spmvkit_lists"
-                                    : "kk_default";
+         : i == Impl::kk_default    ? "kk_default"
+                                    : "kk_native";
 }
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOSKERNELS_ENABLE_TPL_CUSPARSE)
+#define SPMVKIT_PERF_SPGEMM_KK_NATIVE 1
+/// A with 64-bit offsets for Kokkos Kernels: its SpGEMM then runs its own kernels.
+template <class Scalar>
+using KKWideMatrix = kokkos_kernels_matrix_t<CrsMatrix<Scalar, Exec, Ordinal, std::int64_t>>;
+
+struct WidenOffsets {
+  Kokkos::View<const Offset*, Device> from;
+  Kokkos::View<std::int64_t*, Device> to;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { to(i) = from(i); }
+};
+
+template <class Scalar>
+KKWideMatrix<Scalar> with_wide_offsets(Crs<Scalar> const& A) {
+  Kokkos::View<std::int64_t*, Device> rs("SpMVKit::perf::wide_row_starts", A.num_rows() + 1);
+  Kokkos::parallel_for("SpMVKit::perf::widen_offsets",
+                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                           0, static_cast<std::int64_t>(rs.extent(0))),
+                       WidenOffsets{A.row_starts(), rs});
+  using Graph = typename KKWideMatrix<Scalar>::staticcrsgraph_type;
+  return KKWideMatrix<Scalar>("SpMVKit::perf::kk_native_A", A.num_cols(), A.values(),
+                              Graph(A.column_indices(), rs));
+}
+#endif
 
 /// Counts the rows of C where SpMVKit's C and Kokkos Kernels' C differ: other lengths, a column
 /// of Kokkos Kernels' row missing from SpMVKit's (sorted) row, or a value farther than
 /// tol * (|A||A|)_ij (`bound`, which has SpMVKit's structure) from SpMVKit's.
-template <class Scalar>
+template <class Scalar, class KKOffset = Offset>
 struct CompareProducts {
-  Kokkos::View<const Offset*, Device> rs, kk_rs;
+  Kokkos::View<const Offset*, Device> rs;
+  Kokkos::View<const KKOffset*, Device> kk_rs;
   Kokkos::View<const Ordinal*, Device> ci, kk_ci;
   Kokkos::View<const Scalar*, Device> v, kk_v, bound;
   double tol;
   KOKKOS_INLINE_FUNCTION void operator()(Ordinal i, std::int64_t& bad) const {
     const Offset b = rs(i), e = rs(i + 1);
-    if (e - b != kk_rs(i + 1) - kk_rs(i)) {
+    if (static_cast<std::int64_t>(e - b) != static_cast<std::int64_t>(kk_rs(i + 1) - kk_rs(i))) {
       ++bad;
       return;
     }
-    for (Offset q = kk_rs(i); q < kk_rs(i + 1); ++q) {
+    for (KKOffset q = kk_rs(i); q < kk_rs(i + 1); ++q) {
       const Ordinal c = kk_ci(q);
       Offset lo = b, hi = e;
       while (lo < hi) {
@@ -105,7 +136,13 @@ struct SpgemmSetup {
   /// The same product with the numeric phase from lists of products.
   SpgemmHandle<Scalar, Exec> lists{lists_options()};
   KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+  KKWideMatrix<Scalar> kk_wide_A;
+  KokkosKernelsSpgemm<KKWideMatrix<Scalar>> kk_native;
+#endif
   std::string error;
+  /// Why kk_native cannot run here (its own failure skips only its benchmarks).
+  std::string kk_native_error;
 
   static SpgemmOptions lists_options() {
     SpgemmOptions o;
@@ -127,6 +164,15 @@ struct SpgemmSetup {
     }
     kk.symbolic(kk_A, kk_A);
     kk.numeric(kk_A, kk_A);
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+    try {
+      kk_wide_A = with_wide_offsets(A);
+      kk_native.symbolic(kk_wide_A, kk_wide_A);
+      kk_native.numeric(kk_wide_A, kk_wide_A);
+    } catch (std::exception const& e) {
+      kk_native_error = std::string("Kokkos Kernels' own SpGEMM failed: ") + e.what();
+    }
+#endif
     exec.fence();
     // The bound's matrix |A| |A| has C's structure, sorted like SpMVKit's C.
     Crs<Scalar> abs_A = clone(A);
@@ -157,6 +203,26 @@ struct SpgemmSetup {
         return;
       }
     }
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+    if (kk_native_error.empty()) {
+      // Kokkos Kernels' own C against SpMVKit's, which matched cuSPARSE's above.
+      auto const& C = handle.matrix();
+      auto const& W = kk_native.matrix();
+      std::int64_t bad = 0;
+      Kokkos::parallel_reduce(
+          "SpMVKit::perf::compare_spgemm_native",
+          Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, C.num_rows()),
+          CompareProducts<Scalar, std::int64_t>{C.row_starts(), W.graph.row_map, C.column_indices(),
+                                                W.graph.entries, C.values(), W.values, M.values(),
+                                                tol},
+          bad);
+      if (static_cast<std::int64_t>(C.nnz()) != static_cast<std::int64_t>(W.nnz()) || bad > 0) {
+        kk_native_error = "Kokkos Kernels' own C (nnz " + std::to_string(W.nnz()) +
+                          ") differs from SpMVKit's (nnz " + std::to_string(C.nnz()) + ") in " +
+                          std::to_string(bad) + " rows";
+      }
+    }
+#endif
   }
 };
 
@@ -185,18 +251,23 @@ SpgemmSetup<Scalar>& spgemm_setup(Options const& o, MatrixSource const& source) 
 template <class Scalar>
 void bm_spgemm(benchmark::State& state, Options const& o, std::string const& name,
                MatrixSource const& source, Impl impl, Phase phase) {
-  const bool ours = impl != Impl::kk_default;
+  const bool ours = impl != Impl::kk_default && impl != Impl::kk_native;
   try {
     auto& s = spgemm_setup<Scalar>(o, source);
-    if (!s.error.empty()) {
-      record_failure(name + ": " + s.error);
-      state.SkipWithError((name + ": " + s.error).c_str());
+    auto const& error = impl == Impl::kk_native ? s.kk_native_error : s.error;
+    if (!s.error.empty() || !error.empty()) {
+      const std::string why = s.error.empty() ? error : s.error;
+      record_failure(name + ": " + why);
+      state.SkipWithError((name + ": " + why).c_str());
       return;
     }
     const Exec exec;
     // Each iteration's product replaces the previous one, so at most two are alive at once.
     SpgemmHandle<Scalar, Exec> handle;
     KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+    KokkosKernelsSpgemm<KKWideMatrix<Scalar>> kk_native;
+#endif
     auto& kept = impl == Impl::spmvkit_lists  ? s.lists
                  : impl == Impl::spmvkit_rows ? s.rows
                                               : s.handle;
@@ -210,13 +281,22 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
         handle.state().test_entries = kept.state().test_entries;
         spgemm_symbolic(exec, handle, s.A, s.A);
         if (phase == Phase::total) spgemm_numeric(exec, handle, s.A, s.A);
-      } else {
+      } else if (impl == Impl::kk_default) {
         if (phase == Phase::numeric) {
           s.kk.numeric(s.kk_A, s.kk_A);
           return;
         }
         kk.symbolic(s.kk_A, s.kk_A);
         if (phase == Phase::total) kk.numeric(s.kk_A, s.kk_A);
+      } else {
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+        if (phase == Phase::numeric) {
+          s.kk_native.numeric(s.kk_wide_A, s.kk_wide_A);
+          return;
+        }
+        kk_native.symbolic(s.kk_wide_A, s.kk_wide_A);
+        if (phase == Phase::total) kk_native.numeric(s.kk_wide_A, s.kk_wide_A);
+#endif
       }
     };
     for (int i = 0; i < std::max(1, o.warmup); ++i) run();
@@ -272,7 +352,11 @@ void register_spgemm_benchmarks(std::shared_ptr<const Options> const& options,
                                 MatrixSource const& source) {
   Options const& o = *options;
   if (!source.in_spgemm || !o.has_family("spgemm")) return;
-  for (Impl impl : {Impl::spmvkit, Impl::spmvkit_rows, Impl::spmvkit_lists, Impl::kk_default}) {
+  std::vector<Impl> impls{Impl::spmvkit, Impl::spmvkit_rows, Impl::spmvkit_lists, Impl::kk_default};
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+  impls.push_back(Impl::kk_native);
+#endif
+  for (Impl impl : impls) {
     for (Phase phase : {Phase::symbolic, Phase::numeric, Phase::total}) {
       const std::string name = std::string("spgemm/") + precision_name<Scalar>() + "/" +
                                source.name + "/" + impl_name(impl) + "/" + phase_name(phase);
