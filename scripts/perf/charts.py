@@ -205,31 +205,38 @@ def cg_iteration(results, styles, ctx, out):
 
 def spgemm(results, styles, ctx, out, precision):
     """SpGEMM: Kokkos Kernels' time over SpMVKit's (above 1: SpMVKit faster) per matrix, for the
-    symbolic phase, the numeric phase and both, bars on a log scale."""
+    symbolic phase, the numeric phase and both, bars on a log scale; one panel per Kokkos Kernels
+    implementation in the run (its default, cuSPARSE on CUDA builds with the TPL, and, where the
+    run has it, its own kernels: kk_native)."""
     rows = [r for r in results if r.bench == "spgemm" and r.precision == precision]
     if not rows:
         return None
     phase = lambda r: r.row["run_name"].split("/")[4]
     t = {(r.matrix, r.format, phase(r)): r.get("time_s") for r in rows}
+    baselines = [b for b in ("kk_default", "kk_native")
+                 if any(k[1] == b and k[2] == "total" for k in t)]
     mats = [m for m in dict.fromkeys(r.matrix for r in rows)
-            if (m, "spmvkit", "total") in t and (m, "kk_default", "total") in t]
+            if (m, "spmvkit", "total") in t and any((m, b, "total") in t for b in baselines)]
     if not mats:
         return None
-    fig, ax = plt.subplots(figsize=(max(10, 0.7 * len(mats)), 5.5))
+    fig, axes = plt.subplots(len(baselines), 1, squeeze=False,
+                             figsize=(max(10, 0.7 * len(mats)), 5.5 * len(baselines)))
     width = 0.27
-    for j, (ph, color) in enumerate([("symbolic", "#7f9fc8"), ("numeric", "#d9822b"),
-                                     ("total", "#333333")]):
-        ratio = [t.get((m, "kk_default", ph), float("nan")) / t.get((m, "spmvkit", ph), float("nan"))
-                 for m in mats]
-        ax.bar([i + (j - 1) * width for i in range(len(mats))], ratio, width, label=ph, color=color)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(mats)))
-    ax.set_xticklabels(mats, rotation=45, ha="right", fontsize=8)
-    ax.set_ylabel("Kokkos Kernels time / SpMVKit time (> 1: SpMVKit faster)")
-    ax.set_title("SpGEMM C = A A, {}".format(precision))
-    ax.grid(True, axis="y", which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    for ax, base in zip(axes[:, 0], baselines):
+        for j, (ph, color) in enumerate([("symbolic", "#7f9fc8"), ("numeric", "#d9822b"),
+                                         ("total", "#333333")]):
+            ratio = [t.get((m, base, ph), float("nan")) / t.get((m, "spmvkit", ph), float("nan"))
+                     for m in mats]
+            ax.bar([i + (j - 1) * width for i in range(len(mats))], ratio, width, label=ph,
+                   color=color)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(mats)))
+        ax.set_xticklabels(mats, rotation=45, ha="right", fontsize=8)
+        ax.set_ylabel("{} time / SpMVKit time (> 1: SpMVKit faster)".format(base), fontsize=8)
+        ax.set_title("SpGEMM C = A A, {}, against {}".format(precision, base))
+        ax.grid(True, axis="y", which="both", alpha=0.3)
+        ax.legend(fontsize=8)
     path = os.path.join(out, "spgemm_{}.png".format(precision))
     finish(fig, ctx, path)
     return path
