@@ -33,6 +33,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace spmvkit::perf {
@@ -184,42 +185,44 @@ struct SpgemmSetup {
     auto const& K = kk.matrix();
     const double tol = 4.0 * std::numeric_limits<Scalar>::epsilon() *
                        (static_cast<double>(max_row_length(A)) + 2.0);
-    for (auto const* h : {&handle, &rows, &lists}) {
-      auto const& C = h->matrix();
+    // Rows of SpMVKit's C that another implementation's C (other) does not match; -1 where
+    // the nnz differ.
+    auto mismatches = [&](Crs<Scalar> const& C, auto const& other) {
+      using KOffset = typename std::decay_t<decltype(other)>::non_const_size_type;
+      if (static_cast<std::int64_t>(C.nnz()) != static_cast<std::int64_t>(other.nnz())) {
+        return std::int64_t(-1);
+      }
       std::int64_t bad = 0;
       Kokkos::parallel_reduce(
           "SpMVKit::perf::compare_spgemm",
           Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, C.num_rows()),
-          CompareProducts<Scalar>{C.row_starts(), K.graph.row_map, C.column_indices(),
-                                  K.graph.entries, C.values(), K.values, M.values(), tol},
+          CompareProducts<Scalar, KOffset>{C.row_starts(), other.graph.row_map, C.column_indices(),
+                                           other.graph.entries, C.values(), other.values,
+                                           M.values(), tol},
           bad);
-      if (C.nnz() != static_cast<Offset>(K.nnz()) || bad > 0) {
-        error = std::string("SpMVKit's C") +
-                (h == &lists  ? " (lists)"
-                 : h == &rows ? " (row kernels)"
-                              : "") +
-                " (nnz " + std::to_string(C.nnz()) + ") differs from Kokkos Kernels' (nnz " +
-                std::to_string(K.nnz()) + ") in " + std::to_string(bad) + " rows";
+      return bad;
+    };
+    auto differs = [](char const* what, std::int64_t ours, std::int64_t theirs, std::int64_t bad) {
+      return std::string(what) + " (nnz " + std::to_string(theirs) +
+             ") differs from SpMVKit's (nnz " + std::to_string(ours) + ")" +
+             (bad < 0 ? std::string() : " in " + std::to_string(bad) + " rows");
+    };
+    for (auto const* h : {&handle, &rows, &lists}) {
+      auto const& C = h->matrix();
+      if (const auto bad = mismatches(C, K); bad != 0) {
+        error = differs(h == &lists  ? "Kokkos Kernels' C, against SpMVKit's lists,"
+                        : h == &rows ? "Kokkos Kernels' C, against SpMVKit's row kernels,"
+                                     : "Kokkos Kernels' C",
+                        C.nnz(), K.nnz(), bad);
         return;
       }
     }
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+    // Kokkos Kernels' own C against SpMVKit's, which matched cuSPARSE's above.
     if (kk_native_error.empty()) {
-      // Kokkos Kernels' own C against SpMVKit's, which matched cuSPARSE's above.
-      auto const& C = handle.matrix();
       auto const& W = kk_native.matrix();
-      std::int64_t bad = 0;
-      Kokkos::parallel_reduce(
-          "SpMVKit::perf::compare_spgemm_native",
-          Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, C.num_rows()),
-          CompareProducts<Scalar, std::int64_t>{C.row_starts(), W.graph.row_map, C.column_indices(),
-                                                W.graph.entries, C.values(), W.values, M.values(),
-                                                tol},
-          bad);
-      if (static_cast<std::int64_t>(C.nnz()) != static_cast<std::int64_t>(W.nnz()) || bad > 0) {
-        kk_native_error = "Kokkos Kernels' own C (nnz " + std::to_string(W.nnz()) +
-                          ") differs from SpMVKit's (nnz " + std::to_string(C.nnz()) + ") in " +
-                          std::to_string(bad) + " rows";
+      if (const auto bad = mismatches(handle.matrix(), W); bad != 0) {
+        kk_native_error = differs("Kokkos Kernels' own C", handle.matrix().nnz(), W.nnz(), bad);
       }
     }
 #endif

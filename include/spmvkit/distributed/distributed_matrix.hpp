@@ -22,8 +22,8 @@
 /// the rows with an off-process entry are stored in the off-process block
 /// (PETSc's compressed rows): a slab of a 3D mesh has one or two boundary
 /// planes of them, and an off-process SpMV over every local row read the
-/// whole y and the row offsets again (on 2 H200 it cost as much as 60 us of
-/// a 430 us apply, docs/distributed.md). Where those rows are one contiguous
+/// whole y and the row offsets again (on 2 H200 it cost 64 us of a 427 us
+/// apply, docs/distributed.md). Where those rows are one contiguous
 /// range, the block's product is added into that range of y directly;
 /// otherwise it goes to a buffer and a scatter adds it into y. The
 /// matrix models the operator concept of solvers/operator.hpp with local
@@ -109,7 +109,6 @@ public:
   /// An empty matrix; assign a made one before use.
   DistributedMatrix() = default;
 
-  /// Assembles the parts (make_distributed_matrix does the work).
   /// Assembles the parts (make_distributed_matrix does the work): off holds
   /// the rows off_rows (increasing local rows) of the off-process block.
   /// Allocates the scatter buffer where those rows are not one range.

@@ -13,20 +13,22 @@
 /// The sums are a few doubles, so where they live in device memory they are
 /// staged through a host buffer whatever the MPI (one small copy each way):
 /// the allreduce is latency-bound and a GPU-aware MPI would copy them as well.
-/// The buffer is pinned (detail::StagingHostSpace), so both copies are
-/// queued on the caller's instance: the host waits once per reduction (for
-/// the sums) instead of three times (a fence, a synchronous copy, and a fence
-/// after the copy back), and the copy back is not waited for at all. With
-/// standard CG's two reductions an iteration, that is four fewer points where
-/// the device runs dry while the host waits (measured on 2 H200 in
-/// docs/distributed.md).
+/// The buffer is pinned (detail::StagingHostSpace), so the copy to the host
+/// is queued on the caller's instance behind the kernels that made the sums
+/// and one fence waits for both (before: a fence, then a synchronous copy
+/// from pageable memory). On CUDA the copy back is not waited for: the next
+/// reduction's copy to the host, on the same stream, is queued behind it (on
+/// another instance that reduction fences the device first). Waiting for it
+/// in end() made one all-reduce of two sums 12.8-13.4 us instead of
+/// 8.9-11.7 (one H200, 1 rank, two jobs of two rounds each); no difference
+/// per CG iteration stood out of the spread between builds and jobs
+/// (docs/distributed.md).
 #include <spmvkit/distributed/detail/mpi_utils.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -78,14 +80,11 @@ public:
     }
     double* buffer = sums;
     if constexpr (!host_accessible<Exec>) {
-      // The copy back of the last reduction reads the buffer until its
-      // instance gets there; on the same stream the copy below is queued
-      // behind it, elsewhere it is waited for.
-      const std::uintptr_t stream = stream_key(exec);
-      if (state_->wait_for_copy_back && (stream == 0 || stream != state_->copy_back_stream)) {
-        state_->wait_for_copy_back();
+      // The last copy back, still queued on another stream, reads the buffer.
+      if (state_->copy_back_stream != 0 && state_->copy_back_stream != stream_key(exec)) {
+        Kokkos::fence();
       }
-      state_->wait_for_copy_back = nullptr;
+      state_->copy_back_stream = 0;
       if (state_->host.extent(0) == 0) {
         state_->host = HostBuffer(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "SpMVKit::distributed::reduction_host"),
@@ -105,8 +104,7 @@ public:
 
   /// Waits for the reduction of the last all_reduce_begin (nothing when none is
   /// in flight); the summed values are then at its `sums`, the copy back to
-  /// device memory queued on exec (and not waited for: the next begin waits
-  /// for it before reusing the buffer).
+  /// device memory queued on exec (on CUDA not waited for; see above).
   template <class Exec>
   void all_reduce_end(Exec const& exec) const {
     if (!state_->pending) return;
@@ -115,8 +113,8 @@ public:
     if constexpr (!host_accessible<Exec>) {
       Kokkos::deep_copy(exec, DeviceSums<Exec>(state_->device, state_->count),
                         HostSums(state_->host.data(), state_->count));
-      state_->wait_for_copy_back = [exec] { exec.fence(); };
       state_->copy_back_stream = stream_key(exec);
+      if (state_->copy_back_stream == 0) exec.fence();
     }
   }
 
@@ -140,8 +138,8 @@ private:
   template <class Exec>
   using DeviceSums = Kokkos::View<double*, typename Exec::memory_space, Kokkos::MemoryUnmanaged>;
 
-  /// What identifies exec's queue where the backend says (CUDA: its stream),
-  /// else 0 (then every wait is taken).
+  /// exec's CUDA stream, which orders the copies of consecutive reductions;
+  /// 0 on other backends (the copy back is then waited for in end()).
   template <class Exec>
   static std::uintptr_t stream_key([[maybe_unused]] Exec const& exec) {
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -154,9 +152,8 @@ private:
 
   struct State {
     MPI_Request request = MPI_REQUEST_NULL;
-    HostBuffer host;                          // allocated by the first reduction of device sums
-    std::function<void()> wait_for_copy_back; // a fence of the last copy back's instance
-    std::uintptr_t copy_back_stream = 0;      // its stream_key
+    HostBuffer host;                     // allocated by the first reduction of device sums
+    std::uintptr_t copy_back_stream = 0; // the stream of a copy back not waited for
     double* device = nullptr;
     int count = 0;
     bool pending = false;
