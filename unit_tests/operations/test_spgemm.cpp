@@ -193,7 +193,8 @@ template <class Scalar, class Exec, class Offset = int>
 SpgemmHandle<Scalar, Exec, int, Offset>
 check_spgemm(HostCrs const& ha, HostCrs const& hb, std::string const& what,
              SpgemmOptions const& options = {}, bool with_kokkos_kernels = true,
-             int test_team_size = 0, int test_workspace = 0, int test_lists = 0) {
+             int test_team_size = 0, int test_workspace = 0, int test_lists = 0,
+             int test_window_words = 0) {
   const Exec exec;
   auto A = make_device_crs<Scalar, Exec, int, Offset>(ha);
   auto B = make_device_crs<Scalar, Exec, int, Offset>(hb);
@@ -206,6 +207,7 @@ check_spgemm(HostCrs const& ha, HostCrs const& hb, std::string const& what,
   handle.state().test_team_size = test_team_size;
   handle.state().test_workspace = test_workspace;
   handle.state().test_wide_lists = test_lists > 1;
+  handle.state().test_window_words = test_window_words;
   spgemm_symbolic(exec, handle, A, B);
   EXPECT_TRUE(handle.has_structure());
   EXPECT_EQ(handle.nnz(), ref.C.nnz()) << what;
@@ -228,6 +230,7 @@ check_spgemm(HostCrs const& ha, HostCrs const& hb, std::string const& what,
     rows.state().test_team_size = test_team_size;
     rows.state().test_workspace = test_workspace;
     rows.state().test_entries = -1;
+    rows.state().test_window_words = test_window_words;
     spgemm_symbolic(exec, rows, A, B);
     EXPECT_EQ(rows.state().entry_c_start.extent(0), 0u) << what;
     auto D = spgemm_numeric(exec, rows, A, B);
@@ -424,6 +427,79 @@ TYPED_TEST(SpgemmTest, ConcurrentPathOnEveryBackend) {
                                  from_entries(3, 5, {{0, 1}, {1, 0}, {2, 2}, {2, 1}}),
                                  "empty rows, " + what, o, false, team);
     }
+  }
+}
+
+// The symbolic passes' bitmap windows (SpgemmRows::window_row) on the
+// concurrent path: banded rows (windows of a few words) beside wide ones
+// (hundreds of words), unsorted and repeated columns in rows of B, with the
+// windows off, at their default width, and capped so that one launch windows
+// some rows and hashes the others; C, the places and the unsorted output must
+// match the reference every way.
+TYPED_TEST(SpgemmTest, WindowedRowsMatchHashedRows) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const std::int64_t n = 3000;
+  std::vector<std::pair<std::int64_t, std::int64_t>> entries;
+  for (std::int64_t i = 0; i < n; ++i) {
+    // Blocks of 64 rows alternate between a band of +-40 and one of +-1500.
+    const std::int64_t reach = (i / 64) % 2 == 0 ? 40 : 1500;
+    std::vector<std::int64_t> cols{i};
+    for (std::int64_t j = 1; j < 16; ++j) {
+      const std::int64_t c = i + ((j * 7919 + i * 31) % (2 * reach + 1)) - reach;
+      if (c >= 0 && c < n) cols.push_back(c);
+    }
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    for (auto c : cols) entries.push_back({i, c});
+  }
+  const HostCrs A = from_entries(n, n, entries);
+  // B: A's rows reversed, the first column of each repeated (lanes that or one bit).
+  HostCrs B;
+  B.rows = B.cols = n;
+  for (std::int64_t r = 0; r < n; ++r) {
+    std::vector<std::int64_t> cols(A.col.begin() + A.row_starts[r],
+                                   A.col.begin() + A.row_starts[r + 1]);
+    cols.push_back(cols.front());
+    std::reverse(cols.begin(), cols.end());
+    for (auto c : cols) {
+      B.col.push_back(c);
+      B.val.push_back(0.5 + 0.001 * static_cast<double>(B.col.size() % 89));
+    }
+    B.row_starts.push_back(static_cast<std::int64_t>(B.col.size()));
+  }
+  const int most = std::min(
+      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  const bool concurrent_by_default = !detail::is_host_space_v<Exec>;
+  for (int team : {1, most}) {
+    for (int cap : {-1, 0, 16}) {
+      for (int variant = 0; variant < 3; ++variant) {
+        SpgemmOptions o;
+        o.sort_columns = variant < 2;
+        o.keep_positions = variant == 0;
+        const std::string what = "team " + std::to_string(team) + ", window cap " +
+                                 std::to_string(cap) + ", variant " + std::to_string(variant);
+        auto h = check_spgemm<Scalar, Exec>(A, B, what, o, false, concurrent_by_default ? 0 : team,
+                                            0, -1, cap);
+        EXPECT_EQ(h.keeps_positions(), variant == 0) << what;
+        auto const& st = h.state();
+        if (cap < 0) {
+          EXPECT_EQ(st.window_words_count, 0) << what;
+          EXPECT_EQ(st.window_words_fill, 0) << what;
+        } else {
+          // Band rows span about 3-6 words, wide rows up to about 94.
+          EXPECT_GT(st.window_words_count, 0) << what;
+          EXPECT_GT(st.window_words_fill, 0) << what;
+          EXPECT_GT(st.window_rows_fill, 0) << what;
+          EXPECT_LE(st.window_words_fill, cap > 0 ? cap : detail::spgemm_max_window_words) << what;
+          if (cap == 0) {
+            EXPECT_GT(st.window_words_fill, 50) << what;
+          }
+        }
+        EXPECT_EQ(st.window.extent(0), 0u) << what;
+      }
+    }
+    if (concurrent_by_default) break;
   }
 }
 

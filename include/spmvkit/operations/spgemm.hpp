@@ -113,7 +113,9 @@ private:
 /// bound on nnz(C) does not, before anything of C's size is allocated) and
 /// the memory limit (AllocationError naming the estimate); rows binned by
 /// their bound into accumulators (scratch hash tables, a row per thread on
-/// GPUs where rows are short and many, else a row per team; scratch dense tiles;
+/// GPUs where rows are short and many, else a row per team, which on GPUs
+/// takes a bitmap of the row's column window instead where that window is at
+/// most 65536 columns wide, as in FEM and other banded products; scratch dense tiles;
 /// global pool; on host backends, where it fits the limit, every row in a
 /// dense workspace of num_cols marks per thread instead, see
 /// SpgemmMemory::symbolic_workspace_bytes); the exact length of every row; an exclusive scan into

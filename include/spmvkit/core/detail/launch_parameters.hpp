@@ -440,7 +440,9 @@ auto argument_launch(Policy const& policy) {
 /// per row from a bound on its length (symbolic phase: min(sum over a_ik of
 /// nnz(B row k), num_cols); numeric phase: the exact length).
 /// - hash: a linear-probing hash table of 2 x bound slots (a power of two) in
-///   team scratch, for rows whose table fits there;
+///   team scratch, for rows whose table fits there (in the symbolic passes on
+///   GPUs, rows of it whose columns span at most spgemm_max_window_words
+///   32-bit words take a bitmap of that window instead);
 /// - dense: a dense window over column tiles in team scratch (the tiled
 ///   accumulator of the CUDA SpGEMM project report that SpMVKit started
 ///   from), for rows too long for the scratch hash table when B has few
@@ -478,6 +480,13 @@ inline constexpr int spgemm_max_tile_passes = 4;
 /// Smallest hash table of a row: a few slots more than one probe sequence
 /// needs, so that very short rows do not pay for power-of-two rounding.
 inline constexpr int spgemm_min_hash_slots = 16;
+/// Widest bitmap window of a row of C on the concurrent (GPU) path, in 32-bit
+/// words: 65536 columns, 16.5 KiB of team scratch in the fill pass (bits, a
+/// place per word, a summary), within spgemm_scratch_budget. Rows of the
+/// scratch-hash bin whose columns span at most this are counted and filled
+/// through the window instead of the hash table (SpgemmRows::window_row): a
+/// 27-point FEM row of A A spans about 4 N^2 columns, 1165 words at N = 96.
+inline constexpr std::int64_t spgemm_max_window_words = 2048;
 /// Device memory the global accumulator pool may take when the caller sets
 /// no limit (SpgemmOptions::memory_limit): slots are dropped (teams loop over
 /// more rows each) before the pool grows beyond this.

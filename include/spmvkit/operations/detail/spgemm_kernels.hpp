@@ -57,20 +57,102 @@ struct SpgemmBounds {
   Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> b_rs;
   Kokkos::View<Ordinal*, Device> bound;
   std::int64_t num_cols;
+  /// Where allocated: each row of B's smallest and largest column (SpgemmColumnSpans)
+  /// in, the row of C's window (spgemm_window_words) out.
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> b_span;
+  Kokkos::View<Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> window;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t* sums) const {
     std::int64_t upper = 0, lower = 0;
+    const bool spans = window.extent(0) > 0;
+    std::int64_t lo = num_cols, hi = -1;
     for (Offset k = a_rs(i); k < a_rs(i + 1); ++k) {
       const Ordinal c = a_ci(k);
       const std::int64_t len = static_cast<std::int64_t>(b_rs(c + 1) - b_rs(c));
       upper += len;
       lower = len > lower ? len : lower;
+      if (spans && len > 0) {
+        const auto first = static_cast<std::int64_t>(b_span(2 * c));
+        const auto last = static_cast<std::int64_t>(b_span(2 * c + 1));
+        lo = first < lo ? first : lo;
+        hi = last > hi ? last : hi;
+      }
+    }
+    if (spans) {
+      window(2 * i) = static_cast<Ordinal>(hi >= lo ? lo / 32 : 0);
+      window(2 * i + 1) = static_cast<Ordinal>(hi >= lo ? hi / 32 - lo / 32 + 1 : 0);
     }
     const std::int64_t b = upper < num_cols ? upper : num_cols;
     bound(i) = static_cast<Ordinal>(b);
     sums[0] += upper;
     sums[1] += lower < num_cols ? lower : num_cols;
     sums[2] += b;
+  }
+};
+
+/// Per row k of B: its smallest and largest column at span(2k), span(2k + 1)
+/// (an empty row: num_cols and 0, which no row of C reads).
+template <class Ordinal, class Offset, class Device>
+struct SpgemmColumnSpans {
+  Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> b_rs;
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> b_ci;
+  Kokkos::View<Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> span;
+  std::int64_t num_cols = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const {
+    std::int64_t lo = num_cols, hi = 0;
+    for (Offset j = b_rs(k); j < b_rs(k + 1); ++j) {
+      const auto c = static_cast<std::int64_t>(b_ci(j));
+      lo = c < lo ? c : lo;
+      hi = c > hi ? c : hi;
+    }
+    span(2 * k) = static_cast<Ordinal>(lo);
+    span(2 * k + 1) = static_cast<Ordinal>(hi);
+  }
+};
+
+/// Whether a row of C whose columns span `words` 32-bit words is accumulated
+/// as a bitmap window (SpgemmRows::window_row) in a launch whose scratch holds
+/// `window_words` words: the count and fill passes and the place finding
+/// (SpgemmPositionRows, which skips those rows) must agree on it.
+KOKKOS_FORCEINLINE_FUNCTION bool spgemm_windowed(std::int64_t words, std::int64_t window_words) {
+  return words > 0 && words <= window_words;
+}
+
+KOKKOS_FORCEINLINE_FUNCTION int spgemm_popcount(std::uint32_t x) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __popc(x);
+#else
+  return __builtin_popcount(x);
+#endif
+}
+
+/// The lowest set bit of x != 0.
+KOKKOS_FORCEINLINE_FUNCTION int spgemm_lowest_bit(std::uint32_t x) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __ffs(static_cast<int>(x)) - 1;
+#else
+  return __builtin_ctz(x);
+#endif
+}
+
+/// Over the rows perm[first, first + count) that are windowed under `cap`
+/// words: the largest window (the words a launch's scratch needs), or, with
+/// `count_rows`, their number (a sum).
+template <class Ordinal, class Device>
+struct SpgemmMaxWindow {
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> perm;
+  Kokkos::View<const Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> window;
+  std::int64_t first = 0, cap = 0;
+  bool count_rows = false;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r, std::int64_t& m) const {
+    const auto w =
+        static_cast<std::int64_t>(window(2 * static_cast<std::int64_t>(perm(first + r)) + 1));
+    if (!spgemm_windowed(w, cap)) return;
+    if (count_rows) {
+      m += 1;
+    } else if (w > m) {
+      m = w;
+    }
   }
 };
 
@@ -344,11 +426,41 @@ struct SpgemmRows {
   /// The value of a column the table lacks (a pattern that changed after
   /// the symbolic phase): NaN, set on the host.
   Scalar not_found = Scalar(0);
+  /// Symbolic passes of the hash bin on the concurrent path: each row's
+  /// window (first 32-bit word of its column span, number of words; from
+  /// SpgemmBounds), and the most words a window may have here (0: none).
+  ro_view<Ordinal> window;
+  std::int64_t window_words = 0;
+  /// Fill: where each entry's products start and, where one is allocated, the
+  /// place of every product, which windowed rows find as they fill.
+  ro_view<std::int64_t> starts;
+  Kokkos::View<std::uint16_t*, Device> pos16;
+  Kokkos::View<std::uint32_t*, Device> pos32;
 
-  static std::size_t scratch_bytes(SpgemmAccumulator acc, std::int64_t capacity, int team_size) {
+  /// 32-bit words of a window of `words` words: its bits; filling, also a
+  /// summary bit per word that has a bit, a place per word, and per summary
+  /// word the bits below it.
+  KOKKOS_INLINE_FUNCTION static std::int64_t window_scratch_words(std::int64_t words) {
+    if (words <= 0) return 0;
+    const std::int64_t summary = (words + 31) / 32;
+    return Pass == spgemm_count ? words : 2 * words + 2 * summary;
+  }
+  /// Keys of the team's scratch: the hash table's slots or tile columns, or
+  /// the window's words, whichever is larger.
+  KOKKOS_INLINE_FUNCTION static std::int64_t key_slots(std::int64_t capacity,
+                                                       std::int64_t window_words) {
+    const std::int64_t w =
+        (window_scratch_words(window_words) * 4 + std::int64_t(sizeof(Ordinal)) - 1) /
+        std::int64_t(sizeof(Ordinal));
+    return capacity > w ? capacity : w;
+  }
+
+  static std::size_t scratch_bytes(SpgemmAccumulator acc, std::int64_t capacity, int team_size,
+                                   std::int64_t window_words = 0) {
     std::size_t b = scratch_view<Offset>::shmem_size(static_cast<std::size_t>(team_size) + 1);
     if (acc != SpgemmAccumulator::global) {
-      b += scratch_view<Ordinal>::shmem_size(static_cast<std::size_t>(capacity));
+      b += scratch_view<Ordinal>::shmem_size(
+          static_cast<std::size_t>(key_slots(capacity, window_words)));
       if (with_values) b += scratch_view<Scalar>::shmem_size(static_cast<std::size_t>(capacity));
     }
     return b;
@@ -360,6 +472,27 @@ struct SpgemmRows {
     } else {
       return static_cast<std::int64_t>(c_rs(i + 1) - c_rs(i));
     }
+  }
+
+  /// The products a_ik b_kj of row entries [a0, a1) for which is_new(kb)
+  /// holds (it inserts column j and says whether this product did), summed
+  /// over the team: threads over the entries, their lanes over rows of B.
+  template <class IsNew>
+  KOKKOS_INLINE_FUNCTION Offset count_new(member_type const& team, Offset a0, Offset a1,
+                                          IsNew const& is_new) const {
+    Offset added = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, a0, a1),
+        [&](Offset ka, Offset& sum) {
+          const Ordinal k = a_ci(ka);
+          Offset mine = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)),
+              [&](Offset kb, Offset& s) { s += is_new(kb) ? 1 : 0; }, mine);
+          sum += mine;
+        },
+        added);
+    return added;
   }
 
   /// Writes the marked entries of [0, width) in order to c_ci from position
@@ -405,8 +538,109 @@ struct SpgemmRows {
     return end;
   }
 
+  /// The symbolic passes of a row whose columns lie in a window of a few
+  /// thousand words (FEM and other banded rows): a bitmap of the window in
+  /// scratch, one atomic or per product. Count: a column is new where its bit
+  /// was clear. Fill: the set bits are the row's columns in order, so nothing
+  /// is sorted, and a product's place is the bits below its own (a place per
+  /// word from a scan over the words that have one, found through a summary
+  /// bit per word), so that filling and finding the places are one pass. On
+  /// an H200 the hash table's fill pass (probing, a bitonic sort of 256 slots)
+  /// and the place finding took 33 of the 44 ms of FEM N = 96's symbolic
+  /// phase (ncu, 2026-11-24).
+  KOKKOS_INLINE_FUNCTION void window_row(member_type const& team, Ordinal i,
+                                         std::uint32_t* bits) const {
+    const auto w0 = static_cast<std::int64_t>(window(2 * static_cast<std::int64_t>(i)));
+    const auto words = static_cast<std::int64_t>(window(2 * static_cast<std::int64_t>(i) + 1));
+    const std::int64_t col0 = 32 * w0;
+    const std::int64_t nsum = (words + 31) / 32;
+    std::uint32_t* summary = bits + words;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, Pass == spgemm_count ? words : words + nsum),
+                         [&](std::int64_t w) { bits[w] = 0; });
+    team.team_barrier();
+    const Offset a0 = a_rs(i), a1 = a_rs(i + 1);
+    if constexpr (Pass == spgemm_count) {
+      const Offset added = count_new(team, a0, a1, [&](Offset kb) {
+        const std::int64_t c = static_cast<std::int64_t>(b_ci(kb)) - col0;
+        const std::uint32_t bit = std::uint32_t(1) << (c & 31);
+        return (Kokkos::atomic_fetch_or(bits + (c >> 5), bit) & bit) == 0;
+      });
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { c_rs(i) = added; });
+      team.team_barrier(); // the next row clears the window
+      return;
+    }
+    std::uint32_t* place = summary + nsum;
+    std::uint32_t* below = place + words;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](Offset ka) {
+      const Ordinal k = a_ci(ka);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)), [&](Offset kb) {
+        const std::int64_t c = static_cast<std::int64_t>(b_ci(kb)) - col0;
+        const std::int64_t w = c >> 5;
+        if (Kokkos::atomic_fetch_or(bits + w, std::uint32_t(1) << (c & 31)) == 0) {
+          Kokkos::atomic_fetch_or(summary + (w >> 5), std::uint32_t(1) << (w & 31));
+        }
+      });
+    });
+    team.team_barrier();
+    // Bits per summary word, then the place of every word that has a bit.
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nsum), [&](std::int64_t g) {
+      std::uint32_t n = 0;
+      for (std::uint32_t m = summary[g]; m != 0; m &= m - 1) {
+        n += spgemm_popcount(bits[32 * g + spgemm_lowest_bit(m)]);
+      }
+      below[g] = n;
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nsum), [&](std::int64_t g) {
+      std::uint32_t run = 0;
+      for (std::int64_t h = 0; h < g; ++h) run += below[h];
+      for (std::uint32_t m = summary[g]; m != 0; m &= m - 1) {
+        const std::int64_t w = 32 * g + spgemm_lowest_bit(m);
+        place[w] = run;
+        run += spgemm_popcount(bits[w]);
+      }
+    });
+    team.team_barrier();
+    const Offset base = c_rs(i);
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, words), [&](std::int64_t w) {
+      std::uint32_t m = bits[w];
+      if (m == 0) return;
+      Offset p = base + static_cast<Offset>(place[w]);
+      for (; m != 0; m &= m - 1) {
+        c_ci(p++) = static_cast<Ordinal>(col0 + 32 * w + spgemm_lowest_bit(m));
+      }
+    });
+    if (pos16.extent(0) > 0 || pos32.extent(0) > 0) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](Offset ka) {
+        const Ordinal k = a_ci(ka);
+        const Offset b0 = b_rs(k);
+        const std::int64_t p0 = starts(ka);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b0, b_rs(k + 1)), [&](Offset kb) {
+          const std::int64_t c = static_cast<std::int64_t>(b_ci(kb)) - col0;
+          const std::int64_t w = c >> 5;
+          const std::uint32_t below_bit = (std::uint32_t(1) << (c & 31)) - 1;
+          const std::uint32_t at = place[w] + spgemm_popcount(bits[w] & below_bit);
+          if (pos16.extent(0) > 0) {
+            pos16(p0 + (kb - b0)) = static_cast<std::uint16_t>(at);
+          } else {
+            pos32(p0 + (kb - b0)) = at;
+          }
+        });
+      });
+    }
+    team.team_barrier(); // the next row clears the window
+  }
+
   KOKKOS_INLINE_FUNCTION void hash_row(member_type const& team, Ordinal i, Ordinal* keys,
                                        Scalar* vals, Offset* segs) const {
+    if constexpr (Concurrent && !with_values) {
+      if (accumulator == SpgemmAccumulator::hash &&
+          spgemm_windowed(window.extent(0) > 0 ? window(2 * static_cast<std::int64_t>(i) + 1) : 0,
+                          window_words)) {
+        window_row(team, i, reinterpret_cast<std::uint32_t*>(keys));
+        return;
+      }
+    }
     const Ordinal empty = empty_key;
     const std::int64_t P = spgemm_hash_slots(row_bound(i));
     const std::int64_t mask = P - 1;
@@ -417,23 +651,11 @@ struct SpgemmRows {
     team.team_barrier();
     const Offset a0 = a_rs(i), a1 = a_rs(i + 1);
     if constexpr (Pass == spgemm_count) {
-      Offset added = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, a0, a1),
-          [&](Offset ka, Offset& sum) {
-            const Ordinal k = a_ci(ka);
-            Offset mine = 0;
-            Kokkos::parallel_reduce(
-                Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)),
-                [&](Offset kb, Offset& s) {
-                  bool inserted = false;
-                  spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
-                  s += inserted ? 1 : 0;
-                },
-                mine);
-            sum += mine;
-          },
-          added);
+      const Offset added = count_new(team, a0, a1, [&](Offset kb) {
+        bool inserted = false;
+        spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
+        return inserted;
+      });
       Kokkos::single(Kokkos::PerTeam(team), [&]() { c_rs(i) = added; });
       team.team_barrier(); // the next row clears the table
       return;
@@ -498,22 +720,10 @@ struct SpgemmRows {
       });
       team.team_barrier();
       if constexpr (Pass == spgemm_count) {
-        Offset added = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, a0, a1),
-            [&](Offset ka, Offset& sum) {
-              const Ordinal k = a_ci(ka);
-              Offset mine = 0;
-              Kokkos::parallel_reduce(
-                  Kokkos::ThreadVectorRange(team, b_rs(k), b_rs(k + 1)),
-                  [&](Offset kb, Offset& s) {
-                    const std::int64_t c = static_cast<std::int64_t>(b_ci(kb)) - t0;
-                    if (c >= 0 && c < w && spgemm_mark<Concurrent>(flags + c)) s += 1;
-                  },
-                  mine);
-              sum += mine;
-            },
-            added);
+        const Offset added = count_new(team, a0, a1, [&](Offset kb) {
+          const std::int64_t c = static_cast<std::int64_t>(b_ci(kb)) - t0;
+          return c >= 0 && c < w && spgemm_mark<Concurrent>(flags + c);
+        });
         total += added;
         team.team_barrier(); // the next tile clears the flags
         continue;
@@ -564,7 +774,8 @@ struct SpgemmRows {
       keys = pool_keys.data() + slot;
       if constexpr (with_values) vals = pool_vals.data() + slot;
     } else {
-      scratch_view<Ordinal> k(team.team_scratch(scratch_level), static_cast<std::size_t>(capacity));
+      scratch_view<Ordinal> k(team.team_scratch(scratch_level),
+                              static_cast<std::size_t>(key_slots(capacity, window_words)));
       scratch_view<Scalar> v(team.team_scratch(scratch_level),
                              with_values ? static_cast<std::size_t>(capacity) : 0);
       keys = k.data();
@@ -853,6 +1064,10 @@ struct SpgemmPositionRows {
   /// the device just before) and at the symbolic phase.
   Kokkos::View<const std::uint64_t*, Device> fingerprint;
   std::uint64_t expected_fingerprint = 0;
+  /// Find: the rows that SpgemmRows' fill pass windowed (spgemm_windowed of
+  /// their window under window_words) have their places already.
+  ro_view<Ordinal> window;
+  std::int64_t window_words = 0;
 
   static std::size_t scratch_bytes(std::int64_t capacity) {
     const auto c = static_cast<std::size_t>(capacity);
@@ -1029,6 +1244,10 @@ struct SpgemmPositionRows {
                                    static_cast<std::size_t>(capacity));
       for (std::int64_t r = begin; r < end; r += step) {
         const Ordinal i = perm(r);
+        if (window_words > 0 &&
+            spgemm_windowed(window(2 * static_cast<std::int64_t>(i) + 1), window_words)) {
+          continue;
+        }
         if (spgemm_hash_slots(c_rs(i + 1) - c_rs(i)) <= capacity) {
           find_row_hashed(team, i, keys.data(), places.data());
         } else {

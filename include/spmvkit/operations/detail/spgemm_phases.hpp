@@ -119,6 +119,17 @@ struct SpgemmState {
   /// (spgemm_use_workspace): > 0 wherever it fits the memory budget, however
   /// sparse the product; < 0 never (the binned accumulators); 0 the rule.
   int test_workspace = 0;
+  /// The symbolic phase's bitmap windows (SpgemmRows::window_row), GPU path:
+  /// each row's window (SpgemmBounds) while the phase runs, and the most words
+  /// of a window in the count and the fill launch (0: no row windowed), kept.
+  Kokkos::View<Ordinal*, device_type> window;
+  std::int64_t window_words_count = 0, window_words_fill = 0;
+  /// Rows the fill pass windows: where they are all of the hash launch's, the
+  /// place finding has no row of it left to launch for.
+  std::int64_t window_rows_fill = 0;
+  /// Test hook: < 0 no windows; > 0 windows of at most this many words
+  /// (spgemm_max_window_words otherwise).
+  int test_window_words = 0;
 };
 
 /// allocate_view, but an empty View without an allocation for no entries:
@@ -376,13 +387,25 @@ void spgemm_bind_rows(F& f, Crs const& A, Crs const& B, SpgemmBinLaunch const& l
   f.rows_per_team = l.p.work_per_team;
 }
 
+/// The symbolic passes' bitmap windows for one launch (SpgemmRows::window_row):
+/// the rows' windows, the most words of one here, and for the fill pass the
+/// product starts and places it finds.
+template <class Ordinal, class Device>
+struct SpgemmWindowArgs {
+  Kokkos::View<Ordinal*, Device> window;
+  std::int64_t words = 0;
+  Kokkos::View<std::int64_t*, Device> starts;
+  Kokkos::View<std::uint16_t*, Device> pos16;
+  Kokkos::View<std::uint32_t*, Device> pos32;
+};
+
 template <int Pass, bool Concurrent, class Crs, class Perm, class Bound, class Keys, class Vals>
-void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs const& A,
-                               Crs const& B, SpgemmBinLaunch const& l, Perm const& perm,
-                               Bound const& bound, typename Crs::row_starts_type const& c_rs,
-                               typename Crs::column_indices_type const& c_ci,
-                               typename Crs::values_type const& c_v, Keys const& pool_keys,
-                               Vals const& pool_vals, bool sort) {
+void spgemm_launch_concurrency(
+    typename Crs::execution_space const& exec, Crs const& A, Crs const& B, SpgemmBinLaunch const& l,
+    Perm const& perm, Bound const& bound, typename Crs::row_starts_type const& c_rs,
+    typename Crs::column_indices_type const& c_ci, typename Crs::values_type const& c_v,
+    Keys const& pool_keys, Vals const& pool_vals, bool sort,
+    SpgemmWindowArgs<typename Crs::ordinal_type, typename Crs::device_type> const& win) {
   using Exec = typename Crs::execution_space;
   using Ordinal = typename Crs::ordinal_type;
   using F = SpgemmRows<typename Crs::value_type, Ordinal, typename Crs::offset_type,
@@ -402,6 +425,13 @@ void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs co
   f.sort = sort;
   f.empty_key = std::numeric_limits<Ordinal>::max();
   f.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
+  if (Concurrent && Pass != spgemm_values && l.accumulator == SpgemmAccumulator::hash) {
+    f.window = win.window;
+    f.window_words = win.words;
+    f.starts = win.starts;
+    f.pos16 = win.pos16;
+    f.pos32 = win.pos32;
+  }
   static constexpr char const* names[3][3] = {
       {"SpMVKit::spgemm::count_hash", "SpMVKit::spgemm::count_dense",
        "SpMVKit::spgemm::count_global"},
@@ -414,26 +444,49 @@ void spgemm_launch_concurrency(typename Crs::execution_space const& exec, Crs co
       exec, spgemm_league(l), l.p.team_size, l.p.vector_length));
   f.scratch_level = spgemm_scratch_level<Exec>();
   policy.set_scratch_size(
-      f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(l.accumulator, l.capacity, l.p.team_size)));
+      f.scratch_level,
+      Kokkos::PerTeam(F::scratch_bytes(l.accumulator, l.capacity, l.p.team_size, f.window_words)));
   Kokkos::parallel_for(names[Pass][static_cast<int>(l.accumulator)], policy, f);
 }
 
 /// One bin's launch: atomics only where a team has more than one thread or lane.
 template <int Pass, class Crs, class Perm, class Bound, class Keys, class Vals>
-void spgemm_launch(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
-                   SpgemmBinLaunch const& l, Perm const& perm, Bound const& bound,
-                   typename Crs::row_starts_type const& c_rs,
-                   typename Crs::column_indices_type const& c_ci,
-                   typename Crs::values_type const& c_v, Keys const& pool_keys,
-                   Vals const& pool_vals, bool sort) {
+void spgemm_launch(
+    typename Crs::execution_space const& exec, Crs const& A, Crs const& B, SpgemmBinLaunch const& l,
+    Perm const& perm, Bound const& bound, typename Crs::row_starts_type const& c_rs,
+    typename Crs::column_indices_type const& c_ci, typename Crs::values_type const& c_v,
+    Keys const& pool_keys, Vals const& pool_vals, bool sort,
+    SpgemmWindowArgs<typename Crs::ordinal_type, typename Crs::device_type> const& win = {}) {
   if (l.count == 0) return;
   if (l.concurrent) {
     spgemm_launch_concurrency<Pass, true>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v, pool_keys,
-                                          pool_vals, sort);
+                                          pool_vals, sort, win);
   } else {
     spgemm_launch_concurrency<Pass, false>(exec, A, B, l, perm, bound, c_rs, c_ci, c_v, pool_keys,
-                                           pool_vals, sort);
+                                           pool_vals, sort, win);
   }
+}
+
+/// The rows of launch l that are windowed (spgemm_windowed) under `cap`
+/// words: the most words of one (what the launch's scratch must hold; 0:
+/// none) and, where `rows` is asked for, their number.
+template <class ExecutionSpace, class Window, class Perm>
+std::int64_t spgemm_launch_window(ExecutionSpace const& exec, SpgemmBinLaunch const& l,
+                                  Window const& window, Perm const& perm, std::int64_t cap,
+                                  std::int64_t* rows = nullptr) {
+  if (rows != nullptr) *rows = 0;
+  if (window.extent(0) == 0 || l.count == 0 || !l.concurrent || cap <= 0) return 0;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  SpgemmMaxWindow<typename Perm::value_type, typename Perm::device_type> f{perm, window, l.first,
+                                                                           cap, false};
+  std::int64_t m = 0;
+  Kokkos::parallel_reduce("SpMVKit::spgemm::window_words", Range(exec, 0, l.count), f,
+                          Kokkos::Max<std::int64_t>(m));
+  if (rows != nullptr && m > 0) {
+    f.count_rows = true;
+    Kokkos::parallel_reduce("SpMVKit::spgemm::windowed_rows", Range(exec, 0, l.count), f, *rows);
+  }
+  return std::max<std::int64_t>(m, 0);
 }
 
 /// The narrow bin's symbolic passes (SpgemmNarrowRows): count (rows by their
@@ -528,6 +581,11 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
   f.fingerprint = s.fingerprint_now;
   f.expected_fingerprint = s.fingerprint;
   f.strided = l.accumulator == SpgemmAccumulator::global;
+  if (Find && Concurrent && !narrow && l.accumulator == SpgemmAccumulator::hash) {
+    // The fill pass found the windowed rows' places (SpgemmRows::window_row).
+    f.window = s.window;
+    f.window_words = s.window_words_fill;
+  }
   LaunchParameters p = l.p;
   p.league_size = spgemm_league(l);
   if (narrow) {
@@ -672,7 +730,10 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
   }
   if (!hash_done) {
     const auto hash = spgemm_bin_range(s.launch, team_bin, spgemm_bin_hash, spgemm_bin_hash);
-    launch(hash, spgemm_position_capacity(hash), false, nullptr);
+    // Find: none of the rows left where the fill pass windowed them all.
+    if (!Find || s.window_words_fill == 0 || s.window_rows_fill < hash.count) {
+      launch(hash, spgemm_position_capacity(hash), false, nullptr);
+    }
   }
   // Rows beyond scratch: chunks of products on GPUs, else a team per row.
   for (int b = spgemm_bin_dense; b < spgemm_num_bins; ++b) {
@@ -1178,7 +1239,9 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   const int test_team_size = s.test_team_size, test_workspace = s.test_workspace;
   const bool test_wide_lists = s.test_wide_lists;
   const int test_entries = s.test_entries;
+  const int test_window_words = s.test_window_words;
   s = State();
+  s.test_window_words = test_window_words;
   s.test_team_size = test_team_size;
   s.test_workspace = test_workspace;
   s.test_wide_lists = test_wide_lists;
@@ -1200,6 +1263,22 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
       m + (m + std::int64_t(sizeof(Ordinal)) - 1) / std::int64_t(sizeof(Ordinal)));
   const Kokkos::View<Ordinal*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> bound(
       bounds_and_bins.data(), m);
+  // The concurrent (GPU) path's bitmap windows: each row of B's column span,
+  // then each row of C's window (SpgemmRows::window_row).
+  const bool windows = s.test_window_words >= 0 &&
+                       (!is_host_space_v<ExecutionSpace> || s.test_team_size > 0) && m > 0 &&
+                       s.k > 0;
+  const std::int64_t window_cap =
+      s.test_window_words > 0 ? s.test_window_words : spgemm_max_window_words;
+  if (windows) {
+    s.window = allocate_view<Kokkos::View<Ordinal*, Device>>(exec, "SpMVKit::spgemm::row_windows",
+                                                             2 * m + 2 * s.k);
+    Kokkos::parallel_for("SpMVKit::spgemm::column_spans", Range(exec, 0, s.k),
+                         SpgemmColumnSpans<Ordinal, Offset, Device>{
+                             B.row_starts(), B.column_indices(),
+                             Kokkos::subview(s.window, Kokkos::make_pair(2 * m, 2 * m + 2 * s.k)),
+                             n});
+  }
   std::int64_t sums[3] = {0, 0, 0};
   if (m > 0) {
     SpgemmBounds<Ordinal, Offset, Device> f;
@@ -1208,6 +1287,10 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
     f.b_rs = B.row_starts();
     f.bound = bound;
     f.num_cols = n;
+    if (windows) {
+      f.b_span = Kokkos::subview(s.window, Kokkos::make_pair(2 * m, 2 * m + 2 * s.k));
+      f.window = Kokkos::subview(s.window, Kokkos::make_pair(std::int64_t(0), 2 * m));
+    }
     Kokkos::parallel_reduce(
         "SpMVKit::spgemm::row_bounds", Range(exec, 0, m), f,
         Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
@@ -1219,9 +1302,13 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   }
   // Kept or held through the symbolic phase: bounds, bins, row order, row starts.
   const byte_count rows_bytes = checked_add(
-      checked_bytes(m, 2 * sizeof(Ordinal) + 1, "row bounds, bins and order", "spmvkit::spgemm"),
-      checked_bytes(m + 1, sizeof(Offset), "C row_starts", "spmvkit::spgemm"), "work",
-      "spmvkit::spgemm");
+      checked_add(checked_bytes(m, 2 * sizeof(Ordinal) + 1, "row bounds, bins and order",
+                                "spmvkit::spgemm"),
+                  checked_bytes(m + 1, sizeof(Offset), "C row_starts", "spmvkit::spgemm"), "work",
+                  "spmvkit::spgemm"),
+      checked_bytes(static_cast<std::int64_t>(s.window.extent(0)), sizeof(Ordinal), "row windows",
+                    "spmvkit::spgemm"),
+      "work", "spmvkit::spgemm");
   spgemm_check_limit(limit,
                      checked_add(spgemm_crs_bytes<Scalar, Ordinal, Offset>(m, sums[1]), rows_bytes,
                                  "C", "spmvkit::spgemm"),
@@ -1316,11 +1403,22 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
                                   Kokkos::View<std::int64_t*, Device>(),
                                   Kokkos::View<std::uint16_t*, Device>());
     }
+    SpgemmWindowArgs<Ordinal, Device> win;
+    const auto hash = spgemm_bin_range(launch, team_bin, spgemm_bin_hash, spgemm_bin_hash);
+    s.window_words_count = spgemm_launch_window(exec, hash, s.window, perm, window_cap);
+    win.window = s.window;
+    win.words = s.window_words_count;
+    if (win.words > 0) {
+      s.memory.team_scratch_bytes = std::max<std::uint64_t>(
+          s.memory.team_scratch_bytes,
+          SpgemmRows<Scalar, Ordinal, Offset, Device, spgemm_count, true>::scratch_bytes(
+              hash.accumulator, hash.capacity, hash.p.team_size, win.words));
+    }
     for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
-      spgemm_launch<spgemm_count>(
-          exec, A, B, b == spgemm_bin_hash ? spgemm_bin_range(launch, team_bin, b, b) : launch[b],
-          perm, bound, c_rs, typename Crs::column_indices_type(), typename Crs::values_type(), pool,
-          Kokkos::View<Scalar*, Device>(), options.sort_columns);
+      spgemm_launch<spgemm_count>(exec, A, B, b == spgemm_bin_hash ? hash : launch[b], perm, bound,
+                                  c_rs, typename Crs::column_indices_type(),
+                                  typename Crs::values_type(), pool,
+                                  Kokkos::View<Scalar*, Device>(), options.sort_columns, win);
     }
   }
 
@@ -1405,10 +1503,28 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
                                                   s.memory.output_bytes + s.memory.workspace_bytes +
                                                       s.memory.symbolic_workspace_bytes);
   } else {
-    // The narrow bin fills its rows and finds their places in one pass; the
-    // other bins fill, then the position kernel finds their places.
+    // The narrow bin fills its rows and finds their places in one pass, and
+    // so do the windowed rows of the hash bin; the position kernel finds the
+    // other rows' places after they are filled.
     const int team_bin = spgemm_first_team_bin(s.launch, narrow.min_rows);
+    const auto hash = spgemm_bin_range(s.launch, team_bin, spgemm_bin_hash, spgemm_bin_hash);
+    s.window_words_fill =
+        spgemm_launch_window(exec, hash, s.window, s.perm, window_cap, &s.window_rows_fill);
+    if (s.window_words_fill > 0) {
+      s.memory.team_scratch_bytes = std::max<std::uint64_t>(
+          s.memory.team_scratch_bytes,
+          SpgemmRows<Scalar, Ordinal, Offset, Device, spgemm_fill, true>::scratch_bytes(
+              hash.accumulator, hash.capacity, hash.p.team_size, s.window_words_fill));
+    }
     const auto fill = [&](bool places) {
+      SpgemmWindowArgs<Ordinal, Device> win;
+      win.window = s.window;
+      win.words = s.window_words_fill;
+      if (places) {
+        win.starts = s.product_starts;
+        win.pos16 = s.positions16;
+        win.pos32 = s.positions32;
+      }
       if (team_bin != spgemm_bin_narrow && s.positions32.extent(0) > 0) {
         spgemm_launch_narrow<true>(exec, A, B, s.launch[spgemm_bin_narrow], s.perm,
                                    Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, s.product_starts,
@@ -1419,11 +1535,9 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
                                    s.positions16);
       }
       for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
-        spgemm_launch<spgemm_fill>(exec, A, B,
-                                   b == spgemm_bin_hash ? spgemm_bin_range(s.launch, team_bin, b, b)
-                                                        : s.launch[b],
-                                   s.perm, Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, c_v,
-                                   s.pool_keys, s.pool_vals, options.sort_columns);
+        spgemm_launch<spgemm_fill>(exec, A, B, b == spgemm_bin_hash ? hash : s.launch[b], s.perm,
+                                   Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, c_v, s.pool_keys,
+                                   s.pool_vals, options.sort_columns, win);
       }
       if (places) spgemm_launch_positions<true>(exec, A, B, s);
     };
@@ -1431,6 +1545,7 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
       fill(false);
     }
   }
+  s.window = Kokkos::View<Ordinal*, Device>();
   s.ready = true;
   exec.fence();
 }
