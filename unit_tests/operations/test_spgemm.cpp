@@ -389,6 +389,14 @@ struct NoWork {
   KOKKOS_INLINE_FUNCTION void operator()(Member const&) const {}
 };
 
+/// The largest team the test hooks run the concurrent path with: as many
+/// threads as the backend allows, at most 4.
+template <class Exec>
+int most_test_team() {
+  return std::min(
+      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+}
+
 // The concurrent code path (atomic insertion, team bitonic sort, segmented
 // ordered writes by several threads), which GPUs take, run here with teams of
 // one thread and of as many as the backend allows (at most 4), through every
@@ -396,8 +404,7 @@ struct NoWork {
 TYPED_TEST(SpgemmTest, ConcurrentPathOnEveryBackend) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
-  const int most = std::min(
-      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  const int most = most_test_team<Exec>();
   std::vector<int> sizes{1};
   if (most > 1) sizes.push_back(most);
   for (int team : sizes) {
@@ -468,8 +475,7 @@ TYPED_TEST(SpgemmTest, WindowedRowsMatchHashedRows) {
     }
     B.row_starts.push_back(static_cast<std::int64_t>(B.col.size()));
   }
-  const int most = std::min(
-      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  const int most = most_test_team<Exec>();
   const bool concurrent_by_default = !detail::is_host_space_v<Exec>;
   for (int team : {1, most}) {
     for (int cap : {-1, 0, 16}) {
@@ -529,8 +535,7 @@ TYPED_TEST(SpgemmTest, ChunkedLongRowsWithEmptyAndLongRowsOfB) {
   a.push_back({2, 149});
   for (std::int64_t k : {3, 4, 5}) a.push_back({0, k});
   const HostCrs A = from_entries(3, 200, a), B = from_entries(200, n, b);
-  const int most = std::min(
-      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  const int most = most_test_team<Exec>();
   for (int team : {1, most}) {
     auto h = check_spgemm<Scalar, Exec>(A, B, "chunked rows, team of " + std::to_string(team), {},
                                         false, team);
@@ -856,8 +861,7 @@ TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
   shifted[3] = {0, 5};
   std::sort(shifted.begin(), shifted.end());
   const HostCrs ha = from_entries(50, 40, a);
-  const int most = std::min(
-      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  const int most = most_test_team<Exec>();
   // 0: places, 1: lists of products, 2: hashing, 3: places by entry of A
   // (the GPUs' rule, through the test hook on host backends).
   for (int path = 0; path < 4; ++path) {
@@ -960,8 +964,7 @@ TYPED_TEST(SpgemmTest, RowsOfBWithRepeatedOrUnsortedColumns) {
     }
     repeated.row_starts.push_back(static_cast<std::int64_t>(repeated.col.size()));
   }
-  const int most = std::min(
-      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  const int most = most_test_team<Exec>();
   for (int team : {0, most}) {
     const std::string what = "team hook " + std::to_string(team);
     auto h =
@@ -988,8 +991,7 @@ TYPED_TEST(SpgemmTest, RowsOfBWithRepeatedOrUnsortedColumns) {
 TYPED_TEST(SpgemmTest, ProductListsMatchReference) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
-  const int most = std::min(
-      4, Kokkos::TeamPolicy<Exec>(Exec(), 1, 1).team_size_max(NoWork{}, Kokkos::ParallelForTag()));
+  const int most = most_test_team<Exec>();
   const auto F = to_host(make_fem_poisson_crs<Scalar, Exec>(Exec(), 6));
   const auto G = rmat_like(9, 8, 17);
   auto const [L, R] = long_row_product(20000);

@@ -485,7 +485,7 @@ inline constexpr int spgemm_min_hash_slots = 16;
 /// place per word, a summary), within spgemm_scratch_budget. Rows of the
 /// scratch-hash bin whose columns span at most this are counted and filled
 /// through the window instead of the hash table (SpgemmRows::window_row): a
-/// 27-point FEM row of A A spans about 4 N^2 columns, 1165 words at N = 96.
+/// 27-point FEM row of A A spans about 4 N^2 columns, about 1165 words at N = 96.
 inline constexpr std::int64_t spgemm_max_window_words = 2048;
 /// Device memory the global accumulator pool may take when the caller sets
 /// no limit (SpgemmOptions::memory_limit): slots are dropped (teams loop over
