@@ -15,12 +15,14 @@
 // error, 1 when a check failed, 2 for a usage or runtime error.
 #include "example_cli.hpp"
 #include "example_formats.hpp"
+#include "example_memory.hpp"
 #include "example_svg.hpp"
 #include "example_utils.hpp"
 
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/interop/kokkos_kernels.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/select/matrix_features.hpp>
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/operator.hpp>
 
@@ -135,6 +137,16 @@ int run(Config const& cfg) {
   const std::string binding = ex::openmp_binding<Exec>();
   if (!binding.empty()) std::cout << binding << "\n";
 
+  // Every format stays alive beside the CRS matrix and CG's vectors (b, u, x,
+  // r, p, q and D⁻¹, the L2 error's work): weighed before anything is built.
+  const auto budget = ex::MemoryBudget::of<Exec>();
+  const double crs_bytes =
+      ex::crs_bytes(static_cast<double>(n), static_cast<double>(problem.nnz), static_cast<int>(s));
+  double in_use = crs_bytes + 8.0 * n * s;
+  budget.require(in_use, "the FEM problem N = " + std::to_string(cfg.N),
+                 "CRS matrix " + ex::memory_size(crs_bytes) + ", eight vectors " +
+                     ex::memory_size(8.0 * n * s));
+
   Kokkos::Timer timer;
   const Crs A = spmvkit::make_fem_poisson_crs<Scalar>(exec, cfg.N);
   const Vec b = spmvkit::fem_poisson_rhs<Scalar>(exec, cfg.N);
@@ -145,10 +157,12 @@ int run(Config const& cfg) {
   // Every selected format converts the CRS matrix; Kokkos Kernels shares its arrays.
   const auto selected = ex::select_formats<Exec>(cfg.formats, true);
   std::vector<Contender<Vec>> contenders;
+  const auto features = spmvkit::compute_features(exec, A);
   ex::for_each_selected_format<Exec>(selected, [&](auto tag, auto const& o,
                                                    std::string const& name) {
     using F = typename decltype(tag)::type;
     if (!ex::can_hold<F>(exec, A, o, name)) return;
+    if (!ex::fits_memory<F, Exec>(budget, in_use, A, features, o, name)) return;
     timer.reset();
     auto M = std::make_shared<const spmvkit::matrix_of_t<F, Scalar, Exec>>(F::from_crs(exec, A, o));
     exec.fence();
@@ -157,6 +171,7 @@ int run(Config const& cfg) {
     c.name = ex::shown_name<F>(name, *M);
     ex::explain_choice<F>(name, *M);
     c.bytes = F::bytes(*M);
+    in_use += c.bytes.matrix;
     c.solve = [M, o, exec](Vec const& rhs, Vec const& x, spmvkit::CgOptions const& opts) {
       return spmvkit::cg(exec, spmvkit::make_operator(*M, o), rhs, x, opts);
     };

@@ -15,6 +15,7 @@
 // checked that way and is reported as such (exit 2).
 #include "example_cli.hpp"
 #include "example_formats.hpp"
+#include "example_memory.hpp"
 #include "example_utils.hpp"
 
 #include <spmvkit/formats/crs/crs_matrix.hpp>
@@ -23,6 +24,7 @@
 #include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/select/matrix_features.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -78,13 +80,38 @@ void reject_non_finite(Exec const& exec, Crs const& A, std::string const& what) 
                            " (1-based), so SpMV results cannot be checked");
 }
 
+/// What is alive beside the formats: the matrix, x, y, y_ref, y_abs, and
+/// while y_abs is computed the copy |A| and |x|.
+double base_bytes(double rows, double cols, double nnz) {
+  return 2 * ex::crs_bytes(rows, nnz) + 8.0 * (2 * cols + 3 * rows);
+}
+
+std::string base_parts(double rows, double cols, double nnz) {
+  return "the matrix and its copy |A| " + ex::memory_size(2 * ex::crs_bytes(rows, nnz)) +
+         ", five vectors " + ex::memory_size(8.0 * (2 * cols + 3 * rows));
+}
+
 int example(Config const& cfg) {
   const Exec exec;
   const std::string what = cfg.path.empty() ? "FEM Poisson N = " + std::to_string(cfg.N) : cfg.path;
+  const auto budget = ex::MemoryBudget::of<Exec>();
+  if (!cfg.path.empty()) {
+    // The header alone says what the file will cost: refuse before reading it.
+    const auto info = spmvkit::read_matrix_market_info(cfg.path);
+    const double rows = static_cast<double>(info.rows), cols = static_cast<double>(info.cols);
+    budget.require(base_bytes(rows, cols, ex::declared_entries(info)),
+                   cfg.path + " (" + std::to_string(info.rows) + " x " + std::to_string(info.cols) +
+                       ", " + std::to_string(info.entries) + " declared entries)",
+                   base_parts(rows, cols, ex::declared_entries(info)));
+  }
   const Crs A = cfg.path.empty() ? spmvkit::make_fem_poisson_crs<double>(exec, cfg.N)
                                  : spmvkit::read_matrix_market<double, Exec>(cfg.path, exec);
   std::cout << what << ": " << A.num_rows() << " x " << A.num_cols() << ", " << A.nnz()
             << " nonzeros; " << Exec::name() << ", " << exec.concurrency() << " threads\n";
+  const double rows = A.num_rows(), cols = A.num_cols(), nnz = static_cast<double>(A.nnz());
+  budget.require(base_bytes(rows, cols, nnz), what, base_parts(rows, cols, nnz));
+  // During the formats: the matrix and four vectors (|A| and |x| are gone).
+  const double in_use = ex::crs_bytes(rows, nnz) + 8.0 * (cols + 3 * rows);
   reject_non_finite(exec, A, what);
   const auto llc = ex::last_level_cache<Exec>();
   std::cout << "last-level cache: " << (llc.bytes > 0 ? llc.description : "unknown") << "\n";
@@ -157,15 +184,17 @@ int example(Config const& cfg) {
   };
 
   const auto selected = ex::select_formats<Exec>(cfg.formats, true);
-  ex::for_each_selected_format<Exec>(selected,
-                                     [&](auto tag, auto const& o, std::string const& format) {
-                                       using F = typename decltype(tag)::type;
-                                       if (!ex::can_hold<F>(exec, A, o, format)) return;
-                                       const auto M = F::from_crs(exec, A, o);
-                                       ex::explain_choice<F>(format, M);
-                                       measure(ex::shown_name<F>(format, M), F::bytes(M),
-                                               [&] { spmvkit::spmv(exec, 1.0, M, x, 0.0, y, o); });
-                                     });
+  const auto features = spmvkit::compute_features(exec, A);
+  ex::for_each_selected_format<Exec>(
+      selected, [&](auto tag, auto const& o, std::string const& format) {
+        using F = typename decltype(tag)::type;
+        if (!ex::can_hold<F>(exec, A, o, format)) return;
+        if (!ex::fits_memory<F, Exec>(budget, in_use, A, features, o, format)) return;
+        const auto M = F::from_crs(exec, A, o);
+        ex::explain_choice<F>(format, M);
+        measure(ex::shown_name<F>(format, M), F::bytes(M),
+                [&] { spmvkit::spmv(exec, 1.0, M, x, 0.0, y, o); });
+      });
   for (auto algorithm :
        {spmvkit::KokkosKernelsAlgorithm::native, spmvkit::KokkosKernelsAlgorithm::vendor_default}) {
     const std::string name = spmvkit::name(algorithm);

@@ -15,18 +15,23 @@
 //
 // Without --matrix a random graph is generated. Every stored entry is an edge of
 // weight 1 unless --weighted (then the values are the weights; they must be
-// >= 0). Checks: ranks sum to 1, every format converges and agrees with the
-// first, and all match a plain host power iteration; exits 1 otherwise.
+// finite and >= 0: the reader names the line of the first that is not). The
+// header is checked (square, non-empty, the memory it will take) before the
+// entries are read, and each format's footprint before it is built. Checks: ranks sum to 1, every
+// format converges and agrees with the first, and all match a plain host power iteration; exits 1
+// otherwise.
 // --max-iters must be at least 1 (0 would leave the uniform start unchecked).
 // `pagerank --help` lists the options.
 #include "example_cli.hpp"
 #include "example_formats.hpp"
+#include "example_memory.hpp"
 #include "example_utils.hpp"
 
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/operations/spmv.hpp>
+#include <spmvkit/select/matrix_features.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -113,7 +118,7 @@ Transition transition_matrix(Exec const& exec, Crs const& W, bool weighted) {
         double sum = 0;
         for (int k = starts(i); k < starts(i + 1); ++k) {
           const double w = weighted ? vals(k) : 1.0;
-          bad += w < 0 ? 1 : 0;
+          bad += w >= 0 && w - w == 0 ? 0 : 1; // negative, NaN or infinite
           sum += w;
         }
         out(i) = sum;
@@ -121,7 +126,8 @@ Transition transition_matrix(Exec const& exec, Crs const& W, bool weighted) {
       negative);
   if (negative > 0) {
     throw std::invalid_argument(std::to_string(negative) +
-                                " edge weights are negative; drop --weighted to use the pattern");
+                                " edge weights are negative, NaN or infinite; drop --weighted to "
+                                "use the pattern");
   }
   // Transpose: count in-edges per node, scan to row starts, scatter through
   // per-row cursors.
@@ -238,19 +244,48 @@ std::vector<double> host_pagerank(Crs const& W, bool weighted, double d, double 
   return r;
 }
 
+/// What is alive beside the formats: the adjacency matrix W, the transition
+/// matrix M (as many entries), and about a dozen vectors of n (out-weights,
+/// dangling flags, in-edge counters and cursors, ranks, the host iteration).
+double base_bytes(double n, double nnz) { return 2 * ex::crs_bytes(n, nnz) + 12 * 8.0 * n; }
+
+std::string base_parts(double n, double nnz) {
+  return "adjacency and transition matrices " + ex::memory_size(2 * ex::crs_bytes(n, nnz)) +
+         ", vectors " + ex::memory_size(12 * 8.0 * n);
+}
+
+void require_square(std::string const& what, std::int64_t rows, std::int64_t cols) {
+  if (rows != cols || rows == 0) {
+    throw std::invalid_argument(what + ": the adjacency matrix must be square and non-empty, got " +
+                                std::to_string(rows) + " x " + std::to_string(cols));
+  }
+}
+
 int example(Config const& cfg) {
   const Exec exec;
   const double d = cfg.damping, tol = cfg.tol;
-  const auto W = cfg.matrix.empty() ? random_graph(cfg.nodes, static_cast<unsigned>(cfg.seed))
-                                    : spmvkit::read_matrix_market<double, Exec>(cfg.matrix, exec);
-  if (W.num_rows() != W.num_cols() || W.num_rows() == 0) {
-    throw std::invalid_argument(cfg.matrix +
-                                ": the adjacency matrix must be square and "
-                                "non-empty, got " +
-                                std::to_string(W.num_rows()) + " x " +
-                                std::to_string(W.num_cols()));
+  const auto budget = ex::MemoryBudget::of<Exec>();
+  if (!cfg.matrix.empty()) {
+    // The header alone decides shape and cost: refuse before reading the entries.
+    const auto info = spmvkit::read_matrix_market_info(cfg.matrix);
+    require_square(cfg.matrix, info.rows, info.cols);
+    const double rows = static_cast<double>(info.rows);
+    budget.require(base_bytes(rows, ex::declared_entries(info)),
+                   cfg.matrix + " (" + std::to_string(info.rows) + " nodes, " +
+                       std::to_string(info.entries) + " declared edges)",
+                   base_parts(rows, ex::declared_entries(info)));
   }
+  spmvkit::MatrixMarketReadOptions read_options;
+  // Weights must make a transition matrix: the reader names the first bad one by line.
+  if (cfg.weighted) read_options.values = spmvkit::MatrixMarketValues::nonnegative;
+  const auto W = cfg.matrix.empty()
+                     ? random_graph(cfg.nodes, static_cast<unsigned>(cfg.seed))
+                     : spmvkit::read_matrix_market<double, Exec>(cfg.matrix, read_options, exec);
+  require_square(cfg.matrix.empty() ? "random graph" : cfg.matrix, W.num_rows(), W.num_cols());
   const int n = W.num_rows();
+  budget.require(base_bytes(n, static_cast<double>(W.nnz())),
+                 cfg.matrix.empty() ? "the random graph" : cfg.matrix,
+                 base_parts(n, static_cast<double>(W.nnz())));
   std::cout << "pagerank: " << (cfg.matrix.empty() ? "random graph" : cfg.matrix) << ", " << n
             << " nodes, " << W.nnz() << " edges, damping " << d << ", " << Exec::name() << " ("
             << exec.concurrency() << " threads)\n";
@@ -269,6 +304,8 @@ int example(Config const& cfg) {
   // Both stop at an L1 change below tol, so they sit within ~tol/(1-d) of the
   // fixed point and of each other.
   const double allowed = 10 * tol / (1 - d);
+  const double in_use = base_bytes(n, static_cast<double>(W.nnz()));
+  const auto features = spmvkit::compute_features(exec, t.M);
   ex::Checks checks;
   Vec first;
   std::string first_name;
@@ -277,6 +314,7 @@ int example(Config const& cfg) {
       [&](auto tag, auto const& o, std::string const& format) {
         using F = typename decltype(tag)::type;
         if (!ex::can_hold<F>(exec, t.M, o, format)) return;
+        if (!ex::fits_memory<F, Exec>(budget, in_use, t.M, features, o, format)) return;
         const auto M = F::from_crs(exec, t.M, o);
         const std::string name = ex::shown_name<F>(format, M);
         ex::explain_choice<F>(format, M);

@@ -4,6 +4,8 @@
 // - convert/<precision>/<matrix>/<format>: CRS -> each format variant of the registry
 //   (F::from_crs through its Runner, on the device; CSR-k includes its Band-k on the host);
 //   spmv_equivalents = conversion time / one SpMV of the converted matrix.
+// - convert/<precision>/<matrix>/check_structure: the CRS structure check every matrix gets
+//   once before its first operation; spmv_equivalents against one SpMV in default CRS.
 // - reorder/<precision>/<matrix>/{rcm,band2,band3}: the ordering on the host and P A P^T on the
 //   device (reorder_rcm, reorder_band_k with CSR-k's model sizes); spmv_equivalents = that time
 //   / one SpMV of the original matrix in CRS (the default CrsFormat), the format one would keep.
@@ -106,6 +108,38 @@ void bm_convert(benchmark::State& state, Options const& o, std::string const& na
   }
 }
 
+/// The CRS structure check that the first operation on a matrix runs once
+/// (formats/crs/crs_matrix.hpp), against one SpMV in default CRS.
+template <class Scalar>
+void bm_check_structure(benchmark::State& state, Options const& o, std::string const& name,
+                        MatrixSource const& source) {
+  try {
+    Crs<Scalar> const& A = load_matrix<Scalar>(o, source);
+    FormatRunner<Scalar, CrsFormat> crs{CrsOptions()};
+    crs.add_copy(A);
+    const double spmv_time = spmv_seconds(o, crs, A.num_rows(), A.num_cols());
+    const Exec exec;
+    std::vector<double> times;
+    for (auto _ : state) {
+      Kokkos::fence();
+      Kokkos::Timer timer;
+      detail::check_crs_structure(exec, A); // the check itself, not its kept verdict
+      Kokkos::fence();
+      const double t = timer.seconds();
+      state.SetIterationTime(t);
+      times.push_back(t);
+    }
+    const double t = median(times);
+    state.SetLabel("family=convert;format=check_structure");
+    state.counters["time_s"] = t;
+    state.counters["spmv_time_s"] = spmv_time;
+    state.counters["spmv_equivalents"] = spmv_time > 0 ? t / spmv_time : 0.0;
+    size_counters(state, A, source);
+  } catch (std::exception const& e) {
+    fail(state, name + ": " + e.what());
+  }
+}
+
 /// An ordering of the reorder family: RCM (k = 0) or Band-k (k = 2, 3).
 struct Ordering {
   std::string name;
@@ -188,6 +222,13 @@ void register_conversion_benchmarks(std::shared_ptr<const Options> const& option
                                                bm_convert<Scalar>(st, *options, name, source, impl);
                                              }));
     }
+  }
+  if (o.has_family("convert")) {
+    const std::string name = prefix<Scalar>("convert", source) + "check_structure";
+    configure(
+        benchmark::RegisterBenchmark(name.c_str(), [options, name, source](benchmark::State& st) {
+          bm_check_structure<Scalar>(st, *options, name, source);
+        }));
   }
   if (o.has_family("reorder")) {
     for (Ordering const& ordering :

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <spmvkit/io/matrix_market.hpp>
 
+#include <spmvkit/core/memory_limit.hpp>
+
 #include <zlib.h>
 
 #include <fcntl.h>
@@ -227,6 +229,7 @@ public:
           return finish(0);
         }
         inflating_ = true;
+        gzip_ = true;
         mode_ = Mode::gzip;
       } else {
         mode_ = Mode::plain;
@@ -234,6 +237,9 @@ public:
     }
     return mode_ == Mode::plain ? read_plain(dst, n, error) : read_gzip(dst, n, error);
   }
+
+  /// Whether the input is gzip-compressed (known after the first read).
+  bool gzip() const { return gzip_; }
 
 private:
   enum class Mode { unknown, plain, gzip, done };
@@ -335,6 +341,7 @@ private:
   Mode mode_ = Mode::unknown;
   z_stream zs_{};
   bool inflating_ = false;
+  bool gzip_ = false;
 };
 
 /// Hands out one line at a time. Lines are NUL-terminated in place with '\n'
@@ -367,6 +374,24 @@ public:
       }
       refill();
     }
+  }
+
+  /// After a parse error in a gzip file: a bit flipped in the compressed
+  /// data decodes to wrong text, and only the CRC at the member's end tells.
+  /// Rethrows `parse_error` as the gzip error when decoding the rest of the
+  /// input (discarded) fails; returns otherwise.
+  void throw_if_stream_damaged(MatrixMarketError const& parse_error) {
+    if (!decoder_.gzip()) return;
+    std::string error = pending_error_;
+    std::vector<char> scratch(std::size_t(1) << 16);
+    while (error.empty() && decoder_.read(scratch.data(), scratch.size(), error) > 0) {
+    }
+    std::string const prefix = MatrixMarketError(name_, parse_error.line(), "").what();
+    std::string const symptom = std::string(parse_error.what()).substr(prefix.size());
+    if (error.empty() || symptom == error) return; // intact, or already the gzip error
+    throw MatrixMarketError(
+        name_, parse_error.line(),
+        error + " (the decompressed text is damaged; its first symptom: " + symptom + ")");
   }
 
 private:
@@ -692,78 +717,15 @@ MemoryEstimate estimate_memory(MatrixMarketInfo const& info, MatrixMarketTarget 
   return e;
 }
 
-struct MemoryLimit {
-  byte_count bytes = 0; // 0: unknown
-  std::string source;
-};
-
-bool parse_byte_count(char const* text, byte_count& out) {
-  while (*text == ' ' || *text == '\t') ++text;
-  if (*text < '0' || *text > '9') return false;
-  byte_count value = 0;
-  for (; *text >= '0' && *text <= '9'; ++text) {
-    auto const digit = static_cast<byte_count>(*text - '0');
-    if (value > (max_byte_count - digit) / 10) return false;
-    value = value * 10 + digit;
+/// The memory limit of a read (core/memory_limit.hpp: the one reader of
+/// SPMVKIT_MEMORY_LIMIT), with a bad variable named as an error of this file.
+MemoryLimit read_memory_limit(std::string const& name, MatrixMarketReadOptions const& options) {
+  try {
+    return spmvkit::memory_limit<Kokkos::HostSpace>(options.memory_limit,
+                                                    "MatrixMarketReadOptions::memory_limit");
+  } catch (std::invalid_argument const& e) {
+    throw MatrixMarketError(name, 0, e.what());
   }
-  while (*text == ' ' || *text == '\t' || *text == '\n') ++text;
-  out = value;
-  return *text == '\0';
-}
-
-/// First line of a small text file, or "" when it cannot be read.
-std::string first_line(std::string const& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
-MemoryLimit memory_limit(std::string const& name, MatrixMarketReadOptions const& options) {
-  if (options.memory_limit > 0) {
-    return {options.memory_limit, "MatrixMarketReadOptions::memory_limit"};
-  }
-  if (char const* env = std::getenv("SPMVKIT_MEMORY_LIMIT"); env != nullptr && *env != '\0') {
-    byte_count bytes = 0;
-    if (!parse_byte_count(env, bytes) || bytes == 0) {
-      throw MatrixMarketError(
-          name, 0, "SPMVKIT_MEMORY_LIMIT=" + quote(env) + " is not a positive number of bytes");
-    }
-    return {bytes, "SPMVKIT_MEMORY_LIMIT"};
-  }
-  MemoryLimit limit;
-  if (std::FILE* meminfo = std::fopen("/proc/meminfo", "r"); meminfo != nullptr) {
-    char line[256];
-    while (std::fgets(line, sizeof line, meminfo) != nullptr) {
-      unsigned long long kib = 0;
-      if (std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
-        limit = {static_cast<byte_count>(kib) * 1024, "MemAvailable"};
-        break;
-      }
-    }
-    std::fclose(meminfo);
-  }
-  if (limit.bytes == 0) {
-    long const pages = ::sysconf(_SC_AVPHYS_PAGES);
-    long const page_size = ::sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page_size > 0) {
-      limit = {static_cast<byte_count>(pages) * static_cast<byte_count>(page_size),
-               "free physical memory"};
-    }
-  }
-  // A container's cgroup v2 limit can be far below the machine's memory.
-  std::string const cgroup = first_line("/proc/self/cgroup");
-  if (cgroup.rfind("0::", 0) == 0) {
-    std::string const dir = "/sys/fs/cgroup" + cgroup.substr(3);
-    byte_count max = 0;
-    byte_count current = 0;
-    if (parse_byte_count(first_line(dir + "/memory.max").c_str(), max) &&
-        parse_byte_count(first_line(dir + "/memory.current").c_str(), current)) {
-      byte_count const room = max > current ? max - current : 0;
-      if (limit.bytes == 0 || room < limit.bytes) limit = {room, "cgroup memory.max"};
-    }
-  }
-  return limit;
 }
 
 void check_memory(std::string const& name, std::int64_t line, MatrixMarketInfo const& info,
@@ -774,14 +736,13 @@ void check_memory(std::string const& name, std::int64_t line, MatrixMarketInfo c
   } catch (std::length_error const& e) {
     throw MatrixMarketError(name, line, std::string("declared sizes too large: ") + e.what());
   }
-  MemoryLimit const limit = memory_limit(name, target.options);
+  MemoryLimit const limit = read_memory_limit(name, target.options);
   if (MatrixMarketReport* report = target.options.report; report != nullptr) {
     report->estimated_peak_bytes = estimate.peak;
     report->memory_limit_bytes = limit.bytes;
-    report->memory_limit_source = limit.source;
+    report->memory_limit_source = limit.known() ? limit.source : "";
   }
-  if (limit.source.empty() || estimate.peak <= limit.bytes)
-    return; // unknown limit: allocator decides
+  if (limit.admits(estimate.peak)) return; // unknown limit: allocator decides
   bool const symmetric = info.symmetry == MatrixMarketInfo::Symmetry::symmetric;
   std::ostringstream os;
   os << "too large to read: " << info.rows << " x " << info.cols << " with " << info.entries
@@ -805,6 +766,21 @@ void check_memory(std::string const& name, std::int64_t line, MatrixMarketInfo c
 double checked_value(std::string const& name, std::int64_t line, char const* token,
                      std::size_t length, double value, bool underflowed,
                      MatrixMarketTarget const& target, MatrixMarketReport* report) {
+  MatrixMarketValues const accept = target.options.values;
+  if (accept != MatrixMarketValues::any && !std::isfinite(value)) {
+    throw MatrixMarketError(
+        name, line,
+        "value " + quote(token, length) +
+            " is not finite (MatrixMarketReadOptions::values accepts " +
+            (accept == MatrixMarketValues::finite ? "finite values" : "finite values >= 0") +
+            " only)");
+  }
+  if (accept == MatrixMarketValues::nonnegative && value < 0) {
+    throw MatrixMarketError(name, line,
+                            "value " + quote(token, length) +
+                                " is negative (MatrixMarketReadOptions::values accepts finite "
+                                "values >= 0 only)");
+  }
   if (std::isfinite(value) && std::fabs(value) >= target.overflow_at) {
     throw MatrixMarketError(name, line,
                             "value " + quote(token, length) + " is outside the finite range of " +
@@ -863,79 +839,84 @@ MatrixMarketCoo read_matrix_market_coo(MatrixMarketInput const& input,
   std::size_t length = 0;
   char* tokens[3];
   std::size_t lengths[3];
-  while (reader.next(text, length)) {
-    if (is_skippable(text)) continue;
-    std::int64_t const line = reader.line();
-    if (read == info.entries) {
-      throw MatrixMarketError(name, line,
-                              "more entries than declared: the size line declares " +
-                                  std::to_string(info.entries));
-    }
-    int const count = tokenize(text, tokens, lengths, 3);
-    if (count != expected_tokens) {
-      throw MatrixMarketError(name, line,
-                              "expected " + std::to_string(expected_tokens) +
-                                  " entries per line, got " + std::to_string(count));
-    }
-    std::int64_t row = 0;
-    std::int64_t col = 0;
-    if (!parse_int(tokens[0], lengths[0], row)) {
-      throw MatrixMarketError(
-          name, line, "row index " + quote(tokens[0], lengths[0]) + " is not a valid integer");
-    }
-    if (!parse_int(tokens[1], lengths[1], col)) {
-      throw MatrixMarketError(
-          name, line, "column index " + quote(tokens[1], lengths[1]) + " is not a valid integer");
-    }
-    if (row < 1 || row > info.rows) {
-      throw MatrixMarketError(name, line,
-                              "row index " + std::to_string(row) + " out of range 1.." +
-                                  std::to_string(info.rows));
-    }
-    if (col < 1 || col > info.cols) {
-      throw MatrixMarketError(name, line,
-                              "column index " + std::to_string(col) + " out of range 1.." +
-                                  std::to_string(info.cols));
-    }
-    double value = 1.0;
-    if (integer) {
-      std::int64_t integer_value = 0;
-      if (!parse_int(tokens[2], lengths[2], integer_value)) {
+  try {
+    while (reader.next(text, length)) {
+      if (is_skippable(text)) continue;
+      std::int64_t const line = reader.line();
+      if (read == info.entries) {
         throw MatrixMarketError(name, line,
-                                "value " + quote(tokens[2], lengths[2]) +
-                                    " is not a valid integer (field is 'integer')");
+                                "more entries than declared: the size line declares " +
+                                    std::to_string(info.entries));
       }
-      value = checked_value(name, line, tokens[2], lengths[2], static_cast<double>(integer_value),
-                            false, target, report);
-    } else if (!pattern) {
-      RealStatus const status = parse_real(tokens[2], lengths[2], value);
-      if (status == RealStatus::invalid) {
+      int const count = tokenize(text, tokens, lengths, 3);
+      if (count != expected_tokens) {
         throw MatrixMarketError(name, line,
-                                "value " + quote(tokens[2], lengths[2]) + " is not a valid number");
+                                "expected " + std::to_string(expected_tokens) +
+                                    " entries per line, got " + std::to_string(count));
       }
-      if (status == RealStatus::overflow) {
+      std::int64_t row = 0;
+      std::int64_t col = 0;
+      if (!parse_int(tokens[0], lengths[0], row)) {
+        throw MatrixMarketError(
+            name, line, "row index " + quote(tokens[0], lengths[0]) + " is not a valid integer");
+      }
+      if (!parse_int(tokens[1], lengths[1], col)) {
+        throw MatrixMarketError(
+            name, line, "column index " + quote(tokens[1], lengths[1]) + " is not a valid integer");
+      }
+      if (row < 1 || row > info.rows) {
         throw MatrixMarketError(name, line,
-                                "value " + quote(tokens[2], lengths[2]) + " overflows double");
+                                "row index " + std::to_string(row) + " out of range 1.." +
+                                    std::to_string(info.rows));
       }
-      value = checked_value(name, line, tokens[2], lengths[2], value,
-                            status == RealStatus::underflow, target, report);
-    }
-    // Capacity was reserved for the declared count (twice for symmetric), and
-    // the check above stops at that count, so these never reallocate.
-    coo.rows.push_back(row - 1);
-    coo.cols.push_back(col - 1);
-    coo.values.push_back(value);
-    if (symmetric && row != col) {
-      coo.rows.push_back(col - 1);
-      coo.cols.push_back(row - 1);
+      if (col < 1 || col > info.cols) {
+        throw MatrixMarketError(name, line,
+                                "column index " + std::to_string(col) + " out of range 1.." +
+                                    std::to_string(info.cols));
+      }
+      double value = 1.0;
+      if (integer) {
+        std::int64_t integer_value = 0;
+        if (!parse_int(tokens[2], lengths[2], integer_value)) {
+          throw MatrixMarketError(name, line,
+                                  "value " + quote(tokens[2], lengths[2]) +
+                                      " is not a valid integer (field is 'integer')");
+        }
+        value = checked_value(name, line, tokens[2], lengths[2], static_cast<double>(integer_value),
+                              false, target, report);
+      } else if (!pattern) {
+        RealStatus const status = parse_real(tokens[2], lengths[2], value);
+        if (status == RealStatus::invalid) {
+          throw MatrixMarketError(
+              name, line, "value " + quote(tokens[2], lengths[2]) + " is not a valid number");
+        }
+        if (status == RealStatus::overflow) {
+          throw MatrixMarketError(name, line,
+                                  "value " + quote(tokens[2], lengths[2]) + " overflows double");
+        }
+        value = checked_value(name, line, tokens[2], lengths[2], value,
+                              status == RealStatus::underflow, target, report);
+      }
+      // Capacity was reserved for the declared count (twice for symmetric), and
+      // the check above stops at that count, so these never reallocate.
+      coo.rows.push_back(row - 1);
+      coo.cols.push_back(col - 1);
       coo.values.push_back(value);
+      if (symmetric && row != col) {
+        coo.rows.push_back(col - 1);
+        coo.cols.push_back(row - 1);
+        coo.values.push_back(value);
+      }
+      ++read;
     }
-    ++read;
-  }
-  if (read < info.entries) {
-    throw MatrixMarketError(name, reader.line() + 1,
-                            "file ends after " + std::to_string(read) + " of " +
-                                std::to_string(info.entries) + " entries");
+    if (read < info.entries) {
+      throw MatrixMarketError(name, reader.line() + 1,
+                              "file ends after " + std::to_string(read) + " of " +
+                                  std::to_string(info.entries) + " entries");
+    }
+  } catch (MatrixMarketError const& e) {
+    reader.throw_if_stream_damaged(e);
+    throw;
   }
   return coo;
 }
@@ -1109,6 +1090,14 @@ MatrixMarketCrs read_matrix_market_crs(std::string const& path) {
   return read_matrix_market_crs(MatrixMarketInput::file(path));
 }
 
+MatrixMarketInfo read_matrix_market_info_of(MatrixMarketInput const& input) {
+  LineReader reader(input);
+  MatrixMarketInfo info;
+  parse_banner(input.name, reader, info);
+  parse_size_line(input.name, reader, info);
+  return info;
+}
+
 // ---------------------------------------------------------------------------
 
 MatrixMarketWriter::MatrixMarketWriter(std::string const& path, std::int64_t rows,
@@ -1188,4 +1177,9 @@ void MatrixMarketWriter::finish() {
 }
 
 } // namespace detail
+
+MatrixMarketInfo read_matrix_market_info(std::string const& path) {
+  return detail::read_matrix_market_info_of(detail::MatrixMarketInput::file(path));
+}
+
 } // namespace spmvkit

@@ -282,8 +282,8 @@ TEST_F(MatrixMarket, TruncatedGzip) {
   std::string const trailer = write_text("trailer.mtx.gz", bytes.substr(0, bytes.size() - 4));
   expect_error(trailer, 20003, "gzip data truncated");
 
-  // Flipped bits: any MatrixMarketError naming the file will do (a CRC error,
-  // a deflate error, or garbage text rejected by the parser).
+  // Flipped bits: named as damaged gzip data (a deflate error or the CRC),
+  // even where the damaged text first fails to parse.
   std::string corrupt_bytes = bytes;
   for (std::size_t i = corrupt_bytes.size() / 3; i < corrupt_bytes.size() / 3 + 64; ++i)
     corrupt_bytes[i] = static_cast<char>(corrupt_bytes[i] ^ 0x5a);
@@ -293,6 +293,35 @@ TEST_F(MatrixMarket, TruncatedGzip) {
     ADD_FAILURE() << "corrupt gzip was accepted";
   } catch (MatrixMarketError const& e) {
     EXPECT_EQ(std::string(e.what()).rfind(corrupt + ":", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("corrupt gzip data"), std::string::npos) << e.what();
+  }
+}
+
+// A stored (uncompressed) gzip member whose text was damaged: zlib hands out
+// the wrong text, and only the CRC at the end tells. The error names the CRC
+// failure, not only the line where the damaged text stopped parsing.
+TEST_F(MatrixMarket, GzipCrcErrorIsNamedAsSuch) {
+  std::string const text = general_banner + "3 3 3\n1 1 1.5\n2 2 2.5\n3 3 3.5\n";
+  std::string const p = path("stored.mtx.gz");
+  gzFile f = gzopen(p.c_str(), "wb0"); // level 0: the text lies in the file as it is
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())),
+            static_cast<int>(text.size()));
+  ASSERT_EQ(gzclose(f), Z_OK);
+  std::ifstream in(p, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto const at = bytes.find("2 2 2.5");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 3] = '\n'; // line 4 now reads "2 2" and line 5 "2.5"
+  std::string const damaged = write_text("crc.mtx.gz", bytes);
+  try {
+    spmvkit::detail::read_matrix_market_coo(damaged);
+    ADD_FAILURE() << "a gzip member with a wrong CRC was accepted";
+  } catch (MatrixMarketError const& e) {
+    std::string const what = e.what();
+    EXPECT_EQ(e.line(), 4) << what;
+    EXPECT_NE(what.find("corrupt gzip data: incorrect data check"), std::string::npos) << what;
+    EXPECT_NE(what.find("expected 3 entries per line, got 2"), std::string::npos) << what;
   }
 }
 

@@ -4,6 +4,8 @@
 // in unit_tests/data/bad_mtx/ must give exactly a MatrixMarketError naming the
 // file and line, huge declared sizes must fail before anything large is
 // allocated, and value ranges follow the target Scalar.
+#include "env_guard.hpp"
+
 #include <spmvkit/io/matrix_market.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -54,31 +56,7 @@ long max_rss_kib() {
   return usage.ru_maxrss;
 }
 
-/// Sets (or unsets, value == nullptr) an environment variable for one scope.
-class EnvGuard {
-public:
-  EnvGuard(char const* name, char const* value) : name_(name) {
-    if (char const* old = std::getenv(name); old != nullptr) old_ = std::string(old);
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~EnvGuard() {
-    if (old_) {
-      setenv(name_.c_str(), old_->c_str(), 1);
-    } else {
-      unsetenv(name_.c_str());
-    }
-  }
-  EnvGuard(EnvGuard const&) = delete;
-  EnvGuard& operator=(EnvGuard const&) = delete;
-
-private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
+using spmvkit::test::EnvGuard;
 
 /// The matrix type a bad file is read into.
 enum class Target { double_int, float_int, double_int64 };

@@ -6,6 +6,7 @@
 // the degenerate shapes, every accumulator, offset overflow, the memory
 // limit, and repeated numeric phases.
 
+#include "env_guard.hpp"
 #include "test_utils.hpp"
 
 #include <spmvkit/interop/kokkos_kernels.hpp>
@@ -715,6 +716,22 @@ TYPED_TEST(SpgemmTest, MemoryLimitAndDimensionMismatchAreClearErrors) {
     const std::string what = e.what();
     EXPECT_NE(what.find("needs an estimated"), std::string::npos) << what;
     EXPECT_NE(what.find("SpgemmOptions::memory_limit"), std::string::npos) << what;
+  }
+  // SPMVKIT_MEMORY_LIMIT is read as the Matrix Market reader reads it
+  // (core/memory_limit.hpp): garbage and negative values are errors, not "no limit".
+  for (char const* bad : {"garbage", "-5"}) {
+    EnvGuard env("SPMVKIT_MEMORY_LIMIT", bad);
+    try {
+      spgemm(Exec(), A, B);
+      ADD_FAILURE() << "SPMVKIT_MEMORY_LIMIT=" << bad << " accepted";
+    } catch (std::invalid_argument const& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("spmvkit::spgemm: SPMVKIT_MEMORY_LIMIT='") +
+                                           bad + "' is not a positive number of bytes");
+    }
+  }
+  {
+    EnvGuard env("SPMVKIT_MEMORY_LIMIT", "4096");
+    EXPECT_THROW(spgemm(Exec(), A, B), AllocationError);
   }
   SpgemmOptions roomy;
   roomy.memory_limit = std::uint64_t(1) << 30;

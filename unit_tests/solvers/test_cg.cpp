@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CG (solvers/cg.hpp) on the FEM problem with every format of the format list
 // and through Kokkos Kernels, plus CG's failure modes and argument checks.
+#include "solvers/solver_test_utils.hpp"
 #include "test_utils.hpp"
 
 #include <spmvkit/formats/sell/sell_matrix.hpp>
@@ -457,13 +458,17 @@ TYPED_TEST(CgEveryFormatTest, SolvesLikeCrsOnFemAndShippedSpdMatrices) {
       if (!Format::obstacle(Exec(), A, o).empty()) continue;
       const auto M = Format::from_crs(Exec(), A, o);
       const CgResult r = spmvkit::cg(Exec(), spmvkit::make_operator(M, o), b, x, opts);
-      EXPECT_EQ(r.status, ref.status) << r.message;
-      if (r.converged()) {
-        EXPECT_LE(r.true_relative_residual, tol);
-        // Another summation order: the same Krylov iterates up to rounding.
-        EXPECT_NEAR(r.iterations, ref.iterations, 2 + ref.iterations / 50);
-        ++solved;
+      // Float on the bcsstk matrices: the tolerance is float's attainable
+      // accuracy there, where the summation order decides between converged
+      // and stagnated (solver_test_utils.hpp).
+      const bool at_edge = sizeof(Scalar) == 4 && name != "fem_N12";
+      EXPECT_TRUE(spmvkit::test::same_outcome(r, ref, tol, at_edge));
+      if (r.converged() && ref.converged()) {
+        // Another summation order: the same Krylov iterates up to rounding,
+        // which float on an ill-conditioned matrix amplifies over the iterations.
+        EXPECT_NEAR(r.iterations, ref.iterations, 2 + ref.iterations / (at_edge ? 10 : 50));
       }
+      if (r.converged()) ++solved;
     }
   }
   EXPECT_GT(solved, 0);

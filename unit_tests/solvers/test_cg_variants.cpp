@@ -3,6 +3,7 @@
 // CG's vector-operations policies and variants (solvers/cg.hpp,
 // interop/kokkos_blas.hpp): KokkosBlas vector operations and pipelined CG
 // against the fused standard CG, with every format, and their failure modes.
+#include "solvers/solver_test_utils.hpp"
 #include "test_utils.hpp"
 
 #include <spmvkit/interop/kokkos_blas.hpp>
@@ -98,17 +99,21 @@ TYPED_TEST(CgVariantsEveryFormatTest, AgreeOnFemAndShippedSpdMatrices) {
       // (below); a bounded run keeps the test short.
       if (!dp && name != "fem_N12") pipelined.max_iterations = 2000;
       const CgResult pipe = spmvkit::cg(Exec(), op, b, x_pipe, pipelined);
+      // Float on the badly conditioned matrices: the tolerance is float's
+      // attainable accuracy there, and KokkosBlas sums in its own order (its
+      // float dot in float), so either may converge where the other
+      // stagnates (solver_test_utils.hpp).
+      const bool at_edge = !dp && name != "fem_N12";
+      EXPECT_TRUE(spmvkit::test::same_outcome(blas, fused, tol, at_edge));
       if (!fused.converged()) {
-        // Float on the badly conditioned matrices: standard CG stagnates
-        // above the tolerance; nothing to compare the others with.
-        EXPECT_FALSE(dp) << fused.message;
+        EXPECT_TRUE(at_edge) << fused.message;
         EXPECT_EQ(fused.status, CgStatus::stagnated) << fused.message;
         continue;
       }
-      EXPECT_TRUE(blas.converged()) << blas.message;
-      EXPECT_LE(blas.true_relative_residual, tol);
-      // KokkosBlas sums in its own order (its float dot in float): rounding only.
-      EXPECT_NEAR(blas.iterations, fused.iterations, dp ? 1 : 2 + fused.iterations / 50);
+      if (!blas.converged()) continue; // stagnated within the factor: nothing more to compare
+      // The same algorithm: rounding only.
+      EXPECT_NEAR(blas.iterations, fused.iterations,
+                  dp ? 1 : 2 + fused.iterations / (at_edge ? 10 : 50));
       // The solutions agree as far as the tolerance and the conditioning allow:
       // the FEM matrix is well conditioned, the bcsstk ones are not (κ up to 1e10).
       const double x_tol = name == "fem_N12" ? 100 * tol : (dp ? 1e-3 : 0.5);

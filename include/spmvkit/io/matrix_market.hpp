@@ -99,6 +99,19 @@ enum class MatrixMarketUnderflow {
   flush_to_zero,
 };
 
+/// Which values a read accepts. Values beyond the Scalar's finite range are
+/// errors whatever this says; explicit inf and nan in the file are stored as
+/// such by default.
+enum class MatrixMarketValues {
+  /// Every number, inf and nan included (the default).
+  any,
+  /// Finite values only: an inf or nan is an error naming its line.
+  finite,
+  /// Finite values >= 0 only (edge weights, probabilities): a negative value,
+  /// inf or nan is an error naming its line.
+  nonnegative,
+};
+
 /// What a read found that is not an error. Filled when
 /// MatrixMarketReadOptions::report points at one.
 struct MatrixMarketReport {
@@ -128,6 +141,8 @@ struct MatrixMarketReadOptions {
   std::uint64_t memory_limit = 0;
   /// What to do with nonzero values that round to zero in Scalar.
   MatrixMarketUnderflow underflow = MatrixMarketUnderflow::error;
+  /// Which values to accept (MatrixMarketValues); pattern files hold only 1s.
+  MatrixMarketValues values = MatrixMarketValues::any;
   /// Where to report underflows and the memory estimate; may be null.
   MatrixMarketReport* report = nullptr;
 };
@@ -394,6 +409,7 @@ matrix_market_to_crs_matrix(std::string const& name, MatrixMarketCrs&& crs,
   Kokkos::deep_copy(exec, A.values(), values);
   // The staging Views die on return; the copies must have read them by then.
   exec.fence();
+  A.trust_structure(); // the reader range-checked every index and built the row starts
   return A;
 }
 
@@ -430,6 +446,15 @@ read_matrix_market(std::string const& path, MatrixMarketReadOptions const& optio
   return detail::matrix_market_to_crs_matrix<Scalar, ExecutionSpace, Ordinal, Offset>(
       path, detail::read_matrix_market_crs(detail::MatrixMarketInput::file(path), target), exec);
 }
+
+/// The banner and size line of a coordinate Matrix Market file (plain or
+/// gzip), without reading its entries: what a program checks before it
+/// commits memory to the file (square, non-empty, sizes that fit).
+///
+/// Reads a few lines; allocates nothing that grows with the matrix. Throws
+/// MatrixMarketError naming the file and line when the file cannot be opened
+/// or its banner or size line is malformed (as read_matrix_market does).
+MatrixMarketInfo read_matrix_market_info(std::string const& path);
 
 /// read_matrix_market with default options.
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>

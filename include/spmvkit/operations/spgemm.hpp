@@ -127,7 +127,8 @@ private:
 /// the products of every nonzero of C).
 ///
 /// Throws std::invalid_argument when A's columns and B's rows differ (naming
-/// both shapes). Synchronous: it reads counts back to the host.
+/// both shapes) or when the structure of A or B is broken (checked once per
+/// matrix, CrsMatrix). Synchronous: it reads counts back to the host.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 void spgemm_symbolic(ExecutionSpace const& exec,
                      SpgemmHandle<Scalar, ExecutionSpace, Ordinal, Offset>& handle,
@@ -135,6 +136,9 @@ void spgemm_symbolic(ExecutionSpace const& exec,
                      CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B) {
   static_assert(Kokkos::is_execution_space<ExecutionSpace>::value,
                 "spmvkit::spgemm_symbolic: the first argument must be a Kokkos execution space");
+  // Row bounds and hash tables index with A's columns and B's rows.
+  detail::ensure_structure(exec, A);
+  detail::ensure_structure(exec, B);
   detail::spgemm_symbolic_phase(exec, handle.options(), handle.state(), A, B);
 }
 
@@ -158,6 +162,8 @@ spgemm_numeric(ExecutionSpace const& exec,
                CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B) {
   static_assert(Kokkos::is_execution_space<ExecutionSpace>::value,
                 "spmvkit::spgemm_numeric: the first argument must be a Kokkos execution space");
+  detail::ensure_structure(exec, A);
+  detail::ensure_structure(exec, B);
   detail::spgemm_numeric_phase(exec, handle.options(), handle.state(), A, B);
   return handle.matrix();
 }

@@ -22,9 +22,11 @@ struct SpgemmOptions {
   /// Bytes of device memory that C and SpGEMM's work arrays may take
   /// together; a product that needs more is refused (AllocationError naming
   /// the estimate) before C is allocated. 0 (default): the environment
-  /// variable SPMVKIT_MEMORY_LIMIT if set, else on host backends the memory
-  /// available now (MemAvailable in /proc/meminfo), else no limit beyond the
-  /// allocation itself (GPU backends: Kokkos does not report free memory).
+  /// variable SPMVKIT_MEMORY_LIMIT if set (a value that is not a positive
+  /// byte count is an error), else on host backends the memory available now
+  /// (core/memory_limit.hpp), else no limit beyond the allocation itself (GPU
+  /// backends: the estimates bound the peak from above, so free device memory
+  /// would refuse products that fit).
   std::uint64_t memory_limit = 0;
   /// Let the symbolic phase store the place in C of every product a_ik b_kj
   /// (2 bytes each, 4 where a row of C is longer than 65536), so that every
@@ -96,7 +98,7 @@ struct SpgemmMemory {
   /// The limit the product was checked against (0: none known).
   std::uint64_t limit_bytes = 0;
   /// Where limit_bytes came from ("SpgemmOptions::memory_limit",
-  /// "SPMVKIT_MEMORY_LIMIT", "MemAvailable" or "none").
+  /// "SPMVKIT_MEMORY_LIMIT", "MemAvailable", "cgroup memory.max" or "none").
   std::string limit_source;
 };
 

@@ -122,6 +122,7 @@ permute_symmetric(ExecutionSpace const& exec,
         std::to_string(A.num_rows()) + " x " + std::to_string(A.num_cols()) + " and " +
         std::to_string(P.size()));
   }
+  detail::ensure_structure(exec, A);
   const Ordinal n = A.num_rows();
   Crs B("permute_symmetric", n, n, A.nnz(), exec);
   if (n == 0) {
@@ -199,6 +200,7 @@ template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 std::int64_t bandwidth(ExecutionSpace const& exec,
                        CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
   using Device = typename CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
+  detail::ensure_structure(exec, A);
   std::int64_t band = 0;
   Kokkos::parallel_reduce(
       "SpMVKit::Reorder::bandwidth",

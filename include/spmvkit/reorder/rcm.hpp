@@ -38,6 +38,7 @@ HostGraph host_pattern(Crs const& A, char const* where) {
         std::string(where) + ": a symmetric reordering needs a square matrix, got " +
         std::to_string(A.num_rows()) + " x " + std::to_string(A.num_cols()));
   }
+  ensure_structure(typename Crs::execution_space(), A);
   auto starts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_starts());
   auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.column_indices());
   return symmetrized_pattern(A.num_rows(), starts, cols);

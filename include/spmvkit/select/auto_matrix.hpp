@@ -280,7 +280,7 @@ make_matrix(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordina
   FormatSelection s;
   if (options.check_structure) {
     Kokkos::Timer check;
-    check_structure(exec, A);
+    detail::ensure_structure(exec, A); // 0 s when A was checked before
     s.check_seconds = check.seconds();
   }
   s.mode = options.mode;

@@ -4,7 +4,11 @@
 #include "test_utils.hpp"
 
 #include <spmvkit/formats/format_list.hpp>
+#include <spmvkit/operations/spgemm.hpp>
+#include <spmvkit/operations/spmv.hpp>
+#include <spmvkit/solvers/cg.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -104,6 +108,70 @@ TYPED_TEST(CrsTest, ConversionsRejectBrokenStructureNamingTheRow) {
   SellOptions trusted;
   trusted.check_structure = false;
   EXPECT_NO_THROW(SellFormat::from_crs(Exec(), good, trusted));
+}
+
+// spmv, cg and spgemm on a CRS matrix with a column index past num_cols used
+// to read past x (a wrong y, "converged" from cg, a heap overflow under
+// AddressSanitizer): every operation checks the structure once per matrix.
+TYPED_TEST(CrsTest, OperationsRejectBrokenStructureNamingTheRow) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, typename Exec::memory_space>;
+  HostCrs h; // tridiagonal (-1, 4, -1): SPD, so cg would run on it
+  h.rows = h.cols = 40;
+  for (std::int64_t i = 0; i < 40; ++i) {
+    for (std::int64_t j = std::max<std::int64_t>(i - 1, 0); j <= std::min<std::int64_t>(i + 1, 39);
+         ++j) {
+      h.col.push_back(j);
+      h.val.push_back(i == j ? 4.0 : -1.0);
+    }
+    h.row_starts.push_back(h.nnz());
+  }
+  const std::int64_t row = 17;
+  HostCrs bad_col = h;
+  bad_col.col[bad_col.row_starts[row] + 1] = 40; // one past the last column
+  HostCrs bad_starts = h;
+  bad_starts.row_starts[row + 1] = bad_starts.row_starts[row] - 1; // decreasing after `row`
+  const V x("x", 40), y("y", 40);
+  Kokkos::deep_copy(x, Scalar(1));
+  auto expect_row = [&](auto&& call, std::int64_t bad_row, char const* what) {
+    try {
+      call();
+      ADD_FAILURE() << what << ": expected std::invalid_argument";
+    } catch (std::invalid_argument const& e) {
+      EXPECT_NE(std::string(e.what()).find("row " + std::to_string(bad_row)), std::string::npos)
+          << what << ": " << e.what();
+    }
+  };
+  for (auto const& [name, broken, bad_row] :
+       {std::make_tuple("column", bad_col, row), std::make_tuple("row_starts", bad_starts, row)}) {
+    SCOPED_TRACE(name);
+    const auto A = make_device_crs<Scalar, Exec>(broken);
+    EXPECT_FALSE(A.structure_known());
+    expect_row([&] { spmv(Exec(), Scalar(1), A, x, Scalar(0), y); }, bad_row, "spmv");
+    // A failed check is not remembered as passed: the next call fails too.
+    expect_row([&] { spmv(Exec(), Scalar(1), A, x, Scalar(0), y); }, bad_row, "spmv again");
+    expect_row([&] { cg(Exec(), A, x, y); }, bad_row, "cg");
+    expect_row([&] { spgemm(Exec(), A, A); }, bad_row, "spgemm");
+    EXPECT_FALSE(A.structure_known());
+  }
+  // A good matrix is checked by its first operation, once, and copies share the verdict.
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  const auto copy = A;
+  EXPECT_FALSE(copy.structure_known());
+  spmv(Exec(), Scalar(1), A, x, Scalar(0), y);
+  EXPECT_TRUE(copy.structure_known());
+  A.forget_analysis(); // the arrays may have changed: check again
+  EXPECT_FALSE(A.structure_known());
+  check_structure(Exec(), A);
+  EXPECT_TRUE(A.structure_known());
+  // The documented opt-out: trusted data is not checked (a valid matrix here).
+  const auto trusted = make_device_crs<Scalar, Exec>(h);
+  trusted.trust_structure();
+  EXPECT_TRUE(trusted.structure_known());
+  EXPECT_NO_THROW(spmv(Exec(), Scalar(1), trusted, x, Scalar(0), y));
+  // The reader and SpGEMM build their structure themselves and say so.
+  EXPECT_TRUE(spgemm(Exec(), A, A).structure_known());
 }
 
 } // namespace

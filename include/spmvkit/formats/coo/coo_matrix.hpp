@@ -196,7 +196,7 @@ struct CooFormat {
     using Coo = matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
                             typename Crs::offset_type>;
     using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-    if (o.check_structure) check_structure(exec, A);
+    if (o.check_structure) detail::ensure_structure(exec, A);
     const std::int64_t nnz = A.nnz();
     auto rows = detail::allocate_view<typename Coo::indices_type>(
         exec, "SpMVKit::CooMatrix::row_indices(from_crs)", nnz);

@@ -19,6 +19,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -49,11 +50,22 @@ struct CrsFormat;
 /// existing Views; check_structure() verifies the result. Other formats are
 /// converted from it (make_sell(), make_sell16()) and back (to_crs()).
 ///
+/// Every kernel trusts the structure (row starts monotone from 0 to nnz,
+/// column indices in [0, num_cols)), so the first operation that reads it
+/// (spmv(), cg(), spgemm(), a conversion, a reordering) checks it once, as
+/// check_structure() does, and throws std::invalid_argument naming the first
+/// bad row instead of reading out of bounds. The verdict is kept with the
+/// matrix (shared by copies); the check costs about one SpMV and a wait, once.
+/// For data known to be valid, trust_structure() skips it: a broken structure
+/// then reads out of bounds. The Matrix Market reader and SpGEMM, which
+/// build the structure themselves, return matrices marked as checked.
+///
 /// A matrix keeps what it computes about its structure: its row-length
 /// statistics (statistics(), read by CrsKernel::automatic) and the tile plan
 /// of the balanced kernel, each computed on first use and shared by copies.
 /// Both read row_starts only; values may change freely, but after changing
-/// row_starts in place call forget_analysis(). The balanced kernel's plan
+/// row_starts or column_indices in place call forget_analysis(), which also
+/// forgets that the structure was checked. The balanced kernel's plan
 /// holds a small workspace, so products with one matrix must not overlap in
 /// time on two execution space instances when it runs that kernel.
 ///
@@ -172,8 +184,16 @@ public:
   MatrixStatistics statistics(ExecutionSpace const& exec = ExecutionSpace()) const {
     return analysis_->statistics(exec, row_starts_, num_cols_);
   }
-  /// Drops the kept statistics and tile plan (after row_starts changed).
+  /// Drops the kept statistics, tile plan and structure verdict (after
+  /// row_starts or column_indices changed): the next use checks again.
   void forget_analysis() const { analysis_->clear(); }
+  /// Declares the structure valid without checking it (data known to be
+  /// well formed, such as arrays from another library): no operation checks
+  /// it then, and a broken structure reads out of bounds. Shared by copies.
+  void trust_structure() const { analysis_->set_structure_known(); }
+  /// Whether the structure was checked (check_structure(), or the first
+  /// operation on the matrix) or declared trusted (trust_structure()).
+  bool structure_known() const { return analysis_->structure_known(); }
   /// Internal: the kept analysis, for the kernels.
   detail::CrsAnalysis<Scalar, Ordinal, Offset, device_type>& analysis() const { return *analysis_; }
 
@@ -187,15 +207,10 @@ private:
       std::make_shared<detail::CrsAnalysis<Scalar, Ordinal, Offset, device_type>>();
 };
 
-/// Checks row_starts (starts at 0, non-decreasing, ends at nnz) and that every
-/// column index lies in [0, num_cols). Throws std::invalid_argument naming the
-/// first offending row. Runs on the matrix's execution space; costs about one SpMV.
-///
-/// Synchronous: it reads two row starts and the verdict back to the host.
-/// Unsorted columns and duplicate entries are valid CRS and pass.
+namespace detail {
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
-void check_structure(ExecutionSpace const& exec,
-                     CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
+void check_crs_structure(ExecutionSpace const& exec,
+                         CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
   using Device = typename CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>::device_type;
   Offset first = 0, last = 0;
   Kokkos::deep_copy(first, Kokkos::subview(A.row_starts(), 0));
@@ -206,18 +221,55 @@ void check_structure(ExecutionSpace const& exec,
         "spmvkit::check_structure: row_starts must run from 0 to nnz = " + std::to_string(A.nnz()) +
         ", got " + std::to_string(first) + " .. " + std::to_string(last));
   }
-  Ordinal first_bad = 0;
-  Kokkos::parallel_reduce(
-      "SpMVKit::CrsMatrix::check_structure",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>(exec, 0, A.num_rows()),
-      detail::CrsStructureCheck<Ordinal, Offset, Device>{A.row_starts(), A.column_indices(),
-                                                         A.num_cols()},
-      Kokkos::Min<Ordinal>(first_bad));
-  if (first_bad < A.num_rows()) { // the Min reducer starts at the largest Ordinal
-    throw std::invalid_argument("spmvkit::check_structure: row " + std::to_string(first_bad) +
-                                " has decreasing row_starts or a column index outside [0, " +
-                                std::to_string(A.num_cols()) + ")");
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max(); // the Min reducer's start
+  std::int64_t bad_row = none;
+  Kokkos::parallel_reduce("SpMVKit::CrsMatrix::check_row_starts", Range(exec, 0, A.num_rows()),
+                          detail::CrsRowStartsCheck<Offset, Device>{A.row_starts()},
+                          Kokkos::Min<std::int64_t>(bad_row));
+  if (bad_row != none) {
+    throw std::invalid_argument("spmvkit::check_structure: row " + std::to_string(bad_row) +
+                                " has decreasing row_starts");
   }
+  std::int64_t bad_entry = none;
+  Kokkos::parallel_reduce(
+      "SpMVKit::CrsMatrix::check_columns", Range(exec, 0, static_cast<std::int64_t>(A.nnz())),
+      detail::CrsColumnsCheck<Ordinal, Device>{A.column_indices(), A.num_cols()},
+      Kokkos::Min<std::int64_t>(bad_entry));
+  if (bad_entry != none) {
+    Kokkos::parallel_reduce("SpMVKit::CrsMatrix::row_of_entry", Range(exec, 0, A.num_rows()),
+                            detail::CrsRowOfEntry<Offset, Device>{A.row_starts(), bad_entry},
+                            Kokkos::Min<std::int64_t>(bad_row));
+    Ordinal column = 0;
+    Kokkos::deep_copy(column, Kokkos::subview(A.column_indices(), bad_entry));
+    throw std::invalid_argument("spmvkit::check_structure: row " + std::to_string(bad_row) +
+                                " has column index " + std::to_string(column) + " outside [0, " +
+                                std::to_string(A.num_cols()) + ") at entry " +
+                                std::to_string(bad_entry));
+  }
+}
+
+/// check_structure() unless the matrix's structure is already known (checked
+/// or trusted): what every operation reading the structure calls first.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+void ensure_structure(ExecutionSpace const& exec,
+                      CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
+  A.analysis().ensure_structure([&] { check_crs_structure(exec, A); });
+}
+} // namespace detail
+
+/// Checks row_starts (starts at 0, non-decreasing, ends at nnz) and that every
+/// column index lies in [0, num_cols). Throws std::invalid_argument naming the
+/// first offending row. Runs on the matrix's execution space; costs about one SpMV.
+///
+/// Synchronous: it reads two row starts and the verdict back to the host.
+/// Unsorted columns and duplicate entries are valid CRS and pass. A passed
+/// check is kept with the matrix, so operations on it do not check again.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+void check_structure(ExecutionSpace const& exec,
+                     CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
+  detail::check_crs_structure(exec, A);
+  A.trust_structure();
 }
 
 /// Trait: whether T is a CrsMatrix (any template arguments).
@@ -357,7 +409,7 @@ struct CrsFormat {
         detail::FillCrsFromSource<Source, typename Crs::row_starts_type,
                                   typename Crs::column_indices_type, typename Crs::values_type>{
             source, starts, cols, vals});
-    return Crs(num_rows, num_cols, starts, cols, vals);
+    return Crs(num_rows, num_cols, starts, cols, vals); // a source's columns are checked on use
   }
   /// CRS back to CRS: A itself, sharing its arrays (no copy, no work).
   template <class Exec, class Crs>
@@ -378,12 +430,14 @@ struct CrsFormat {
   template <class Exec, class Crs, class X, class Y>
   static void apply(Exec const& exec, detail::spmv_scalar_t<Crs, Y> alpha, Crs const& A, X const& x,
                     detail::spmv_scalar_t<Crs, Y> beta, Y const& y, options_type const& o) {
+    detail::ensure_structure(exec, A); // once per matrix: a lock and a flag afterwards
     detail::spmv_crs(exec, alpha, A, x, beta, y, o.kernel);
   }
   /// d(i) = the sum of A's stored entries (i, i), 0 for a row without one;
   /// d has num_rows entries. Asynchronous on exec; one pass over the entries.
   template <class Exec, class Crs, class D>
   static void diagonal(Exec const& exec, Crs const& A, D const& d) {
+    detail::ensure_structure(exec, A);
     Kokkos::parallel_for(
         "SpMVKit::Crs::diagonal",
         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, A.num_rows()),

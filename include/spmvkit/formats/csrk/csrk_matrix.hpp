@@ -261,7 +261,7 @@ struct CsrkFormat {
                           typename Crs::offset_type>;
     const std::string problem = obstacle(exec, A, o);
     if (!problem.empty()) throw std::invalid_argument("spmvkit::make_csrk: " + problem);
-    if (o.check_structure) check_structure(exec, A);
+    if (o.check_structure) detail::ensure_structure(exec, A);
     const int k = o.k != 0 ? o.k : (detail::is_host_space_v<Exec> ? 2 : 3);
     const double rdensity = A.num_rows() > 0 ? double(A.nnz()) / A.num_rows() : 0.0;
     const detail::CsrkSizes model = detail::csrk_model<Exec>(k, rdensity);

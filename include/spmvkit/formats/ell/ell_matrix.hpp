@@ -250,7 +250,7 @@ struct BasicEllFormat {
                      typename Crs::offset_type>
   /// Converts CRS on the device, after the checks of obstacle() (core/format_concept.hpp).
   from_crs(Exec const& exec, Crs const& A, options_type const& o) {
-    if (o.check_structure) check_structure(exec, A);
+    if (o.check_structure) detail::ensure_structure(exec, A);
     return detail::make_basic_ell_from_rows<Width>(exec, A.num_rows(), A.num_cols(),
                                                    detail::crs_row_source(A), o);
   }

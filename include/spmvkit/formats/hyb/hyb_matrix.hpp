@@ -319,7 +319,7 @@ HybFormat::from_crs(Exec const& exec, Crs const& A, options_type const& o) {
   using RowStarts = typename Crs::row_starts_type;
   const std::string why = obstacle(exec, A, o);
   if (!why.empty()) throw std::invalid_argument("spmvkit::HybFormat::from_crs: " + why);
-  if (o.check_structure) check_structure(exec, A);
+  if (o.check_structure) detail::ensure_structure(exec, A);
   const std::int64_t n = A.num_rows();
   const std::int64_t width = detail::hyb_width(exec, A, o);
 

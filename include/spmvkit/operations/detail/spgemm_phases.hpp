@@ -10,6 +10,7 @@
 #include <spmvkit/core/checked_math.hpp>
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/memory.hpp>
+#include <spmvkit/core/memory_limit.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/operations/detail/spgemm_kernels.hpp>
 #include <spmvkit/operations/spgemm_options.hpp>
@@ -142,29 +143,19 @@ View spgemm_allocate(ExecutionSpace const& exec, std::string const& label, std::
 }
 
 /// The memory limit of a product and where it came from.
-struct SpgemmLimit {
-  std::uint64_t bytes = 0;
-  std::string source = "none";
-};
+using SpgemmLimit = MemoryLimit;
 
+/// The option, SPMVKIT_MEMORY_LIMIT (core/memory_limit.hpp), or on host
+/// backends the memory available. Device memory is not queried: the
+/// estimates bound the peak from above and would refuse products that fit.
 template <class ExecutionSpace>
 SpgemmLimit spgemm_memory_limit(std::uint64_t option) {
-  if (option > 0) return {option, "SpgemmOptions::memory_limit"};
-  if (char const* env = std::getenv("SPMVKIT_MEMORY_LIMIT")) {
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(env, &end, 10);
-    if (end != env && *end == '\0' && v > 0) return {v, "SPMVKIT_MEMORY_LIMIT"};
-  }
   if constexpr (is_host_space_v<ExecutionSpace>) {
-    std::ifstream meminfo("/proc/meminfo");
-    std::string key, unit;
-    unsigned long long kib = 0;
-    while (meminfo >> key >> kib) {
-      if (key == "MemAvailable:") return {static_cast<std::uint64_t>(kib) * 1024, "MemAvailable"};
-      std::getline(meminfo, unit);
-    }
+    return memory_limit<Kokkos::HostSpace>(option, "SpgemmOptions::memory_limit",
+                                           "spmvkit::spgemm");
+  } else {
+    return configured_memory_limit(option, "SpgemmOptions::memory_limit", "spmvkit::spgemm");
   }
-  return {};
 }
 
 /// Bytes of a CRS matrix with m rows and nnz entries, checked against overflow.
@@ -1447,6 +1438,7 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
   auto c_v =
       allocate_view<typename Crs::values_type>(exec, "SpMVKit::CrsMatrix::values(spgemm)", nnz);
   s.C = Crs(m, n, c_rs, c_ci, c_v);
+  s.C.trust_structure(); // row starts from the exact counts, columns from B's checked ones
 
   // The numeric plan: bins by exact length, and the numeric pool.
   s.perm = perm;

@@ -3,9 +3,10 @@
 #ifndef SPMVKIT_FORMATS_CRS_DETAIL_CRS_ANALYSIS_HPP
 #define SPMVKIT_FORMATS_CRS_DETAIL_CRS_ANALYSIS_HPP
 
-// What a CrsMatrix computes about itself once and keeps: its row-length
-// statistics (CrsKernel::automatic reads them) and the merge-path plan of the
-// balanced kernel. Both depend on the row starts only, never on the values.
+// What a CrsMatrix computes about itself once and keeps: whether its structure
+// was checked (every kernel relies on it), its row-length statistics
+// (CrsKernel::automatic reads them) and the merge-path plan of the balanced
+// kernel. All depend on the structure only, never on the values.
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/matrix_statistics.hpp>
 #include <spmvkit/formats/crs/detail/merge_path.hpp>
@@ -51,6 +52,26 @@ public:
     return plan_;
   }
 
+  /// Runs `check` (which throws on a broken structure) unless the structure
+  /// was checked or declared trusted before; a failed check is not kept, so
+  /// every later use fails the same way.
+  template <class Check>
+  void ensure_structure(Check&& check) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (structure_known_) return;
+    check();
+    structure_known_ = true;
+  }
+  /// Records that the structure is valid (checked, or the caller's promise).
+  void set_structure_known() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    structure_known_ = true;
+  }
+  bool structure_known() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return structure_known_;
+  }
+
   bool has_statistics() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return has_statistics_;
@@ -61,6 +82,7 @@ public:
   }
   void clear() {
     std::lock_guard<std::mutex> lock(mutex_);
+    structure_known_ = false;
     has_statistics_ = false;
     has_plan_ = false;
     plan_ = plan_type();
@@ -68,6 +90,7 @@ public:
 
 private:
   mutable std::mutex mutex_;
+  bool structure_known_ = false;
   bool has_statistics_ = false;
   MatrixStatistics statistics_;
   bool has_plan_ = false;

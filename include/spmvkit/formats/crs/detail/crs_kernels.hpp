@@ -11,6 +11,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
 #include <type_traits>
 
 namespace spmvkit::detail {
@@ -94,17 +95,35 @@ struct FillCrsFromSource {
   }
 };
 
-template <class Ordinal, class Offset, class Device>
-struct CrsStructureCheck {
+/// The first row whose row starts decrease (the ends, 0 and nnz, are checked
+/// on the host first, so monotone starts stay in range).
+template <class Offset, class Device>
+struct CrsRowStartsCheck {
   Kokkos::View<const Offset*, Device> row_starts;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row, std::int64_t& first_bad) const {
+    if (row_starts(row + 1) < row_starts(row) && row < first_bad) first_bad = row;
+  }
+};
+
+/// The first entry whose column lies outside [0, num_cols): one entry a
+/// thread, so that a power-law row is not one thread's walk.
+template <class Ordinal, class Device>
+struct CrsColumnsCheck {
   Kokkos::View<const Ordinal*, Device> cols;
   Ordinal num_cols;
-  // Finds the first row whose offsets or column indices are invalid.
-  KOKKOS_INLINE_FUNCTION void operator()(Ordinal row, Ordinal& first_bad) const {
-    const Offset begin = row_starts(row), end = row_starts(row + 1);
-    bool bad = end < begin || begin < 0 || end > static_cast<Offset>(cols.extent(0));
-    for (Offset k = begin; !bad && k < end; ++k) bad = cols(k) < 0 || cols(k) >= num_cols;
-    if (bad && row < first_bad) first_bad = row;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, std::int64_t& first_bad) const {
+    const Ordinal c = cols(k);
+    if ((c < 0 || c >= num_cols) && k < first_bad) first_bad = k;
+  }
+};
+
+/// The row holding entry `entry` of monotone row starts.
+template <class Offset, class Device>
+struct CrsRowOfEntry {
+  Kokkos::View<const Offset*, Device> row_starts;
+  std::int64_t entry;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row, std::int64_t& found) const {
+    if (row_starts(row) <= entry && entry < row_starts(row + 1) && row < found) found = row;
   }
 };
 

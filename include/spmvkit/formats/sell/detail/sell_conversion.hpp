@@ -82,7 +82,7 @@ BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns>
 make_basic_sell(ExecutionSpace const& exec,
                 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, int chunk_size,
                 std::int64_t sigma, bool validate = true) {
-  if (validate) check_structure(exec, A);
+  if (validate) ensure_structure(exec, A);
   return make_basic_sell_from_rows<Columns>(exec, A.num_rows(), A.num_cols(), A.nnz(),
                                             crs_row_source(A), chunk_size, sigma);
 }
