@@ -1,7 +1,8 @@
 # SPDX-FileCopyrightText: 2026 SpMVKit contributors
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# Install test, run by ctest as `cmake -D... -P InstallTest.cmake`. Consumers of an installed
-# SpMVKit, each configured, built and run (examples/downstream checks its own result):
+# Install test, run by ctest as `cmake -D... -P InstallTest.cmake`. Consumers of SpMVKit (of its
+# install, or of its source tree), each configured, built and run unless said otherwise
+# (examples/downstream checks its own result):
 #
 #  1. release: the SpMVKit build in SPMVKIT_BINARY_DIR installed into WORK_DIR/prefix; the
 #     consumer gives only CMAKE_PREFIX_PATH=<prefix> and the build type, so the package config
@@ -17,18 +18,36 @@
 #     copy must be the one found (configure only).
 #  4. the install of step 2 with nothing pointing at Kokkos: its recorded Kokkos is gone, so the
 #     configure must fail with a message that names -DKokkos_ROOT (configure only).
+#  5. the version file of step 1's install accepts its own major.minor and refuses the next minor
+#     (and, while the major version is 0, the previous one): SameMinorVersion (script mode).
+#  6. SpMVKit::core without zlib: a consumer of step 1's install with zlib made unfindable
+#     (CMAKE_DISABLE_FIND_PACKAGE_ZLIB) asks for COMPONENTS core and builds and runs core_main.cpp
+#     (6a); asking for the default components instead must fail, naming COMPONENTS core (6b).
+#  7. Kokkos check, against a fake Kokkos package (C++14, backend CUDA only, no CUDA_LAMBDA):
+#     a consumer of step 1's install must fail naming C++17 and the backends SpMVKit was built
+#     with (7a); configuring SpMVKit itself must fail naming C++17 and CUDA_LAMBDA (7b).
+#  8. FetchContent: a consumer that declares SpMVKit with SOURCE_DIR = this source tree (no
+#     download) and FetchContent_MakeAvailable, with Kokkos Kernels, Google Benchmark, GoogleTest
+#     and zlib made unfindable (CMAKE_DISABLE_FIND_PACKAGE_*, which also fails any REQUIRED
+#     search): SpMVKit must configure with its tests, examples and benchmarks off, export its
+#     settings variables, and the consumer builds and runs core_main.cpp against SpMVKit::core.
+#  9. add_subdirectory: the same without hiding zlib; the consumer builds SpMVKit::io with it and
+#     links main.cpp (CRS and SELL SpMV) against SpMVKit::spmvkit.
+# Steps 1, 6a, 8 and 9 check the settings variables the consumer sees (SpMVKit_ENABLE_MPI,
+# SpMVKit_ENABLE_IO, SpMVKit_HAS_KOKKOS_KERNELS, SpMVKit_KOKKOS_DEVICES, SpMVKit_KOKKOS_VERSION),
+# which examples/downstream prints. Steps 5 to 9 run right after step 1; steps 2 to 4 come last
+# and are skipped, with a message, when Kokkos lives in a system prefix (/usr, ...), which cannot
+# sensibly be copied. Any failing step fails the test.
 #
-# Steps 2 to 4 are skipped, with a message, when Kokkos lives in a system prefix (/usr, ...),
-# which cannot sensibly be copied. Any failing step fails the test.
-#
-# Required: -DSPMVKIT_BINARY_DIR -DSPMVKIT_SOURCE_DIR -DDOWNSTREAM_SOURCE_DIR -DWORK_DIR
-#           -DCXX_COMPILER -DKokkos_DIR -DKokkosKernels_DIR
+# Required: -DSPMVKIT_BINARY_DIR -DSPMVKIT_SOURCE_DIR -DSPMVKIT_VERSION -DDOWNSTREAM_SOURCE_DIR
+#           -DWORK_DIR -DCXX_COMPILER -DKokkos_DIR -DKokkosKernels_DIR
+#           -DKOKKOS_DEVICES (this build's Kokkos_DEVICES, '|'-separated) -DKOKKOS_VERSION
 # Optional: -DBUILD_CONFIG -DGENERATOR -DCXX_STANDARD -DCXX_EXTENSIONS, and with the distributed
 #           module -DWITH_MPI=ON -DMPIEXEC -DMPIRUN_FLAGS -DMPI_ENVIRONMENT ('|'-separated lists)
 cmake_minimum_required(VERSION 3.16...3.25)
 
-foreach(var SPMVKIT_BINARY_DIR SPMVKIT_SOURCE_DIR DOWNSTREAM_SOURCE_DIR WORK_DIR CXX_COMPILER
-            Kokkos_DIR KokkosKernels_DIR)
+foreach(var SPMVKIT_BINARY_DIR SPMVKIT_SOURCE_DIR SPMVKIT_VERSION DOWNSTREAM_SOURCE_DIR WORK_DIR
+            CXX_COMPILER Kokkos_DIR KokkosKernels_DIR KOKKOS_DEVICES KOKKOS_VERSION)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "InstallTest.cmake: -D${var}=... is required")
   endif()
@@ -52,11 +71,50 @@ function(has_phrase text phrase out_var)
   endif()
 endfunction()
 
+# expect_phrase(<text> <phrase> <what>): fails the test, showing <what>, unless <text> (blanks
+# flattened as by has_phrase) contains <phrase>.
+function(expect_phrase text phrase what)
+  has_phrase("${text}" "${phrase}" found)
+  if(NOT found)
+    message(FATAL_ERROR "install test: ${what}: '${phrase}' expected in the output above")
+  endif()
+endfunction()
+
+# downstream_targets(<configure output> <output variable>): the SpMVKit targets examples/downstream
+# saw, as it prints them ("targets=SpMVKit::core SpMVKit::io ...").
+function(downstream_targets text out_var)
+  string(REGEX MATCH "targets=[^\n]*" line "${text}")
+  string(REGEX REPLACE "^targets=" "" line "${line}")
+  string(STRIP "${line}" line)
+  set(${out_var} "${line}" PARENT_SCOPE)
+endfunction()
+
+# settings_line(<output variable> <mpi> <io> <kokkos kernels>): the settings line
+# examples/downstream prints, with these values and the Kokkos devices of this build.
+function(settings_line out_var mpi io kk)
+  string(CONCAT line "downstream settings: SpMVKit_ENABLE_MPI=${mpi} SpMVKit_ENABLE_IO=${io} "
+                     "SpMVKit_HAS_KOKKOS_KERNELS=${kk} SpMVKit_KOKKOS_DEVICES=${kokkos_devices} "
+                     "SpMVKit_KOKKOS_VERSION=${KOKKOS_VERSION} ")
+  set(${out_var} "${line}" PARENT_SCOPE)
+endfunction()
+
+string(REPLACE "|" ";" kokkos_devices "${KOKKOS_DEVICES}")
+set(expected_mpi OFF)
+if(WITH_MPI)
+  set(expected_mpi ON)
+endif()
+
 set(prefix "${WORK_DIR}/prefix")
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 
-function(fail what)
+# fail(<part>...): stops the test with the parts of the message joined.
+function(fail)
+  set(what "")
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE ${last})
+    string(APPEND what "${ARGV${i}}")
+  endforeach()
   message(FATAL_ERROR "install test: ${what}")
 endfunction()
 
@@ -164,6 +222,8 @@ if(BUILD_CONFIG AND warned)
   fail("the consumer with build type ${BUILD_CONFIG} was warned about an empty build type")
 endif()
 expect_under("${build_release}" Kokkos_DIR "${Kokkos_DIR}")
+settings_line(expected "${expected_mpi}" ON ON)
+expect_phrase("${out}" "${expected}" "1. the settings variables of the installed package")
 build_and_run("${build_release}" "${BUILD_CONFIG}")
 
 # 1b. With the distributed module: a consumer asking for the component mpi builds app_mpi and
@@ -185,6 +245,191 @@ if(WITH_MPI)
   run_step("1b. run ${app_mpi} on 2 ranks" "${CMAKE_COMMAND}" -E env ${mpi_env} OMP_NUM_THREADS=1
            "${MPIEXEC}" -n 2 ${mpi_flags} "${app_mpi}")
 endif()
+
+# -------------------------------------------------------------------------------------------
+# 5. The version file: SameMinorVersion while the major version is 0
+# -------------------------------------------------------------------------------------------
+file(GLOB_RECURSE version_file "${prefix}/*/SpMVKitConfigVersion.cmake")
+if(NOT version_file)
+  fail("no SpMVKitConfigVersion.cmake under ${prefix}")
+endif()
+# version_accepts(<requested version> <output variable>): what find_package(SpMVKit <requested>)
+# would decide, from the installed version file.
+function(version_accepts requested out_var)
+  set(PACKAGE_FIND_VERSION "${requested}")
+  string(REPLACE "." ";" parts "${requested}")
+  list(LENGTH parts PACKAGE_FIND_VERSION_COUNT)
+  list(APPEND parts 0 0 0)
+  list(GET parts 0 PACKAGE_FIND_VERSION_MAJOR)
+  list(GET parts 1 PACKAGE_FIND_VERSION_MINOR)
+  list(GET parts 2 PACKAGE_FIND_VERSION_PATCH)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+  include("${version_file}")
+  set(${out_var} "${PACKAGE_VERSION_COMPATIBLE}" PARENT_SCOPE)
+endfunction()
+string(REPLACE "." ";" version_parts "${SPMVKIT_VERSION}")
+list(GET version_parts 0 version_major)
+list(GET version_parts 1 version_minor)
+math(EXPR next_minor "${version_minor} + 1")
+set(version_cases "${version_major}.${version_minor}:TRUE" "${version_major}.${next_minor}:FALSE")
+if(version_minor GREATER 0)
+  math(EXPR previous_minor "${version_minor} - 1")
+  if(version_major EQUAL 0)
+    list(APPEND version_cases "${version_major}.${previous_minor}:FALSE")
+  else()
+    list(APPEND version_cases "${version_major}.${previous_minor}:TRUE")
+  endif()
+endif()
+foreach(case IN LISTS version_cases)
+  string(REPLACE ":" ";" case "${case}")
+  list(GET case 0 requested)
+  list(GET case 1 expected)
+  version_accepts("${requested}" accepted)
+  if(NOT accepted STREQUAL expected)
+    fail("5. find_package(SpMVKit ${requested}) against the installed ${SPMVKIT_VERSION}: "
+         "compatible is '${accepted}', expected ${expected}")
+  endif()
+  message(STATUS "install test: 5. find_package(SpMVKit ${requested}) accepts "
+                 "${SPMVKIT_VERSION}: ${accepted}")
+endforeach()
+
+# Configure arguments of the consumers below that are built: build type as in step 1.
+set(type_args)
+if(BUILD_CONFIG AND NOT multi_config)
+  list(APPEND type_args "-DCMAKE_BUILD_TYPE=${BUILD_CONFIG}")
+endif()
+
+# -------------------------------------------------------------------------------------------
+# 6. SpMVKit::core without zlib
+# -------------------------------------------------------------------------------------------
+set(build_core "${WORK_DIR}/consumer-core-no-zlib")
+run_captured("6a. configure a consumer of SpMVKit::core with zlib hidden" out ${clean_env}
+             "${CMAKE_COMMAND}" -S "${DOWNSTREAM_SOURCE_DIR}" -B "${build_core}"
+             "-DCMAKE_PREFIX_PATH=${prefix}" -DDOWNSTREAM_CORE_ONLY=ON
+             -DCMAKE_DISABLE_FIND_PACKAGE_ZLIB=ON --no-warn-unused-cli ${type_args} ${common_args})
+settings_line(expected "${expected_mpi}" ON ON)
+expect_phrase("${out}" "${expected}" "6a. the settings variables")
+downstream_targets("${out}" targets)
+if(NOT targets STREQUAL "SpMVKit::core SpMVKit::kokkos_kernels")
+  fail("6a. the consumer of COMPONENTS core saw the targets '${targets}', expected "
+       "SpMVKit::core SpMVKit::kokkos_kernels")
+endif()
+build_and_run("${build_core}" "${BUILD_CONFIG}")
+
+set(build_no_zlib "${WORK_DIR}/consumer-default-no-zlib")
+message(STATUS "install test: 6b. configure a consumer of the default components with zlib "
+               "hidden (must fail, naming COMPONENTS core)")
+execute_process(
+  COMMAND ${clean_env} "${CMAKE_COMMAND}" -S "${DOWNSTREAM_SOURCE_DIR}" -B "${build_no_zlib}"
+          "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_DISABLE_FIND_PACKAGE_ZLIB=ON ${type_args}
+          ${common_args}
+  RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(result EQUAL 0)
+  fail("6b. a consumer of SpMVKit::spmvkit configured without zlib:\n${out}")
+endif()
+expect_phrase("${out}" "find_package(SpMVKit COMPONENTS core)" "6b. the failed configure")
+expect_phrase("${out}" "need zlib" "6b. the failed configure")
+message(STATUS "install test: 6b. it failed as it should, naming zlib and COMPONENTS core")
+
+# -------------------------------------------------------------------------------------------
+# 7. The Kokkos check, against a fake Kokkos package
+# -------------------------------------------------------------------------------------------
+set(fake_kokkos_dir "${WORK_DIR}/fake-kokkos/lib/cmake/Kokkos")
+file(
+  WRITE "${fake_kokkos_dir}/KokkosConfig.cmake"
+  "# A Kokkos package that lacks what SpMVKit needs (install test, step 7).\n"
+  "set(Kokkos_VERSION 3.4.01)\n"
+  "set(Kokkos_DEVICES CUDA)\n"
+  "set(Kokkos_OPTIONS \"\")\n"
+  "set(Kokkos_ENABLE_CUDA ON)\n"
+  "if(NOT TARGET Kokkos::kokkoscore)\n"
+  "  add_library(Kokkos::kokkoscore INTERFACE IMPORTED)\n"
+  "  set_target_properties(Kokkos::kokkoscore PROPERTIES INTERFACE_COMPILE_FEATURES cxx_std_14)\n"
+  "  add_library(Kokkos::kokkos INTERFACE IMPORTED)\n"
+  "  set_target_properties(Kokkos::kokkos PROPERTIES INTERFACE_LINK_LIBRARIES Kokkos::kokkoscore)\n"
+  "endif()\n")
+set(build_fake "${WORK_DIR}/consumer-fake-kokkos")
+message(STATUS "install test: 7a. configure a consumer of ${prefix} with a Kokkos built as C++14 "
+               "for CUDA only (must fail, naming what is missing)")
+execute_process(
+  COMMAND ${clean_env} "${CMAKE_COMMAND}" -S "${DOWNSTREAM_SOURCE_DIR}" -B "${build_fake}"
+          "-DCMAKE_PREFIX_PATH=${prefix}" "-DKokkos_DIR=${fake_kokkos_dir}" ${type_args}
+          ${common_args}
+  RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(result EQUAL 0)
+  fail("7a. a consumer configured with a Kokkos that lacks C++17 and SpMVKit's backends:\n${out}")
+endif()
+list(GET kokkos_devices 0 first_device)
+expect_phrase("${out}" "SpMVKit needs C++17 or newer" "7a. the failed configure")
+expect_phrase("${out}" "SpMVKit needs the Kokkos backend(s) ${first_device}"
+              "7a. the failed configure")
+message(STATUS "install test: 7a. it failed as it should, naming C++17 and ${first_device}")
+
+set(build_fake_self "${WORK_DIR}/spmvkit-fake-kokkos")
+message(STATUS "install test: 7b. configure SpMVKit with that Kokkos (must fail, naming what is "
+               "missing)")
+execute_process(
+  COMMAND ${clean_env} "${CMAKE_COMMAND}" -S "${SPMVKIT_SOURCE_DIR}" -B "${build_fake_self}"
+          "-DKokkos_DIR=${fake_kokkos_dir}" -DSPMVKIT_ENABLE_DOCS=OFF ${type_args} ${common_args}
+  RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(result EQUAL 0)
+  fail("7b. SpMVKit configured with a Kokkos that lacks C++17 and CUDA_LAMBDA:\n${out}")
+endif()
+expect_phrase("${out}" "SpMVKit needs C++17 or newer" "7b. the failed configure")
+expect_phrase("${out}" "SpMVKit needs the Kokkos option(s) CUDA_LAMBDA" "7b. the failed configure")
+message(STATUS "install test: 7b. it failed as it should, naming C++17 and CUDA_LAMBDA")
+
+# -------------------------------------------------------------------------------------------
+# 8. and 9. SpMVKit's source tree inside a consumer: FetchContent and add_subdirectory, without
+#    Kokkos Kernels, Google Benchmark and GoogleTest
+# -------------------------------------------------------------------------------------------
+# --no-warn-unused-cli: CMake would warn that nothing looked for GoogleTest and benchmark, which is
+# the point.
+set(hidden_packages
+    -DCMAKE_DISABLE_FIND_PACKAGE_KokkosKernels=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON
+    -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON --no-warn-unused-cli)
+
+set(build_fetch "${WORK_DIR}/consumer-fetchcontent")
+run_captured("8. configure a FetchContent consumer of ${SPMVKIT_SOURCE_DIR} without zlib" out
+             ${clean_env} "${CMAKE_COMMAND}"
+             -S "${DOWNSTREAM_SOURCE_DIR}" -B "${build_fetch}" -DDOWNSTREAM_SPMVKIT=fetchcontent
+             "-DDOWNSTREAM_SPMVKIT_SOURCE_DIR=${SPMVKIT_SOURCE_DIR}" -DDOWNSTREAM_CORE_ONLY=ON
+             "-DKokkos_DIR=${Kokkos_DIR}" ${hidden_packages} -DCMAKE_DISABLE_FIND_PACKAGE_ZLIB=ON
+             ${type_args} ${common_args})
+settings_line(expected OFF OFF OFF)
+expect_phrase("${out}" "${expected}" "8. the settings variables")
+downstream_targets("${out}" targets)
+if(NOT targets STREQUAL "SpMVKit::core")
+  fail("8. the FetchContent consumer saw the targets '${targets}', expected SpMVKit::core alone")
+endif()
+foreach(dir IN ITEMS unit_tests examples perf_tests fuzz)
+  if(EXISTS "${build_fetch}/_deps/spmvkit-build/${dir}")
+    fail("8. SpMVKit pulled in by FetchContent configured its ${dir}")
+  endif()
+endforeach()
+build_and_run("${build_fetch}" "${BUILD_CONFIG}")
+
+set(build_subdir "${WORK_DIR}/consumer-subdirectory")
+run_captured("9. configure an add_subdirectory consumer of ${SPMVKIT_SOURCE_DIR}" out
+             ${clean_env} "${CMAKE_COMMAND}"
+             -S "${DOWNSTREAM_SOURCE_DIR}" -B "${build_subdir}" -DDOWNSTREAM_SPMVKIT=subdirectory
+             "-DDOWNSTREAM_SPMVKIT_SOURCE_DIR=${SPMVKIT_SOURCE_DIR}" "-DKokkos_DIR=${Kokkos_DIR}"
+             ${hidden_packages} ${type_args} ${common_args})
+# SPMVKIT_ENABLE_MPI defaults to whether this machine has an MPI: not checked here.
+settings_line(expected "" ON OFF)
+string(REGEX REPLACE "^.*SpMVKit_ENABLE_MPI= " "" expected "${expected}")
+expect_phrase("${out}" "${expected}" "9. the settings variables")
+downstream_targets("${out}" targets)
+if(NOT targets MATCHES "^SpMVKit::core SpMVKit::io SpMVKit::spmvkit( SpMVKit::mpi)?$")
+  fail("9. the add_subdirectory consumer saw the targets '${targets}', expected SpMVKit::core, "
+       "SpMVKit::io, SpMVKit::spmvkit (and SpMVKit::mpi with an MPI), no SpMVKit::kokkos_kernels")
+endif()
+foreach(dir IN ITEMS unit_tests examples perf_tests fuzz)
+  if(EXISTS "${build_subdir}/spmvkit/${dir}")
+    fail("9. SpMVKit pulled in by add_subdirectory configured its ${dir}")
+  endif()
+endforeach()
+build_and_run("${build_subdir}" "${BUILD_CONFIG}")
 
 # -------------------------------------------------------------------------------------------
 # 2. and 3. Moved dependency prefixes
@@ -220,7 +465,7 @@ foreach(p IN ITEMS "${kokkos_prefix}" "${kk_prefix}")
 endforeach()
 if(skip_reason)
   message(STATUS "install test: moved-prefix consumers (2 to 4) SKIPPED: ${skip_reason}")
-  message(STATUS "install test: passed (consumer 1 only)")
+  message(STATUS "install test: passed (steps 1 and 5 to 9)")
   return()
 endif()
 
@@ -368,4 +613,4 @@ elseif(NOT names_root)
 endif()
 message(STATUS "install test: it failed as it should, naming -DKokkos_ROOT")
 
-message(STATUS "install test: passed (consumers 1, 2, 3a, 3b, 4)")
+message(STATUS "install test: passed (steps 1 to 9)")

@@ -5,12 +5,21 @@
 # warnings are printed and kept in <build>/docs/doxygen_warnings.log.
 #
 # Option SPMVKIT_ENABLE_DOCS: ON by default when doxygen is found (Debian: `doxygen`; no
-# graphviz needed). Set ON explicitly, a missing doxygen is a configure error.
-# Needs SPMVKIT_GENERATED_INCLUDE_DIR (the generated spmvkit/version.hpp) and SPMVKIT_GIT_HASH.
+# graphviz needed) and SpMVKit is the top-level project (a parent project may have a `docs` target
+# of its own). Set ON explicitly, a missing doxygen is a configure error.
+# Needs SPMVKIT_GENERATED_INCLUDE_DIR (the generated spmvkit/version.hpp), SPMVKIT_GIT_HASH and
+# _spmvkit_top_level.
 
-find_package(Doxygen QUIET COMPONENTS doxygen)
+set(_spmvkit_docs_default OFF)
+if(_spmvkit_top_level)
+  find_package(Doxygen QUIET COMPONENTS doxygen)
+  set(_spmvkit_docs_default ${DOXYGEN_FOUND})
+endif()
 option(SPMVKIT_ENABLE_DOCS "Target 'docs': the API reference with Doxygen (warnings are errors)"
-       ${DOXYGEN_FOUND})
+       ${_spmvkit_docs_default})
+if(SPMVKIT_ENABLE_DOCS AND NOT DOXYGEN_FOUND)
+  find_package(Doxygen QUIET COMPONENTS doxygen)
+endif()
 
 if(SPMVKIT_ENABLE_DOCS)
   if(NOT DOXYGEN_FOUND)

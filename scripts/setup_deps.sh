@@ -11,9 +11,10 @@
 #     deb-src configuration made from the machine's own apt sources; the system's apt
 #     configuration is not changed.
 #
-# Usage: setup_deps.sh [--packages-only] [--docs]
+# Usage: setup_deps.sh [--packages-only] [--docs] [--format]
 #   --packages-only  step 1 only (no Kokkos)
 #   --docs           also the packages of the API reference (doxygen; scripts/build_docs.sh)
+#   --format         also clang-format 14 (scripts/check_format.sh)
 # All progress goes to stderr; the last (only) line on stdout is the Kokkos install prefix.
 set -euo pipefail
 
@@ -26,6 +27,10 @@ readonly PACKAGES=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev zli
 # Only with --docs: the API reference is not part of the main job or the test suite, and Debian's
 # doxygen pulls in LLVM's libraries. No graphviz: the reference is built without dot graphs.
 readonly DOC_PACKAGES=(doxygen)
+# Only with --format: the format check (scripts/check_format.sh, CI's first stage). Debian 12's
+# clang-format is version 14, the one .clang-format is pinned for; it pulls in LLVM's libraries,
+# which the main job does not need.
+readonly FORMAT_PACKAGES=(clang-format)
 
 log() { printf '[setup_deps %3ds] %s\n' "$SECONDS" "$*" >&2; }
 die() {
@@ -39,6 +44,7 @@ for arg in "$@"; do
   case "$arg" in
     --packages-only) packages_only=1 ;;
     --docs) packages+=("${DOC_PACKAGES[@]}") ;;
+    --format) packages+=("${FORMAT_PACKAGES[@]}") ;;
     -h | --help)
       awk 'NR > 1 && !/^#/ { exit } NR > 1 && !/SPDX-/ { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}" >&2
       exit 0
