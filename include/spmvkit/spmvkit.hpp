@@ -75,10 +75,10 @@
 #include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/reorder/band_k.hpp>
 #include <spmvkit/reorder/rcm.hpp>
-#include <spmvkit/reorder/reordered_operator.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/operator.hpp>
+#include <spmvkit/solvers/reordered_operator.hpp>
 #include <spmvkit/version.hpp>
 #if defined(SPMVKIT_HAS_KOKKOS_KERNELS)
 #include <spmvkit/interop/kokkos_blas.hpp>

@@ -14,6 +14,7 @@
 /// numbers only, so the model never converts a matrix it will not keep.
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/matrix_statistics.hpp>
+#include <spmvkit/select/detail/features_tuning.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -13,6 +13,7 @@
 #include <spmvkit/core/memory_limit.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/operations/detail/spgemm_kernels.hpp>
+#include <spmvkit/operations/detail/spgemm_tuning.hpp>
 #include <spmvkit/operations/spgemm_options.hpp>
 
 #include <Kokkos_Core.hpp>

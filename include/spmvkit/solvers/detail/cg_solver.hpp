@@ -8,6 +8,7 @@
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/solvers/cg_options.hpp>
 #include <spmvkit/solvers/detail/cg_kernels.hpp>
+#include <spmvkit/solvers/detail/cg_tuning.hpp>
 
 #include <Kokkos_Core.hpp>
 
