@@ -51,8 +51,8 @@
 /// \code
 /// #include <spmvkit/spmvkit.hpp>
 ///
-/// using Exec = Kokkos::DefaultExecutionSpace;
-/// Exec exec;
+/// using ExecutionSpace = Kokkos::DefaultExecutionSpace;
+/// ExecutionSpace exec;
 /// auto A = spmvkit::make_fem_poisson_crs<double>(exec, 32); // 31^3 rows, 27-point stencil
 /// auto S = spmvkit::make_sell(exec, A, 32, 256);            // C = 32 rows per chunk, sigma = 256
 /// Kokkos::View<double*> x("x", A.num_cols()), y("y", A.num_rows());
