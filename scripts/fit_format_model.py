@@ -19,7 +19,7 @@ Matrices named in --holdout are left out of the fit so that the evaluation
         --holdout bcsstk14,cage10 --out include/spmvkit/select/detail/fitted_costs.hpp
 
 A backend without a run keeps the table of the existing header (--keep) or gets none, in which
-case make_matrix() falls back to CRS there (and says so). Needs numpy.
+case make_auto_matrix() falls back to CRS there (and says so). Needs numpy.
 """
 
 import argparse
@@ -118,7 +118,7 @@ def existing_table(path, name):
 
 def table_text(name, fitted, holdout):
     if fitted is None:
-        return (f"// No run given: no constants; make_matrix() uses CRS on this backend.\n"
+        return (f"// No run given: no constants; make_auto_matrix() uses CRS on this backend.\n"
                 f"inline constexpr KernelCost {name}[] = {{\n    {{nullptr, 0, 0, 0}},\n}};\n")
     context, matrices, table = fitted
     lines = [

@@ -16,18 +16,29 @@
 /// Everything public in SpMVKit: sparse matrix formats, SpMV, CG, a FEM model problem, Matrix
 /// Market I/O and Kokkos Kernels interop.
 ///
-/// **Where to start.**
-/// - Matrices: CrsMatrix (compressed rows; every format converts from and to it), SellMatrix
-///   (SELL-C-σ, made by make_sell()) and Sell16Matrix (SELL-C-σ with 16-bit column offsets, made
-///   by make_sell16() when can_use_sell16() says the matrix fits).
-/// - Products: spmv() computes y = beta y + alpha A x for a matrix of any format.
-/// - Solvers: cg() solves A x = b (CG or Jacobi-preconditioned CG) with CgOptions and returns a
-///   CgResult; it accepts any SpMVKit matrix, a `KokkosSparse::CrsMatrix` or a user operator
-///   (see MatrixOperator for the operator concept).
-/// - Test problems: make_fem_poisson() and its right-hand side, exact solution and error
-///   (fem_poisson_rhs(), fem_poisson_exact(), fem_poisson_l2_error()).
-/// - Files: read_matrix_market() and write_matrix_market().
-/// - Kokkos Kernels: to_kokkos_kernels(), from_kokkos_kernels(), KokkosKernelsSpmv.
+/// **Where to start**, by domain (folder of include/spmvkit/):
+/// - core/: the format concept (format_concept.hpp, check_format(), type_list), memory and
+///   errors (AllocationError, memory_limit()), row statistics, checked arithmetic.
+/// - formats/: every format of format_list, each converted from and to CrsMatrix: CrsMatrix
+///   (compressed rows; check_structure(), trust_structure()), SellMatrix (SELL-C-σ, make_sell()),
+///   Sell16Matrix (SELL-C-σ with 16-bit column offsets, make_sell16(), can_use_sell16()),
+///   EllMatrix and EllrMatrix (make_ell(), make_ellr()), CooMatrix (make_coo()), HybMatrix
+///   (ELL + COO tail), CsrkMatrix (CSR-k super-rows).
+/// - reorder/: orderings and permutations (reorder_rcm(), reorder_band_k(), permute_symmetric(),
+///   permute(), unpermute()).
+/// - select/: the automatic format choice, make_auto_matrix() and AutoMatrix, from
+///   compute_features() and the format cost model.
+/// - operations/: spmv() (y = beta y + alpha A x, any format) and spgemm() (C = A B, with a
+///   handle for repeated numeric phases).
+/// - problems/: the FEM Poisson test problem (make_fem_poisson(), fem_poisson_rhs(),
+///   fem_poisson_exact(), fem_poisson_l2_error()).
+/// - io/: read_matrix_market(), read_matrix_market_info(), write_matrix_market().
+/// - solvers/: cg() (standard or pipelined, Jacobi-preconditioned, mixed precision) with
+///   CgOptions and CgResult on any operator (MatrixOperator, ReorderedOperator, a user's).
+/// - interop/: Kokkos Kernels (to_kokkos_kernels(), from_kokkos_kernels(), KokkosKernelsSpmv,
+///   KokkosBlasVectors for cg).
+/// - distributed/: the same over MPI (SpMVKit::mpi; distributed/distributed.hpp, not included
+///   here).
 /// - New formats: the format concept (core/format_concept.hpp, check_format()) and format_list.
 ///
 /// **Conventions.**
@@ -51,8 +62,8 @@
 /// \code
 /// #include <spmvkit/spmvkit.hpp>
 ///
-/// using Exec = Kokkos::DefaultExecutionSpace;
-/// Exec exec;
+/// using ExecutionSpace = Kokkos::DefaultExecutionSpace;
+/// ExecutionSpace exec;
 /// auto A = spmvkit::make_fem_poisson_crs<double>(exec, 32); // 31^3 rows, 27-point stencil
 /// auto S = spmvkit::make_sell(exec, A, 32, 256);            // C = 32 rows per chunk, sigma = 256
 /// Kokkos::View<double*> x("x", A.num_cols()), y("y", A.num_rows());
@@ -75,10 +86,10 @@
 #include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/reorder/band_k.hpp>
 #include <spmvkit/reorder/rcm.hpp>
-#include <spmvkit/reorder/reordered_operator.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/operator.hpp>
+#include <spmvkit/solvers/reordered_operator.hpp>
 #include <spmvkit/version.hpp>
 #if defined(SPMVKIT_HAS_KOKKOS_KERNELS)
 #include <spmvkit/interop/kokkos_blas.hpp>

@@ -12,8 +12,8 @@
 #include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/reorder/band_k.hpp>
 #include <spmvkit/reorder/rcm.hpp>
-#include <spmvkit/reorder/reordered_operator.hpp>
 #include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/solvers/reordered_operator.hpp>
 
 #include <KokkosGraph_RCM.hpp>
 

@@ -13,8 +13,8 @@
 /// | `F::family` | `char const*`, the format's short name, such as "sell" |
 /// | `F::options_type` | default-constructible: conversion and kernel choices |
 /// | `F::name(options)` | `std::string`, such as "sell_c32_s1" (benchmarks, reports) |
-/// | `F::template variants<Exec>()` | `std::vector<options_type>` worth sweeping on Exec |
-/// | `F::template matrix_type<Scalar, Exec, Ordinal, Offset>` | the matrix class |
+/// | `F::template variants<ExecutionSpace>()` | `std::vector<options_type>` worth sweeping on ExecutionSpace |
+/// | `F::template matrix_type<Scalar, ExecutionSpace, Ordinal, Offset>` | the matrix class |
 /// | `F::obstacle(exec, crs, options)` | why crs cannot be stored this way, "" if it can |
 /// | `F::from_crs(exec, crs, options)` | the conversion, on the device |
 /// | `F::from_rows(exec, rows, cols, source, options)` | built from a row source (below) |
@@ -144,19 +144,19 @@ struct has_name<
            decltype(F::name(std::declval<typename F::options_type const&>())), std::string>>>
     : std::true_type {};
 
-template <class F, class Exec, class = void>
+template <class F, class ExecutionSpace, class = void>
 struct has_variants : std::false_type {};
-template <class F, class Exec>
-struct has_variants<F, Exec,
-                    std::enable_if_t<std::is_same_v<decltype(F::template variants<Exec>()),
+template <class F, class ExecutionSpace>
+struct has_variants<F, ExecutionSpace,
+                    std::enable_if_t<std::is_same_v<decltype(F::template variants<ExecutionSpace>()),
                                                     std::vector<typename F::options_type>>>>
     : std::true_type {};
 
-template <class F, class Scalar, class Exec, class = void>
+template <class F, class Scalar, class ExecutionSpace, class = void>
 struct has_matrix_type : std::false_type {};
-template <class F, class Scalar, class Exec>
-struct has_matrix_type<F, Scalar, Exec,
-                       std::void_t<typename F::template matrix_type<Scalar, Exec, int, int>>>
+template <class F, class Scalar, class ExecutionSpace>
+struct has_matrix_type<F, Scalar, ExecutionSpace,
+                       std::void_t<typename F::template matrix_type<Scalar, ExecutionSpace, int, int>>>
     : std::true_type {};
 
 template <class F, class Crs, class = void>
@@ -274,19 +274,19 @@ using format_of_t = typename Matrix::format_type;
 /// The matrix type of format F for a scalar type and execution space, with
 /// the default (int) index types unless given.
 ///
-/// `matrix_of_t<SellFormat, double, Exec>` is `SellMatrix<double, Exec>`.
-template <class F, class Scalar, class Exec, class Ordinal = int, class Offset = int>
-using matrix_of_t = typename F::template matrix_type<Scalar, Exec, Ordinal, Offset>;
+/// `matrix_of_t<SellFormat, double, ExecutionSpace>` is `SellMatrix<double, ExecutionSpace>`.
+template <class F, class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
+using matrix_of_t = typename F::template matrix_type<Scalar, ExecutionSpace, Ordinal, Offset>;
 
 /// Compile-time check that F models the format concept for matrices of
-/// Scalar on Exec, each missing member named by its own message (the ArborX
+/// Scalar on ExecutionSpace, each missing member named by its own message (the ArborX
 /// access-traits pattern). Every consumer calls it, so a new format that lacks
 /// a member fails here, not deep inside a kernel.
 ///
-/// Use it as `static_assert(check_format<F, Scalar, Exec>());`: a missing or
+/// Use it as `static_assert(check_format<F, Scalar, ExecutionSpace>());`: a missing or
 /// mistyped member is a compile error with its own `static_assert` message; when
 /// it compiles, it returns true. No run-time cost.
-template <class F, class Scalar, class Exec>
+template <class F, class Scalar, class ExecutionSpace>
 constexpr bool check_format() {
   static_assert(detail::has_family<F>::value,
                 "SpMVKit format concept: F::family (char const*) is missing");
@@ -294,12 +294,12 @@ constexpr bool check_format() {
                 "SpMVKit format concept: F::options_type (default-constructible) is missing");
   static_assert(detail::has_name<F>::value,
                 "SpMVKit format concept: std::string F::name(options_type const&) is missing");
-  static_assert(detail::has_variants<F, Exec>::value,
-                "SpMVKit format concept: std::vector<options_type> F::variants<Exec>() is missing");
-  static_assert(detail::has_matrix_type<F, Scalar, Exec>::value,
-                "SpMVKit format concept: F::matrix_type<Scalar, Exec, Ordinal, Offset> is missing");
-  if constexpr (detail::has_matrix_type<F, Scalar, Exec>::value) {
-    using M = typename F::template matrix_type<Scalar, Exec, int, int>;
+  static_assert(detail::has_variants<F, ExecutionSpace>::value,
+                "SpMVKit format concept: std::vector<options_type> F::variants<ExecutionSpace>() is missing");
+  static_assert(detail::has_matrix_type<F, Scalar, ExecutionSpace>::value,
+                "SpMVKit format concept: F::matrix_type<Scalar, ExecutionSpace, Ordinal, Offset> is missing");
+  if constexpr (detail::has_matrix_type<F, Scalar, ExecutionSpace>::value) {
+    using M = typename F::template matrix_type<Scalar, ExecutionSpace, int, int>;
     using Crs = typename M::crs_type;
     static_assert(std::is_same_v<typename M::format_type, F>,
                   "SpMVKit format concept: matrix_type::format_type must name the format");

@@ -77,15 +77,15 @@ inline void check_fem_partition(RowPartition const& partition, FemPoisson const&
   }
 }
 
-template <class Scalar, class ExecSpace, class NodalFunction>
-fem_vector_t<Scalar, ExecSpace> fem_slab_sample(ExecSpace const& exec,
+template <class Scalar, class ExecutionSpace, class NodalFunction>
+fem_vector_t<Scalar, ExecutionSpace> fem_slab_sample(ExecutionSpace const& exec,
                                                 RowPartition const& partition, std::int64_t N,
                                                 char const* label, NodalFunction const& f) {
   const FemPoisson p(N);
   check_fem_partition(partition, p, label);
-  using Vector = fem_vector_t<Scalar, ExecSpace>;
+  using Vector = fem_vector_t<Scalar, ExecutionSpace>;
   auto v = allocate_view<Vector>(exec, label, partition.local_rows());
-  Kokkos::parallel_for(label, FemRange64<ExecSpace>(exec, 0, partition.local_rows()),
+  Kokkos::parallel_for(label, FemRange64<ExecutionSpace>(exec, 0, partition.local_rows()),
                        FemSlabSample<Vector, NodalFunction>{v, f, partition.first_row()});
   return v;
 }
@@ -95,11 +95,11 @@ fem_vector_t<Scalar, ExecSpace> fem_slab_sample(ExecSpace const& exec,
 /// The partition of the FEM problem with N intervals balanced by nonzeros
 /// (partition_by_nonzeros on its row lengths). Collective; throws
 /// DistributedError when there are more ranks than the (N-1)^3 rows.
-template <class ExecSpace>
-RowPartition fem_poisson_partition(MPI_Comm comm, ExecSpace const& exec, std::int64_t N) {
+template <class ExecutionSpace>
+RowPartition fem_poisson_partition(MPI_Comm comm, ExecutionSpace const& exec, std::int64_t N) {
   const FemPoisson p(N);
   return partition_by_nonzeros(comm, exec, p.num_rows,
-                               detail::FemGlobalRowLength<typename ExecSpace::memory_space>{p.n});
+                               detail::FemGlobalRowLength<typename ExecutionSpace::memory_space>{p.n});
 }
 
 /// The FEM stiffness matrix (make_fem_poisson) distributed by `partition`:
@@ -109,9 +109,9 @@ RowPartition fem_poisson_partition(MPI_Comm comm, ExecSpace const& exec, std::in
 ///
 /// Usage: `auto A = make_distributed_fem_poisson<SellFormat, double>(part, exec, N);`
 template <class DiagFormat, class Scalar, class OffFormat = DiagFormat, class Ordinal = int,
-          class Offset = int, class ExecSpace>
-DistributedMatrix<DiagFormat, Scalar, ExecSpace, OffFormat, Ordinal, Offset>
-make_distributed_fem_poisson(RowPartition const& partition, ExecSpace const& exec, std::int64_t N,
+          class Offset = int, class ExecutionSpace>
+DistributedMatrix<DiagFormat, Scalar, ExecutionSpace, OffFormat, Ordinal, Offset>
+make_distributed_fem_poisson(RowPartition const& partition, ExecutionSpace const& exec, std::int64_t N,
                              typename DiagFormat::options_type const& diag_options = {},
                              typename OffFormat::options_type const& off_options = {},
                              HaloOptions const& halo_options = {}) {
@@ -127,17 +127,17 @@ make_distributed_fem_poisson(RowPartition const& partition, ExecSpace const& exe
 
 /// This rank's entries of the right-hand side b = M f (fem_poisson_rhs).
 /// A new View of partition.local_rows() entries, filled asynchronously.
-template <class Scalar, class ExecSpace>
-fem_vector_t<Scalar, ExecSpace>
-distributed_fem_poisson_rhs(ExecSpace const& exec, RowPartition const& partition, std::int64_t N) {
+template <class Scalar, class ExecutionSpace>
+fem_vector_t<Scalar, ExecutionSpace>
+distributed_fem_poisson_rhs(ExecutionSpace const& exec, RowPartition const& partition, std::int64_t N) {
   const FemPoisson p(N);
   return detail::fem_slab_sample<Scalar>(exec, partition, N, "SpMVKit::distributed::fem_rhs",
                                          detail::FemRhs{p.n, p.h});
 }
 
 /// This rank's entries of the exact solution (fem_poisson_exact).
-template <class Scalar, class ExecSpace>
-fem_vector_t<Scalar, ExecSpace> distributed_fem_poisson_exact(ExecSpace const& exec,
+template <class Scalar, class ExecutionSpace>
+fem_vector_t<Scalar, ExecutionSpace> distributed_fem_poisson_exact(ExecutionSpace const& exec,
                                                               RowPartition const& partition,
                                                               std::int64_t N) {
   const FemPoisson p(N);
@@ -147,9 +147,9 @@ fem_vector_t<Scalar, ExecSpace> distributed_fem_poisson_exact(ExecSpace const& e
 
 /// This rank's entries of the rough start (fem_poisson_rough_guess): the same
 /// global vector as on one rank, whatever the partition.
-template <class Scalar, class ExecSpace>
-fem_vector_t<Scalar, ExecSpace>
-distributed_fem_poisson_rough_guess(ExecSpace const& exec, RowPartition const& partition,
+template <class Scalar, class ExecutionSpace>
+fem_vector_t<Scalar, ExecutionSpace>
+distributed_fem_poisson_rough_guess(ExecutionSpace const& exec, RowPartition const& partition,
                                     std::int64_t N, std::uint64_t seed = 1) {
   return detail::fem_slab_sample<Scalar>(
       exec, partition, N, "SpMVKit::distributed::fem_rough_guess", detail::FemRoughGuess{seed});
@@ -158,8 +158,8 @@ distributed_fem_poisson_rough_guess(ExecSpace const& exec, RowPartition const& p
 /// The global nodal L2 error (fem_poisson_l2_error) of a distributed
 /// solution: each rank's sum, one MPI_Allreduce. Collective and synchronous;
 /// throws std::invalid_argument when u_h does not have local_rows() entries.
-template <class ExecSpace, class UView>
-double distributed_fem_poisson_l2_error(ExecSpace const& exec, RowPartition const& partition,
+template <class ExecutionSpace, class UView>
+double distributed_fem_poisson_l2_error(ExecutionSpace const& exec, RowPartition const& partition,
                                         std::int64_t N, UView const& u_h) {
   const FemPoisson p(N);
   detail::check_fem_partition(partition, p, "spmvkit::distributed_fem_poisson_l2_error");
@@ -173,7 +173,7 @@ double distributed_fem_poisson_l2_error(ExecSpace const& exec, RowPartition cons
   double sum = 0;
   Kokkos::parallel_reduce(
       "SpMVKit::distributed::fem_l2_error",
-      detail::FemRange64<ExecSpace>(exec, 0, partition.local_rows()),
+      detail::FemRange64<ExecutionSpace>(exec, 0, partition.local_rows()),
       detail::FemSlabSquaredError<Const>{u_h, {p.n, p.h}, partition.first_row()}, sum);
   detail::mpi_check(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, partition.comm()),
                     "MPI_Allreduce");

@@ -85,26 +85,26 @@ inline std::shared_ptr<MPI_Comm> duplicate_comm(MPI_Comm comm) {
 /// rank's entries of the vectors, reduction() sums over the ranks. Copies
 /// share the blocks and the halo buffers. Made by make_distributed_matrix,
 /// make_distributed_fem_poisson or read_distributed_matrix_market.
-template <class DiagFormat, class Scalar, class ExecSpace, class OffFormat = DiagFormat,
+template <class DiagFormat, class Scalar, class ExecutionSpace, class OffFormat = DiagFormat,
           class Ordinal = int, class Offset = int>
 class DistributedMatrix {
 public:
   /// The execution space of the blocks and vectors.
-  using execution_space = ExecSpace;
+  using execution_space = ExecutionSpace;
   /// The value type.
   using scalar_type = Scalar;
   /// The local vectors of apply() and diagonal().
   using vector_type =
-      Kokkos::View<Scalar*, Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>>;
+      Kokkos::View<Scalar*, Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>>;
   /// The diagonal block's matrix type.
-  using diagonal_block_type = matrix_of_t<DiagFormat, Scalar, ExecSpace, Ordinal, Offset>;
+  using diagonal_block_type = matrix_of_t<DiagFormat, Scalar, ExecutionSpace, Ordinal, Offset>;
   /// The off-process block's matrix type (rows: off_process_rows()).
-  using off_process_block_type = matrix_of_t<OffFormat, Scalar, ExecSpace, Ordinal, Offset>;
+  using off_process_block_type = matrix_of_t<OffFormat, Scalar, ExecutionSpace, Ordinal, Offset>;
   /// The local row of each row of the off-process block.
   using row_index_type =
-      Kokkos::View<Ordinal*, Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>>;
+      Kokkos::View<Ordinal*, Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>>;
   /// The halo exchange type.
-  using halo_type = HaloExchange<Scalar, ExecSpace, Ordinal>;
+  using halo_type = HaloExchange<Scalar, ExecutionSpace, Ordinal>;
 
   /// An empty matrix; assign a made one before use.
   DistributedMatrix() = default;
@@ -129,7 +129,7 @@ public:
       off_first_row_ = first;
     } else {
       off_product_ = detail::allocate_view<vector_type>(
-          ExecSpace(), "SpMVKit::distributed::off_process_product", n);
+          ExecutionSpace(), "SpMVKit::distributed::off_process_product", n);
     }
   }
 
@@ -160,7 +160,7 @@ public:
   /// diagonal block (see this file's documentation). x and y hold num_rows()
   /// entries and must not alias. Collective: every rank must call it. Returns
   /// with the off-process product queued on exec.
-  void apply(ExecSpace const& exec, vector_type const& x, vector_type const& y) const {
+  void apply(ExecutionSpace const& exec, vector_type const& x, vector_type const& y) const {
     halo_.begin(exec, x);
     spmv(exec, Scalar(1), diag_, x, Scalar(0), y, diag_options_);
     halo_.end(exec);
@@ -170,7 +170,7 @@ public:
   /// y(off_process_rows()) += A_off ghosts: the off-process block's part of
   /// the product, with the ghosts of the last exchange (halo().end() must
   /// have returned). Asynchronous on exec; nothing when there are no ghosts.
-  void apply_off_process_block(ExecSpace const& exec, vector_type const& y) const {
+  void apply_off_process_block(ExecutionSpace const& exec, vector_type const& y) const {
     const auto n = static_cast<std::int64_t>(off_rows_.extent(0));
     if (n == 0) return;
     if (off_first_row_ >= 0) {
@@ -182,20 +182,20 @@ public:
     spmv(exec, Scalar(1), off_, halo_.ghosts(), Scalar(0), off_product_, off_options_);
     Kokkos::parallel_for(
         "SpMVKit::distributed::off_process_add",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
         detail::AddIntoRows<vector_type, row_index_type>{y, off_product_, off_rows_});
   }
 
   /// y = A_diag x: the diagonal block alone (local, no message); for
   /// measuring what the overlap hides.
-  void apply_diagonal_block(ExecSpace const& exec, vector_type const& x,
+  void apply_diagonal_block(ExecutionSpace const& exec, vector_type const& x,
                             vector_type const& y) const {
     spmv(exec, Scalar(1), diag_, x, Scalar(0), y, diag_options_);
   }
 
   /// d = this rank's part of diag(A): every diagonal entry lies in the
   /// diagonal block. Asynchronous on exec.
-  void diagonal(ExecSpace const& exec, vector_type const& d) const {
+  void diagonal(ExecutionSpace const& exec, vector_type const& d) const {
     DiagFormat::diagonal(exec, diag_, d);
   }
 
@@ -255,19 +255,19 @@ private:
 /// of the off-process columns on the host, and an all-to-all of p counts plus
 /// one message per neighbour.
 template <class DiagFormat, class OffFormat = DiagFormat, class Ordinal = int, class Offset = int,
-          class ExecSpace, class Slab>
-DistributedMatrix<DiagFormat, typename Slab::value_type, ExecSpace, OffFormat, Ordinal, Offset>
-make_distributed_matrix(RowPartition const& partition, ExecSpace const& exec, Slab const& slab,
+          class ExecutionSpace, class Slab>
+DistributedMatrix<DiagFormat, typename Slab::value_type, ExecutionSpace, OffFormat, Ordinal, Offset>
+make_distributed_matrix(RowPartition const& partition, ExecutionSpace const& exec, Slab const& slab,
                         typename DiagFormat::options_type const& diag_options = {},
                         typename OffFormat::options_type const& off_options = {},
                         HaloOptions const& halo_options = {}) {
   using Scalar = typename Slab::value_type;
-  using Result = DistributedMatrix<DiagFormat, Scalar, ExecSpace, OffFormat, Ordinal, Offset>;
-  using Device = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
-  using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+  using Result = DistributedMatrix<DiagFormat, Scalar, ExecutionSpace, OffFormat, Ordinal, Offset>;
+  using Device = Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   using Index64 = Kokkos::View<std::int64_t*, Device>;
-  static_assert(check_format<DiagFormat, Scalar, ExecSpace>());
-  static_assert(check_format<OffFormat, Scalar, ExecSpace>());
+  static_assert(check_format<DiagFormat, Scalar, ExecutionSpace>());
+  static_assert(check_format<OffFormat, Scalar, ExecutionSpace>());
   constexpr char const* where = "spmvkit::make_distributed_matrix";
   MPI_Comm comm = partition.comm();
   const int p = partition.size(), rank = partition.rank();

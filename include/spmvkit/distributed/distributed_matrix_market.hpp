@@ -66,13 +66,13 @@ struct CrsSlab {
 /// 4 ranks ..."), or any rank fails to allocate or build its blocks. See this
 /// file's documentation for the root's memory.
 template <class DiagFormat, class Scalar, class OffFormat = DiagFormat, class Ordinal = int,
-          class Offset = int, class ExecSpace>
-DistributedMatrix<DiagFormat, Scalar, ExecSpace, OffFormat, Ordinal, Offset>
-read_distributed_matrix_market(MPI_Comm comm, ExecSpace const& exec, std::string const& path,
+          class Offset = int, class ExecutionSpace>
+DistributedMatrix<DiagFormat, Scalar, ExecutionSpace, OffFormat, Ordinal, Offset>
+read_distributed_matrix_market(MPI_Comm comm, ExecutionSpace const& exec, std::string const& path,
                                DistributedReadOptions const& options = {},
                                typename DiagFormat::options_type const& diag_options = {},
                                typename OffFormat::options_type const& off_options = {}) {
-  using Device = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
+  using Device = Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>;
   const int p = detail::mpi_size(comm), rank = detail::mpi_rank(comm);
   const int root = options.root;
   if (root < 0 || root >= p) {

@@ -122,15 +122,15 @@ struct HaloPack {
 ///
 /// begin(exec, x) packs and posts the messages; end(exec) waits for them and
 /// leaves the ghost entries in ghosts(). One exchange at a time per object.
-template <class Scalar, class ExecSpace, class Ordinal = int>
+template <class Scalar, class ExecutionSpace, class Ordinal = int>
 class HaloExchange {
 public:
   /// The memory space of the vectors and the device buffers.
-  using memory_space = typename ExecSpace::memory_space;
+  using memory_space = typename ExecutionSpace::memory_space;
   /// The vectors exchanged: rank-1 Views of Scalar in memory_space.
-  using vector_type = Kokkos::View<Scalar*, Kokkos::Device<ExecSpace, memory_space>>;
+  using vector_type = Kokkos::View<Scalar*, Kokkos::Device<ExecutionSpace, memory_space>>;
   /// The local indices of the entries sent, neighbour after neighbour.
-  using index_type = Kokkos::View<Ordinal*, Kokkos::Device<ExecSpace, memory_space>>;
+  using index_type = Kokkos::View<Ordinal*, Kokkos::Device<ExecutionSpace, memory_space>>;
 
   /// An empty exchange (nothing to send or receive).
   HaloExchange() = default;
@@ -139,7 +139,7 @@ public:
   /// duplicate): send_indices holds the local entries to send, grouped by the
   /// neighbours of `sends`; `receives` cover the num_ghosts ghost entries.
   /// Allocates the buffers (AllocationError when that fails).
-  HaloExchange(MPI_Comm comm, ExecSpace const& exec, index_type send_indices,
+  HaloExchange(MPI_Comm comm, ExecutionSpace const& exec, index_type send_indices,
                std::vector<HaloNeighbour> sends, std::vector<HaloNeighbour> receives,
                std::int64_t num_ghosts, HaloOptions const& options)
       : comm_(comm), sends_(std::move(sends)), receives_(std::move(receives)),
@@ -168,7 +168,7 @@ public:
     if (!host_memory && options.own_instance) {
       own_instance_ = true;
 #if defined(KOKKOS_ENABLE_CUDA)
-      if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+      if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
         // A stream of the highest priority: the pack is queued behind the
         // caller's work by an event (order_after), and when that work ends the
         // pack and the caller's next SpMV become ready together; at equal
@@ -200,7 +200,7 @@ public:
   /// (x must be complete; on CUDA by an event, without the host waiting), the
   /// pack and staging copy are launched there, and end() posts the sends once
   /// they are done, so that work queued on exec in between overlaps them.
-  void begin(ExecSpace const& exec, vector_type const& x) const {
+  void begin(ExecutionSpace const& exec, vector_type const& x) const {
     auto& requests = state_->requests;
     requests.clear();
     Scalar* receive_to = staged_ ? host_receive_.data() : ghosts_.data();
@@ -217,10 +217,10 @@ public:
       return;
     }
     if (own_instance_) order_after(exec);
-    ExecSpace const& pack_exec = own_instance_ ? halo_exec_ : exec;
+    ExecutionSpace const& pack_exec = own_instance_ ? halo_exec_ : exec;
     Kokkos::parallel_for(
         "SpMVKit::distributed::halo_pack",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
             pack_exec, 0, static_cast<std::int64_t>(send_indices_.extent(0))),
         detail::HaloPack<vector_type, vector_type, index_type>{send_buffer_, x, send_indices_});
     if (staged_) Kokkos::deep_copy(pack_exec, host_send_, send_buffer_);
@@ -231,7 +231,7 @@ public:
   /// Waits for every message of the last begin(); then ghosts() holds the
   /// neighbours' entries (staged: after the unpack copy, queued on exec, or on
   /// the exchange's own instance and waited for).
-  void end(ExecSpace const& exec) const {
+  void end(ExecutionSpace const& exec) const {
     if (state_->sends_pending) post_sends(halo_exec_);
     auto& requests = state_->requests;
     if (!requests.empty()) {
@@ -316,9 +316,9 @@ private:
   /// waits for (the host goes on; a fence here stalled the host until the
   /// caller's previous kernel had finished, then the device until the next
   /// launch), elsewhere a fence of exec.
-  void order_after(ExecSpace const& exec) const {
+  void order_after(ExecutionSpace const& exec) const {
 #if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+    if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
       if (state_->event != nullptr) {
         cuda_check(cudaEventRecord(state_->event, exec.cuda_stream()), "cudaEventRecord");
         cuda_check(cudaStreamWaitEvent(halo_exec_.cuda_stream(), state_->event, 0),
@@ -332,7 +332,7 @@ private:
 
   /// Waits for the pack on pack_exec (MPI reads the buffer from the host
   /// thread) and posts the sends.
-  void post_sends(ExecSpace const& pack_exec) const {
+  void post_sends(ExecutionSpace const& pack_exec) const {
     pack_exec.fence();
     state_->sends_pending = false;
     Scalar* send_from = staged_ ? host_send_.data() : send_buffer_.data();
@@ -400,7 +400,7 @@ private:
   // Before halo_exec_: on CUDA it owns the stream halo_exec_ runs on, so the
   // instance goes first.
   std::shared_ptr<State> state_ = std::make_shared<State>();
-  ExecSpace halo_exec_;
+  ExecutionSpace halo_exec_;
   bool gpu_aware_ = false, staged_ = false, own_instance_ = false;
 };
 

@@ -50,11 +50,11 @@ public:
   /// A policy summing over `comm`.
   explicit MpiReduction(MPI_Comm comm) : comm_(comm), state_(std::make_shared<State>()) {}
 
-  /// Sums `count` doubles at `sums` (memory of Exec's memory space) over the
+  /// Sums `count` doubles at `sums` (memory of ExecutionSpace's memory space) over the
   /// ranks, in place. Waits for exec first (the sums come from its kernels)
   /// and leaves the result ordered before exec's later work.
-  template <class Exec>
-  void all_reduce(Exec const& exec, double* sums, int count) const {
+  template <class ExecutionSpace>
+  void all_reduce(ExecutionSpace const& exec, double* sums, int count) const {
     all_reduce_begin(exec, sums, count);
     all_reduce_end(exec);
   }
@@ -65,12 +65,12 @@ public:
                       "MPI_Allreduce");
   }
 
-  /// Starts summing `count` doubles at `sums` (Exec's memory) over the ranks
+  /// Starts summing `count` doubles at `sums` (ExecutionSpace's memory) over the ranks
   /// with MPI_Iallreduce and returns: work queued on exec afterwards overlaps
   /// with it, but must not touch the sums until all_reduce_end(). Waits for
   /// exec (the sums come from its kernels). One reduction in flight at a time.
-  template <class Exec>
-  void all_reduce_begin(Exec const& exec, double* sums, int count) const {
+  template <class ExecutionSpace>
+  void all_reduce_begin(ExecutionSpace const& exec, double* sums, int count) const {
     if (state_->pending) {
       throw std::logic_error("spmvkit::MpiReduction: all_reduce_begin while another reduction "
                              "is in flight (call all_reduce_end first)");
@@ -79,7 +79,7 @@ public:
       throw std::invalid_argument("spmvkit::MpiReduction: count must be in [0, 8]");
     }
     double* buffer = sums;
-    if constexpr (!host_accessible<Exec>) {
+    if constexpr (!host_accessible<ExecutionSpace>) {
       // The last copy back, still queued on another stream, reads the buffer.
       if (state_->copy_back_stream != 0 && state_->copy_back_stream != stream_key(exec)) {
         Kokkos::fence();
@@ -90,7 +90,7 @@ public:
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "SpMVKit::distributed::reduction_host"),
             max_count);
       }
-      Kokkos::deep_copy(exec, HostSums(state_->host.data(), count), DeviceSums<Exec>(sums, count));
+      Kokkos::deep_copy(exec, HostSums(state_->host.data(), count), DeviceSums<ExecutionSpace>(sums, count));
       buffer = state_->host.data();
     }
     exec.fence();
@@ -105,13 +105,13 @@ public:
   /// Waits for the reduction of the last all_reduce_begin (nothing when none is
   /// in flight); the summed values are then at its `sums`, the copy back to
   /// device memory queued on exec (on CUDA not waited for; see above).
-  template <class Exec>
-  void all_reduce_end(Exec const& exec) const {
+  template <class ExecutionSpace>
+  void all_reduce_end(ExecutionSpace const& exec) const {
     if (!state_->pending) return;
     state_->pending = false;
     detail::mpi_check(MPI_Wait(&state_->request, MPI_STATUS_IGNORE), "MPI_Wait");
-    if constexpr (!host_accessible<Exec>) {
-      Kokkos::deep_copy(exec, DeviceSums<Exec>(state_->device, state_->count),
+    if constexpr (!host_accessible<ExecutionSpace>) {
+      Kokkos::deep_copy(exec, DeviceSums<ExecutionSpace>(state_->device, state_->count),
                         HostSums(state_->host.data(), state_->count));
       state_->copy_back_stream = stream_key(exec);
       if (state_->copy_back_stream == 0) exec.fence();
@@ -130,20 +130,20 @@ public:
   MPI_Comm comm() const { return comm_; }
 
 private:
-  template <class Exec>
+  template <class ExecutionSpace>
   static constexpr bool host_accessible =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
   using HostBuffer = Kokkos::View<double*, detail::StagingHostSpace>;
   using HostSums = Kokkos::View<double*, detail::StagingHostSpace, Kokkos::MemoryUnmanaged>;
-  template <class Exec>
-  using DeviceSums = Kokkos::View<double*, typename Exec::memory_space, Kokkos::MemoryUnmanaged>;
+  template <class ExecutionSpace>
+  using DeviceSums = Kokkos::View<double*, typename ExecutionSpace::memory_space, Kokkos::MemoryUnmanaged>;
 
   /// exec's CUDA stream, which orders the copies of consecutive reductions;
   /// 0 on other backends (the copy back is then waited for in end()).
-  template <class Exec>
-  static std::uintptr_t stream_key([[maybe_unused]] Exec const& exec) {
+  template <class ExecutionSpace>
+  static std::uintptr_t stream_key([[maybe_unused]] ExecutionSpace const& exec) {
 #if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
       return reinterpret_cast<std::uintptr_t>(exec.cuda_stream());
     }
 #endif

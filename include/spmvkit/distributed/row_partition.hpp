@@ -162,8 +162,8 @@ struct RowLengthAt {
 /// O(rows / p) work per rank, two collectives of p entries.
 /// Collective. Throws DistributedError on every rank when there are more
 /// ranks than rows or a length is negative.
-template <class ExecSpace, class Length>
-RowPartition partition_by_nonzeros(MPI_Comm comm, ExecSpace const& exec, std::int64_t global_rows,
+template <class ExecutionSpace, class Length>
+RowPartition partition_by_nonzeros(MPI_Comm comm, ExecutionSpace const& exec, std::int64_t global_rows,
                                    Length const& length) {
   const int p = detail::mpi_size(comm), rank = detail::mpi_rank(comm);
   if (global_rows < p) {
@@ -178,7 +178,7 @@ RowPartition partition_by_nonzeros(MPI_Comm comm, ExecSpace const& exec, std::in
         "SpMVKit::distributed::partition_prefix", end - first + 1);
     Kokkos::parallel_scan(
         "SpMVKit::distributed::partition_prefix",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, end - first + 1),
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, end - first + 1),
         detail::RowLengthAt<Length>{length, first, prefix}, total);
     exec.fence();
     if (total < 0) throw std::invalid_argument("a row length is negative");

@@ -69,15 +69,15 @@ template <class KKMatrix>
 CrsMatrix<typename KKMatrix::non_const_value_type, typename KKMatrix::execution_space,
           typename KKMatrix::non_const_ordinal_type, typename KKMatrix::non_const_size_type>
 from_kokkos_kernels(KKMatrix const& A) {
-  using Exec = typename KKMatrix::execution_space;
+  using ExecutionSpace = typename KKMatrix::execution_space;
   using Result =
-      CrsMatrix<typename KKMatrix::non_const_value_type, Exec,
+      CrsMatrix<typename KKMatrix::non_const_value_type, ExecutionSpace,
                 typename KKMatrix::non_const_ordinal_type, typename KKMatrix::non_const_size_type>;
-  static_assert(std::is_same_v<typename KKMatrix::memory_space, typename Exec::memory_space>,
+  static_assert(std::is_same_v<typename KKMatrix::memory_space, typename ExecutionSpace::memory_space>,
                 "spmvkit::from_kokkos_kernels: the matrix must live in its execution space's "
                 "default memory space");
   auto row_starts = detail::allocate_view<typename Result::row_starts_type>(
-      Exec(), "SpMVKit::CrsMatrix::row_starts(from_kokkos_kernels)",
+      ExecutionSpace(), "SpMVKit::CrsMatrix::row_starts(from_kokkos_kernels)",
       static_cast<std::int64_t>(A.graph.row_map.extent(0)));
   Kokkos::deep_copy(row_starts, A.graph.row_map);
   return Result(A.numRows(), A.numCols(), row_starts, A.graph.entries, A.values);

@@ -58,7 +58,7 @@ namespace spmvkit {
 ///
 /// \tparam Format    a format tag: CrsFormat, SellFormat, Sell16Format
 /// \tparam Scalar    value type of the matrix
-/// \tparam ExecSpace execution space (deduced from exec)
+/// \tparam ExecutionSpace execution space (deduced from exec)
 /// \tparam Ordinal   row and column index type, default `int`
 /// \tparam Offset    entry index type, default `int`
 /// \param exec    execution space instance the assembly runs on
@@ -68,9 +68,9 @@ namespace spmvkit {
 /// Usage: `make_fem_poisson<SellFormat, double>(exec, 64, SellOptions{32, 1})`.
 /// Cost: O(nnz) work on the device, plus what the format's from_rows() does
 /// (one count reduction read back to the host, then the fill).
-template <class Format, class Scalar, class ExecSpace, class Ordinal = int, class Offset = int>
-matrix_of_t<Format, Scalar, ExecSpace, Ordinal, Offset>
-make_fem_poisson(ExecSpace const& exec, std::int64_t N,
+template <class Format, class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
+matrix_of_t<Format, Scalar, ExecutionSpace, Ordinal, Offset>
+make_fem_poisson(ExecutionSpace const& exec, std::int64_t N,
                  typename Format::options_type const& options = {}) {
   constexpr char const* where = "spmvkit::make_fem_poisson";
   const FemPoisson p(N);
@@ -82,17 +82,17 @@ make_fem_poisson(ExecSpace const& exec, std::int64_t N,
 }
 
 /// The FEM stiffness matrix in CRS (make_fem_poisson<CrsFormat>).
-template <class Scalar, class ExecSpace, class Ordinal = int, class Offset = int>
-CrsMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_crs(ExecSpace const& exec,
+template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
+CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> make_fem_poisson_crs(ExecutionSpace const& exec,
                                                                    std::int64_t N) {
-  return make_fem_poisson<CrsFormat, Scalar, ExecSpace, Ordinal, Offset>(exec, N);
+  return make_fem_poisson<CrsFormat, Scalar, ExecutionSpace, Ordinal, Offset>(exec, N);
 }
 
 /// The FEM stiffness matrix in SELL-C-σ (make_fem_poisson<SellFormat>): the
 /// same chunking, σ-window sort and padding as make_sell() of the CRS assembly
 /// (the result is identical entry for entry).
-template <class Scalar, class ExecSpace, class Ordinal = int, class Offset = int>
-SellMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_sell(ExecSpace const& exec,
+template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
+SellMatrix<Scalar, ExecutionSpace, Ordinal, Offset> make_fem_poisson_sell(ExecutionSpace const& exec,
                                                                      std::int64_t N, int chunk_size,
                                                                      std::int64_t sigma = 1) {
   // SellOptions reads C = 0 as "the backend's default"; this function asks for an explicit C.
@@ -100,7 +100,7 @@ SellMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_sell(ExecSpace c
     throw std::invalid_argument("spmvkit::make_fem_poisson_sell: chunk size C must be >= 1, got " +
                                 std::to_string(chunk_size));
   }
-  return make_fem_poisson<SellFormat, Scalar, ExecSpace, Ordinal, Offset>(
+  return make_fem_poisson<SellFormat, Scalar, ExecutionSpace, Ordinal, Offset>(
       exec, N, SellOptions{chunk_size, sigma});
 }
 
@@ -109,8 +109,8 @@ SellMatrix<Scalar, ExecSpace, Ordinal, Offset> make_fem_poisson_sell(ExecSpace c
 ///
 /// A new View of (N-1)^3 entries on exec's memory space, filled asynchronously
 /// on exec. Throws what FemPoisson(N) throws and AllocationError.
-template <class Scalar, class ExecSpace>
-fem_vector_t<Scalar, ExecSpace> fem_poisson_rhs(ExecSpace const& exec, std::int64_t N) {
+template <class Scalar, class ExecutionSpace>
+fem_vector_t<Scalar, ExecutionSpace> fem_poisson_rhs(ExecutionSpace const& exec, std::int64_t N) {
   const FemPoisson p(N);
   return detail::fem_sample<Scalar>(exec, p, "SpMVKit::fem_poisson::rhs", detail::FemRhs{p.n, p.h});
 }
@@ -119,8 +119,8 @@ fem_vector_t<Scalar, ExecSpace> fem_poisson_rhs(ExecSpace const& exec, std::int6
 ///
 /// A new View of (N-1)^3 entries, filled asynchronously on exec. The discrete
 /// solution differs from it by the factor FemPoisson::discrete_solution_factor().
-template <class Scalar, class ExecSpace>
-fem_vector_t<Scalar, ExecSpace> fem_poisson_exact(ExecSpace const& exec, std::int64_t N) {
+template <class Scalar, class ExecutionSpace>
+fem_vector_t<Scalar, ExecutionSpace> fem_poisson_exact(ExecutionSpace const& exec, std::int64_t N) {
   const FemPoisson p(N);
   return detail::fem_sample<Scalar>(exec, p, "SpMVKit::fem_poisson::exact",
                                     detail::FemExact{p.n, p.h});
@@ -132,8 +132,8 @@ fem_vector_t<Scalar, ExecSpace> fem_poisson_exact(ExecSpace const& exec, std::in
 ///
 /// A new View of (N-1)^3 entries, filled asynchronously on exec from a hash of
 /// the row and `seed`: the same seed gives the same vector on every backend.
-template <class Scalar, class ExecSpace>
-fem_vector_t<Scalar, ExecSpace> fem_poisson_rough_guess(ExecSpace const& exec, std::int64_t N,
+template <class Scalar, class ExecutionSpace>
+fem_vector_t<Scalar, ExecutionSpace> fem_poisson_rough_guess(ExecutionSpace const& exec, std::int64_t N,
                                                         std::uint64_t seed = 1) {
   const FemPoisson p(N);
   return detail::fem_sample<Scalar>(exec, p, "SpMVKit::fem_poisson::rough_guess",
@@ -146,8 +146,8 @@ fem_vector_t<Scalar, ExecSpace> fem_poisson_rough_guess(ExecSpace const& exec, s
 /// Synchronous (the reduction is read back). Throws std::invalid_argument when
 /// u_h has the wrong extent. Compare it with FemPoisson::predicted_l2_error(),
 /// the error of the exact discrete solution.
-template <class ExecSpace, class UView>
-double fem_poisson_l2_error(ExecSpace const& exec, std::int64_t N, UView const& u_h) {
+template <class ExecutionSpace, class UView>
+double fem_poisson_l2_error(ExecutionSpace const& exec, std::int64_t N, UView const& u_h) {
   const FemPoisson p(N);
   if (static_cast<std::int64_t>(u_h.extent(0)) != p.num_rows) {
     throw std::invalid_argument("spmvkit::fem_poisson_l2_error: u_h has " +
@@ -158,7 +158,7 @@ double fem_poisson_l2_error(ExecSpace const& exec, std::int64_t N, UView const& 
                              typename UView::device_type>;
   double sum = 0;
   Kokkos::parallel_reduce("SpMVKit::fem_poisson::l2_error",
-                          detail::FemRange64<ExecSpace>(exec, 0, p.num_rows),
+                          detail::FemRange64<ExecutionSpace>(exec, 0, p.num_rows),
                           detail::FemSquaredError<Const>{u_h, {p.n, p.h}}, sum);
   return std::sqrt(p.h * p.h * p.h * sum);
 }

@@ -77,9 +77,9 @@ struct FemPoisson {
 };
 
 /// Vector type used for the right-hand side, the exact solution and the guess.
-template <class Scalar, class ExecSpace>
+template <class Scalar, class ExecutionSpace>
 using fem_vector_t =
-    Kokkos::View<Scalar*, Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>>;
+    Kokkos::View<Scalar*, Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>>;
 
 } // namespace spmvkit
 

@@ -4,7 +4,7 @@
 #define SPMVKIT_SELECT_AUTO_MATRIX_HPP
 
 /// \file
-/// The automatic format: make_matrix(exec, crs) picks the fastest format
+/// The automatic format: make_auto_matrix(exec, crs) picks the fastest format
 /// variant of format_list for a matrix and returns an AutoMatrix, which
 /// spmv(), cg() and the benchmarks take like any other matrix (AutoFormat
 /// models the format concept). Longer than most public headers: the
@@ -47,13 +47,13 @@ namespace spmvkit {
 
 struct AutoFormat;
 
-/// How make_matrix() chooses.
+/// How make_auto_matrix() chooses.
 enum class SelectMode {
   model, ///< the format model's first choice (no SpMV is run)
   tune   ///< time the model's first few choices on the matrix, keep the fastest
 };
 
-/// Options of the automatic format (make_matrix()).
+/// Options of the automatic format (make_auto_matrix()).
 struct AutoOptions {
   /// Model (default) or tune.
   SelectMode mode = SelectMode::model;
@@ -75,7 +75,7 @@ struct AutoOptions {
   std::vector<KernelCost> costs;
 };
 
-/// What make_matrix() chose and why: AutoMatrix::selection(), printed by describe().
+/// What make_auto_matrix() chose and why: AutoMatrix::selection(), printed by describe().
 struct FormatSelection {
   /// One variant converted (and in tune mode timed) during the choice.
   struct Trial {
@@ -114,15 +114,16 @@ struct AutoEntry {
 };
 
 namespace detail {
-template <class Scalar, class Exec, class Ordinal, class Offset, class List>
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset, class List>
 struct auto_variant;
-template <class Scalar, class Exec, class Ordinal, class Offset, class... Fs>
-struct auto_variant<Scalar, Exec, Ordinal, Offset, type_list<Fs...>> {
-  using type = std::variant<AutoEntry<Fs, matrix_of_t<Fs, Scalar, Exec, Ordinal, Offset>>...>;
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset, class... Fs>
+struct auto_variant<Scalar, ExecutionSpace, Ordinal, Offset, type_list<Fs...>> {
+  using type =
+      std::variant<AutoEntry<Fs, matrix_of_t<Fs, Scalar, ExecutionSpace, Ordinal, Offset>>...>;
 };
 } // namespace detail
 
-/// A matrix stored in the format make_matrix() chose (see the file comment).
+/// A matrix stored in the format make_auto_matrix() chose (see the file comment).
 ///
 /// A handle like every SpMVKit matrix: copies share the stored matrix and the
 /// selection report.
@@ -151,7 +152,7 @@ public:
 
   /// An empty handle (0 x 0, a CRS without entries is not even stored).
   AutoMatrix() = default;
-  /// Wraps a stored variant and its report (make_matrix() builds these).
+  /// Wraps a stored variant and its report (make_auto_matrix() builds these).
   AutoMatrix(variant_type stored, FormatSelection selection, AutoOptions options,
              std::int64_t num_rows, std::int64_t num_cols, std::int64_t nnz)
       : stored_(std::make_shared<const variant_type>(std::move(stored))),
@@ -198,14 +199,14 @@ void with_format_at(std::size_t index, Fn&& f) {
   });
 }
 
-/// Every variant of format_list on Exec (model_variants), unpredicted (NaN seconds).
-template <class Exec>
+/// Every variant of format_list on ExecutionSpace (model_variants), unpredicted (NaN seconds).
+template <class ExecutionSpace>
 std::vector<FormatPrediction> all_variants() {
   std::vector<FormatPrediction> out;
   std::size_t format_index = 0;
   for_each_type(format_list{}, [&](auto tag) {
     using F = typename decltype(tag)::type;
-    auto const variants = model_variants<F, Exec>();
+    auto const variants = model_variants<F, ExecutionSpace>();
     for (std::size_t i = 0; i < variants.size(); ++i) {
       out.push_back(
           {F::name(variants[i]), F::family, SpmvEstimate{}, std::nan(""), format_index, i});
@@ -216,9 +217,10 @@ std::vector<FormatPrediction> all_variants() {
 }
 
 /// Median seconds of `repetitions` fenced SpMVs of M after one warm-up.
-template <class Exec, class M, class X, class Y>
-double time_spmv(Exec const& exec, M const& A, typename format_of_t<M>::options_type const& o,
-                 X const& x, Y const& y, int repetitions) {
+template <class ExecutionSpace, class M, class X, class Y>
+double time_spmv(ExecutionSpace const& exec, M const& A,
+                 typename format_of_t<M>::options_type const& o, X const& x, Y const& y,
+                 int repetitions) {
   using F = format_of_t<M>;
   using S = typename M::value_type;
   exec.fence();
@@ -266,11 +268,12 @@ inline std::string seconds_text(double s) {
 /// kernel is the last resort. Synchronous.
 template <class ExecutionSpace, class Scalar, class Ordinal, class Offset>
 AutoMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
-make_matrix(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
-            AutoOptions const& options = {}) {
+make_auto_matrix(ExecutionSpace const& exec,
+                 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+                 AutoOptions const& options = {}) {
   using Result = AutoMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
   using Variant = typename Result::variant_type;
-  constexpr char const* where = "spmvkit::make_matrix";
+  constexpr char const* where = "spmvkit::make_auto_matrix";
   if (options.tune_candidates < 1 || options.tune_repetitions < 1) {
     throw std::invalid_argument(std::string(where) +
                                 ": tune_candidates and tune_repetitions must be >= 1, got " +
@@ -426,7 +429,17 @@ make_matrix(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordina
   return Result(std::move(*chosen), std::move(s), options, A.num_rows(), A.num_cols(), A.nnz());
 }
 
-/// The automatic format's tag (core/format_concept.hpp): make_matrix() as a
+/// The former name of make_auto_matrix(), which did not say that it chooses
+/// the format: the same call. Deprecated in 0.2, removed in 0.4.
+template <class ExecutionSpace, class Scalar, class Ordinal, class Offset>
+[[deprecated("spmvkit::make_matrix is now spmvkit::make_auto_matrix")]] AutoMatrix<
+    Scalar, ExecutionSpace, Ordinal, Offset>
+make_matrix(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+            AutoOptions const& options = {}) {
+  return make_auto_matrix(exec, A, options);
+}
+
+/// The automatic format's tag (core/format_concept.hpp): make_auto_matrix() as a
 /// format, so that everything walking a format list can take it.
 struct AutoFormat {
   /// The family name, "auto".
@@ -434,46 +447,46 @@ struct AutoFormat {
   /// The options: AutoOptions.
   using options_type = AutoOptions;
   /// The matrix class: AutoMatrix.
-  template <class Scalar, class Exec, class Ordinal, class Offset>
-  using matrix_type = AutoMatrix<Scalar, Exec, Ordinal, Offset>;
+  template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+  using matrix_type = AutoMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
 
   /// "auto" for model mode, "auto_tune" for tune mode.
   static std::string name(options_type const& o) {
     return o.mode == SelectMode::model ? "auto" : "auto_tune";
   }
   /// Both modes with their default settings.
-  template <class Exec>
+  template <class ExecutionSpace>
   static std::vector<options_type> variants() {
     AutoOptions tune;
     tune.mode = SelectMode::tune;
     return {AutoOptions{}, tune};
   }
   /// Never an obstacle: CRS is the last resort.
-  template <class Exec, class Crs>
-  static std::string obstacle(Exec const&, Crs const&, options_type const&) {
+  template <class ExecutionSpace, class Crs>
+  static std::string obstacle(ExecutionSpace const&, Crs const&, options_type const&) {
     return "";
   }
-  /// make_matrix(exec, A, o).
-  template <class Exec, class Crs>
-  static matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
+  /// make_auto_matrix(exec, A, o).
+  template <class ExecutionSpace, class Crs>
+  static matrix_type<typename Crs::value_type, ExecutionSpace, typename Crs::ordinal_type,
                      typename Crs::offset_type>
-  from_crs(Exec const& exec, Crs const& A, options_type const& o) {
-    return make_matrix(exec, A, o);
+  from_crs(ExecutionSpace const& exec, Crs const& A, options_type const& o) {
+    return make_auto_matrix(exec, A, o);
   }
-  /// A CRS from the row source (CrsFormat::from_rows), then make_matrix().
-  template <class Exec, class Source>
-  static matrix_type<typename Source::value_type, Exec, typename Source::ordinal_type,
+  /// A CRS from the row source (CrsFormat::from_rows), then make_auto_matrix().
+  template <class ExecutionSpace, class Source>
+  static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
-  from_rows(Exec const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
-            options_type const& o) {
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
+            Source const& source, options_type const& o) {
     auto crs = CrsFormat::from_rows(exec, num_rows, num_cols, source, CrsOptions{});
     AutoOptions checked = o;
     checked.check_structure = false; // built here, well formed by construction
-    return make_matrix(exec, crs, checked);
+    return make_auto_matrix(exec, crs, checked);
   }
   /// The chosen format's to_crs.
-  template <class Exec, class M>
-  static typename M::crs_type to_crs(Exec const& exec, M const& A) {
+  template <class ExecutionSpace, class M>
+  static typename M::crs_type to_crs(ExecutionSpace const& exec, M const& A) {
     return A.visit([&](auto const& B, auto const&) {
       return format_of_t<std::decay_t<decltype(B)>>::to_crs(exec, B);
     });
@@ -485,16 +498,16 @@ struct AutoFormat {
   }
   /// The chosen format's apply with the chosen options; `o` is not used (the
   /// choice is made at construction).
-  template <class Exec, class M, class X, class Y>
-  static void apply(Exec const& exec, detail::spmv_scalar_t<M, Y> alpha, M const& A, X const& x,
-                    detail::spmv_scalar_t<M, Y> beta, Y const& y, options_type const&) {
+  template <class ExecutionSpace, class M, class X, class Y>
+  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<M, Y> alpha, M const& A,
+                    X const& x, detail::spmv_scalar_t<M, Y> beta, Y const& y, options_type const&) {
     A.visit([&](auto const& B, auto const& o) {
       format_of_t<std::decay_t<decltype(B)>>::apply(exec, alpha, B, x, beta, y, o);
     });
   }
   /// The chosen format's diagonal.
-  template <class Exec, class M, class D>
-  static void diagonal(Exec const& exec, M const& A, D const& d) {
+  template <class ExecutionSpace, class M, class D>
+  static void diagonal(ExecutionSpace const& exec, M const& A, D const& d) {
     A.visit([&](auto const& B, auto const&) {
       format_of_t<std::decay_t<decltype(B)>>::diagonal(exec, B, d);
     });

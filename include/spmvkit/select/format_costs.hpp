@@ -75,9 +75,9 @@ template <>
 struct format_cost<CrsFormat> {
   /// true: estimated.
   static constexpr bool available = true;
-  /// The estimate of CRS with kernel o.kernel on Exec; automatic is not
+  /// The estimate of CRS with kernel o.kernel on ExecutionSpace; automatic is not
   /// estimated (it is one of the others).
-  template <class Exec>
+  template <class ExecutionSpace>
   static std::optional<SpmvEstimate> estimate(MatrixFeatures const& f, CrsOptions const& o,
                                               TypeSizes s) {
     SpmvEstimate e;
@@ -87,14 +87,14 @@ struct format_cost<CrsFormat> {
     switch (o.kernel) {
     case CrsKernel::row_per_thread: e.critical_entries = longest; break;
     case CrsKernel::vector:
-      e.critical_entries = detail::is_host_space_v<Exec>
+      e.critical_entries = detail::is_host_space_v<ExecutionSpace>
                                ? longest
                                : longest / detail::crs_vector_lanes(f.rows.mean_row_length);
       break;
     case CrsKernel::balanced: {
       // Rows are split over tiles of the merge path: no serial path beyond a
       // tile, and the plan's tile coordinates and carries on top.
-      const auto p = detail::merge_path_parameters<Exec>(f.rows.num_rows, f.rows.nnz);
+      const auto p = detail::merge_path_parameters<ExecutionSpace>(f.rows.num_rows, f.rows.nnz);
       e.critical_entries = static_cast<double>(p.items_per_thread);
       e.bytes += static_cast<double>(p.league_size + 1) * (s.ordinal + s.offset) +
                  2.0 * static_cast<double>(p.league_size) * s.scalar;
@@ -114,12 +114,12 @@ struct format_cost<BasicSellFormat<Columns>> {
   static constexpr bool available = true;
   /// The estimate of SELL-C-1 (C = o.chunk_size, 0 for the backend's
   /// default); empty for σ > 1, and for Sell16 on a matrix it cannot store.
-  template <class Exec>
+  template <class ExecutionSpace>
   static std::optional<SpmvEstimate> estimate(MatrixFeatures const& f, SellOptions const& o,
                                               TypeSizes s) {
     if (o.sigma != 1) return std::nullopt;
     if (Columns::relative && !f.sell16_eligible) return std::nullopt;
-    const int c = o.chunk_size != 0 ? o.chunk_size : detail::default_sell_chunk_size<Exec>();
+    const int c = o.chunk_size != 0 ? o.chunk_size : detail::default_sell_chunk_size<ExecutionSpace>();
     const double chunks = static_cast<double>((f.rows.num_rows + c - 1) / c);
     const int column_bytes = Columns::relative ? 2 : s.ordinal;
     SpmvEstimate e;
@@ -138,7 +138,7 @@ struct format_cost<BasicEllFormat<Width>> {
   /// true: estimated.
   static constexpr bool available = true;
   /// The estimate of ELL (ELL-R) with options o.
-  template <class Exec>
+  template <class ExecutionSpace>
   static std::optional<SpmvEstimate> estimate(MatrixFeatures const& f, EllOptions const& o,
                                               TypeSizes s) {
     const std::int64_t n = f.rows.num_rows;
@@ -162,10 +162,10 @@ struct format_cost<CooFormat> {
   /// true: estimated.
   static constexpr bool available = true;
   /// The estimate of COO (its byte model with the plan's tiles).
-  template <class Exec>
+  template <class ExecutionSpace>
   static std::optional<SpmvEstimate> estimate(MatrixFeatures const& f, CooOptions const&,
                                               TypeSizes s) {
-    const auto p = detail::merge_path_parameters<Exec>(f.rows.num_rows, f.rows.nnz);
+    const auto p = detail::merge_path_parameters<ExecutionSpace>(f.rows.num_rows, f.rows.nnz);
     const double tiles = static_cast<double>(p.league_size);
     SpmvEstimate e;
     e.bytes = static_cast<double>(f.rows.nnz) * (s.scalar + 2 * s.ordinal) +

@@ -38,14 +38,14 @@ struct FormatPrediction {
   SpmvEstimate estimate;         ///< its cost terms
   double seconds = 0;            ///< predicted seconds of one SpMV
   std::size_t format_index = 0;  ///< position of F in format_list
-  std::size_t variant_index = 0; ///< position of the options in model_variants<F, Exec>()
+  std::size_t variant_index = 0; ///< position of the options in model_variants<F, ExecutionSpace>()
 };
 
 namespace detail {
 
-/// The fitted constants of variant on the backend family of Exec (host
+/// The fitted constants of variant on the backend family of ExecutionSpace (host
 /// threads or GPU), nullptr if it has none. The tables end with a null name.
-template <class Exec>
+template <class ExecutionSpace>
 KernelCost const* find_cost(std::string const& variant, std::vector<KernelCost> const& costs) {
   if (!costs.empty()) {
     for (auto const& c : costs) {
@@ -53,7 +53,7 @@ KernelCost const* find_cost(std::string const& variant, std::vector<KernelCost> 
     }
     return nullptr;
   }
-  KernelCost const* table = is_host_space_v<Exec> ? fitted_host_costs : fitted_gpu_costs;
+  KernelCost const* table = is_host_space_v<ExecutionSpace> ? fitted_host_costs : fitted_gpu_costs;
   for (; table->variant != nullptr; ++table) {
     if (variant == table->variant) return table;
   }
@@ -62,12 +62,12 @@ KernelCost const* find_cost(std::string const& variant, std::vector<KernelCost> 
 
 } // namespace detail
 
-/// The options of F that the model and tune mode consider on Exec: its
-/// variants (F::variants<Exec>()), after its default options when those are
+/// The options of F that the model and tune mode consider on ExecutionSpace: its
+/// variants (F::variants<ExecutionSpace>()), after its default options when those are
 /// not among them.
-template <class F, class Exec>
+template <class F, class ExecutionSpace>
 std::vector<typename F::options_type> model_variants() {
-  auto v = F::template variants<Exec>();
+  auto v = F::template variants<ExecutionSpace>();
   const std::string default_name = F::name(typename F::options_type{});
   bool has_default = false;
   for (auto const& o : v) has_default = has_default || F::name(o) == default_name;
@@ -81,13 +81,13 @@ inline double predict_seconds(KernelCost const& c, SpmvEstimate const& e) {
          c.seconds_per_critical_entry * e.critical_entries;
 }
 
-/// Every variant of format_list that the model can predict on Exec for a
+/// Every variant of format_list that the model can predict on ExecutionSpace for a
 /// matrix with these features and types, fastest first.
 ///
 /// A variant is predicted when its format has a cost estimate for its options
 /// and there are constants for it: in `costs` when given, else in the
 /// backend's fitted table. Costs nothing on the device.
-template <class Exec>
+template <class ExecutionSpace>
 std::vector<FormatPrediction> predict_formats(MatrixFeatures const& f, TypeSizes sizes,
                                               std::vector<KernelCost> const& costs = {}) {
   std::vector<FormatPrediction> out;
@@ -95,12 +95,12 @@ std::vector<FormatPrediction> predict_formats(MatrixFeatures const& f, TypeSizes
   for_each_type(format_list{}, [&](auto tag) {
     using F = typename decltype(tag)::type;
     if constexpr (format_cost<F>::available) {
-      auto const variants = model_variants<F, Exec>();
+      auto const variants = model_variants<F, ExecutionSpace>();
       for (std::size_t i = 0; i < variants.size(); ++i) {
-        auto const e = format_cost<F>::template estimate<Exec>(f, variants[i], sizes);
+        auto const e = format_cost<F>::template estimate<ExecutionSpace>(f, variants[i], sizes);
         if (!e) continue;
         const std::string name = F::name(variants[i]);
-        KernelCost const* c = detail::find_cost<Exec>(name, costs);
+        KernelCost const* c = detail::find_cost<ExecutionSpace>(name, costs);
         if (c == nullptr) continue;
         out.push_back({name, F::family, *e, predict_seconds(*c, *e), format_index, i});
       }

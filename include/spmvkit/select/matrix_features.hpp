@@ -14,6 +14,7 @@
 /// numbers only, so the model never converts a matrix it will not keep.
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/matrix_statistics.hpp>
+#include <spmvkit/select/detail/features_tuning.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -171,7 +172,7 @@ struct ColumnReachReduce {
 ///
 /// Three reductions (two over the row starts, one over the column indices)
 /// and the read of the results; the call waits for them. The structure is
-/// assumed valid (make_matrix() checks it first when asked to). Costs far less
+/// assumed valid (make_auto_matrix() checks it first when asked to). Costs far less
 /// than one SpMV: the value array, the largest one, is never read.
 template <class ExecutionSpace, class Crs>
 MatrixFeatures compute_features(ExecutionSpace const& exec, Crs const& A) {

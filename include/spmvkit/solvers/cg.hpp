@@ -155,15 +155,15 @@ struct FusedVectors : detail::FusedCgVectorOps {};
 /// 15 n s, 22 n s with Jacobi); a converged solve adds one apply for the true
 /// residual. Memory: three work vectors of n entries (r, p, q), plus the
 /// inverted diagonal with Jacobi; pipelined adds four (six with Jacobi).
-template <class ExecSpace, class Matrix, class BView, class XView,
+template <class ExecutionSpace, class Matrix, class BView, class XView,
           class VectorOperations = FusedVectors>
-CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const& x,
+CgResult cg(ExecutionSpace const& exec, Matrix const& A, BView const& b, XView const& x,
             CgOptions const& opts = CgOptions(),
             VectorOperations const& vector_operations = VectorOperations()) {
   (void)vector_operations; // a policy type: its hooks are static
   auto&& op = detail::as_operator<BView>(A);
   using Op = std::remove_reference_t<decltype(op)>;
-  detail::CgSolver<ExecSpace, Op, BView, XView, VectorOperations> solver(exec, op, b, x, opts);
+  detail::CgSolver<ExecutionSpace, Op, BView, XView, VectorOperations> solver(exec, op, b, x, opts);
   return solver.solve();
 }
 
@@ -172,14 +172,14 @@ CgResult cg(ExecSpace const& exec, Matrix const& A, BView const& b, XView const&
 ///
 /// Chosen for a non-const lvalue operator, such as a KokkosKernelsOperator
 /// whose apply() is non-const; parameters, exceptions and cost as above.
-template <class ExecSpace, class Op, class BView, class XView,
+template <class ExecutionSpace, class Op, class BView, class XView,
           class VectorOperations = FusedVectors,
           class = std::enable_if_t<detail::is_linear_operator<Op>::value>>
-CgResult cg(ExecSpace const& exec, Op& op, BView const& b, XView const& x,
+CgResult cg(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x,
             CgOptions const& opts = CgOptions(),
             VectorOperations const& vector_operations = VectorOperations()) {
   (void)vector_operations;
-  detail::CgSolver<ExecSpace, Op, BView, XView, VectorOperations> solver(exec, op, b, x, opts);
+  detail::CgSolver<ExecutionSpace, Op, BView, XView, VectorOperations> solver(exec, op, b, x, opts);
   return solver.solve();
 }
 

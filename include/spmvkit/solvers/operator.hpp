@@ -56,8 +56,8 @@ namespace spmvkit {
 struct LocalReduction {
   /// Combines `count` partial sums held in device memory (a rank-1 View of
   /// double accessible from exec), in place, ordered on exec. Here: nothing to do.
-  template <class Exec, class DeviceSums>
-  void all_reduce(Exec const&, DeviceSums const&, int) const {}
+  template <class ExecutionSpace, class DeviceSums>
+  void all_reduce(ExecutionSpace const&, DeviceSums const&, int) const {}
   /// Combines `count` partial sums held in host memory, in place. Here: nothing to do.
   void all_reduce_host(double*, int) const {}
 };

@@ -171,31 +171,31 @@ struct CooFormat {
   /// The options of COO: CooOptions.
   using options_type = CooOptions;
   /// The matrix class of the format: CooMatrix.
-  template <class Scalar, class Exec, class Ordinal, class Offset>
-  using matrix_type = CooMatrix<Scalar, Exec, Ordinal, Offset>;
+  template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+  using matrix_type = CooMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
 
   /// Name for reports and benchmarks: "coo".
   static std::string name(options_type const&) { return "coo"; }
   /// One variant: COO has no kernel choice.
-  template <class Exec>
+  template <class ExecutionSpace>
   static std::vector<options_type> variants() {
     return {CooOptions{}};
   }
   /// Why A cannot be stored as COO: never, so always "".
-  template <class Exec, class Crs>
-  static std::string obstacle(Exec const&, Crs const&, options_type const&) {
+  template <class ExecutionSpace, class Crs>
+  static std::string obstacle(ExecutionSpace const&, Crs const&, options_type const&) {
     return "";
   }
   /// Row index per nonzero (a binary search on the row starts each, so long
   /// rows convert in parallel), copies of the columns and values, and the
   /// SpMV plan from the CRS row starts.
-  template <class Exec, class Crs>
-  static matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
+  template <class ExecutionSpace, class Crs>
+  static matrix_type<typename Crs::value_type, ExecutionSpace, typename Crs::ordinal_type,
                      typename Crs::offset_type>
-  from_crs(Exec const& exec, Crs const& A, options_type const& o) {
-    using Coo = matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
+  from_crs(ExecutionSpace const& exec, Crs const& A, options_type const& o) {
+    using Coo = matrix_type<typename Crs::value_type, ExecutionSpace, typename Crs::ordinal_type,
                             typename Crs::offset_type>;
-    using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+    using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
     if (o.check_structure) detail::ensure_structure(exec, A);
     const std::int64_t nnz = A.nnz();
     auto rows = detail::allocate_view<typename Coo::indices_type>(
@@ -215,22 +215,22 @@ struct CooFormat {
     return Coo(A.num_rows(), A.num_cols(), rows, cols, vals, plan);
   }
   /// Through CRS (CrsFormat::from_rows), whose arrays COO copies.
-  template <class Exec, class Source>
-  static matrix_type<typename Source::value_type, Exec, typename Source::ordinal_type,
+  template <class ExecutionSpace, class Source>
+  static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
-  from_rows(Exec const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
             options_type const&) {
     return from_crs(exec, CrsFormat::from_rows(exec, num_rows, num_cols, source, {}),
                     CooOptions{false});
   }
   /// Row starts by a binary search per row; columns and values copied.
-  template <class Exec, class Coo>
-  static typename Coo::crs_type to_crs(Exec const& exec, Coo const& A) {
+  template <class ExecutionSpace, class Coo>
+  static typename Coo::crs_type to_crs(ExecutionSpace const& exec, Coo const& A) {
     using Crs = typename Coo::crs_type;
     Crs B("to_crs", A.num_rows(), A.num_cols(), A.nnz(), exec);
     Kokkos::parallel_for(
         "SpMVKit::Coo::to_crs_row_starts",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
             exec, 0, static_cast<std::int64_t>(A.num_rows()) + 1),
         detail::RowStartsOfSortedRows<typename Coo::indices_type, typename Crs::row_starts_type>{
             A.row_indices(), B.row_starts(), A.nnz()});
@@ -245,18 +245,18 @@ struct CooFormat {
   }
   /// y = beta y + alpha A x on the matrix's merge-path plan, asynchronous on
   /// exec (arguments validated by spmv()).
-  template <class Exec, class Coo, class X, class Y>
-  static void apply(Exec const& exec, detail::spmv_scalar_t<Coo, Y> alpha, Coo const& A, X const& x,
+  template <class ExecutionSpace, class Coo, class X, class Y>
+  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Coo, Y> alpha, Coo const& A, X const& x,
                     detail::spmv_scalar_t<Coo, Y> beta, Y const& y, options_type const&) {
     detail::spmv_coo(exec, alpha, A, x, beta, y,
                      Kokkos::View<const typename Coo::ordinal_type*, typename Coo::device_type>());
   }
   /// d(i) = the sum of A's stored entries (i, i), 0 for a row without one.
-  template <class Exec, class Coo, class D>
-  static void diagonal(Exec const& exec, Coo const& A, D const& d) {
+  template <class ExecutionSpace, class Coo, class D>
+  static void diagonal(ExecutionSpace const& exec, Coo const& A, D const& d) {
     Kokkos::parallel_for(
         "SpMVKit::Coo::diagonal",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, A.num_rows()),
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, A.num_rows()),
         detail::CooDiagonal<typename Coo::indices_type, typename Coo::indices_type,
                             typename Coo::values_type, D>{A.row_indices(), A.column_indices(),
                                                           A.values(), d, A.nnz()});

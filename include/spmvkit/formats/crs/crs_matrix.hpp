@@ -331,8 +331,8 @@ struct CrsFormat {
   /// The options of CRS: the kernel choice, CrsOptions.
   using options_type = CrsOptions;
   /// The matrix class of the format: CrsMatrix.
-  template <class Scalar, class Exec, class Ordinal, class Offset>
-  using matrix_type = CrsMatrix<Scalar, Exec, Ordinal, Offset>;
+  template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+  using matrix_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
 
   /// Name of the variant for reports and benchmarks: "crs" (automatic kernel),
   /// "crs_row_per_thread", "crs_vector" or "crs_balanced".
@@ -350,32 +350,32 @@ struct CrsFormat {
   /// listed too, although it runs one of the others: it is what a plain
   /// spmv() on a CRS matrix does, so tests and benchmarks must cover its
   /// choice (it must never be the catastrophically slow one).
-  template <class Exec>
+  template <class ExecutionSpace>
   static std::vector<options_type> variants() {
     return {CrsOptions(CrsKernel::row_per_thread), CrsOptions(CrsKernel::vector),
             CrsOptions(CrsKernel::balanced), CrsOptions(CrsKernel::automatic)};
   }
   /// Why A cannot be stored as CRS: never, so always "" (no work).
-  template <class Exec, class Crs>
-  static std::string obstacle(Exec const&, Crs const&, options_type const&) {
+  template <class ExecutionSpace, class Crs>
+  static std::string obstacle(ExecutionSpace const&, Crs const&, options_type const&) {
     return "";
   }
   /// CRS to CRS shares the arrays (no copy), as every other from_crs would
   /// have to keep the source alive anyway.
-  template <class Exec, class Crs>
-  static Crs from_crs(Exec const&, Crs const& A, options_type const&) {
+  template <class ExecutionSpace, class Crs>
+  static Crs from_crs(ExecutionSpace const&, Crs const& A, options_type const&) {
     return A;
   }
   /// CRS straight from a row source (core/format_concept.hpp): lengths,
   /// a scan for the row starts (its total, nnz, is the one value that travels
   /// to the host), then one fill. Checks num_rows and the total against the
   /// index types before allocating the entries.
-  template <class Exec, class Source>
-  static matrix_type<typename Source::value_type, Exec, typename Source::ordinal_type,
+  template <class ExecutionSpace, class Source>
+  static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
-  from_rows(Exec const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
             options_type const&) {
-    using Crs = matrix_type<typename Source::value_type, Exec, typename Source::ordinal_type,
+    using Crs = matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                             typename Source::offset_type>;
     using Ordinal = typename Source::ordinal_type;
     using Offset = typename Source::offset_type;
@@ -391,12 +391,12 @@ struct CrsFormat {
     } else {
       // Summed in 64 bits so that an Offset overflow is caught, not wrapped.
       Kokkos::parallel_reduce("SpMVKit::Crs::from_rows_count",
-                              Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, n),
+                              Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>(exec, 0, n),
                               detail::SourceNnz<Source>{source}, nnz);
       detail::checked_index<Offset>(nnz, "nnz", where);
       Kokkos::parallel_scan(
           "SpMVKit::Crs::from_rows_starts",
-          Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, n),
+          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>(exec, 0, n),
           detail::SourceRowStarts<Source, typename Crs::row_starts_type>{source, starts, n});
     }
     auto cols = detail::allocate_view<typename Crs::column_indices_type>(
@@ -405,15 +405,15 @@ struct CrsFormat {
         exec, "SpMVKit::CrsMatrix::values(from_rows)", nnz);
     Kokkos::parallel_for(
         "SpMVKit::Crs::from_rows_fill",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, n),
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>(exec, 0, n),
         detail::FillCrsFromSource<Source, typename Crs::row_starts_type,
                                   typename Crs::column_indices_type, typename Crs::values_type>{
             source, starts, cols, vals});
     return Crs(num_rows, num_cols, starts, cols, vals); // a source's columns are checked on use
   }
   /// CRS back to CRS: A itself, sharing its arrays (no copy, no work).
-  template <class Exec, class Crs>
-  static Crs to_crs(Exec const&, Crs const& A) {
+  template <class ExecutionSpace, class Crs>
+  static Crs to_crs(ExecutionSpace const&, Crs const& A) {
     return A;
   }
   /// The options a CRS matrix carries: the default CrsOptions (automatic
@@ -427,20 +427,20 @@ struct CrsFormat {
   /// The arguments are not checked here, and alpha == 0 is not special-cased:
   /// call spmv(), which validates them and applies the BLAS alpha/beta rules
   /// before it calls this. One pass over the entries (nnz multiply-adds).
-  template <class Exec, class Crs, class X, class Y>
-  static void apply(Exec const& exec, detail::spmv_scalar_t<Crs, Y> alpha, Crs const& A, X const& x,
+  template <class ExecutionSpace, class Crs, class X, class Y>
+  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Crs, Y> alpha, Crs const& A, X const& x,
                     detail::spmv_scalar_t<Crs, Y> beta, Y const& y, options_type const& o) {
     detail::ensure_structure(exec, A); // once per matrix: a lock and a flag afterwards
     detail::spmv_crs(exec, alpha, A, x, beta, y, o.kernel);
   }
   /// d(i) = the sum of A's stored entries (i, i), 0 for a row without one;
   /// d has num_rows entries. Asynchronous on exec; one pass over the entries.
-  template <class Exec, class Crs, class D>
-  static void diagonal(Exec const& exec, Crs const& A, D const& d) {
+  template <class ExecutionSpace, class Crs, class D>
+  static void diagonal(ExecutionSpace const& exec, Crs const& A, D const& d) {
     detail::ensure_structure(exec, A);
     Kokkos::parallel_for(
         "SpMVKit::Crs::diagonal",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, A.num_rows()),
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, A.num_rows()),
         detail::CrsDiagonal<typename Crs::row_starts_type, typename Crs::column_indices_type,
                             typename Crs::values_type, D>{A.row_starts(), A.column_indices(),
                                                           A.values(), d});

@@ -200,8 +200,8 @@ struct CsrkFormat {
   /// Conversion and kernel choices.
   using options_type = CsrkOptions;
   /// The matrix class of this format.
-  template <class Scalar, class Exec, class Ordinal, class Offset>
-  using matrix_type = CsrkMatrix<Scalar, Exec, Ordinal, Offset>;
+  template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+  using matrix_type = CsrkMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
 
   /// The variant's name (benchmarks, reports): the family, plus the options that differ from the
   /// defaults.
@@ -219,7 +219,7 @@ struct CsrkFormat {
     return n;
   }
   /// CSR-2 and CSR-3 with the model's sizes.
-  template <class Exec>
+  template <class ExecutionSpace>
   static std::vector<options_type> variants() {
     options_type k2, k3;
     k2.k = 2;
@@ -227,8 +227,8 @@ struct CsrkFormat {
     return {k2, k3};
   }
   /// Bad options (k, negative sizes, a GPU shape a team cannot hold), or "".
-  template <class Exec, class Crs>
-  static std::string obstacle(Exec const&, Crs const&, options_type const& o) {
+  template <class ExecutionSpace, class Crs>
+  static std::string obstacle(ExecutionSpace const&, Crs const&, options_type const& o) {
     if ((o.k != 0 && o.k != 2 && o.k != 3) || o.rows_per_super_row < 0 ||
         o.super_rows_per_super_super_row < 0) {
       return "k must be 0 (default), 2 or 3 and group sizes >= 0 (0: the model), got k = " +
@@ -253,18 +253,18 @@ struct CsrkFormat {
     return "";
   }
   /// Converts on the device after Band-k on the host (see make_csrk()).
-  template <class Exec, class Crs>
-  static matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
+  template <class ExecutionSpace, class Crs>
+  static matrix_type<typename Crs::value_type, ExecutionSpace, typename Crs::ordinal_type,
                      typename Crs::offset_type>
-  from_crs(Exec const& exec, Crs const& A, options_type const& o) {
-    using M = matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
+  from_crs(ExecutionSpace const& exec, Crs const& A, options_type const& o) {
+    using M = matrix_type<typename Crs::value_type, ExecutionSpace, typename Crs::ordinal_type,
                           typename Crs::offset_type>;
     const std::string problem = obstacle(exec, A, o);
     if (!problem.empty()) throw std::invalid_argument("spmvkit::make_csrk: " + problem);
     if (o.check_structure) detail::ensure_structure(exec, A);
-    const int k = o.k != 0 ? o.k : (detail::is_host_space_v<Exec> ? 2 : 3);
+    const int k = o.k != 0 ? o.k : (detail::is_host_space_v<ExecutionSpace> ? 2 : 3);
     const double rdensity = A.num_rows() > 0 ? double(A.nnz()) / A.num_rows() : 0.0;
-    const detail::CsrkSizes model = detail::csrk_model<Exec>(k, rdensity);
+    const detail::CsrkSizes model = detail::csrk_model<ExecutionSpace>(k, rdensity);
     const std::int64_t srs = o.rows_per_super_row ? o.rows_per_super_row : model.rows_per_super_row;
     const std::int64_t ssrs = k == 2 ? 1
                               : o.super_rows_per_super_super_row
@@ -286,18 +286,18 @@ struct CsrkFormat {
     return M(stored, groups, resolved);
   }
   /// Through CRS: Band-k needs the whole pattern on the host anyway.
-  template <class Exec, class Source>
-  static matrix_type<typename Source::value_type, Exec, typename Source::ordinal_type,
+  template <class ExecutionSpace, class Source>
+  static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
-  from_rows(Exec const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
             options_type o) {
     const auto crs = CrsFormat::from_rows(exec, num_rows, num_cols, source, CrsOptions());
     o.check_structure = false;
     return from_crs(exec, crs, o);
   }
   /// The user's rows back, entries in their order (exact).
-  template <class Exec, class M>
-  static typename M::crs_type to_crs(Exec const& exec, M const& A) {
+  template <class ExecutionSpace, class M>
+  static typename M::crs_type to_crs(ExecutionSpace const& exec, M const& A) {
     return CrsFormat::from_rows(exec, A.num_rows(), A.num_cols(),
                                 detail::indexed_rows(detail::crs_row_source(A.stored_rows()),
                                                      A.groups().permutation.old_to_new()),
@@ -312,21 +312,21 @@ struct CsrkFormat {
   }
   /// y = beta y + alpha A x; of `o` only the GPU block shape is read (the
   /// groups are fixed at conversion).
-  template <class Exec, class M, class X, class Y>
-  static void apply(Exec const& exec, detail::spmv_scalar_t<M, Y> alpha, M const& A, X const& x,
+  template <class ExecutionSpace, class M, class X, class Y>
+  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<M, Y> alpha, M const& A, X const& x,
                     detail::spmv_scalar_t<M, Y> beta, Y const& y, options_type const& o) {
     const std::string problem = shape_obstacle(o);
     if (!problem.empty()) throw std::invalid_argument("spmvkit::spmv (CSR-k): " + problem);
     detail::spmv_csrk(exec, alpha, A, x, beta, y,
-                      detail::row_groups_shape<Exec>(A.num_rows(), A.nnz(), o.gpu_lanes,
+                      detail::row_groups_shape<ExecutionSpace>(A.num_rows(), A.nnz(), o.gpu_lanes,
                                                      o.gpu_row_slots, o.gpu_super_row_slots,
                                                      o.gpu_lanes_over_entries));
   }
   /// d(i) = the sum of A's entries (i, i).
-  template <class Exec, class M, class D>
-  static void diagonal(Exec const& exec, M const& A, D const& d) {
+  template <class ExecutionSpace, class M, class D>
+  static void diagonal(ExecutionSpace const& exec, M const& A, D const& d) {
     Kokkos::parallel_for("SpMVKit::Csrk::diagonal",
-                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<typename M::ordinal_type>>(
+                         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<typename M::ordinal_type>>(
                              exec, 0, A.num_rows()),
                          detail::CsrkDiagonal<M, D>{A.row_starts(), A.column_indices(), A.values(),
                                                     A.row_permutation(), d});

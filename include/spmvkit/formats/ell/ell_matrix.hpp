@@ -214,8 +214,8 @@ struct BasicEllFormat {
   /// Conversion and kernel choices.
   using options_type = EllOptions;
   /// The matrix class of this format.
-  template <class Scalar, class Exec, class Ordinal, class Offset>
-  using matrix_type = BasicEllMatrix<Scalar, Exec, Ordinal, Offset, Width>;
+  template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+  using matrix_type = BasicEllMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Width>;
 
   /// The variant's name (benchmarks, reports): the family, plus the options that differ from the
   /// defaults.
@@ -224,39 +224,39 @@ struct BasicEllFormat {
     return std::string(family) + "_max" + std::to_string(o.max_padded_entries);
   }
   /// The default only: ELL has no layout parameter; the limit is a safety net.
-  template <class Exec>
+  template <class ExecutionSpace>
   static std::vector<options_type> variants() {
     return {options_type{}};
   }
   /// The padding limit (one pass over the row starts).
-  template <class Exec, class Crs>
-  static std::string obstacle(Exec const& exec, Crs const& A, options_type const& o) {
+  template <class ExecutionSpace, class Crs>
+  static std::string obstacle(ExecutionSpace const& exec, Crs const& A, options_type const& o) {
     const auto widest =
         detail::widest_row(exec, A.num_rows(), detail::crs_row_source(A), Width::label);
     return detail::ell_padding_obstacle(
         A.num_rows(), A.nnz(), widest.val, widest.loc, o.max_padded_entries,
         sizeof(typename Crs::value_type) + sizeof(typename Crs::ordinal_type));
   }
-  template <class Exec, class Source>
-  static matrix_type<typename Source::value_type, Exec, typename Source::ordinal_type,
+  template <class ExecutionSpace, class Source>
+  static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
   /// Built from a row source on the device (core/format_concept.hpp).
-  from_rows(Exec const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
             options_type const& o) {
     return detail::make_basic_ell_from_rows<Width>(exec, num_rows, num_cols, source, o);
   }
-  template <class Exec, class Crs>
-  static matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
+  template <class ExecutionSpace, class Crs>
+  static matrix_type<typename Crs::value_type, ExecutionSpace, typename Crs::ordinal_type,
                      typename Crs::offset_type>
   /// Converts CRS on the device, after the checks of obstacle() (core/format_concept.hpp).
-  from_crs(Exec const& exec, Crs const& A, options_type const& o) {
+  from_crs(ExecutionSpace const& exec, Crs const& A, options_type const& o) {
     if (o.check_structure) detail::ensure_structure(exec, A);
     return detail::make_basic_ell_from_rows<Width>(exec, A.num_rows(), A.num_cols(),
                                                    detail::crs_row_source(A), o);
   }
   /// Back to CRS, exact (explicit zeros included).
-  template <class Exec, class Ell>
-  static typename Ell::crs_type to_crs(Exec const& exec, Ell const& A) {
+  template <class ExecutionSpace, class Ell>
+  static typename Ell::crs_type to_crs(ExecutionSpace const& exec, Ell const& A) {
     return spmvkit::to_crs(exec, A);
   }
   /// The options it was built (or is applied) with.
@@ -265,17 +265,17 @@ struct BasicEllFormat {
     return {};
   }
   /// y = beta y + alpha A x on validated input (spmv() validates).
-  template <class Exec, class Ell, class X, class Y>
-  static void apply(Exec const& exec, detail::spmv_scalar_t<Ell, Y> alpha, Ell const& A, X const& x,
+  template <class ExecutionSpace, class Ell, class X, class Y>
+  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Ell, Y> alpha, Ell const& A, X const& x,
                     detail::spmv_scalar_t<Ell, Y> beta, Y const& y, options_type const&) {
     detail::spmv_ell(exec, alpha, A, x, beta, y);
   }
   /// d(i) = the sum of the entries (i, i).
-  template <class Exec, class Ell, class D>
-  static void diagonal(Exec const& exec, Ell const& A, D const& d) {
+  template <class ExecutionSpace, class Ell, class D>
+  static void diagonal(ExecutionSpace const& exec, Ell const& A, D const& d) {
     Kokkos::parallel_for(
         std::string(Width::label) + "diagonal",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<typename Ell::ordinal_type>>(exec, 0,
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<typename Ell::ordinal_type>>(exec, 0,
                                                                                  A.num_rows()),
         detail::SourceDiagonal<typename Ell::row_source_type, D>{A.row_source(), d});
   }

@@ -149,9 +149,9 @@ inline double hyb_fraction(HybOptions const& o) {
 
 /// The ELL width of A under o's rule: a binary search over [0, longest row],
 /// each step one reduction over the row starts (all rules are monotone in w).
-template <class Exec, class Crs>
-std::int64_t hyb_width(Exec const& exec, Crs const& A, HybOptions const& o) {
-  using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+template <class ExecutionSpace, class Crs>
+std::int64_t hyb_width(ExecutionSpace const& exec, Crs const& A, HybOptions const& o) {
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   using RowStarts = typename Crs::row_starts_type;
   const std::int64_t n = A.num_rows(), nnz = A.nnz();
   const std::int64_t longest = A.statistics(exec).max_row_length;
@@ -194,8 +194,8 @@ struct HybFormat {
   /// The options of HYB: HybOptions.
   using options_type = HybOptions;
   /// The matrix class of the format: HybMatrix.
-  template <class Scalar, class Exec, class Ordinal, class Offset>
-  using matrix_type = HybMatrix<Scalar, Exec, Ordinal, Offset>;
+  template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+  using matrix_type = HybMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
 
   /// Name for reports and benchmarks: "hyb", "hyb_rows80", "hyb_nnz90", "hyb_w16", with
   /// "_c<C>" and "_s<sigma>" when not the defaults.
@@ -216,7 +216,7 @@ struct HybFormat {
     return n;
   }
   /// The three width rules on the backend's SELL chunk size.
-  template <class Exec>
+  template <class ExecutionSpace>
   static std::vector<options_type> variants() {
     HybOptions storage, rows, nnz;
     rows.rule = HybWidthRule::row_quantile;
@@ -225,32 +225,32 @@ struct HybFormat {
   }
   /// Why A cannot be stored as HYB with o: options out of range, or a SELL
   /// chunk size the backend cannot run ("" if it can).
-  template <class Exec, class Crs>
-  static std::string obstacle(Exec const&, Crs const&, options_type const& o) {
+  template <class ExecutionSpace, class Crs>
+  static std::string obstacle(ExecutionSpace const&, Crs const&, options_type const& o) {
     if (!(o.fraction >= 0 && o.fraction <= 1) || o.width < 0 || o.chunk_size < 0 || o.sigma < 1) {
       return "fraction must lie in [0, 1], width and chunk size be >= 0 and sigma >= 1";
     }
-    return detail::sell_chunk_size_obstacle<Exec>(chunk_size<Exec>(o));
+    return detail::sell_chunk_size_obstacle<ExecutionSpace>(chunk_size<ExecutionSpace>(o));
   }
   /// CRS to HYB on exec (defined below).
-  template <class Exec, class Crs>
-  static matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
+  template <class ExecutionSpace, class Crs>
+  static matrix_type<typename Crs::value_type, ExecutionSpace, typename Crs::ordinal_type,
                      typename Crs::offset_type>
-  from_crs(Exec const& exec, Crs const& A, options_type const& o);
+  from_crs(ExecutionSpace const& exec, Crs const& A, options_type const& o);
   /// Through CRS (CrsFormat::from_rows): the width rules need the row lengths
   /// before anything is stored.
-  template <class Exec, class Source>
-  static matrix_type<typename Source::value_type, Exec, typename Source::ordinal_type,
+  template <class ExecutionSpace, class Source>
+  static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
-  from_rows(Exec const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
             options_type const& o) {
     options_type checked = o;
     checked.check_structure = false;
     return from_crs(exec, CrsFormat::from_rows(exec, num_rows, num_cols, source, {}), checked);
   }
   /// HYB back to CRS, exact (defined below).
-  template <class Exec, class Hyb>
-  static typename Hyb::crs_type to_crs(Exec const& exec, Hyb const& A);
+  template <class ExecutionSpace, class Hyb>
+  static typename Hyb::crs_type to_crs(ExecutionSpace const& exec, Hyb const& A);
   /// The options A was built with.
   template <class Hyb>
   static options_type options(Hyb const& A) {
@@ -258,8 +258,8 @@ struct HybFormat {
   }
   /// y = beta y + alpha A x: the SELL kernel on the ELL part, then the COO
   /// kernel adding the tail into its rows (arguments validated by spmv()).
-  template <class Exec, class Hyb, class X, class Y>
-  static void apply(Exec const& exec, detail::spmv_scalar_t<Hyb, Y> alpha, Hyb const& A, X const& x,
+  template <class ExecutionSpace, class Hyb, class X, class Y>
+  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Hyb, Y> alpha, Hyb const& A, X const& x,
                     detail::spmv_scalar_t<Hyb, Y> beta, Y const& y, options_type const&) {
     detail::spmv_sell(exec, alpha, A.ell(), x, beta, y);
     if (A.tail().nnz() > 0) {
@@ -272,12 +272,12 @@ struct HybFormat {
   /// The ELL part's diagonal, then the tail's diagonal entries added (in
   /// double, rounded again: exact unless a row stores its diagonal entry
   /// more than once, on both sides of the width).
-  template <class Exec, class Hyb, class D>
-  static void diagonal(Exec const& exec, Hyb const& A, D const& d) {
+  template <class ExecutionSpace, class Hyb, class D>
+  static void diagonal(ExecutionSpace const& exec, Hyb const& A, D const& d) {
     SellFormat::diagonal(exec, A.ell(), d);
     Kokkos::parallel_for(
         "SpMVKit::Hyb::tail_diagonal",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, A.tail().num_rows()),
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, A.tail().num_rows()),
         detail::TailDiagonal<typename Hyb::ordinals_type, typename Hyb::ordinals_type,
                              typename Hyb::tail_type::values_type, typename Hyb::ordinals_type, D>{
             A.tail().row_indices(), A.tail().column_indices(), A.tail().values(), A.tail_rows(), d,
@@ -298,24 +298,24 @@ struct HybFormat {
   }
 
 private:
-  template <class Exec>
+  template <class ExecutionSpace>
   static int chunk_size(options_type const& o) {
-    return o.chunk_size != 0 ? o.chunk_size : detail::default_sell_chunk_size<Exec>();
+    return o.chunk_size != 0 ? o.chunk_size : detail::default_sell_chunk_size<ExecutionSpace>();
   }
 };
 
 /// CRS -> HYB on A's execution space: the width (HybFormat's rule), the head
 /// of every row into SELL, the longer rows' rest into COO.
-template <class Exec, class Crs>
-HybFormat::matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
+template <class ExecutionSpace, class Crs>
+HybFormat::matrix_type<typename Crs::value_type, ExecutionSpace, typename Crs::ordinal_type,
                        typename Crs::offset_type>
-HybFormat::from_crs(Exec const& exec, Crs const& A, options_type const& o) {
+HybFormat::from_crs(ExecutionSpace const& exec, Crs const& A, options_type const& o) {
   using Scalar = typename Crs::value_type;
   using Ordinal = typename Crs::ordinal_type;
   using Offset = typename Crs::offset_type;
-  using Hyb = matrix_type<Scalar, Exec, Ordinal, Offset>;
+  using Hyb = matrix_type<Scalar, ExecutionSpace, Ordinal, Offset>;
   using Tail = typename Hyb::tail_type;
-  using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   using RowStarts = typename Crs::row_starts_type;
   const std::string why = obstacle(exec, A, o);
   if (!why.empty()) throw std::invalid_argument("spmvkit::HybFormat::from_crs: " + why);
@@ -324,7 +324,7 @@ HybFormat::from_crs(Exec const& exec, Crs const& A, options_type const& o) {
   const std::int64_t width = detail::hyb_width(exec, A, o);
 
   SellOptions sell;
-  sell.chunk_size = chunk_size<Exec>(o);
+  sell.chunk_size = chunk_size<ExecutionSpace>(o);
   sell.sigma = o.sigma;
   sell.check_structure = false;
   auto ell = SellFormat::from_rows(exec, n, A.num_cols(),
@@ -371,8 +371,8 @@ HybFormat::from_crs(Exec const& exec, Crs const& A, options_type const& o) {
 
 /// HYB -> CRS: both parts back to CRS, then joined row by row (head entries,
 /// then tail entries: the order of the CRS matrix HYB was made from).
-template <class Exec, class Hyb>
-typename Hyb::crs_type HybFormat::to_crs(Exec const& exec, Hyb const& A) {
+template <class ExecutionSpace, class Hyb>
+typename Hyb::crs_type HybFormat::to_crs(ExecutionSpace const& exec, Hyb const& A) {
   using Ordinal = typename Hyb::ordinal_type;
   const auto head = spmvkit::to_crs(exec, A.ell());
   const auto tail = CooFormat::to_crs(exec, A.tail());
@@ -381,7 +381,7 @@ typename Hyb::crs_type HybFormat::to_crs(Exec const& exec, Hyb const& A) {
   Kokkos::deep_copy(exec, inverse, Ordinal(-1));
   Kokkos::parallel_for(
       "SpMVKit::Hyb::to_crs_inverse",
-      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, A.tail().num_rows()),
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, A.tail().num_rows()),
       detail::InvertTailRows<typename Hyb::ordinals_type, typename Hyb::ordinals_type>{
           A.tail_rows(), inverse});
   using Head = decltype(detail::crs_row_source(head));

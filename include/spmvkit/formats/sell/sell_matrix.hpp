@@ -357,8 +357,8 @@ struct BasicSellFormat {
   /// The options of SELL: SellOptions.
   using options_type = SellOptions;
   /// The matrix class of the format: SellMatrix or Sell16Matrix.
-  template <class Scalar, class Exec, class Ordinal, class Offset>
-  using matrix_type = BasicSellMatrix<Scalar, Exec, Ordinal, Offset, Columns>;
+  template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+  using matrix_type = BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns>;
 
   /// Name of the variant for reports and benchmarks: the family for the
   /// defaults (C = 0, σ = 1), else `<family>_c<C>_s<sigma>`, such as "sell_c32_s256".
@@ -371,7 +371,7 @@ struct BasicSellFormat {
   /// sigma = 1, 32, 1024 where the encoding gains from sorting (absolute
   /// columns); offsets relative to the row gain nothing on the banded matrices
   /// they are for, so those sweep sigma = 1 only.
-  template <class Exec>
+  template <class ExecutionSpace>
   static std::vector<options_type> variants() {
     std::vector<options_type> v;
     for (int c : {4, 8, 32, 64}) {
@@ -388,48 +388,48 @@ struct BasicSellFormat {
   /// column out of int16 reach or an empty row whose padding could not reach
   /// x. The Sell16 test costs one pass over A's entries and is synchronous; the
   /// others cost nothing.
-  template <class Exec, class Crs>
-  static std::string obstacle(Exec const& exec, Crs const& A, options_type const& o) {
+  template <class ExecutionSpace, class Crs>
+  static std::string obstacle(ExecutionSpace const& exec, Crs const& A, options_type const& o) {
     if (o.chunk_size < 0 || o.sigma < 1) {
       return "chunk size C must be >= 0 (0: default) and sigma >= 1, got C = " +
              std::to_string(o.chunk_size) + ", sigma = " + std::to_string(o.sigma);
     }
-    const std::string limit = detail::sell_chunk_size_obstacle<Exec>(chunk_size<Exec>(o));
+    const std::string limit = detail::sell_chunk_size_obstacle<ExecutionSpace>(chunk_size<ExecutionSpace>(o));
     return limit.empty() ? Columns::obstacle(exec, A.num_rows(), A.num_cols(), A.nnz(),
                                              detail::crs_row_source(A))
                          : limit;
   }
   /// SELL straight from a row source (core/format_concept.hpp): the same
   /// layout and padding as from_crs, without a CRS copy in between.
-  template <class Exec, class Source>
-  static matrix_type<typename Source::value_type, Exec, typename Source::ordinal_type,
+  template <class ExecutionSpace, class Source>
+  static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
-  from_rows(Exec const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
             options_type const& o) {
     std::int64_t nnz = 0;
     Kokkos::parallel_reduce(
         std::string(Columns::label) + "from_rows_count",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<typename Source::ordinal_type>>(
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<typename Source::ordinal_type>>(
             exec, 0,
             detail::checked_index<typename Source::ordinal_type>(num_rows, "num_rows",
                                                                  Columns::make_name)),
         detail::SourceNnz<Source>{source}, nnz);
     detail::checked_index<typename Source::offset_type>(nnz, "nnz", Columns::make_name);
     return detail::make_basic_sell_from_rows<Columns>(exec, num_rows, num_cols, nnz, source,
-                                                      chunk_size<Exec>(o), o.sigma);
+                                                      chunk_size<ExecutionSpace>(o), o.sigma);
   }
   /// make_sell() (make_sell16()) with the options' C (0: the backend's
   /// default), σ and structure check; same throws and cost.
-  template <class Exec, class Crs>
-  static matrix_type<typename Crs::value_type, Exec, typename Crs::ordinal_type,
+  template <class ExecutionSpace, class Crs>
+  static matrix_type<typename Crs::value_type, ExecutionSpace, typename Crs::ordinal_type,
                      typename Crs::offset_type>
-  from_crs(Exec const& exec, Crs const& A, options_type const& o) {
-    return detail::make_basic_sell<Columns>(exec, A, chunk_size<Exec>(o), o.sigma,
+  from_crs(ExecutionSpace const& exec, Crs const& A, options_type const& o) {
+    return detail::make_basic_sell<Columns>(exec, A, chunk_size<ExecutionSpace>(o), o.sigma,
                                             o.check_structure);
   }
   /// spmvkit::to_crs(exec, A): exact, into a new CrsMatrix.
-  template <class Exec, class Sell>
-  static typename Sell::crs_type to_crs(Exec const& exec, Sell const& A) {
+  template <class ExecutionSpace, class Sell>
+  static typename Sell::crs_type to_crs(ExecutionSpace const& exec, Sell const& A) {
     return spmvkit::to_crs(exec, A);
   }
   /// The options A was built with: its C and σ (as used, see
@@ -444,8 +444,8 @@ struct BasicSellFormat {
   /// The arguments are not checked here, and alpha == 0 is not special-cased:
   /// call spmv(), which validates them and applies the BLAS alpha/beta rules
   /// before it calls this. One pass over the stored entries, padding included.
-  template <class Exec, class Sell, class X, class Y>
-  static void apply(Exec const& exec, detail::spmv_scalar_t<Sell, Y> alpha, Sell const& A,
+  template <class ExecutionSpace, class Sell, class X, class Y>
+  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Sell, Y> alpha, Sell const& A,
                     X const& x, detail::spmv_scalar_t<Sell, Y> beta, Y const& y,
                     options_type const&) {
     detail::spmv_sell(exec, alpha, A, x, beta, y);
@@ -453,12 +453,12 @@ struct BasicSellFormat {
   /// d(i) = the sum of A's stored entries (i, i), 0 for a row without one,
   /// in the original row numbering; d has num_rows entries. Asynchronous on
   /// exec; one pass over the stored entries.
-  template <class Exec, class Sell, class D>
-  static void diagonal(Exec const& exec, Sell const& A, D const& d) {
+  template <class ExecutionSpace, class Sell, class D>
+  static void diagonal(ExecutionSpace const& exec, Sell const& A, D const& d) {
     const std::int64_t stored_rows = static_cast<std::int64_t>(A.num_chunks()) * A.chunk_size();
     Kokkos::parallel_for(
         std::string(Columns::label) + "diagonal",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, stored_rows),
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, stored_rows),
         detail::SellDiagonal<Sell, D>{A.chunk_starts(), A.chunk_widths(), A.stored_columns(),
                                       A.row_permutation(), A.values(), d, A.num_rows(),
                                       A.chunk_size()});
@@ -481,9 +481,9 @@ struct BasicSellFormat {
   }
 
 private:
-  template <class Exec>
+  template <class ExecutionSpace>
   static int chunk_size(options_type const& o) {
-    return o.chunk_size != 0 ? o.chunk_size : detail::default_sell_chunk_size<Exec>();
+    return o.chunk_size != 0 ? o.chunk_size : detail::default_sell_chunk_size<ExecutionSpace>();
   }
 };
 

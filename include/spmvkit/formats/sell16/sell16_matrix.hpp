@@ -42,8 +42,8 @@ struct Int16ColumnOffsets {
   }
   /// Why A's columns do not all fit int16 offsets ("" if they do); defined
   /// below with its kernel.
-  template <class Exec, class Source>
-  static std::string obstacle(Exec const& exec, std::int64_t num_rows, std::int64_t num_cols,
+  template <class ExecutionSpace, class Source>
+  static std::string obstacle(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
                               std::int64_t nnz, Source const& source);
 };
 
@@ -150,8 +150,8 @@ std::string sell16_obstacle(ExecutionSpace const& exec,
 } // namespace detail
 
 namespace detail {
-template <class Exec, class Source>
-std::string Int16ColumnOffsets::obstacle(Exec const& exec, std::int64_t num_rows,
+template <class ExecutionSpace, class Source>
+std::string Int16ColumnOffsets::obstacle(ExecutionSpace const& exec, std::int64_t num_rows,
                                          std::int64_t num_cols, std::int64_t nnz,
                                          Source const& source) {
   return sell16_obstacle(exec, num_rows, num_cols, nnz, source);

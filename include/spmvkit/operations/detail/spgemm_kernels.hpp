@@ -9,6 +9,7 @@
 /// (scratch hash, scratch dense tiles, global pool), for both phases.
 
 #include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/operations/detail/spgemm_tuning.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -13,6 +13,7 @@
 #include <spmvkit/core/memory_limit.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/operations/detail/spgemm_kernels.hpp>
+#include <spmvkit/operations/detail/spgemm_tuning.hpp>
 #include <spmvkit/operations/spgemm_options.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -397,7 +398,7 @@ void spgemm_launch_concurrency(
     typename Crs::column_indices_type const& c_ci, typename Crs::values_type const& c_v,
     Keys const& pool_keys, Vals const& pool_vals, bool sort,
     SpgemmWindowArgs<typename Crs::ordinal_type, typename Crs::device_type> const& win) {
-  using Exec = typename Crs::execution_space;
+  using ExecutionSpace = typename Crs::execution_space;
   using Ordinal = typename Crs::ordinal_type;
   using F = SpgemmRows<typename Crs::value_type, Ordinal, typename Crs::offset_type,
                        typename Crs::device_type, Pass, Concurrent>;
@@ -431,9 +432,9 @@ void spgemm_launch_concurrency(
        "SpMVKit::spgemm::numeric_global"}};
   // The league from the rows: a hash launch may carry the narrow and short
   // bins' rows too (spgemm_bin_range), or was shaped for them (spgemm_plan_launches).
-  auto policy = argument_launch(Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>>(
+  auto policy = argument_launch(Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(
       exec, spgemm_league(l), l.p.team_size, l.p.vector_length));
-  f.scratch_level = spgemm_scratch_level<Exec>();
+  f.scratch_level = spgemm_scratch_level<ExecutionSpace>();
   policy.set_scratch_size(
       f.scratch_level,
       Kokkos::PerTeam(F::scratch_bytes(l.accumulator, l.capacity, l.p.team_size, f.window_words)));
@@ -490,7 +491,7 @@ void spgemm_launch_narrow(
     typename Crs::row_starts_type const& c_rs, typename Crs::column_indices_type const& c_ci,
     Kokkos::View<std::int64_t*, typename Crs::device_type> const& starts,
     Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
-  using Exec = typename Crs::execution_space;
+  using ExecutionSpace = typename Crs::execution_space;
   using Ordinal = typename Crs::ordinal_type;
   using F = SpgemmNarrowRows<Ordinal, typename Crs::offset_type, typename Crs::device_type, Pos,
                              Fill, true>;
@@ -504,9 +505,9 @@ void spgemm_launch_narrow(
   f.pos = pos;
   f.slots = l.capacity;
   f.empty_key = std::numeric_limits<Ordinal>::max();
-  f.scratch_level = spgemm_scratch_level<Exec>();
+  f.scratch_level = spgemm_scratch_level<ExecutionSpace>();
   auto policy = argument_launch(
-      Kokkos::TeamPolicy<Exec>(exec, spgemm_league(l), l.p.team_size, l.p.vector_length));
+      Kokkos::TeamPolicy<ExecutionSpace>(exec, spgemm_league(l), l.p.team_size, l.p.vector_length));
   policy.set_scratch_size(f.scratch_level,
                           Kokkos::PerTeam(F::scratch_bytes(l.p.team_size, l.capacity)));
   Kokkos::parallel_for(Fill ? "SpMVKit::spgemm::fill_narrow" : "SpMVKit::spgemm::count_narrow",
@@ -554,7 +555,7 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
                                          std::int64_t capacity,
                                          Kokkos::View<Pos*, typename Crs::device_type> const& pos,
                                          bool narrow, SpgemmBinLaunch const* beside) {
-  using Exec = typename Crs::execution_space;
+  using ExecutionSpace = typename Crs::execution_space;
   using F = SpgemmPositionRows<typename Crs::value_type, typename Crs::ordinal_type,
                                typename Crs::offset_type, typename Crs::device_type, Pos, Find,
                                Concurrent>;
@@ -568,7 +569,7 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
   f.capacity = capacity;
   f.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
   f.empty_key = std::numeric_limits<typename Crs::ordinal_type>::max();
-  f.scratch_level = spgemm_scratch_level<Exec>();
+  f.scratch_level = spgemm_scratch_level<ExecutionSpace>();
   f.fingerprint = s.fingerprint_now;
   f.expected_fingerprint = s.fingerprint;
   f.strided = l.accumulator == SpgemmAccumulator::global;
@@ -593,7 +594,7 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
       p.league_size += beside->count;
     }
   }
-  auto policy = argument_launch(Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>>(
+  auto policy = argument_launch(Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(
       exec, static_cast<int>(p.league_size), p.team_size, p.vector_length));
   policy.set_scratch_size(f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(f.capacity)));
   Kokkos::parallel_for(
@@ -606,7 +607,7 @@ template <bool Find, class Crs, class State, class Pos>
 void spgemm_launch_chunks(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
                           State const& s, int b,
                           Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
-  using Exec = typename Crs::execution_space;
+  using ExecutionSpace = typename Crs::execution_space;
   using Scalar = typename Crs::value_type;
   using Ordinal = typename Crs::ordinal_type;
   using Offset = typename Crs::offset_type;
@@ -623,7 +624,7 @@ void spgemm_launch_chunks(typename Crs::execution_space const& exec, Crs const& 
     clear.expected_fingerprint = s.fingerprint;
     clear.not_found = std::numeric_limits<Scalar>::quiet_NaN();
     Kokkos::parallel_for("SpMVKit::spgemm::clear_chunked_rows",
-                         argument_launch(Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(l.count),
+                         argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(l.count),
                                                                   p.team_size, p.vector_length)),
                          clear);
   }
@@ -640,7 +641,7 @@ void spgemm_launch_chunks(typename Crs::execution_space const& exec, Crs const& 
   f.expected_fingerprint = s.fingerprint;
   Kokkos::parallel_for(Find ? "SpMVKit::spgemm::find_positions_chunked"
                             : "SpMVKit::spgemm::numeric_positions_chunked",
-                       argument_launch(Kokkos::TeamPolicy<Exec>(
+                       argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(
                            exec, static_cast<int>(s.num_chunks[b]), p.team_size, p.vector_length)),
                        f);
 }
@@ -648,7 +649,7 @@ void spgemm_launch_chunks(typename Crs::execution_space const& exec, Crs const& 
 template <bool Find, class Crs, class State>
 void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
                              State const& s) {
-  using Exec = typename Crs::execution_space;
+  using ExecutionSpace = typename Crs::execution_space;
   if constexpr (!Find) {
     // Checked by every team of the kernels below (SpgemmFingerprint).
     SpgemmFingerprintTeams<typename Crs::ordinal_type, typename Crs::offset_type,
@@ -660,7 +661,7 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
     f.items = p.work_per_team;
     Kokkos::deep_copy(exec, s.fingerprint_now, std::uint64_t(0));
     Kokkos::parallel_for("SpMVKit::spgemm::pattern_fingerprint",
-                         argument_launch(Kokkos::TeamPolicy<Exec>(
+                         argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(
                              exec, static_cast<int>((f.f.b_end + f.items - 1) / f.items),
                              p.team_size, p.vector_length)),
                          f);
@@ -748,7 +749,7 @@ void spgemm_launch_list_build(
     typename Crs::execution_space const& exec, Crs const& A, Crs const& B, State const& s,
     Kokkos::View<Pos*, typename Crs::device_type> const& pos,
     Kokkos::View<SpgemmPair<Index>*, typename Crs::device_type> const& pairs) {
-  using Exec = typename Crs::execution_space;
+  using ExecutionSpace = typename Crs::execution_space;
   SpgemmListBuild<typename Crs::ordinal_type, typename Crs::offset_type, typename Crs::device_type,
                   Pos, Index, Write>
       f;
@@ -767,7 +768,7 @@ void spgemm_launch_list_build(
   const std::int64_t league = (s.a_nnz + p.work_per_team - 1) / p.work_per_team;
   Kokkos::parallel_for(Write ? "SpMVKit::spgemm::write_product_lists"
                              : "SpMVKit::spgemm::count_product_lists",
-                       argument_launch(Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(league),
+                       argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(league),
                                                                 p.team_size, p.vector_length)),
                        f);
 }
@@ -882,14 +883,14 @@ void spgemm_launch_pattern_check(typename Crs::execution_space const& exec, Stat
                                  Kokkos::View<std::uint64_t*, typename Crs::device_type,
                                               Kokkos::MemoryTraits<Kokkos::Unmanaged>> const& sync,
                                  LaunchParameters const& p, char const* label) {
-  using Exec = typename Crs::execution_space;
+  using ExecutionSpace = typename Crs::execution_space;
   SpgemmPatternCheck<typename Crs::value_type, typename Crs::device_type> check;
   check.sync = sync;
   check.c_v = s.C.values();
   check.expected_fingerprint = s.fingerprint;
   check.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
   Kokkos::parallel_for(
-      label, argument_launch(Kokkos::TeamPolicy<Exec>(exec, 1, p.team_size, p.vector_length)),
+      label, argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(exec, 1, p.team_size, p.vector_length)),
       check);
 }
 
@@ -950,7 +951,7 @@ template <class Crs, class State, class Pos>
 void spgemm_launch_entries_values(typename Crs::execution_space const& exec, Crs const& A,
                                   Crs const& B, State const& s,
                                   Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
-  using Exec = typename Crs::execution_space;
+  using ExecutionSpace = typename Crs::execution_space;
   SpgemmPositionEntries<typename Crs::value_type, typename Crs::ordinal_type,
                         typename Crs::offset_type, typename Crs::device_type, Pos>
       f;
@@ -974,7 +975,7 @@ void spgemm_launch_entries_values(typename Crs::execution_space const& exec, Crs
   const std::int64_t league =
       f.fingerprint_teams + (s.a_nnz + p.work_per_team - 1) / p.work_per_team;
   Kokkos::parallel_for("SpMVKit::spgemm::numeric_entries",
-                       argument_launch(Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(league),
+                       argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(league),
                                                                 p.team_size, p.vector_length)),
                        f);
 }
@@ -998,7 +999,7 @@ template <class Crs, class State, class Index>
 void spgemm_launch_lists_values(
     typename Crs::execution_space const& exec, Crs const& A, Crs const& B, State const& s,
     Kokkos::View<SpgemmPair<Index>*, typename Crs::device_type> const& pairs) {
-  using Exec = typename Crs::execution_space;
+  using ExecutionSpace = typename Crs::execution_space;
   SpgemmListValues<typename Crs::value_type, typename Crs::ordinal_type, typename Crs::offset_type,
                    typename Crs::device_type, Index>
       f;
@@ -1021,7 +1022,7 @@ void spgemm_launch_lists_values(
   const std::int64_t league =
       f.fingerprint_teams + f.list_teams + (f.long_count + p.team_size - 1) / p.team_size;
   Kokkos::parallel_for("SpMVKit::spgemm::numeric_lists",
-                       argument_launch(Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(league),
+                       argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(league),
                                                                 p.team_size, p.vector_length)),
                        f);
 }
@@ -1048,10 +1049,10 @@ void spgemm_launch_workspace(typename Crs::execution_space const& exec, Crs cons
                              typename Crs::column_indices_type const& c_ci, bool sort,
                              Kokkos::View<std::int64_t*, typename Crs::device_type> const& starts,
                              Kokkos::View<Pos*, typename Crs::device_type> const& pos) {
-  using Exec = typename Crs::execution_space;
+  using ExecutionSpace = typename Crs::execution_space;
   // Compiled for host execution spaces only: the kernel's operator is host code (std::sort),
   // and the phase never chooses the workspace elsewhere.
-  if constexpr (is_host_space_v<Exec>) {
+  if constexpr (is_host_space_v<ExecutionSpace>) {
     using F = SpgemmWorkspaceRows<typename Crs::ordinal_type, typename Crs::offset_type,
                                   typename Crs::device_type, Pos, Fill>;
     if (A.num_rows() == 0) return;
@@ -1067,7 +1068,7 @@ void spgemm_launch_workspace(typename Crs::execution_space const& exec, Crs cons
     f.c_ci = c_ci;
     f.marks = marks;
     f.buffer = buffer;
-    f.token = Kokkos::Experimental::UniqueToken<Exec>(exec);
+    f.token = Kokkos::Experimental::UniqueToken<ExecutionSpace>(exec);
     f.sort = sort;
     f.find = pos.extent(0) > 0;
     f.scan_ratio = spgemm_workspace_scan_ratio;
@@ -1075,7 +1076,7 @@ void spgemm_launch_workspace(typename Crs::execution_space const& exec, Crs cons
     f.none = std::numeric_limits<typename Crs::ordinal_type>::max();
     f.starts = starts;
     f.pos = pos;
-    Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>> policy(
+    Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(
         exec, static_cast<int>(p.league_size), p.team_size, p.vector_length);
     Kokkos::parallel_for(
         Fill ? "SpMVKit::spgemm::fill_workspace" : "SpMVKit::spgemm::count_workspace", policy, f);

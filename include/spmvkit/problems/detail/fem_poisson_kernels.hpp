@@ -135,8 +135,8 @@ struct FemRoughGuess {
   }
 };
 
-template <class ExecSpace>
-using FemRange64 = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+template <class ExecutionSpace>
+using FemRange64 = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
 
 /// v(row) = f(row). The nodal functions work in double and the result is
 /// rounded to Scalar only when stored, so float and double vectors agree to
@@ -152,12 +152,12 @@ struct FemSample {
 
 /// A vector over the unknowns of p holding f at every node; `label` names both
 /// the View and the kernel.
-template <class Scalar, class ExecSpace, class NodalFunction>
-fem_vector_t<Scalar, ExecSpace> fem_sample(ExecSpace const& exec, FemPoisson const& p,
+template <class Scalar, class ExecutionSpace, class NodalFunction>
+fem_vector_t<Scalar, ExecutionSpace> fem_sample(ExecutionSpace const& exec, FemPoisson const& p,
                                            std::string const& label, NodalFunction const& f) {
-  using Vector = fem_vector_t<Scalar, ExecSpace>;
+  using Vector = fem_vector_t<Scalar, ExecutionSpace>;
   auto v = allocate_view<Vector>(exec, label, p.num_rows);
-  Kokkos::parallel_for(label, FemRange64<ExecSpace>(exec, 0, p.num_rows),
+  Kokkos::parallel_for(label, FemRange64<ExecutionSpace>(exec, 0, p.num_rows),
                        FemSample<Vector, NodalFunction>{v, f});
   return v;
 }

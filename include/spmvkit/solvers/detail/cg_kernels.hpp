@@ -11,8 +11,8 @@
 
 namespace spmvkit::detail {
 
-template <class ExecSpace>
-using CgRange = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+template <class ExecutionSpace>
+using CgRange = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
 
 /// Turns the diagonal into its inverse in place and counts the rows whose
 /// diagonal is not a positive finite number (their inverse is set to 0).

@@ -8,6 +8,7 @@
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/solvers/cg_options.hpp>
 #include <spmvkit/solvers/detail/cg_kernels.hpp>
+#include <spmvkit/solvers/detail/cg_tuning.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -43,12 +44,12 @@ bool views_overlap(A const& a, B const& b) {
 /// What a vector-operations policy works on: the solver's instance, vectors
 /// and iteration scalars. The solver owns it; the policy's hooks (see
 /// FusedCgVectorOps) read and write it.
-template <class ExecSpace, class Vec, class BView, class XView, class Reduction>
+template <class ExecutionSpace, class Vec, class BView, class XView, class Reduction>
 struct CgWork {
   using Scalars = Kokkos::View<double*, typename Vec::memory_space>;
-  CgWork(ExecSpace const& e, BView const& b_in, XView const& x_in, Reduction const& red)
+  CgWork(ExecutionSpace const& e, BView const& b_in, XView const& x_in, Reduction const& red)
       : exec(e), b(b_in), x(x_in), reduction(red) {}
-  ExecSpace exec;
+  ExecutionSpace exec;
   BView b;
   XView x;
   Vec r, p, q, dinv, z; // dinv without Jacobi and z unless the policy asks for it stay empty
@@ -142,14 +143,14 @@ struct FusedCgVectorOps {
 // sums, count) and all_reduce_end(exec), so that the pipelined CG posts it and
 // runs the next apply before waiting (MpiReduction: one MPI_Iallreduce per
 // iteration). Policies without the pair (LocalReduction) reduce at once.
-template <class Reduction, class Exec, class = void>
+template <class Reduction, class ExecutionSpace, class = void>
 struct has_split_all_reduce : std::false_type {};
-template <class Reduction, class Exec>
+template <class Reduction, class ExecutionSpace>
 struct has_split_all_reduce<
-    Reduction, Exec,
-    std::void_t<decltype(std::declval<Reduction&>().all_reduce_begin(std::declval<Exec const&>(),
+    Reduction, ExecutionSpace,
+    std::void_t<decltype(std::declval<Reduction&>().all_reduce_begin(std::declval<ExecutionSpace const&>(),
                                                                      std::declval<double*>(), 0)),
-                decltype(std::declval<Reduction&>().all_reduce_end(std::declval<Exec const&>()))>>
+                decltype(std::declval<Reduction&>().all_reduce_end(std::declval<ExecutionSpace const&>()))>>
     : std::true_type {};
 
 // A reduction policy of several processes may also agree on set-up errors:
@@ -168,20 +169,20 @@ struct has_error_agreement<Reduction,
 /// VectorOps is the vector-operations policy of the standard variant
 /// (FusedCgVectorOps or a policy with the same hooks); the pipelined variant
 /// has its own fused kernels and needs the fused policy.
-template <class ExecSpace, class Op, class BView, class XView, class VectorOps = FusedCgVectorOps>
+template <class ExecutionSpace, class Op, class BView, class XView, class VectorOps = FusedCgVectorOps>
 class CgSolver {
   using Scalar = typename Op::scalar_type;
   using Vec = typename Op::vector_type;
-  using Range = CgRange<ExecSpace>;
+  using Range = CgRange<ExecutionSpace>;
   using MemorySpace = typename Vec::memory_space;
   using Reduction = std::decay_t<decltype(std::declval<Op const&>().reduction())>;
-  using Work = CgWork<ExecSpace, Vec, BView, XView, Reduction>;
+  using Work = CgWork<ExecutionSpace, Vec, BView, XView, Reduction>;
   using Scalars = typename Work::Scalars;
   using Flag = Kokkos::View<int, MemorySpace>;
   using DeviceSum = Kokkos::View<double, MemorySpace, Kokkos::MemoryUnmanaged>;
   using DeviceSums = Kokkos::View<PipeCgSums, MemorySpace, Kokkos::MemoryUnmanaged>;
   using DevicePipeRecord = Kokkos::View<PipeCgRecord, MemorySpace, Kokkos::MemoryUnmanaged>;
-  static_assert(std::is_same_v<ExecSpace, typename Op::execution_space>,
+  static_assert(std::is_same_v<ExecutionSpace, typename Op::execution_space>,
                 "spmvkit::cg: exec must be the operator's (matrix's) execution space");
   static_assert(Kokkos::is_view<BView>::value && Kokkos::is_view<XView>::value,
                 "spmvkit::cg: b and x must be Kokkos::Views");
@@ -192,8 +193,8 @@ class CgSolver {
                 "spmvkit::cg: b and x must hold the operator's scalar_type (for an SpMVKit "
                 "matrix its value_type, or mixed precision: double for a float matrix, float "
                 "for a double matrix), x non-const");
-  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename BView::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<ExecSpace, typename XView::memory_space>::accessible,
+  static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, typename BView::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<ExecutionSpace, typename XView::memory_space>::accessible,
                 "spmvkit::cg: b and x must be accessible from the execution space");
   static_assert(sizeof(CgRecord) == 3 * sizeof(double), "a record is three ring doubles");
   static_assert(sizeof(PipeCgRecord) == 4 * sizeof(double), "a pipelined record is four doubles");
@@ -204,7 +205,7 @@ class CgSolver {
   static constexpr int automatic_replacement_interval = sizeof(Scalar) >= 8 ? 100 : 20;
 
 public:
-  CgSolver(ExecSpace const& exec, Op& op, BView const& b, XView const& x, CgOptions const& opts)
+  CgSolver(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x, CgOptions const& opts)
       : op_(op), opts_(opts), n_(op.num_rows()), pipelined_(opts.variant == CgVariant::pipelined),
         w_(exec, b, x, op.reduction()) {
     if constexpr (has_error_agreement<Reduction>::value) {
@@ -223,7 +224,7 @@ public:
   }
 
 private:
-  void set_up(ExecSpace const& exec, Op& op, BView const& b, XView const& x,
+  void set_up(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x,
               CgOptions const& opts) {
     if (op.num_cols() != n_ || static_cast<std::int64_t>(b.extent(0)) != n_ ||
         static_cast<std::int64_t>(x.extent(0)) != n_) {
@@ -259,7 +260,7 @@ private:
     // scalar ring must stay a small allocation. Host-formed scalars are
     // examined as they come.
     const int interval =
-        opts.check_interval > 0 ? opts.check_interval : cg_check_interval<ExecSpace>();
+        opts.check_interval > 0 ? opts.check_interval : cg_check_interval<ExecutionSpace>();
     check_interval_ = VectorOps::host_scalars
                           ? 1
                           : std::max(1, std::min(interval, std::max(1, opts.max_iterations)));
@@ -547,7 +548,7 @@ private:
   /// Starts the all-reduce of `count` device sums: posted only, when the
   /// reduction policy splits it (has_split_all_reduce), else done at once.
   void start_all_reduce(double* sums, int count) {
-    if constexpr (has_split_all_reduce<Reduction, ExecSpace>::value) {
+    if constexpr (has_split_all_reduce<Reduction, ExecutionSpace>::value) {
       w_.reduction.all_reduce_begin(w_.exec, sums, count);
       reduction_pending_ = true;
     } else {
@@ -557,7 +558,7 @@ private:
 
   /// Waits for the all-reduce start_all_reduce() posted, if any.
   void finish_all_reduce() {
-    if constexpr (has_split_all_reduce<Reduction, ExecSpace>::value) {
+    if constexpr (has_split_all_reduce<Reduction, ExecutionSpace>::value) {
       if (reduction_pending_) w_.reduction.all_reduce_end(w_.exec);
     }
     reduction_pending_ = false;

@@ -38,8 +38,8 @@ struct AbsoluteColumns {
     return static_cast<Ordinal>(stored);
   }
   /// Every matrix can be stored with absolute columns.
-  template <class Exec, class Source>
-  static std::string obstacle(Exec const&, std::int64_t, std::int64_t, std::int64_t,
+  template <class ExecutionSpace, class Source>
+  static std::string obstacle(ExecutionSpace const&, std::int64_t, std::int64_t, std::int64_t,
                               Source const&) {
     return "";
   }
