@@ -13,13 +13,12 @@
 /// | `F::family` | `char const*`, the format's short name, such as "sell" |
 /// | `F::options_type` | default-constructible: conversion and kernel choices |
 /// | `F::name(options)` | `std::string`, such as "sell_c32_s1" (benchmarks, reports) |
-/// | `F::template variants<ExecutionSpace>()` | `std::vector<options_type>` worth sweeping on ExecutionSpace |
-/// | `F::template matrix_type<Scalar, ExecutionSpace, Ordinal, Offset>` | the matrix class |
-/// | `F::obstacle(exec, crs, options)` | why crs cannot be stored this way, "" if it can |
-/// | `F::from_crs(exec, crs, options)` | the conversion, on the device |
-/// | `F::from_rows(exec, rows, cols, source, options)` | built from a row source (below) |
-/// | `F::to_crs(exec, A)` | back to CRS, exact |
-/// | `F::options(A)` | the options A was built with |
+/// | `F::template variants<ExecutionSpace>()` | `std::vector<options_type>` worth sweeping on
+/// ExecutionSpace | | `F::template matrix_type<Scalar, ExecutionSpace, Ordinal, Offset>` | the
+/// matrix class | | `F::obstacle(exec, crs, options)` | why crs cannot be stored this way, "" if it
+/// can | | `F::from_crs(exec, crs, options)` | the conversion, on the device | |
+/// `F::from_rows(exec, rows, cols, source, options)` | built from a row source (below) | |
+/// `F::to_crs(exec, A)` | back to CRS, exact | | `F::options(A)` | the options A was built with |
 /// | `F::apply(exec, alpha, A, x, beta, y, options)` | y = beta y + alpha A x (validated input) |
 /// | `F::diagonal(exec, A, d)` | d(i) = sum of A's entries (i, i) |
 /// | `F::bytes(A)` | the byte model: minimum bytes one SpMV (beta = 0) moves |
@@ -147,16 +146,17 @@ struct has_name<
 template <class F, class ExecutionSpace, class = void>
 struct has_variants : std::false_type {};
 template <class F, class ExecutionSpace>
-struct has_variants<F, ExecutionSpace,
-                    std::enable_if_t<std::is_same_v<decltype(F::template variants<ExecutionSpace>()),
-                                                    std::vector<typename F::options_type>>>>
-    : std::true_type {};
+struct has_variants<
+    F, ExecutionSpace,
+    std::enable_if_t<std::is_same_v<decltype(F::template variants<ExecutionSpace>()),
+                                    std::vector<typename F::options_type>>>> : std::true_type {};
 
 template <class F, class Scalar, class ExecutionSpace, class = void>
 struct has_matrix_type : std::false_type {};
 template <class F, class Scalar, class ExecutionSpace>
-struct has_matrix_type<F, Scalar, ExecutionSpace,
-                       std::void_t<typename F::template matrix_type<Scalar, ExecutionSpace, int, int>>>
+struct has_matrix_type<
+    F, Scalar, ExecutionSpace,
+    std::void_t<typename F::template matrix_type<Scalar, ExecutionSpace, int, int>>>
     : std::true_type {};
 
 template <class F, class Crs, class = void>
@@ -294,10 +294,12 @@ constexpr bool check_format() {
                 "SpMVKit format concept: F::options_type (default-constructible) is missing");
   static_assert(detail::has_name<F>::value,
                 "SpMVKit format concept: std::string F::name(options_type const&) is missing");
-  static_assert(detail::has_variants<F, ExecutionSpace>::value,
-                "SpMVKit format concept: std::vector<options_type> F::variants<ExecutionSpace>() is missing");
-  static_assert(detail::has_matrix_type<F, Scalar, ExecutionSpace>::value,
-                "SpMVKit format concept: F::matrix_type<Scalar, ExecutionSpace, Ordinal, Offset> is missing");
+  static_assert(
+      detail::has_variants<F, ExecutionSpace>::value,
+      "SpMVKit format concept: std::vector<options_type> F::variants<ExecutionSpace>() is missing");
+  static_assert(
+      detail::has_matrix_type<F, Scalar, ExecutionSpace>::value,
+      "SpMVKit format concept: F::matrix_type<Scalar, ExecutionSpace, Ordinal, Offset> is missing");
   if constexpr (detail::has_matrix_type<F, Scalar, ExecutionSpace>::value) {
     using M = typename F::template matrix_type<Scalar, ExecutionSpace, int, int>;
     using Crs = typename M::crs_type;

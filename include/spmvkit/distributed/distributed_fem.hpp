@@ -79,8 +79,8 @@ inline void check_fem_partition(RowPartition const& partition, FemPoisson const&
 
 template <class Scalar, class ExecutionSpace, class NodalFunction>
 fem_vector_t<Scalar, ExecutionSpace> fem_slab_sample(ExecutionSpace const& exec,
-                                                RowPartition const& partition, std::int64_t N,
-                                                char const* label, NodalFunction const& f) {
+                                                     RowPartition const& partition, std::int64_t N,
+                                                     char const* label, NodalFunction const& f) {
   const FemPoisson p(N);
   check_fem_partition(partition, p, label);
   using Vector = fem_vector_t<Scalar, ExecutionSpace>;
@@ -98,8 +98,9 @@ fem_vector_t<Scalar, ExecutionSpace> fem_slab_sample(ExecutionSpace const& exec,
 template <class ExecutionSpace>
 RowPartition fem_poisson_partition(MPI_Comm comm, ExecutionSpace const& exec, std::int64_t N) {
   const FemPoisson p(N);
-  return partition_by_nonzeros(comm, exec, p.num_rows,
-                               detail::FemGlobalRowLength<typename ExecutionSpace::memory_space>{p.n});
+  return partition_by_nonzeros(
+      comm, exec, p.num_rows,
+      detail::FemGlobalRowLength<typename ExecutionSpace::memory_space>{p.n});
 }
 
 /// The FEM stiffness matrix (make_fem_poisson) distributed by `partition`:
@@ -111,7 +112,8 @@ RowPartition fem_poisson_partition(MPI_Comm comm, ExecutionSpace const& exec, st
 template <class DiagFormat, class Scalar, class OffFormat = DiagFormat, class Ordinal = int,
           class Offset = int, class ExecutionSpace>
 DistributedMatrix<DiagFormat, Scalar, ExecutionSpace, OffFormat, Ordinal, Offset>
-make_distributed_fem_poisson(RowPartition const& partition, ExecutionSpace const& exec, std::int64_t N,
+make_distributed_fem_poisson(RowPartition const& partition, ExecutionSpace const& exec,
+                             std::int64_t N,
                              typename DiagFormat::options_type const& diag_options = {},
                              typename OffFormat::options_type const& off_options = {},
                              HaloOptions const& halo_options = {}) {
@@ -128,8 +130,9 @@ make_distributed_fem_poisson(RowPartition const& partition, ExecutionSpace const
 /// This rank's entries of the right-hand side b = M f (fem_poisson_rhs).
 /// A new View of partition.local_rows() entries, filled asynchronously.
 template <class Scalar, class ExecutionSpace>
-fem_vector_t<Scalar, ExecutionSpace>
-distributed_fem_poisson_rhs(ExecutionSpace const& exec, RowPartition const& partition, std::int64_t N) {
+fem_vector_t<Scalar, ExecutionSpace> distributed_fem_poisson_rhs(ExecutionSpace const& exec,
+                                                                 RowPartition const& partition,
+                                                                 std::int64_t N) {
   const FemPoisson p(N);
   return detail::fem_slab_sample<Scalar>(exec, partition, N, "SpMVKit::distributed::fem_rhs",
                                          detail::FemRhs{p.n, p.h});
@@ -138,8 +141,8 @@ distributed_fem_poisson_rhs(ExecutionSpace const& exec, RowPartition const& part
 /// This rank's entries of the exact solution (fem_poisson_exact).
 template <class Scalar, class ExecutionSpace>
 fem_vector_t<Scalar, ExecutionSpace> distributed_fem_poisson_exact(ExecutionSpace const& exec,
-                                                              RowPartition const& partition,
-                                                              std::int64_t N) {
+                                                                   RowPartition const& partition,
+                                                                   std::int64_t N) {
   const FemPoisson p(N);
   return detail::fem_slab_sample<Scalar>(exec, partition, N, "SpMVKit::distributed::fem_exact",
                                          detail::FemExact{p.n, p.h});

@@ -90,7 +90,8 @@ public:
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "SpMVKit::distributed::reduction_host"),
             max_count);
       }
-      Kokkos::deep_copy(exec, HostSums(state_->host.data(), count), DeviceSums<ExecutionSpace>(sums, count));
+      Kokkos::deep_copy(exec, HostSums(state_->host.data(), count),
+                        DeviceSums<ExecutionSpace>(sums, count));
       buffer = state_->host.data();
     }
     exec.fence();
@@ -132,11 +133,13 @@ public:
 private:
   template <class ExecutionSpace>
   static constexpr bool host_accessible =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                 typename ExecutionSpace::memory_space>::accessible;
   using HostBuffer = Kokkos::View<double*, detail::StagingHostSpace>;
   using HostSums = Kokkos::View<double*, detail::StagingHostSpace, Kokkos::MemoryUnmanaged>;
   template <class ExecutionSpace>
-  using DeviceSums = Kokkos::View<double*, typename ExecutionSpace::memory_space, Kokkos::MemoryUnmanaged>;
+  using DeviceSums =
+      Kokkos::View<double*, typename ExecutionSpace::memory_space, Kokkos::MemoryUnmanaged>;
 
   /// exec's CUDA stream, which orders the copies of consecutive reductions;
   /// 0 on other backends (the copy back is then waited for in end()).

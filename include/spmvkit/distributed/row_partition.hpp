@@ -163,8 +163,8 @@ struct RowLengthAt {
 /// Collective. Throws DistributedError on every rank when there are more
 /// ranks than rows or a length is negative.
 template <class ExecutionSpace, class Length>
-RowPartition partition_by_nonzeros(MPI_Comm comm, ExecutionSpace const& exec, std::int64_t global_rows,
-                                   Length const& length) {
+RowPartition partition_by_nonzeros(MPI_Comm comm, ExecutionSpace const& exec,
+                                   std::int64_t global_rows, Length const& length) {
   const int p = detail::mpi_size(comm), rank = detail::mpi_rank(comm);
   if (global_rows < p) {
     throw DistributedError("spmvkit::partition_by_nonzeros: " +
@@ -176,10 +176,10 @@ RowPartition partition_by_nonzeros(MPI_Comm comm, ExecutionSpace const& exec, st
   detail::collective_step(comm, "spmvkit::partition_by_nonzeros", [&] {
     prefix = Kokkos::View<std::int64_t*, typename Length::memory_space>(
         "SpMVKit::distributed::partition_prefix", end - first + 1);
-    Kokkos::parallel_scan(
-        "SpMVKit::distributed::partition_prefix",
-        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, end - first + 1),
-        detail::RowLengthAt<Length>{length, first, prefix}, total);
+    Kokkos::parallel_scan("SpMVKit::distributed::partition_prefix",
+                          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                              exec, 0, end - first + 1),
+                          detail::RowLengthAt<Length>{length, first, prefix}, total);
     exec.fence();
     if (total < 0) throw std::invalid_argument("a row length is negative");
   });

@@ -73,9 +73,10 @@ from_kokkos_kernels(KKMatrix const& A) {
   using Result =
       CrsMatrix<typename KKMatrix::non_const_value_type, ExecutionSpace,
                 typename KKMatrix::non_const_ordinal_type, typename KKMatrix::non_const_size_type>;
-  static_assert(std::is_same_v<typename KKMatrix::memory_space, typename ExecutionSpace::memory_space>,
-                "spmvkit::from_kokkos_kernels: the matrix must live in its execution space's "
-                "default memory space");
+  static_assert(
+      std::is_same_v<typename KKMatrix::memory_space, typename ExecutionSpace::memory_space>,
+      "spmvkit::from_kokkos_kernels: the matrix must live in its execution space's "
+      "default memory space");
   auto row_starts = detail::allocate_view<typename Result::row_starts_type>(
       ExecutionSpace(), "SpMVKit::CrsMatrix::row_starts(from_kokkos_kernels)",
       static_cast<std::int64_t>(A.graph.row_map.extent(0)));

@@ -84,7 +84,7 @@ make_fem_poisson(ExecutionSpace const& exec, std::int64_t N,
 /// The FEM stiffness matrix in CRS (make_fem_poisson<CrsFormat>).
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> make_fem_poisson_crs(ExecutionSpace const& exec,
-                                                                   std::int64_t N) {
+                                                                        std::int64_t N) {
   return make_fem_poisson<CrsFormat, Scalar, ExecutionSpace, Ordinal, Offset>(exec, N);
 }
 
@@ -92,9 +92,9 @@ CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> make_fem_poisson_crs(Executio
 /// same chunking, σ-window sort and padding as make_sell() of the CRS assembly
 /// (the result is identical entry for entry).
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
-SellMatrix<Scalar, ExecutionSpace, Ordinal, Offset> make_fem_poisson_sell(ExecutionSpace const& exec,
-                                                                     std::int64_t N, int chunk_size,
-                                                                     std::int64_t sigma = 1) {
+SellMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
+make_fem_poisson_sell(ExecutionSpace const& exec, std::int64_t N, int chunk_size,
+                      std::int64_t sigma = 1) {
   // SellOptions reads C = 0 as "the backend's default"; this function asks for an explicit C.
   if (chunk_size < 1) {
     throw std::invalid_argument("spmvkit::make_fem_poisson_sell: chunk size C must be >= 1, got " +
@@ -133,8 +133,8 @@ fem_vector_t<Scalar, ExecutionSpace> fem_poisson_exact(ExecutionSpace const& exe
 /// A new View of (N-1)^3 entries, filled asynchronously on exec from a hash of
 /// the row and `seed`: the same seed gives the same vector on every backend.
 template <class Scalar, class ExecutionSpace>
-fem_vector_t<Scalar, ExecutionSpace> fem_poisson_rough_guess(ExecutionSpace const& exec, std::int64_t N,
-                                                        std::uint64_t seed = 1) {
+fem_vector_t<Scalar, ExecutionSpace>
+fem_poisson_rough_guess(ExecutionSpace const& exec, std::int64_t N, std::uint64_t seed = 1) {
   const FemPoisson p(N);
   return detail::fem_sample<Scalar>(exec, p, "SpMVKit::fem_poisson::rough_guess",
                                     detail::FemRoughGuess{seed});

@@ -119,7 +119,8 @@ struct format_cost<BasicSellFormat<Columns>> {
                                               TypeSizes s) {
     if (o.sigma != 1) return std::nullopt;
     if (Columns::relative && !f.sell16_eligible) return std::nullopt;
-    const int c = o.chunk_size != 0 ? o.chunk_size : detail::default_sell_chunk_size<ExecutionSpace>();
+    const int c =
+        o.chunk_size != 0 ? o.chunk_size : detail::default_sell_chunk_size<ExecutionSpace>();
     const double chunks = static_cast<double>((f.rows.num_rows + c - 1) / c);
     const int column_bytes = Columns::relative ? 2 : s.ordinal;
     SpmvEstimate e;

@@ -218,8 +218,8 @@ struct CooFormat {
   template <class ExecutionSpace, class Source>
   static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
-  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
-            options_type const&) {
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
+            Source const& source, options_type const&) {
     return from_crs(exec, CrsFormat::from_rows(exec, num_rows, num_cols, source, {}),
                     CooOptions{false});
   }
@@ -246,8 +246,9 @@ struct CooFormat {
   /// y = beta y + alpha A x on the matrix's merge-path plan, asynchronous on
   /// exec (arguments validated by spmv()).
   template <class ExecutionSpace, class Coo, class X, class Y>
-  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Coo, Y> alpha, Coo const& A, X const& x,
-                    detail::spmv_scalar_t<Coo, Y> beta, Y const& y, options_type const&) {
+  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Coo, Y> alpha, Coo const& A,
+                    X const& x, detail::spmv_scalar_t<Coo, Y> beta, Y const& y,
+                    options_type const&) {
     detail::spmv_coo(exec, alpha, A, x, beta, y,
                      Kokkos::View<const typename Coo::ordinal_type*, typename Coo::device_type>());
   }

@@ -373,10 +373,10 @@ struct CrsFormat {
   template <class ExecutionSpace, class Source>
   static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
-  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
-            options_type const&) {
-    using Crs = matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
-                            typename Source::offset_type>;
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
+            Source const& source, options_type const&) {
+    using Crs = matrix_type<typename Source::value_type, ExecutionSpace,
+                            typename Source::ordinal_type, typename Source::offset_type>;
     using Ordinal = typename Source::ordinal_type;
     using Offset = typename Source::offset_type;
     constexpr char const* where = "spmvkit::CrsFormat::from_rows";
@@ -390,9 +390,10 @@ struct CrsFormat {
       Kokkos::deep_copy(exec, starts, Offset(0));
     } else {
       // Summed in 64 bits so that an Offset overflow is caught, not wrapped.
-      Kokkos::parallel_reduce("SpMVKit::Crs::from_rows_count",
-                              Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>(exec, 0, n),
-                              detail::SourceNnz<Source>{source}, nnz);
+      Kokkos::parallel_reduce(
+          "SpMVKit::Crs::from_rows_count",
+          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Ordinal>>(exec, 0, n),
+          detail::SourceNnz<Source>{source}, nnz);
       detail::checked_index<Offset>(nnz, "nnz", where);
       Kokkos::parallel_scan(
           "SpMVKit::Crs::from_rows_starts",
@@ -428,8 +429,9 @@ struct CrsFormat {
   /// call spmv(), which validates them and applies the BLAS alpha/beta rules
   /// before it calls this. One pass over the entries (nnz multiply-adds).
   template <class ExecutionSpace, class Crs, class X, class Y>
-  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Crs, Y> alpha, Crs const& A, X const& x,
-                    detail::spmv_scalar_t<Crs, Y> beta, Y const& y, options_type const& o) {
+  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Crs, Y> alpha, Crs const& A,
+                    X const& x, detail::spmv_scalar_t<Crs, Y> beta, Y const& y,
+                    options_type const& o) {
     detail::ensure_structure(exec, A); // once per matrix: a lock and a flag afterwards
     detail::spmv_crs(exec, alpha, A, x, beta, y, o.kernel);
   }

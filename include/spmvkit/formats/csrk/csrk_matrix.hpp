@@ -289,8 +289,8 @@ struct CsrkFormat {
   template <class ExecutionSpace, class Source>
   static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
-  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
-            options_type o) {
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
+            Source const& source, options_type o) {
     const auto crs = CrsFormat::from_rows(exec, num_rows, num_cols, source, CrsOptions());
     o.check_structure = false;
     return from_crs(exec, crs, o);
@@ -313,23 +313,25 @@ struct CsrkFormat {
   /// y = beta y + alpha A x; of `o` only the GPU block shape is read (the
   /// groups are fixed at conversion).
   template <class ExecutionSpace, class M, class X, class Y>
-  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<M, Y> alpha, M const& A, X const& x,
-                    detail::spmv_scalar_t<M, Y> beta, Y const& y, options_type const& o) {
+  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<M, Y> alpha, M const& A,
+                    X const& x, detail::spmv_scalar_t<M, Y> beta, Y const& y,
+                    options_type const& o) {
     const std::string problem = shape_obstacle(o);
     if (!problem.empty()) throw std::invalid_argument("spmvkit::spmv (CSR-k): " + problem);
     detail::spmv_csrk(exec, alpha, A, x, beta, y,
-                      detail::row_groups_shape<ExecutionSpace>(A.num_rows(), A.nnz(), o.gpu_lanes,
-                                                     o.gpu_row_slots, o.gpu_super_row_slots,
-                                                     o.gpu_lanes_over_entries));
+                      detail::row_groups_shape<ExecutionSpace>(
+                          A.num_rows(), A.nnz(), o.gpu_lanes, o.gpu_row_slots,
+                          o.gpu_super_row_slots, o.gpu_lanes_over_entries));
   }
   /// d(i) = the sum of A's entries (i, i).
   template <class ExecutionSpace, class M, class D>
   static void diagonal(ExecutionSpace const& exec, M const& A, D const& d) {
-    Kokkos::parallel_for("SpMVKit::Csrk::diagonal",
-                         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<typename M::ordinal_type>>(
-                             exec, 0, A.num_rows()),
-                         detail::CsrkDiagonal<M, D>{A.row_starts(), A.column_indices(), A.values(),
-                                                    A.row_permutation(), d});
+    Kokkos::parallel_for(
+        "SpMVKit::Csrk::diagonal",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<typename M::ordinal_type>>(
+            exec, 0, A.num_rows()),
+        detail::CsrkDiagonal<M, D>{A.row_starts(), A.column_indices(), A.values(),
+                                   A.row_permutation(), d});
   }
   /// CRS's arrays + the row permutation (read for every row's store) + the
   /// group pointers + x + y.

@@ -241,8 +241,8 @@ struct BasicEllFormat {
   static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
   /// Built from a row source on the device (core/format_concept.hpp).
-  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
-            options_type const& o) {
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
+            Source const& source, options_type const& o) {
     return detail::make_basic_ell_from_rows<Width>(exec, num_rows, num_cols, source, o);
   }
   template <class ExecutionSpace, class Crs>
@@ -266,8 +266,9 @@ struct BasicEllFormat {
   }
   /// y = beta y + alpha A x on validated input (spmv() validates).
   template <class ExecutionSpace, class Ell, class X, class Y>
-  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Ell, Y> alpha, Ell const& A, X const& x,
-                    detail::spmv_scalar_t<Ell, Y> beta, Y const& y, options_type const&) {
+  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Ell, Y> alpha, Ell const& A,
+                    X const& x, detail::spmv_scalar_t<Ell, Y> beta, Y const& y,
+                    options_type const&) {
     detail::spmv_ell(exec, alpha, A, x, beta, y);
   }
   /// d(i) = the sum of the entries (i, i).
@@ -275,8 +276,8 @@ struct BasicEllFormat {
   static void diagonal(ExecutionSpace const& exec, Ell const& A, D const& d) {
     Kokkos::parallel_for(
         std::string(Width::label) + "diagonal",
-        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<typename Ell::ordinal_type>>(exec, 0,
-                                                                                 A.num_rows()),
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<typename Ell::ordinal_type>>(
+            exec, 0, A.num_rows()),
         detail::SourceDiagonal<typename Ell::row_source_type, D>{A.row_source(), d});
   }
   /// What the kernel reads (detail::EllFullWidth / EllRowLengths::

@@ -242,8 +242,8 @@ struct HybFormat {
   template <class ExecutionSpace, class Source>
   static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
-  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
-            options_type const& o) {
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
+            Source const& source, options_type const& o) {
     options_type checked = o;
     checked.check_structure = false;
     return from_crs(exec, CrsFormat::from_rows(exec, num_rows, num_cols, source, {}), checked);
@@ -259,8 +259,9 @@ struct HybFormat {
   /// y = beta y + alpha A x: the SELL kernel on the ELL part, then the COO
   /// kernel adding the tail into its rows (arguments validated by spmv()).
   template <class ExecutionSpace, class Hyb, class X, class Y>
-  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Hyb, Y> alpha, Hyb const& A, X const& x,
-                    detail::spmv_scalar_t<Hyb, Y> beta, Y const& y, options_type const&) {
+  static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Hyb, Y> alpha, Hyb const& A,
+                    X const& x, detail::spmv_scalar_t<Hyb, Y> beta, Y const& y,
+                    options_type const&) {
     detail::spmv_sell(exec, alpha, A.ell(), x, beta, y);
     if (A.tail().nnz() > 0) {
       // With y narrower than the sums (a double matrix with float vectors),
@@ -277,7 +278,8 @@ struct HybFormat {
     SellFormat::diagonal(exec, A.ell(), d);
     Kokkos::parallel_for(
         "SpMVKit::Hyb::tail_diagonal",
-        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, A.tail().num_rows()),
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0,
+                                                                             A.tail().num_rows()),
         detail::TailDiagonal<typename Hyb::ordinals_type, typename Hyb::ordinals_type,
                              typename Hyb::tail_type::values_type, typename Hyb::ordinals_type, D>{
             A.tail().row_indices(), A.tail().column_indices(), A.tail().values(), A.tail_rows(), d,
@@ -381,7 +383,8 @@ typename Hyb::crs_type HybFormat::to_crs(ExecutionSpace const& exec, Hyb const& 
   Kokkos::deep_copy(exec, inverse, Ordinal(-1));
   Kokkos::parallel_for(
       "SpMVKit::Hyb::to_crs_inverse",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, A.tail().num_rows()),
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0,
+                                                                           A.tail().num_rows()),
       detail::InvertTailRows<typename Hyb::ordinals_type, typename Hyb::ordinals_type>{
           A.tail_rows(), inverse});
   using Head = decltype(detail::crs_row_source(head));

@@ -394,7 +394,8 @@ struct BasicSellFormat {
       return "chunk size C must be >= 0 (0: default) and sigma >= 1, got C = " +
              std::to_string(o.chunk_size) + ", sigma = " + std::to_string(o.sigma);
     }
-    const std::string limit = detail::sell_chunk_size_obstacle<ExecutionSpace>(chunk_size<ExecutionSpace>(o));
+    const std::string limit =
+        detail::sell_chunk_size_obstacle<ExecutionSpace>(chunk_size<ExecutionSpace>(o));
     return limit.empty() ? Columns::obstacle(exec, A.num_rows(), A.num_cols(), A.nnz(),
                                              detail::crs_row_source(A))
                          : limit;
@@ -404,8 +405,8 @@ struct BasicSellFormat {
   template <class ExecutionSpace, class Source>
   static matrix_type<typename Source::value_type, ExecutionSpace, typename Source::ordinal_type,
                      typename Source::offset_type>
-  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols, Source const& source,
-            options_type const& o) {
+  from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
+            Source const& source, options_type const& o) {
     std::int64_t nnz = 0;
     Kokkos::parallel_reduce(
         std::string(Columns::label) + "from_rows_count",

@@ -43,8 +43,8 @@ struct Int16ColumnOffsets {
   /// Why A's columns do not all fit int16 offsets ("" if they do); defined
   /// below with its kernel.
   template <class ExecutionSpace, class Source>
-  static std::string obstacle(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
-                              std::int64_t nnz, Source const& source);
+  static std::string obstacle(ExecutionSpace const& exec, std::int64_t num_rows,
+                              std::int64_t num_cols, std::int64_t nnz, Source const& source);
 };
 
 } // namespace detail

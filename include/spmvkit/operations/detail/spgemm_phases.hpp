@@ -432,8 +432,9 @@ void spgemm_launch_concurrency(
        "SpMVKit::spgemm::numeric_global"}};
   // The league from the rows: a hash launch may carry the narrow and short
   // bins' rows too (spgemm_bin_range), or was shaped for them (spgemm_plan_launches).
-  auto policy = argument_launch(Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(
-      exec, spgemm_league(l), l.p.team_size, l.p.vector_length));
+  auto policy =
+      argument_launch(Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(
+          exec, spgemm_league(l), l.p.team_size, l.p.vector_length));
   f.scratch_level = spgemm_scratch_level<ExecutionSpace>();
   policy.set_scratch_size(
       f.scratch_level,
@@ -594,8 +595,9 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
       p.league_size += beside->count;
     }
   }
-  auto policy = argument_launch(Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(
-      exec, static_cast<int>(p.league_size), p.team_size, p.vector_length));
+  auto policy =
+      argument_launch(Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(
+          exec, static_cast<int>(p.league_size), p.team_size, p.vector_length));
   policy.set_scratch_size(f.scratch_level, Kokkos::PerTeam(F::scratch_bytes(f.capacity)));
   Kokkos::parallel_for(
       Find ? "SpMVKit::spgemm::find_positions" : "SpMVKit::spgemm::numeric_positions", policy, f);
@@ -624,8 +626,8 @@ void spgemm_launch_chunks(typename Crs::execution_space const& exec, Crs const& 
     clear.expected_fingerprint = s.fingerprint;
     clear.not_found = std::numeric_limits<Scalar>::quiet_NaN();
     Kokkos::parallel_for("SpMVKit::spgemm::clear_chunked_rows",
-                         argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(l.count),
-                                                                  p.team_size, p.vector_length)),
+                         argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(
+                             exec, static_cast<int>(l.count), p.team_size, p.vector_length)),
                          clear);
   }
   SpgemmPositionChunks<Scalar, Ordinal, Offset, Device, Pos, Find> f;
@@ -766,11 +768,11 @@ void spgemm_launch_list_build(
   LaunchParameters const& p = s.list_plan.build;
   f.entries_per_team = p.work_per_team;
   const std::int64_t league = (s.a_nnz + p.work_per_team - 1) / p.work_per_team;
-  Kokkos::parallel_for(Write ? "SpMVKit::spgemm::write_product_lists"
-                             : "SpMVKit::spgemm::count_product_lists",
-                       argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(league),
-                                                                p.team_size, p.vector_length)),
-                       f);
+  Kokkos::parallel_for(
+      Write ? "SpMVKit::spgemm::write_product_lists" : "SpMVKit::spgemm::count_product_lists",
+      argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(league),
+                                                         p.team_size, p.vector_length)),
+      f);
 }
 
 /// The symbolic phase's step after the places: the lists of products by
@@ -890,7 +892,8 @@ void spgemm_launch_pattern_check(typename Crs::execution_space const& exec, Stat
   check.expected_fingerprint = s.fingerprint;
   check.not_found = std::numeric_limits<typename Crs::value_type>::quiet_NaN();
   Kokkos::parallel_for(
-      label, argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(exec, 1, p.team_size, p.vector_length)),
+      label,
+      argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(exec, 1, p.team_size, p.vector_length)),
       check);
 }
 
@@ -975,8 +978,8 @@ void spgemm_launch_entries_values(typename Crs::execution_space const& exec, Crs
   const std::int64_t league =
       f.fingerprint_teams + (s.a_nnz + p.work_per_team - 1) / p.work_per_team;
   Kokkos::parallel_for("SpMVKit::spgemm::numeric_entries",
-                       argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(league),
-                                                                p.team_size, p.vector_length)),
+                       argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(
+                           exec, static_cast<int>(league), p.team_size, p.vector_length)),
                        f);
 }
 
@@ -1022,8 +1025,8 @@ void spgemm_launch_lists_values(
   const std::int64_t league =
       f.fingerprint_teams + f.list_teams + (f.long_count + p.team_size - 1) / p.team_size;
   Kokkos::parallel_for("SpMVKit::spgemm::numeric_lists",
-                       argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(league),
-                                                                p.team_size, p.vector_length)),
+                       argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(
+                           exec, static_cast<int>(league), p.team_size, p.vector_length)),
                        f);
 }
 

@@ -154,7 +154,7 @@ struct FemSample {
 /// the View and the kernel.
 template <class Scalar, class ExecutionSpace, class NodalFunction>
 fem_vector_t<Scalar, ExecutionSpace> fem_sample(ExecutionSpace const& exec, FemPoisson const& p,
-                                           std::string const& label, NodalFunction const& f) {
+                                                std::string const& label, NodalFunction const& f) {
   using Vector = fem_vector_t<Scalar, ExecutionSpace>;
   auto v = allocate_view<Vector>(exec, label, p.num_rows);
   Kokkos::parallel_for(label, FemRange64<ExecutionSpace>(exec, 0, p.num_rows),

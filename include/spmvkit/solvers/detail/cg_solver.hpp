@@ -148,10 +148,10 @@ struct has_split_all_reduce : std::false_type {};
 template <class Reduction, class ExecutionSpace>
 struct has_split_all_reduce<
     Reduction, ExecutionSpace,
-    std::void_t<decltype(std::declval<Reduction&>().all_reduce_begin(std::declval<ExecutionSpace const&>(),
-                                                                     std::declval<double*>(), 0)),
-                decltype(std::declval<Reduction&>().all_reduce_end(std::declval<ExecutionSpace const&>()))>>
-    : std::true_type {};
+    std::void_t<decltype(std::declval<Reduction&>().all_reduce_begin(
+                    std::declval<ExecutionSpace const&>(), std::declval<double*>(), 0)),
+                decltype(std::declval<Reduction&>().all_reduce_end(
+                    std::declval<ExecutionSpace const&>()))>> : std::true_type {};
 
 // A reduction policy of several processes may also agree on set-up errors:
 // agree_on_errors(step, message) returns when no process failed and
@@ -169,7 +169,8 @@ struct has_error_agreement<Reduction,
 /// VectorOps is the vector-operations policy of the standard variant
 /// (FusedCgVectorOps or a policy with the same hooks); the pipelined variant
 /// has its own fused kernels and needs the fused policy.
-template <class ExecutionSpace, class Op, class BView, class XView, class VectorOps = FusedCgVectorOps>
+template <class ExecutionSpace, class Op, class BView, class XView,
+          class VectorOps = FusedCgVectorOps>
 class CgSolver {
   using Scalar = typename Op::scalar_type;
   using Vec = typename Op::vector_type;
@@ -193,9 +194,10 @@ class CgSolver {
                 "spmvkit::cg: b and x must hold the operator's scalar_type (for an SpMVKit "
                 "matrix its value_type, or mixed precision: double for a float matrix, float "
                 "for a double matrix), x non-const");
-  static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, typename BView::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<ExecutionSpace, typename XView::memory_space>::accessible,
-                "spmvkit::cg: b and x must be accessible from the execution space");
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename BView::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecutionSpace, typename XView::memory_space>::accessible,
+      "spmvkit::cg: b and x must be accessible from the execution space");
   static_assert(sizeof(CgRecord) == 3 * sizeof(double), "a record is three ring doubles");
   static_assert(sizeof(PipeCgRecord) == 4 * sizeof(double), "a pipelined record is four doubles");
   static constexpr double largest = std::numeric_limits<double>::max();
@@ -205,7 +207,8 @@ class CgSolver {
   static constexpr int automatic_replacement_interval = sizeof(Scalar) >= 8 ? 100 : 20;
 
 public:
-  CgSolver(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x, CgOptions const& opts)
+  CgSolver(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x,
+           CgOptions const& opts)
       : op_(op), opts_(opts), n_(op.num_rows()), pipelined_(opts.variant == CgVariant::pipelined),
         w_(exec, b, x, op.reduction()) {
     if constexpr (has_error_agreement<Reduction>::value) {
