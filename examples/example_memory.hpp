@@ -11,7 +11,9 @@
 #include "example_utils.hpp"
 
 #include <spmvkit/core/memory_limit.hpp>
+#include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/select/auto_matrix.hpp>
 #include <spmvkit/select/format_costs.hpp>
 #include <spmvkit/select/matrix_features.hpp>
 
@@ -21,6 +23,7 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace spmvkit::examples {
 
@@ -78,11 +81,24 @@ inline double declared_entries(MatrixMarketInfo const& info) {
   return info.symmetry == MatrixMarketInfo::Symmetry::symmetric ? 2 * entries : entries;
 }
 
+/// Conversion work beyond the result, in bytes per row and per entry. Most
+/// conversions hold a few device arrays per row (lengths, permutation, keys,
+/// starts): 32 bytes a row. CSR-k (and the automatic choice, which may pick
+/// it) builds its Band-k ordering on the host from a symmetrized graph: 2.2 GB
+/// beside the matrix and vectors for a 3e7-row matrix of one entry (73 bytes a
+/// row; matrix_market_spmv, OpenMP, 2-core VM, 2026-11-27), so 128 a row and
+/// 48 an entry (the graph holds each entry twice, 64-bit, with its copy).
+template <class F>
+struct ConversionWork {
+  static constexpr bool host_graph = std::is_same_v<F, CsrkFormat> || std::is_same_v<F, AutoFormat>;
+  static constexpr double per_row = host_graph ? 128.0 : 32.0;
+  static constexpr double per_entry = host_graph ? 48.0 : 0.0;
+};
+
 /// An upper estimate of what format F holds once converted from A with
-/// options o, conversion work arrays included: the format's byte model where
-/// select/format_costs.hpp has one (padding included), else twice A's CRS
-/// bytes; plus four 8-byte arrays per row (lengths, permutation, keys, starts)
-/// that conversions hold beside their result.
+/// options o, conversion work included (ConversionWork): the format's byte
+/// model where select/format_costs.hpp has one (padding included), else
+/// twice A's CRS bytes.
 template <class F, class Exec, class Crs>
 double format_footprint(Crs const& A, MatrixFeatures const& f, typename F::options_type const& o) {
   using S = typename Crs::value_type;
@@ -96,7 +112,8 @@ double format_footprint(Crs const& A, MatrixFeatures const& f, typename F::optio
       matrix = e->bytes - static_cast<double>(A.num_rows() + A.num_cols()) * s.scalar;
     }
   }
-  return matrix + 4.0 * 8.0 * (rows + 1);
+  return matrix + ConversionWork<F>::per_row * (rows + 1) +
+         ConversionWork<F>::per_entry * static_cast<double>(A.nnz());
 }
 
 /// Whether format F (options o, shown as `name`) fits beside `base` bytes
