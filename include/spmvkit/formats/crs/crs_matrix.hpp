@@ -223,29 +223,42 @@ void check_crs_structure(ExecutionSpace const& exec,
   }
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max(); // the Min reducer's start
+  // Rows before the first row with bad starts cover entries [0, row_starts(bad_row)) in order;
+  // a bad column there names its (earlier) row, else the bad starts name theirs.
   std::int64_t bad_row = none;
-  Kokkos::parallel_reduce("SpMVKit::CrsMatrix::check_row_starts", Range(exec, 0, A.num_rows()),
-                          detail::CrsRowStartsCheck<Offset, Device>{A.row_starts()},
-                          Kokkos::Min<std::int64_t>(bad_row));
-  if (bad_row != none) {
-    throw std::invalid_argument("spmvkit::check_structure: row " + std::to_string(bad_row) +
-                                " has decreasing row_starts");
-  }
+  Kokkos::parallel_reduce(
+      "SpMVKit::CrsMatrix::check_row_starts", Range(exec, 0, A.num_rows()),
+      detail::CrsRowStartsCheck<Offset, Device>{A.row_starts(), static_cast<std::int64_t>(A.nnz())},
+      Kokkos::Min<std::int64_t>(bad_row));
   std::int64_t bad_entry = none;
   Kokkos::parallel_reduce(
       "SpMVKit::CrsMatrix::check_columns", Range(exec, 0, static_cast<std::int64_t>(A.nnz())),
       detail::CrsColumnsCheck<Ordinal, Device>{A.column_indices(), A.num_cols()},
       Kokkos::Min<std::int64_t>(bad_entry));
-  if (bad_entry != none) {
-    Kokkos::parallel_reduce("SpMVKit::CrsMatrix::row_of_entry", Range(exec, 0, A.num_rows()),
-                            detail::CrsRowOfEntry<Offset, Device>{A.row_starts(), bad_entry},
-                            Kokkos::Min<std::int64_t>(bad_row));
+  std::int64_t covered = A.nnz();
+  if (bad_row != none) {
+    Offset start = 0;
+    Kokkos::deep_copy(start, Kokkos::subview(A.row_starts(), bad_row));
+    covered = start;
+  }
+  if (bad_entry != none && bad_entry < covered) {
+    std::int64_t row = none;
+    Kokkos::parallel_reduce(
+        "SpMVKit::CrsMatrix::row_of_entry",
+        Range(exec, 0, bad_row != none ? bad_row : static_cast<std::int64_t>(A.num_rows())),
+        detail::CrsRowOfEntry<Offset, Device>{A.row_starts(), bad_entry},
+        Kokkos::Min<std::int64_t>(row));
     Ordinal column = 0;
     Kokkos::deep_copy(column, Kokkos::subview(A.column_indices(), bad_entry));
-    throw std::invalid_argument("spmvkit::check_structure: row " + std::to_string(bad_row) +
+    throw std::invalid_argument("spmvkit::check_structure: row " + std::to_string(row) +
                                 " has column index " + std::to_string(column) + " outside [0, " +
                                 std::to_string(A.num_cols()) + ") at entry " +
                                 std::to_string(bad_entry));
+  }
+  if (bad_row != none) {
+    throw std::invalid_argument(
+        "spmvkit::check_structure: row " + std::to_string(bad_row) +
+        " has row_starts that decrease or leave [0, nnz = " + std::to_string(A.nnz()) + "]");
   }
 }
 

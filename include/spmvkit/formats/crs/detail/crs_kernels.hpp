@@ -95,13 +95,14 @@ struct FillCrsFromSource {
   }
 };
 
-/// The first row whose row starts decrease (the ends, 0 and nnz, are checked
-/// on the host first, so monotone starts stay in range).
+/// The first row whose row starts decrease or leave [0, nnz].
 template <class Offset, class Device>
 struct CrsRowStartsCheck {
   Kokkos::View<const Offset*, Device> row_starts;
+  std::int64_t nnz;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row, std::int64_t& first_bad) const {
-    if (row_starts(row + 1) < row_starts(row) && row < first_bad) first_bad = row;
+    const std::int64_t begin = row_starts(row), end = row_starts(row + 1);
+    if ((end < begin || begin < 0 || end > nnz) && row < first_bad) first_bad = row;
   }
 };
 
