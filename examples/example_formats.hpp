@@ -10,19 +10,17 @@
 // F::name(options). The examples that compare with Kokkos Kernels add its two
 // SpMVs (spmvkit::name(KokkosKernelsAlgorithm)).
 //
-// --formats takes a comma-separated list; each item is
-//   - a name: exactly that candidate (crs, crs_vector, sell, sell_c32_s1, ...),
-//   - a prefix ending in '*': every variant whose name starts with it
-//     (sell_*: every SELL variant, sell_c32*: C = 32 with every sigma, *: all),
-//   - a family (F::family) whose default is not a candidate name: all its variants,
-//   - all: every variant of every format (and both Kokkos Kernels SpMVs),
-//   - kk, kk-native, kk-default: the Kokkos Kernels SpMVs.
+// --formats takes a comma-separated list in the grammar every SpMVKit CLI and
+// AutoOptions::candidates share (spmvkit/select/variant_names.hpp: a name, a
+// family, a prefix ending in '*', all), plus kk, kk-native, kk-default for the
+// Kokkos Kernels SpMVs.
 #include "example_cli.hpp"
 
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/interop/kokkos_kernels.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
+#include <spmvkit/select/variant_names.hpp>
 
 #include <algorithm>
 #include <iostream>
@@ -80,50 +78,28 @@ inline std::string one_per_family(bool kokkos_kernels) {
 }
 
 /// The candidates a --formats list selects, in candidate order (the format
-/// list's order, Kokkos Kernels last), each once. Throws UsageError naming an
-/// item that selects nothing.
+/// list's order, Kokkos Kernels last), each once, by the grammar every SpMVKit
+/// CLI shares (spmvkit/select/variant_names.hpp), plus kk, kk-native and
+/// kk-default for Kokkos Kernels' SpMVs. Throws UsageError naming an item that
+/// selects nothing.
 template <class ExecSpace>
 std::vector<std::string> select_formats(std::string const& list, bool kokkos_kernels) {
   const auto candidates = format_candidates<ExecSpace>(kokkos_kernels);
-  std::vector<bool> chosen(candidates.size(), false);
-  std::string item;
-  std::istringstream items(list);
-  bool any_item = false;
-  while (std::getline(items, item, ',')) {
-    if (item.empty()) continue;
-    any_item = true;
-    bool matched = false;
-    auto take = [&](auto&& predicate) {
-      for (std::size_t i = 0; i < candidates.size(); ++i)
-        if (predicate(candidates[i])) chosen[i] = matched = true;
-    };
-    const bool kk_item = item == "kk" || item == "kk-native" || item == "kk-default";
-    if (kk_item && kokkos_kernels) {
-      take([&](FormatCandidate const& c) {
-        return (item != "kk-default" && c.name == kk_native_name) ||
-               (item != "kk-native" && c.name == kk_default_name);
-      });
-    } else if (item == "all") {
-      take([](FormatCandidate const& c) { return c.is_variant; });
-    } else if (item.back() == '*') {
-      const std::string prefix = item.substr(0, item.size() - 1);
-      take([&](FormatCandidate const& c) {
-        return c.is_variant && c.name.compare(0, prefix.size(), prefix) == 0;
-      });
-    } else {
-      take([&](FormatCandidate const& c) { return c.name == item; });
-      if (!matched)
-        take([&](FormatCandidate const& c) { return c.is_variant && c.family == item; });
-    }
-    if (!matched) {
-      std::vector<std::string> known;
-      for (auto const& c : candidates) known.push_back(c.name);
-      throw UsageError("--formats: " + detail::quote(item) +
-                       " names no format here (known: " + join(known, ", ") +
-                       (kokkos_kernels ? ", kk" : "") + "; or a prefix ending in *)");
-    }
+  std::vector<VariantName> names;
+  for (auto const& c : candidates) names.push_back({c.name, c.family, c.is_variant});
+  std::vector<std::string> items;
+  for (auto item : split_variant_list(list)) {
+    if (kokkos_kernels && item == "kk") item = "kokkos_kernels";
+    if (kokkos_kernels && item == "kk-native") item = kk_native_name;
+    if (kokkos_kernels && item == "kk-default") item = kk_default_name;
+    items.push_back(item);
   }
-  if (!any_item) throw UsageError("--formats: the list is empty");
+  std::vector<bool> chosen;
+  try {
+    chosen = select_variants(items, names, "--formats");
+  } catch (std::invalid_argument const& e) {
+    throw UsageError(e.what());
+  }
   std::vector<std::string> out;
   for (std::size_t i = 0; i < candidates.size(); ++i)
     if (chosen[i]) out.push_back(candidates[i].name);
@@ -140,8 +116,8 @@ Option formats_option(std::string& target, bool kokkos_kernels) {
   const std::string known = join(names, ", ");
   return {"formats", "LIST",
           "comma-separated formats: a name (" + known +
-              "), a prefix ending in * (sell_*: every SELL variant), a family (every variant), "
-              "all" +
+              "), a family (every variant), a prefix ending in * (sell_c32*: C = 32, every "
+              "sigma), all" +
               (kokkos_kernels ? std::string(", kk (both Kokkos Kernels SpMVs), kk-native, "
                                             "kk-default")
                               : std::string()),
@@ -186,7 +162,7 @@ bool can_hold(ExecSpace const& exec, Crs const& A, typename F::options_type cons
 
 /// The name to show for matrix M built as `name`: the options it was built
 /// with where they resolve a default (sell -> "sell (sell_c4_s1)"), and for
-/// the automatic format what it chose (auto -> "auto (sell16_c32_s1)").
+/// the automatic format what it chose (auto -> "auto (sell_offset16_c32_s1)").
 template <class F, class Matrix>
 std::string shown_name(std::string const& name, Matrix const& M) {
   if constexpr (std::is_same_v<F, AutoFormat>) {

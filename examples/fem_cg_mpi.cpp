@@ -159,7 +159,7 @@ int main(int argc, char* argv[]) {
   const std::vector<ex::Option> options = {
       ex::integer_option("N", "intervals per direction ((N-1)^3 unknowns)", cfg.N, 2, 2000),
       ex::choice_option("format", "format of the diagonal block", cfg.format,
-                        {"crs", "sell", "sell16", "ell", "ellr", "csrk", "coo", "hyb"}),
+                        {"crs", "sell", "sell_offset16", "ell", "ellr", "csrk", "coo", "hyb"}),
       ex::choice_option("variant", "CG variant", cfg.variant, {"standard", "pipelined"}),
       ex::switch_option("jacobi", "Jacobi preconditioning", cfg.jacobi),
       ex::real_option("tol", "relative tolerance on the true residual", cfg.tol,

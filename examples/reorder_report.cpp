@@ -5,8 +5,8 @@
 // in its own order, after spmvkit's RCM (reorder/rcm.hpp), after Kokkos
 // Kernels' graph_rcm where this build has it, and after Band-2 (CSR-k's
 // ordering, with CSR-k's model super-row size), and whether the matrix is
-// Sell16-eligible (every entry within int16 reach of the diagonal,
-// can_use_sell16) before and after RCM. `reorder_report --help` lists the
+// SellOffset16-eligible (every entry within int16 reach of the diagonal,
+// can_use_sell_offset16) before and after RCM. `reorder_report --help` lists the
 // options. Checks that every ordering is a permutation that unreorders to the
 // original matrix (exit 1 otherwise).
 #include "example_cli.hpp"
@@ -14,7 +14,7 @@
 
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/formats/csrk/detail/csrk_tuning.hpp>
-#include <spmvkit/formats/sell16/sell16_matrix.hpp>
+#include <spmvkit/formats/sell_offset16/sell_offset16_matrix.hpp>
 #include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/reorder/band_k.hpp>
 #include <spmvkit/reorder/rcm.hpp>
@@ -128,16 +128,16 @@ int example(Config const& cfg) {
   std::cout << "matrices of " << cfg.dir << ": " << files.size() << "; " << Exec::name() << ", "
             << exec.concurrency() << " threads; KokkosGraph graph_rcm: "
             << (SPMVKIT_EXAMPLE_HAS_KK_RCM ? "yes" : "not in this build") << "\n";
-  ex::Table table({"matrix", "rows", "nnz", "bandwidth", "RCM", "KK RCM", "Band-2 (SRS)", "Sell16",
-                   "Sell16 after RCM", "RCM [s]"});
+  ex::Table table({"matrix", "rows", "nnz", "bandwidth", "RCM", "KK RCM", "Band-2 (SRS)",
+                   "SellOffset16", "SellOffset16 after RCM", "RCM [s]"});
   int failures = 0, square = 0, before = 0, after = 0, after_kk = 0;
   for (auto const& file : files) {
     const Crs A = spmvkit::read_matrix_market<double, Exec>(cfg.dir + "/" + file, exec);
-    const bool sell16 = spmvkit::can_use_sell16(exec, A);
+    const bool sell_offset16 = spmvkit::can_use_sell_offset16(exec, A);
     if (A.num_rows() != A.num_cols()) {
       table.add({stem(file), std::to_string(A.num_rows()), std::to_string(A.nnz()),
                  std::to_string(spmvkit::bandwidth(exec, A)), "(rectangular)", "", "",
-                 sell16 ? "yes" : "no", "", ""});
+                 sell_offset16 ? "yes" : "no", "", ""});
       continue;
     }
     ++square;
@@ -146,12 +146,12 @@ int example(Config const& cfg) {
     exec.fence();
     const double rcm_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const bool sell16_rcm = spmvkit::can_use_sell16(exec, R.matrix);
+    const bool sell_offset16_rcm = spmvkit::can_use_sell_offset16(exec, R.matrix);
     std::string kk = "n/a";
 #if SPMVKIT_EXAMPLE_HAS_KK_RCM
     const Crs K = spmvkit::permute_symmetric(exec, A, kokkos_kernels_rcm(exec, A));
     kk = std::to_string(spmvkit::bandwidth(exec, K));
-    after_kk += spmvkit::can_use_sell16(exec, K);
+    after_kk += spmvkit::can_use_sell_offset16(exec, K);
 #endif
     const double rdensity = A.num_rows() ? double(A.nnz()) / double(A.num_rows()) : 0.0;
     const auto srs = spmvkit::detail::csrk_model<Exec>(2, rdensity).rows_per_super_row;
@@ -160,29 +160,31 @@ int example(Config const& cfg) {
       std::cerr << file << ": an ordering does not unreorder to the matrix\n";
       ++failures;
     }
-    before += sell16;
-    after += sell16_rcm;
+    before += sell_offset16;
+    after += sell_offset16_rcm;
     table.add(
         {stem(file), std::to_string(A.num_rows()), std::to_string(A.nnz()),
          std::to_string(spmvkit::bandwidth(exec, A)),
          std::to_string(spmvkit::bandwidth(exec, R.matrix)), kk,
          std::to_string(spmvkit::bandwidth(exec, B.matrix)) + " (" + std::to_string(srs) + ")",
-         sell16 ? "yes" : "no", sell16_rcm ? "yes" : "no", ex::fixed(rcm_seconds, 3)});
+         sell_offset16 ? "yes" : "no", sell_offset16_rcm ? "yes" : "no",
+         ex::fixed(rcm_seconds, 3)});
   }
   std::cout << "\n";
   table.print(std::cout);
-  std::cout << "\nSell16-eligible square matrices: " << before << " of " << square
+  std::cout << "\nSellOffset16-eligible square matrices: " << before << " of " << square
             << " in their own order, " << after << " after RCM";
   if (SPMVKIT_EXAMPLE_HAS_KK_RCM) std::cout << ", " << after_kk << " after KokkosGraph RCM";
-  std::cout << "\n"
-            << ex::detail::wrap(
-                   "bandwidth: max |i - j| over the entries; RCM: spmvkit::reorder_rcm; KK RCM: "
-                   "KokkosGraph::Experimental::graph_rcm on the same symmetrized pattern; Band-2: "
-                   "spmvkit::reorder_band_k with k = 2 and CSR-k's model super-row size; Sell16: "
-                   "spmvkit::can_use_sell16; RCM [s]: reorder_rcm (ordering on the host, P A P^T "
-                   "on the device), wall time",
-                   0, 0)
-            << "\n";
+  std::cout
+      << "\n"
+      << ex::detail::wrap(
+             "bandwidth: max |i - j| over the entries; RCM: spmvkit::reorder_rcm; KK RCM: "
+             "KokkosGraph::Experimental::graph_rcm on the same symmetrized pattern; Band-2: "
+             "spmvkit::reorder_band_k with k = 2 and CSR-k's model super-row size; SellOffset16: "
+             "spmvkit::can_use_sell_offset16; RCM [s]: reorder_rcm (ordering on the host, P A P^T "
+             "on the device), wall time",
+             0, 0)
+      << "\n";
   return failures == 0 ? ex::exit_ok : ex::exit_check_failed;
 }
 
@@ -201,7 +203,8 @@ int main(int argc, char* argv[]) {
       argc, argv,
       {"reorder_report",
        "Bandwidth of every Matrix Market file of a directory in its own order, after RCM (ours "
-       "and Kokkos Kernels'), after Band-2, and whether it is Sell16-eligible before and after "
+       "and Kokkos Kernels'), after Band-2, and whether it is SellOffset16-eligible before and "
+       "after "
        "RCM. Exit status 1 if an ordering fails to unreorder to the matrix."},
       options, [&] { return example(cfg); });
 }

@@ -214,8 +214,11 @@ void register_conversion_benchmarks(std::shared_ptr<const Options> const& option
         ->Unit(benchmark::kMillisecond);
   };
   if (o.has_family("convert")) {
-    for (auto const& impl : spmv_implementations<Scalar>(&o)) {
-      if (impl.is_reference || !o.has_format(impl.name)) continue;
+    const auto impls = spmv_implementations<Scalar>(&o);
+    const auto chosen = select_implementations(o.formats, impls, "--formats");
+    for (std::size_t i = 0; i < impls.size(); ++i) {
+      auto const& impl = impls[i];
+      if (impl.is_reference || !chosen[i]) continue;
       const std::string name = prefix<Scalar>("convert", source) + impl.name;
       configure(benchmark::RegisterBenchmark(name.c_str(),
                                              [options, name, source, impl](benchmark::State& st) {

@@ -58,7 +58,7 @@ struct Options {
 [[noreturn]] void usage(std::string const& why) {
   throw std::invalid_argument(
       why + "\nusage: spmvkit_perf_mpi [--N INT] [--scaling strong|weak] [--format "
-            "crs|sell|sell16|ell|ellr|csrk|coo|hyb] [--repetitions INT] [--batch INT] "
+            "crs|sell|sell_offset16|ell|ellr|csrk|coo|hyb] [--repetitions INT] [--batch INT] "
             "[--cg-iterations INT] [--csv FILE]");
 }
 

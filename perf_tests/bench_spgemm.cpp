@@ -45,8 +45,8 @@ char const* phase_name(Phase p) {
   return p == Phase::symbolic ? "symbolic" : p == Phase::numeric ? "numeric" : "total";
 }
 
-/// spmvkit: default options (numeric phases from the product places; on GPUs by entry of A where
-/// no row of B is long); spmvkit_rows: the places' row and chunk kernels on every backend (the
+/// spmvkit: default options (numeric phases from the product positions; on GPUs by entry of A where
+/// no row of B is long); spmvkit_rows: the positions' row and chunk kernels on every backend (the
 /// state's test hook); spmvkit_lists: SpgemmOptions::product_lists (from lists of products);
 /// kk_default: Kokkos Kernels' default SpGEMM; kk_native: its own kernels where the default is
 /// a vendor library's.
@@ -132,7 +132,7 @@ struct SpgemmSetup {
   Crs<Scalar> A;
   KKMatrix<Scalar> kk_A;
   SpgemmHandle<Scalar, Exec> handle;
-  /// The same product with the places' row and chunk kernels.
+  /// The same product with the positions' row and chunk kernels.
   SpgemmHandle<Scalar, Exec> rows;
   /// The same product with the numeric phase from lists of products.
   SpgemmHandle<Scalar, Exec> lists{lists_options()};

@@ -66,7 +66,7 @@ void fail(benchmark::State& state, std::string const& what) {
   state.SkipWithError(what.c_str());
 }
 
-/// A format that cannot hold this matrix (F::obstacle, e.g. Sell16 offsets beyond 16 bits) or
+/// A format that cannot hold this matrix (F::obstacle, e.g. SellOffset16 offsets beyond 16 bits) or
 /// not with 32-bit indices (SELL padding of a power-law graph can exceed 2^31 - 1 stored
 /// entries): skipped with a note (once per benchmark), not a failure.
 void skip(benchmark::State& state, std::string const& name, char const* why) {
@@ -96,7 +96,7 @@ void model_counters(benchmark::State& state, SpmvSetup<Scalar>& s,
   state.counters["f_row_variance"] = f.rows.row_length_variance;
   state.counters["f_hub_mass"] = f.rows.hub_mass;
   state.counters["f_bandwidth"] = static_cast<double>(f.bandwidth());
-  state.counters["f_sell16"] = f.sell16_eligible ? 1 : 0;
+  state.counters["f_sell_offset16"] = f.sell_offset16_eligible ? 1 : 0;
   state.counters["f_seconds"] = f.seconds;
   if (implementation.estimate) {
     if (auto const e = implementation.estimate(f)) {
@@ -418,14 +418,11 @@ std::string prefix(char const* family, MatrixSource const& source) {
 /// default options).
 template <class Scalar>
 std::vector<Implementation<Scalar>> selected_transfers(Options const& o) {
+  const auto impls = transfer_implementations<Scalar>();
+  const auto chosen = select_implementations(o.transfer_formats, impls, "--transfer-formats", true);
   std::vector<Implementation<Scalar>> out;
-  for (auto const& impl : transfer_implementations<Scalar>()) {
-    for (auto const& item : o.transfer_formats) {
-      if ((item == "default" && impl.is_default) || matches_format(item, impl.name)) {
-        out.push_back(impl);
-        break;
-      }
-    }
+  for (std::size_t i = 0; i < impls.size(); ++i) {
+    if (chosen[i]) out.push_back(impls[i]);
   }
   return out;
 }
@@ -446,28 +443,9 @@ std::string format_names() {
 }
 
 void check_format_selection(Options const& o) {
-  const auto spmv = spmv_implementations<double>(&o);
-  for (auto const& item : o.formats) {
-    if (!std::any_of(spmv.begin(), spmv.end(),
-                     [&item](auto const& impl) { return matches_format(item, impl.name); })) {
-      std::string names;
-      for (auto const& impl : spmv) names += (names.empty() ? "" : ", ") + impl.name;
-      throw std::invalid_argument("--formats: '" + item +
-                                  "' selects nothing (all, a name or a prefix of: " + names + ")");
-    }
-  }
-  const auto transfer = transfer_implementations<double>();
-  for (auto const& item : o.transfer_formats) {
-    if (item != "default" &&
-        !std::any_of(transfer.begin(), transfer.end(),
-                     [&item](auto const& impl) { return matches_format(item, impl.name); })) {
-      std::string names;
-      for (auto const& impl : transfer) names += (names.empty() ? "" : ", ") + impl.name;
-      throw std::invalid_argument(
-          "--transfer-formats: '" + item +
-          "' selects nothing (default, all, a name or a prefix of: " + names + ")");
-    }
-  }
+  select_implementations(o.formats, spmv_implementations<double>(&o), "--formats");
+  select_implementations(o.transfer_formats, transfer_implementations<double>(),
+                         "--transfer-formats", true);
 }
 
 template <class Scalar>
@@ -488,8 +466,11 @@ void register_matrix_benchmarks(std::shared_ptr<const Options> const& options,
         ->Unit(unit);
   };
   // spmv, spmv200 and cg of one implementation follow each other: they share one cached setup.
-  for (auto const& impl : spmv_implementations<Scalar>(&o)) {
-    if (!o.has_format(impl.name)) continue;
+  const auto impls = spmv_implementations<Scalar>(&o);
+  const auto chosen = select_implementations(o.formats, impls, "--formats");
+  for (std::size_t i = 0; i < impls.size(); ++i) {
+    if (!chosen[i]) continue;
+    auto const& impl = impls[i];
     if (source.in_sweep && o.has_family("spmv")) {
       const std::string name = prefix<Scalar>("spmv", source) + impl.name;
       configure(benchmark::RegisterBenchmark(name.c_str(),

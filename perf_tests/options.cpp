@@ -201,8 +201,10 @@ std::vector<OptionSpec> make_table() {
                }});
   t.push_back({"--formats",
                "LIST",
-               "formats: all, names or prefixes (crs, sell, sell_c32, kk, kk_native, ...); every "
-               "variant of every format of spmvkit::format_list, then kk_native, kk_default",
+               "formats, in the grammar of every SpMVKit CLI (select/variant_names.hpp): all, "
+               "names, families, leading parts up to an underscore (sell_c32, kk), prefixes "
+               "ending in * (sell_c3*); every variant of every format of spmvkit::format_list, "
+               "then kk_native, kk_default",
                "all",
                {},
                text_list(&Options::formats)});
@@ -393,17 +395,8 @@ std::string wrap(std::string const& text, std::size_t indent, std::size_t width)
 
 } // namespace
 
-bool matches_format(std::string const& item, std::string const& name) {
-  return item == "all" || name == item || name.rfind(item + "_", 0) == 0;
-}
-
 bool Options::has_family(std::string const& f) const { return contains(families, f); }
 bool Options::has_precision(std::string const& p) const { return contains(precisions, p); }
-
-bool Options::has_format(std::string const& name) const {
-  return std::any_of(formats.begin(), formats.end(),
-                     [&name](std::string const& f) { return matches_format(f, name); });
-}
 
 bool Options::wants_real_matrix(std::string const& stem) const {
   if (contains(real_matrices, "none")) return false;

@@ -73,16 +73,8 @@ struct Options {
   std::vector<int> const& cg_sizes() const { return cg_n ? *cg_n : fem_n; }
   bool has_family(std::string const& f) const;
   bool has_precision(std::string const& p) const;
-  /// Whether a benchmark format name (crs_vector, sell_c32_s1, kk_native, ...) is selected by
-  /// --formats: "all", the name itself, or a prefix of it ending at an underscore (sell_c32
-  /// selects sell_c32_s1 and sell_c32_s1024; kk selects kk_native and kk_default).
-  bool has_format(std::string const& name) const;
   bool wants_real_matrix(std::string const& stem) const;
 };
-
-/// Whether `name` is selected by one item of a --formats / --transfer-formats list: "all", the
-/// name, or a prefix ending at an underscore of the name.
-bool matches_format(std::string const& item, std::string const& name);
 
 /// One row of the option table.
 struct OptionSpec {

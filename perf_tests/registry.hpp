@@ -18,6 +18,7 @@
 #include <spmvkit/interop/kokkos_kernels.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
 #include <spmvkit/select/format_costs.hpp>
+#include <spmvkit/select/variant_names.hpp>
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/operator.hpp>
 
@@ -53,7 +54,7 @@ public:
   /// ("family=sell;format=sell;C=4;sigma=1"): the options F::options(A) the matrix was built
   /// with, which is what a transfer moves. The label of what is run is the Implementation's.
   virtual std::string storage_label(std::string const& name) const = 0;
-  /// Label keys known only once copy 0 is built ("chosen=sell16_c32_s1" for the automatic
+  /// Label keys known only once copy 0 is built ("chosen=sell_offset16_c32_s1" for the automatic
   /// format), "" for the others.
   virtual std::string built_label() const { return ""; }
   /// The automatic format's selection report of copy 0; nullptr for the others.
@@ -395,6 +396,34 @@ std::vector<Implementation<Scalar>> transfer_implementations() {
                      {}});
     }
   });
+  return out;
+}
+
+} // namespace spmvkit::perf
+
+namespace spmvkit::perf {
+
+/// Which of `impls` a list of --formats items selects (select/variant_names.hpp's grammar;
+/// "default", where `with_default`, also selects each format with its default options).
+/// Throws std::invalid_argument starting with `what` for an item that selects nothing.
+template <class Scalar>
+std::vector<bool> select_implementations(std::vector<std::string> const& items,
+                                         std::vector<Implementation<Scalar>> const& impls,
+                                         std::string const& what, bool with_default = false) {
+  std::vector<VariantName> names;
+  for (auto const& impl : impls) names.push_back({impl.name, impl.family, true});
+  std::vector<std::string> rest;
+  std::vector<bool> out(impls.size(), false);
+  for (auto const& item : items) {
+    if (with_default && item == "default") {
+      for (std::size_t i = 0; i < impls.size(); ++i) out[i] = out[i] || impls[i].is_default;
+    } else {
+      rest.push_back(item);
+    }
+  }
+  if (rest.empty() && !items.empty()) return out;
+  const auto picked = select_variants(rest, names, what);
+  for (std::size_t i = 0; i < impls.size(); ++i) out[i] = out[i] || picked[i];
   return out;
 }
 

@@ -7,9 +7,11 @@
 #    that Kokkos, unless Kokkos_ROOT and KokkosKernels_ROOT are set in the environment,
 #  - cmake --build -j$(nproc), of everything or of the targets given with --target.
 #
-# Usage: build.sh [--target NAME]... [--docs]
+# Usage: build.sh [--target NAME]... [--docs] [--main]
 #   --target NAME  build only NAME (repeatable); everything is still configured
 #   --docs         also install doxygen and configure with -DSPMVKIT_ENABLE_DOCS=ON
+#   --main         the main job's build: only its Debian packages, and a configuration without
+#                  tests, benchmarks, fuzzing or MPI in ${SPMVKIT_BUILD_DIR:-<repo>/build-main}
 # Extra configure arguments: SPMVKIT_CMAKE_ARGS (split on spaces), e.g. -DCMAKE_CXX_STANDARD=20.
 # All output goes to stderr; the only line on stdout is the build directory.
 set -euo pipefail
@@ -20,13 +22,20 @@ die() {
 }
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build_dir=${SPMVKIT_BUILD_DIR:-$repo/build}
+default_build_dir=$repo/build
 
 targets=()
 setup_args=()
-docs_args=()
+config_args=()
 while [ "$#" -gt 0 ]; do
   case "$1" in
+    --main)
+      setup_args+=(--main)
+      config_args+=(-DSPMVKIT_ENABLE_TESTS=OFF -DSPMVKIT_ENABLE_BENCHMARKS=OFF
+        -DSPMVKIT_ENABLE_FUZZING=OFF -DSPMVKIT_ENABLE_MPI=OFF -DSPMVKIT_ENABLE_EXAMPLES=ON)
+      default_build_dir=$repo/build-main
+      shift
+      ;;
     --target)
       [ "$#" -ge 2 ] || die "--target needs a target name"
       targets+=("$2")
@@ -38,7 +47,7 @@ while [ "$#" -gt 0 ]; do
       ;;
     --docs)
       setup_args+=(--docs)
-      docs_args+=(-DSPMVKIT_ENABLE_DOCS=ON)
+      config_args+=(-DSPMVKIT_ENABLE_DOCS=ON)
       shift
       ;;
     -h | --help)
@@ -49,6 +58,7 @@ while [ "$#" -gt 0 ]; do
   esac
 done
 
+build_dir=${SPMVKIT_BUILD_DIR:-$default_build_dir}
 kokkos_args=()
 if [ -n "${Kokkos_ROOT:-}" ] && [ -n "${KokkosKernels_ROOT:-}" ]; then
   echo "[build] using Kokkos_ROOT=$Kokkos_ROOT and KokkosKernels_ROOT=$KokkosKernels_ROOT from the environment" >&2
@@ -63,7 +73,7 @@ fi
 read -r -a extra_args <<<"${SPMVKIT_CMAKE_ARGS:-}"
 echo "[build] configuring $build_dir" >&2
 cmake -S "$repo" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${kokkos_args[@]}" \
-  "${docs_args[@]}" "${extra_args[@]}" >&2
+  "${config_args[@]}" "${extra_args[@]}" >&2
 
 target_args=()
 if [ "${#targets[@]}" -gt 0 ]; then

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-FileCopyrightText: 2026 SpMVKit contributors
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# The main job: sets up, configures and builds SpMVKit (scripts/build.sh), building only the
-# fem_cg example (tests, examples and benchmarks are configured; scripts/run_tests.sh builds
-# them), then runs build/examples/fem_cg with the arguments given (try --help).
+# The main job: sets up, configures and builds SpMVKit (scripts/build.sh --main: only the
+# packages and the configuration fem_cg needs, in build-main/, apart from the test build in
+# build/), building only the fem_cg example, then runs it with the arguments given (try --help).
 #
 # OpenMP thread binding: OMP_PROC_BIND=spread and OMP_PLACES=threads unless already set in the
 # environment (Kokkos warns when OMP_PROC_BIND is not set).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build_dir=$(bash "$repo/scripts/build.sh" --target fem_cg | tail -n 1)
+build_dir=$(bash "$repo/scripts/build.sh" --main --target fem_cg | tail -n 1)
 main="$build_dir/examples/fem_cg"
 [ -x "$main" ] || {
   echo "run_main.sh: $main was not built" >&2

@@ -27,6 +27,9 @@ readonly PACKAGES=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev zli
 # Only with --docs: the API reference is not part of the main job or the test suite, and Debian's
 # doxygen pulls in LLVM's libraries. No graphviz: the reference is built without dot graphs.
 readonly DOC_PACKAGES=(doxygen)
+# Only these with --main: what the main job (scripts/run_main.sh: fem_cg, no tests, benchmarks
+# or MPI) needs, so that a first run does not wait for Open MPI, Google Test and matplotlib.
+readonly MAIN_PACKAGES=(cmake g++ make zlib1g-dev dpkg-dev xz-utils tar)
 # Only with --format: the format check (scripts/check_format.sh, CI's first stage). Debian 12's
 # clang-format is version 14, the one .clang-format is pinned for; it pulls in LLVM's libraries,
 # which the main job does not need.
@@ -43,6 +46,7 @@ packages=("${PACKAGES[@]}")
 for arg in "$@"; do
   case "$arg" in
     --packages-only) packages_only=1 ;;
+    --main) packages=("${MAIN_PACKAGES[@]}") ;;
     --docs) packages+=("${DOC_PACKAGES[@]}") ;;
     --format) packages+=("${FORMAT_PACKAGES[@]}") ;;
     -h | --help)

@@ -21,9 +21,9 @@
 ///   errors (AllocationError, memory_limit()), row statistics, checked arithmetic.
 /// - formats/: every format of format_list, each converted from and to CrsMatrix: CrsMatrix
 ///   (compressed rows; check_structure(), trust_structure()), SellMatrix (SELL-C-σ, make_sell()),
-///   Sell16Matrix (SELL-C-σ with 16-bit column offsets, make_sell16(), can_use_sell16()),
-///   EllMatrix and EllrMatrix (make_ell(), make_ellr()), CooMatrix (make_coo()), HybMatrix
-///   (ELL + COO tail), CsrkMatrix (CSR-k super-rows).
+///   SellOffset16Matrix (SELL-C-σ with 16-bit column offsets, make_sell_offset16(),
+///   can_use_sell_offset16()), EllMatrix and EllrMatrix (make_ell(), make_ellr()), CooMatrix
+///   (make_coo()), HybMatrix (ELL + COO tail), CsrkMatrix (CSR-k super-rows).
 /// - reorder/: orderings and permutations (reorder_rcm(), reorder_band_k(), permute_symmetric(),
 ///   permute(), unpermute()).
 /// - select/: the automatic format choice, make_auto_matrix() and AutoMatrix, from

@@ -21,7 +21,7 @@ template <class C>
 class FormatConceptTest : public ::testing::Test {};
 TYPED_TEST_SUITE(FormatConceptTest, FormatConfigs, FormatConfigNames);
 
-static_assert(format_list::size >= 3, "CRS, SELL and Sell16 at least");
+static_assert(format_list::size >= 3, "CRS, SELL and SellOffset16 at least");
 
 std::vector<std::pair<std::string, HostCrs>> concept_matrices() {
   return {{"random_with_empty_rows", random_crs(600, 600, 30, 0.2, 0, 41)},

@@ -225,7 +225,7 @@ check_spgemm(HostCrs const& ha, HostCrs const& hb, std::string const& what,
   EXPECT_EQ(handle.multiply_adds(), multiply_adds) << what;
   EXPECT_GE(handle.memory().peak_bytes, handle.memory().output_bytes) << what;
   // Where the numeric phase went by entry of A (GPUs, or the team hook), the
-  // places' row and chunk kernels too.
+  // positions' row and chunk kernels too.
   if (handle.state().entry_c_start.extent(0) > 0) {
     SpgemmHandle<Scalar, Exec, int, Offset> rows(o);
     rows.state().test_team_size = test_team_size;
@@ -363,7 +363,7 @@ TYPED_TEST(SpgemmTest, EveryAccumulatorIsExercised) {
       std::min<std::int64_t>(9000, limits.tile_columns * detail::spgemm_max_tile_passes);
   for (std::int64_t n : {std::int64_t(20000), std::int64_t(300000), dense_n}) {
     auto const [A, B] = long_row_product(n);
-    // Sorted with and without the stored places (both numeric paths), and unsorted.
+    // Sorted with and without the stored positions (both numeric paths), and unsorted.
     for (int variant = 0; variant < 3; ++variant) {
       const bool sorted = variant < 2;
       SpgemmOptions o;
@@ -415,7 +415,7 @@ TYPED_TEST(SpgemmTest, ConcurrentPathOnEveryBackend) {
       o.sort_columns = sorted;
       o.keep_positions = variant == 0;
       const std::string what = "team of " + std::to_string(team) +
-                               (variant == 0 ? ", places"
+                               (variant == 0 ? ", positions"
                                 : sorted     ? ", hashing"
                                              : ", unsorted");
       auto h = check_spgemm<Scalar, Exec>(random_crs(300, 200, 12, 0.1, 150, 1),
@@ -442,7 +442,7 @@ TYPED_TEST(SpgemmTest, ConcurrentPathOnEveryBackend) {
 // concurrent path: banded rows (windows of a few words) beside wide ones
 // (hundreds of words), unsorted and repeated columns in rows of B, with the
 // windows off, at their default width, and capped so that one launch windows
-// some rows and hashes the others; C, the places and the unsorted output must
+// some rows and hashes the others; C, the positions and the unsorted output must
 // match the reference every way.
 TYPED_TEST(SpgemmTest, WindowedRowsMatchHashedRows) {
   using Scalar = typename TypeParam::value_type;
@@ -549,7 +549,7 @@ TYPED_TEST(SpgemmTest, ChunkedLongRowsWithEmptyAndLongRowsOfB) {
 // fits) and the binned accumulators (forced off) give the same C on shapes
 // with rows longer than any scratch table, empty rows and columns,
 // rectangular factors and degenerate shapes, sorted with and without the
-// places, and unsorted. GPU backends never take the workspace.
+// positions, and unsorted. GPU backends never take the workspace.
 TYPED_TEST(SpgemmTest, HostWorkspaceAndBinnedAccumulatorsAgree) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -593,7 +593,7 @@ TYPED_TEST(SpgemmTest, HostWorkspaceAndBinnedAccumulatorsAgree) {
                     h.memory().output_bytes + h.memory().symbolic_workspace_bytes)
               << what;
         }
-        // Both ways keep the places under the same rule.
+        // Both ways keep the positions under the same rule.
         if (kept >= 0) {
           EXPECT_EQ(h.keeps_positions(), kept == 1) << what;
         }
@@ -788,15 +788,15 @@ TYPED_TEST(SpgemmTest, NumericPhaseRepeatsWithNewValues) {
   }
 }
 
-// The stored places (SpgemmOptions::keep_positions): 16-bit where every row
+// The stored positions (SpgemmOptions::keep_positions): 16-bit where every row
 // of C is at most 65536 long, 32-bit beyond; the same product as hashing; off
 // for unsorted rows; dropped, not refused, when they would break the limit.
 TYPED_TEST(SpgemmTest, ProductPlacesAreKeptAtTheirWidth) {
-  // Places: 2 or 4 bytes a multiply-add; starts: nnz(A) + 1 entries and the fingerprint.
+  // Positions: 2 or 4 bytes a multiply-add; starts: nnz(A) + 1 entries and the fingerprint.
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   const auto F = to_host(make_fem_poisson_crs<Scalar, Exec>(Exec(), 8));
-  auto h = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, places", {}, true, 0, 0, -1);
+  auto h = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, positions", {}, true, 0, 0, -1);
   ASSERT_TRUE(h.keeps_positions());
   EXPECT_FALSE(h.keeps_product_lists());
   EXPECT_EQ(h.memory().positions_bytes,
@@ -812,7 +812,7 @@ TYPED_TEST(SpgemmTest, ProductPlacesAreKeptAtTheirWidth) {
   auto u = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, unsorted", unsorted, false);
   EXPECT_FALSE(u.keeps_positions());
 
-  // Two rows of C of 70000 entries: places need 32 bits.
+  // Two rows of C of 70000 entries: positions need 32 bits.
   const std::int64_t n = 70000;
   std::vector<std::pair<std::int64_t, std::int64_t>> wide;
   for (std::int64_t j = 0; j < n; ++j) wide.push_back({j % 2, j});
@@ -823,7 +823,7 @@ TYPED_TEST(SpgemmTest, ProductPlacesAreKeptAtTheirWidth) {
   EXPECT_EQ(w.memory().positions_bytes,
             static_cast<std::uint64_t>(w.multiply_adds()) * 4 + (A.nnz() + 2) * 8);
 
-  // A limit between the peak without places and the peak with them (without
+  // A limit between the peak without positions and the peak with them (without
   // the row starts that the numeric phase by entry of A adds on GPUs).
   const Exec exec;
   const auto dF = make_device_crs<Scalar, Exec>(F);
@@ -836,12 +836,12 @@ TYPED_TEST(SpgemmTest, ProductPlacesAreKeptAtTheirWidth) {
   ASSERT_LT(without, with);
   SpgemmOptions tight;
   tight.memory_limit = with - 1;
-  auto t = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, limit below the places", tight, false, 0,
-                                      0, -1);
+  auto t = check_spgemm<Scalar, Exec>(F, F, "FEM N=8 A*A, limit below the positions", tight, false,
+                                      0, 0, -1);
   EXPECT_FALSE(t.keeps_positions());
   EXPECT_LE(t.memory().peak_bytes, tight.memory_limit);
   // Where the numeric phase goes by entry of A (GPUs), a limit that holds the
-  // places but not those row starts keeps the places and the row kernels.
+  // positions but not those row starts keeps the positions and the row kernels.
   if (h.state().entry_c_start.extent(0) > 0) {
     ASSERT_LT(with, h.memory().peak_bytes);
     tight.memory_limit = h.memory().peak_bytes - 1;
@@ -879,7 +879,7 @@ TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
   std::sort(shifted.begin(), shifted.end());
   const HostCrs ha = from_entries(50, 40, a);
   const int most = most_test_team<Exec>();
-  // 0: places, 1: lists of products, 2: hashing, 3: places by entry of A
+  // 0: positions, 1: lists of products, 2: hashing, 3: positions by entry of A
   // (the GPUs' rule, through the test hook on host backends).
   for (int path = 0; path < 4; ++path) {
     SpgemmOptions o;
@@ -1067,7 +1067,7 @@ TYPED_TEST(SpgemmTest, ProductListsMatchReference) {
     EXPECT_TRUE(matches_product<Scalar>(to_host(C), host_product<Scalar>(ha, hb), true,
                                         "lists, new values, round " + std::to_string(round)));
   }
-  // Where the lists would break the memory limit they are not kept (the places are).
+  // Where the lists would break the memory limit they are not kept (the positions are).
   SpgemmOptions tight = always;
   tight.memory_limit = handle.memory().peak_bytes - 1;
   auto t = check_spgemm<Scalar, Exec>(ha, hb, "lists over the limit", tight, false);

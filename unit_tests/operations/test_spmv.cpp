@@ -99,7 +99,7 @@ TYPED_TEST(SpmvTest, EveryVariantMatchesReferenceAndKokkosKernels) {
     matrices.push_back({shape.name, random_crs(shape.rows, shape.cols, shape.max_row,
                                                shape.empty_fraction, shape.long_row, ++seed)});
   }
-  // Column offsets of exactly ±32767 (the Sell16 limit) and a band with empty rows.
+  // Column offsets of exactly ±32767 (the SellOffset16 limit) and a band with empty rows.
   matrices.push_back({"band_at_int16_limit", banded_crs(40000, 40000, 32767, 4, 0.1, ++seed)});
   matrices.push_back({"banded_with_empty_rows", banded_crs(1000, 1000, 40, 30, 0.2, ++seed)});
   int checked = 0;

@@ -6,7 +6,7 @@
 // unpermute around the solve).
 #include "test_utils.hpp"
 
-#include <spmvkit/formats/sell16/sell16_matrix.hpp>
+#include <spmvkit/formats/sell_offset16/sell_offset16_matrix.hpp>
 #include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
@@ -197,12 +197,12 @@ auto kokkos_kernels_rcm(Crs const& A) {
 
 // RCM beside Kokkos Kernels' graph_rcm on the shipped matrices: the bandwidth
 // of each (printed), ours within 10% of theirs, and how many matrices become
-// Sell16-able (every entry within int16 of the diagonal) after RCM.
+// SellOffset16-able (every entry within int16 of the diagonal) after RCM.
 TYPED_TEST(ReorderTest, RcmAgainstKokkosKernelsOnShippedMatrices) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   if (sizeof(Scalar) != 8) GTEST_SKIP() << "the pattern alone matters: double only";
-  int sell16_before = 0, sell16_after = 0;
+  int sell_offset16_before = 0, sell_offset16_after = 0;
   for (char const* name : {"1138_bus", "bcsstk08", "bcsstk14", "cage10", "email-Enron"}) {
     const auto A = read_matrix_market<Scalar, Exec>(std::string(SPMVKIT_TEST_MATRIX_DIR) + "/" +
                                                     name + ".mtx.gz");
@@ -213,12 +213,12 @@ TYPED_TEST(ReorderTest, RcmAgainstKokkosKernelsOnShippedMatrices) {
     std::cout << "[ rcm      ] " << name << ": bandwidth " << b0 << ", RCM " << b1
               << ", Kokkos Kernels graph_rcm " << b2 << "\n";
     EXPECT_LE(b1, b2 + b2 / 10 + 2) << name;
-    sell16_before += can_use_sell16(Exec(), A);
-    sell16_after += can_use_sell16(Exec(), ours.matrix);
+    sell_offset16_before += can_use_sell_offset16(Exec(), A);
+    sell_offset16_after += can_use_sell_offset16(Exec(), ours.matrix);
   }
   // email-Enron (36,692 rows, bandwidth 34,414) fits int16 offsets only after RCM.
-  EXPECT_EQ(sell16_before, 4);
-  EXPECT_EQ(sell16_after, 5);
+  EXPECT_EQ(sell_offset16_before, 4);
+  EXPECT_EQ(sell_offset16_after, 5);
 }
 
 TYPED_TEST(ReorderTest, BandKGroupsAreContiguousAndCoverEveryRow) {

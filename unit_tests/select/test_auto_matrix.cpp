@@ -6,7 +6,7 @@
 // model of AutoMatrix run in the tests typed over FormatConfigs.
 #include "test_utils.hpp"
 
-#include <spmvkit/formats/sell16/sell16_matrix.hpp>
+#include <spmvkit/formats/sell_offset16/sell_offset16_matrix.hpp>
 #include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
@@ -63,21 +63,23 @@ TYPED_TEST(SelectTest, FeaturesMatchHostCounts) {
       EXPECT_EQ(f.sell_padded_entries[i], host_sell_padded(h, feature_chunk_sizes[i]))
           << "C = " << feature_chunk_sizes[i] << ", " << h.rows << " rows";
     }
-    EXPECT_EQ(f.sell16_eligible, can_use_sell16(Exec(), A)) << h.rows << " rows";
+    EXPECT_EQ(f.sell_offset16_eligible, can_use_sell_offset16(Exec(), A)) << h.rows << " rows";
     EXPECT_GE(f.seconds, 0.0);
   }
 }
 
-TYPED_TEST(SelectTest, Sell16EligibilityAtTheInt16Limits) {
+TYPED_TEST(SelectTest, SellOffset16EligibilityAtTheInt16Limits) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   // Offsets of exactly +32767 and -32768 are storable, one more is not.
   auto edge = from_entries(40000, 40000, {{0, 32767}, {32768, 0}, {39999, 39999}});
   auto over = from_entries(40000, 40000, {{0, 32768}, {39999, 39999}});
   auto under = from_entries(40000, 40000, {{32769, 0}, {39999, 39999}});
-  EXPECT_TRUE(compute_features(Exec(), make_device_crs<Scalar, Exec>(edge)).sell16_eligible);
-  EXPECT_FALSE(compute_features(Exec(), make_device_crs<Scalar, Exec>(over)).sell16_eligible);
-  EXPECT_FALSE(compute_features(Exec(), make_device_crs<Scalar, Exec>(under)).sell16_eligible);
+  EXPECT_TRUE(compute_features(Exec(), make_device_crs<Scalar, Exec>(edge)).sell_offset16_eligible);
+  EXPECT_FALSE(
+      compute_features(Exec(), make_device_crs<Scalar, Exec>(over)).sell_offset16_eligible);
+  EXPECT_FALSE(
+      compute_features(Exec(), make_device_crs<Scalar, Exec>(under)).sell_offset16_eligible);
 }
 
 TYPED_TEST(SelectTest, ModelRanksByTheGivenConstants) {
@@ -174,16 +176,16 @@ TYPED_TEST(SelectTest, TuneModeKeepsTheFastestTimed) {
 TYPED_TEST(SelectTest, CandidatesRefusalsAndFallback) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
-  // Columns far from the diagonal: Sell16 cannot store it.
+  // Columns far from the diagonal: SellOffset16 cannot store it.
   auto A = make_device_crs<Scalar, Exec>(random_crs(500, 90000, 6, 0.0, 0, 8));
   AutoOptions o;
-  o.costs =
-      std::vector<KernelCost>{{"sell16_c32_s1", 1e-7, 1e-10, 0.0}, {"crs_vector", 1e-6, 1e-9, 0.0}};
-  // Sell16 is not predicted (not eligible), so the model goes to CRS.
+  o.costs = std::vector<KernelCost>{{"sell_offset16_c32_s1", 1e-7, 1e-10, 0.0},
+                                    {"crs_vector", 1e-6, 1e-9, 0.0}};
+  // SellOffset16 is not predicted (not eligible), so the model goes to CRS.
   auto M = make_auto_matrix(Exec(), A, o);
   EXPECT_EQ(M.selection().format, "crs_vector") << M.describe();
   // Named but unpredicted and refused: the refusal is reported, CRS is the last resort.
-  o.candidates = {"sell16"};
+  o.candidates = {"sell_offset16"};
   o.costs.clear();
   auto N = make_auto_matrix(Exec(), A, o);
   EXPECT_EQ(N.selection().format, "crs");
@@ -192,6 +194,23 @@ TYPED_TEST(SelectTest, CandidatesRefusalsAndFallback) {
   // A family name selects its variants, unpredicted ones in list order.
   o.candidates = {"sell"};
   EXPECT_EQ(make_auto_matrix(Exec(), A, o).selection().family, "sell");
+  // The grammar every CLI shares: a prefix, the former Sell16 names, and an item
+  // that selects nothing is an error naming it.
+  o.candidates = {"sell_c8*"};
+  EXPECT_EQ(make_auto_matrix(Exec(), A, o).selection().format.rfind("sell_c8_", 0), 0u);
+  o.candidates = {"sell16"};
+  EXPECT_EQ(
+      make_auto_matrix(Exec(), A, o).selection().trials.front().format.rfind("sell_offset16", 0),
+      0u);
+  o.candidates = {"crs", "sell_c99"};
+  try {
+    make_auto_matrix(Exec(), A, o);
+    ADD_FAILURE() << "an unknown candidate was accepted";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_NE(std::string(e.what()).find("AutoOptions::candidates: 'sell_c99' selects nothing"),
+              std::string::npos)
+        << e.what();
+  }
   // No constants at all: CRS, and the report says why.
   o.candidates.clear();
   o.costs = std::vector<KernelCost>{{"no_such_variant", 1, 1, 1}};
@@ -224,7 +243,7 @@ TYPED_TEST(SelectTest, DescribeNamesChoiceFeaturesAndCost) {
   AutoOptions o;
   o.costs = std::vector<KernelCost>{{"sell_c4_s1", 1e-6, 1e-9, 0.0}};
   const std::string d = make_auto_matrix(Exec(), A, o).describe();
-  for (char const* what : {"format: sell_c4_s1", "model mode", "bandwidth 3", "Sell16 yes",
+  for (char const* what : {"format: sell_c4_s1", "model mode", "bandwidth 3", "SellOffset16 yes",
                            "expected bytes per SpMV", "cost: structure check"}) {
     EXPECT_NE(d.find(what), std::string::npos) << what << " not in:\n" << d;
   }

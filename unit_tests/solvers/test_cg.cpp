@@ -6,7 +6,7 @@
 #include "test_utils.hpp"
 
 #include <spmvkit/formats/sell/sell_matrix.hpp>
-#include <spmvkit/formats/sell16/sell16_matrix.hpp>
+#include <spmvkit/formats/sell_offset16/sell_offset16_matrix.hpp>
 #include <spmvkit/interop/kokkos_kernels.hpp>
 #include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/operations/spmv.hpp>
@@ -91,19 +91,20 @@ TEST(FemCgConvergence, SecondOrderWithEveryFormat) {
     if (N < 64) {
       // 16-bit column offsets, with and without Jacobi (its diagonal search
       // differs from SELL's: the diagonal is the entry with offset 0).
-      const auto S16 = spmvkit::make_sell16(Exec(), A, 32, 1);
+      const auto S16 = spmvkit::make_sell_offset16(Exec(), A, 32, 1);
       const Solve s = solve_fem<double, Exec>(S16, N, opts);
-      EXPECT_TRUE(s.result.converged()) << "sell16-32-1: " << s.result.message;
-      EXPECT_NEAR(s.result.iterations, ref.result.iterations, 1) << "sell16-32-1";
-      EXPECT_NEAR(s.error, ref.error, 1e-6 * ref.error) << "sell16-32-1";
+      EXPECT_TRUE(s.result.converged()) << "sell_offset16-32-1: " << s.result.message;
+      EXPECT_NEAR(s.result.iterations, ref.result.iterations, 1) << "sell_offset16-32-1";
+      EXPECT_NEAR(s.error, ref.error, 1e-6 * ref.error) << "sell_offset16-32-1";
       CgOptions jacobi = opts;
       jacobi.jacobi = true;
       const Solve rj = solve_fem<double, Exec>(A, N, jacobi);
-      const Solve sj = solve_fem<double, Exec>(spmvkit::make_sell16(Exec(), A, 8, 64), N, jacobi);
-      EXPECT_TRUE(sj.result.converged()) << "sell16-8-64 jacobi: " << sj.result.message;
-      EXPECT_NEAR(sj.result.iterations, rj.result.iterations, 1) << "sell16-8-64 jacobi";
-      EXPECT_NEAR(sj.error, rj.error, 1e-6 * rj.error) << "sell16-8-64 jacobi";
-      std::cout << ", sell16-32-1 " << s.result.iterations;
+      const Solve sj =
+          solve_fem<double, Exec>(spmvkit::make_sell_offset16(Exec(), A, 8, 64), N, jacobi);
+      EXPECT_TRUE(sj.result.converged()) << "sell_offset16-8-64 jacobi: " << sj.result.message;
+      EXPECT_NEAR(sj.result.iterations, rj.result.iterations, 1) << "sell_offset16-8-64 jacobi";
+      EXPECT_NEAR(sj.error, rj.error, 1e-6 * rj.error) << "sell_offset16-8-64 jacobi";
+      std::cout << ", sell_offset16-32-1 " << s.result.iterations;
     }
     for (std::size_t f = 1; N < 64 && f < formats.size(); ++f) {
       const auto S =

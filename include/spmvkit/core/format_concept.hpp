@@ -267,7 +267,7 @@ template <class T>
 inline constexpr bool is_spmvkit_matrix_v = detail::has_format_type<T>::value;
 
 /// The format tag of a matrix type (`Matrix::format_type`): CrsFormat for a CrsMatrix,
-/// SellFormat for a SellMatrix, Sell16Format for a Sell16Matrix.
+/// SellFormat for a SellMatrix, SellOffset16Format for a SellOffset16Matrix.
 template <class Matrix>
 using format_of_t = typename Matrix::format_type;
 

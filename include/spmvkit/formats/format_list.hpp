@@ -16,17 +16,17 @@
 #include <spmvkit/formats/ellr/ellr_matrix.hpp>
 #include <spmvkit/formats/hyb/hyb_matrix.hpp>
 #include <spmvkit/formats/sell/sell_matrix.hpp>
-#include <spmvkit/formats/sell16/sell16_matrix.hpp>
+#include <spmvkit/formats/sell_offset16/sell_offset16_matrix.hpp>
 
 namespace spmvkit {
 
-/// Every format tag of SpMVKit, in a fixed order: CrsFormat, SellFormat, Sell16Format,
+/// Every format tag of SpMVKit, in a fixed order: CrsFormat, SellFormat, SellOffset16Format,
 /// EllFormat, EllrFormat, CsrkFormat, CooFormat, HybFormat.
 ///
 /// A type_list: walk it with for_each_type() to do something for every format (tests,
 /// benchmarks, the examples' `--formats`). Formats that cannot store a given matrix say so
 /// through their `obstacle()` (see core/format_concept.hpp) rather than by leaving the list.
-using format_list = type_list<CrsFormat, SellFormat, Sell16Format, EllFormat, EllrFormat,
+using format_list = type_list<CrsFormat, SellFormat, SellOffset16Format, EllFormat, EllrFormat,
                               CsrkFormat, CooFormat, HybFormat>;
 
 } // namespace spmvkit

@@ -56,7 +56,7 @@ public:
     return nnz() > 0 ? static_cast<double>(multiply_adds()) / static_cast<double>(nnz()) : 0.0;
   }
   /// Rows per accumulator in the numeric phase (from the exact row lengths;
-  /// narrow: rows a thread each in numeric phases from stored places, on GPUs).
+  /// narrow: rows a thread each in numeric phases from stored positions, on GPUs).
   SpgemmRowBins row_bins() const {
     return bins_of(state_.bin_count, detail::spgemm_bin_short, state_.narrow.values_min_rows);
   }
@@ -68,11 +68,11 @@ public:
   }
   /// The memory the product takes (see SpgemmMemory).
   SpgemmMemory const& memory() const { return state_.memory; }
-  /// Whether numeric phases add products at places the symbolic phase
+  /// Whether numeric phases add products at positions the symbolic phase
   /// stored (SpgemmOptions::keep_positions), rather than hashing columns.
   bool keeps_positions() const { return state_.positions; }
   /// Whether numeric phases sum, for every entry of C, the list of its
-  /// products that the symbolic phase kept in place of the places
+  /// products that the symbolic phase kept in place of the positions
   /// (SpgemmOptions::product_lists; SpgemmMemory::positions_bytes).
   bool keeps_product_lists() const { return state_.lists; }
 
@@ -122,9 +122,9 @@ private:
 /// C's row starts; the allocation of C's columns and values, after the exact nnz(C) was checked
 /// again against Offset and the limit; the columns of every row (sorted unless the options say
 /// otherwise), so that the numeric phase, the one repeated, writes values only and never sorts;
-/// and, where SpgemmOptions::keep_positions allows, the place of every product in its row of C, so
-/// that the numeric phase does not hash either (or, with SpgemmOptions::product_lists, the list of
-/// the products of every nonzero of C).
+/// and, where SpgemmOptions::keep_positions allows, the position of every product in its row of C,
+/// so that the numeric phase does not hash either (or, with SpgemmOptions::product_lists, the list
+/// of the products of every nonzero of C).
 ///
 /// Throws std::invalid_argument when A's columns and B's rows differ (naming
 /// both shapes) or when the structure of A or B is broken (checked once per
@@ -148,7 +148,7 @@ void spgemm_symbolic(ExecutionSpace const& exec,
 ///
 /// A and B must have the patterns the symbolic phase saw (only their values
 /// may have changed); their shapes and nnz are checked (std::invalid_argument),
-/// the patterns are checked as follows: with stored places (the default) a
+/// the patterns are checked as follows: with stored positions (the default) a
 /// 64-bit fingerprint of A's and B's row starts and columns, computed on the
 /// device, is compared with the symbolic phase's, and a changed pattern makes
 /// every value of C NaN; without them a column of C that no product reaches becomes NaN; a row

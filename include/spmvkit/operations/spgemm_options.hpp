@@ -31,15 +31,15 @@ struct SpgemmOptions {
   /// Let the symbolic phase store the place in C of every product a_ik b_kj
   /// (2 bytes each, 4 where a row of C is longer than 65536), so that every
   /// numeric phase adds each product at its place instead of hashing its
-  /// column (default). Kept only with sorted columns, when the places take at
+  /// column (default). Kept only with sorted columns, when the positions take at
   /// most twice C's bytes and fit the memory limit; SpgemmMemory::
   /// positions_bytes says whether they were kept. Turn off to save that memory
   /// where the numeric phase runs once.
   bool keep_positions = true;
-  /// Where the places are kept, let the symbolic phase turn them into a list
+  /// Where the positions are kept, let the symbolic phase turn them into a list
   /// per nonzero of C of the products that land there (8 bytes per
   /// multiply-add, 16 where A or B has 2^32 entries or more, and 8 bytes per
-  /// nonzero of C, in place of the places), so that every numeric phase sums
+  /// nonzero of C, in place of the positions), so that every numeric phase sums
   /// each list in a register: no accumulator to clear, no atomics
   /// (SpgemmHandle::keeps_product_lists). Off by default: on an H200 (FP64,
   /// 2026-11-24) the lists' numeric phases were the fastest of SpMVKit's on
@@ -55,7 +55,7 @@ struct SpgemmRowBins {
   std::int64_t empty = 0;
   /// Rows a thread each, in one thread's share of team scratch (GPUs, where
   /// enough of them fill the device): in the symbolic passes those whose
-  /// hash table fits the share, in numeric phases from stored places also
+  /// hash table fits the share, in numeric phases from stored positions also
   /// those whose values fit it.
   std::int64_t narrow = 0;
   /// Rows accumulated in a hash table in team scratch.
@@ -72,9 +72,9 @@ struct SpgemmMemory {
   /// C: row starts, column indices and values.
   std::uint64_t output_bytes = 0;
   /// What the handle keeps between phases besides C (row order by
-  /// accumulator; the numeric phase's global pool, or the product places).
+  /// accumulator; the numeric phase's global pool, or the product positions).
   std::uint64_t workspace_bytes = 0;
-  /// The product places, or the lists of products, kept for the numeric
+  /// The product positions, or the lists of products, kept for the numeric
   /// phase (part of workspace_bytes; 0: neither kept, numeric phases hash;
   /// SpgemmOptions::keep_positions, SpgemmOptions::product_lists).
   std::uint64_t positions_bytes = 0;
@@ -92,7 +92,7 @@ struct SpgemmMemory {
   /// or the product is too sparse for it).
   std::uint64_t symbolic_workspace_bytes = 0;
   /// The most device memory held at once: max(symbolic_peak_bytes,
-  /// output_bytes + workspace_bytes, and while C's columns and the places
+  /// output_bytes + workspace_bytes, and while C's columns and the positions
   /// are written, output_bytes + workspace_bytes + symbolic_workspace_bytes).
   std::uint64_t peak_bytes = 0;
   /// The limit the product was checked against (0: none known).

@@ -120,7 +120,7 @@ void spmv_dispatch(ExecutionSpace const& exec, spmv_scalar_t<Matrix, XView> alph
 ///                execution_space (compile-time check)
 /// \param alpha   scale of A x, converted to the wider of the matrix's and the
 ///                vectors' value types
-/// \param A       a CrsMatrix, SellMatrix or Sell16Matrix (any type naming a format_type)
+/// \param A       a CrsMatrix, SellMatrix or SellOffset16Matrix (any type naming a format_type)
 /// \param x       rank-1 `Kokkos::View` of num_cols entries of the matrix's value_type or
 ///                the mixed-precision partner (const or not, any layout), accessible from exec
 /// \param beta    scale of y, converted like alpha

@@ -56,7 +56,7 @@ namespace spmvkit {
 /// (nonzeros), and what Format::from_rows throws (e.g. a format that cannot
 /// represent the matrix).
 ///
-/// \tparam Format    a format tag: CrsFormat, SellFormat, Sell16Format
+/// \tparam Format    a format tag: CrsFormat, SellFormat, SellOffset16Format
 /// \tparam Scalar    value type of the matrix
 /// \tparam ExecutionSpace execution space (deduced from exec)
 /// \tparam Ordinal   row and column index type, default `int`

@@ -26,6 +26,7 @@
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/select/format_model.hpp>
 #include <spmvkit/select/matrix_features.hpp>
+#include <spmvkit/select/variant_names.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -63,9 +64,11 @@ struct AutoOptions {
   int tune_repetitions = 5;
   /// Check the CRS structure (check_structure()) before anything else.
   bool check_structure = true;
-  /// Variants to choose among, each a variant name (F::name(options), such as
-  /// "sell_c32_s1") or a family that is no variant's name ("sell16"; "crs" and
-  /// "sell" name the variants with default options); empty: every variant.
+  /// Variants to choose among, named as every CLI of SpMVKit names them
+  /// (select/variant_names.hpp: "sell_c32_s1", a family such as "sell_offset16",
+  /// "sell_c32*", "all"; "crs" and "sell" name the variants with default
+  /// options); an item that selects nothing throws std::invalid_argument; empty:
+  /// every variant.
   /// Variants the model cannot predict are considered after the predicted ones,
   /// in list order (tune mode times them like the others).
   std::vector<std::string> candidates;
@@ -299,18 +302,16 @@ make_auto_matrix(ExecutionSpace const& exec,
   if (options.candidates.empty()) {
     order = s.predictions;
   } else {
-    // A candidate that is a variant's name names that variant only ("crs" is
-    // CRS's automatic kernel, not the CRS family); any other names a family.
+    // The names follow the grammar of select/variant_names.hpp; an item that
+    // selects nothing is an error, not an empty choice.
     auto const every = detail::all_variants<ExecutionSpace>();
-    auto is_variant_name = [&](std::string const& c) {
-      for (auto const& v : every) {
-        if (v.format == c) return true;
-      }
-      return false;
-    };
+    std::vector<VariantName> names;
+    for (auto const& v : every) names.push_back({v.format, v.family, true});
+    auto const picked = select_variants(options.candidates, names,
+                                        std::string(where) + ": AutoOptions::candidates");
     auto named = [&](FormatPrediction const& p) {
-      for (auto const& c : options.candidates) {
-        if (c == p.format || (c == p.family && !is_variant_name(c))) return true;
+      for (std::size_t i = 0; i < every.size(); ++i) {
+        if (every[i].format == p.format) return bool(picked[i]);
       }
       return false;
     };
@@ -542,8 +543,8 @@ inline std::string describe(FormatSelection const& s) {
   os << "matrix: " << r.num_rows << " x " << r.num_cols << ", " << r.nnz
      << " nonzeros; row length mean " << r.mean_row_length << ", max " << r.max_row_length
      << ", variance " << r.row_length_variance << ", hub mass " << r.hub_mass << "; bandwidth "
-     << s.features.bandwidth() << ", Sell16 " << (s.features.sell16_eligible ? "yes" : "no")
-     << "\n";
+     << s.features.bandwidth() << ", SellOffset16 "
+     << (s.features.sell_offset16_eligible ? "yes" : "no") << "\n";
   os << "expected bytes per SpMV: " << s.bytes.total() << " (matrix " << s.bytes.matrix << ")\n";
   os << "predictions:";
   const std::size_t shown = std::min<std::size_t>(s.predictions.size(), 5);

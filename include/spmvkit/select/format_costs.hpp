@@ -106,19 +106,19 @@ struct format_cost<CrsFormat> {
   }
 };
 
-/// SELL-C-σ and Sell16 with σ = 1 (the padding of a σ window is not among
+/// SELL-C-σ and SellOffset16 with σ = 1 (the padding of a σ window is not among
 /// the features); the longest row is walked by one thread of its chunk.
 template <class Columns>
 struct format_cost<BasicSellFormat<Columns>> {
   /// true: estimated.
   static constexpr bool available = true;
   /// The estimate of SELL-C-1 (C = o.chunk_size, 0 for the backend's
-  /// default); empty for σ > 1, and for Sell16 on a matrix it cannot store.
+  /// default); empty for σ > 1, and for SellOffset16 on a matrix it cannot store.
   template <class ExecutionSpace>
   static std::optional<SpmvEstimate> estimate(MatrixFeatures const& f, SellOptions const& o,
                                               TypeSizes s) {
     if (o.sigma != 1) return std::nullopt;
-    if (Columns::relative && !f.sell16_eligible) return std::nullopt;
+    if (Columns::relative && !f.sell_offset16_eligible) return std::nullopt;
     const int c =
         o.chunk_size != 0 ? o.chunk_size : detail::default_sell_chunk_size<ExecutionSpace>();
     const double chunks = static_cast<double>((f.rows.num_rows + c - 1) / c);

@@ -9,7 +9,7 @@
 /// device, two over the row starts (the row-length statistics of
 /// core/matrix_statistics.hpp; the SELL padding at every chunk size the model
 /// considers) and one over the column indices (the column reach of each row,
-/// which decides Sell16 and is the bandwidth that reordering narrows). Each
+/// which decides SellOffset16 and is the bandwidth that reordering narrows). Each
 /// format's cost estimate (select/format_costs.hpp) is a function of these
 /// numbers only, so the model never converts a matrix it will not keep.
 #include <spmvkit/core/detail/launch_parameters.hpp>
@@ -39,8 +39,8 @@ struct MatrixFeatures {
   /// Largest row - col over the entries (0 without entries below the diagonal).
   std::int64_t max_offset_below = 0;
   /// Whether every entry lies within int16 reach of its row and no empty row
-  /// lies beyond x's reach: the Sell16 condition (formats/sell16).
-  bool sell16_eligible = false;
+  /// lies beyond x's reach: the SellOffset16 condition (formats/sell_offset16).
+  bool sell_offset16_eligible = false;
   /// Seconds compute_features() took, fences included.
   double seconds = 0;
 
@@ -202,10 +202,10 @@ MatrixFeatures compute_features(ExecutionSpace const& exec, Crs const& A) {
     f.max_offset_above = reach.above;
     f.max_offset_below = reach.below;
   }
-  // The Sell16 rule (formats/sell16): offsets in [-32768, 32767], and an
+  // The SellOffset16 rule (formats/sell_offset16): offsets in [-32768, 32767], and an
   // empty row's padding (its own row number as column) must reach x.
-  f.sell16_eligible = f.max_offset_above <= 32767 && f.max_offset_below <= 32768 &&
-                      !(f.rows.nnz > 0 && n > A.num_cols() + 32768);
+  f.sell_offset16_eligible = f.max_offset_above <= 32767 && f.max_offset_below <= 32768 &&
+                             !(f.rows.nnz > 0 && n > A.num_cols() + 32768);
   f.seconds = timer.seconds();
   return f;
 }

@@ -1,17 +1,18 @@
 // SPDX-FileCopyrightText: 2026 SpMVKit contributors
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The SELL formats (sell_matrix.hpp, sell16_matrix.hpp): layout, conversions
+// The SELL formats (sell_matrix.hpp, sell_offset16_matrix.hpp): layout, conversions
 // and the checks of the 16-bit encoding. Their SpMV is tested with every other
 // format in test_spmv.cpp.
 #include "test_utils.hpp"
 
 #include <spmvkit/formats/sell/sell_matrix.hpp>
-#include <spmvkit/formats/sell16/sell16_matrix.hpp>
+#include <spmvkit/formats/sell_offset16/sell_offset16_matrix.hpp>
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
 
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -30,8 +31,9 @@ void for_each_sell_format(F&& f) {
   using Crs = CrsMatrix<Scalar, Exec>;
   f(std::string("sell"),
     [](Crs const& A, int C, std::int64_t sigma) { return make_sell(Exec(), A, C, sigma); });
-  f(std::string("sell16"),
-    [](Crs const& A, int C, std::int64_t sigma) { return make_sell16(Exec(), A, C, sigma); });
+  f(std::string("sell_offset16"), [](Crs const& A, int C, std::int64_t sigma) {
+    return make_sell_offset16(Exec(), A, C, sigma);
+  });
 }
 
 template <class View>
@@ -43,7 +45,7 @@ std::vector<double> host_values(View const& v) {
 /// Matrices every layout test runs over: random rows (empty rows, one long
 /// row), chunk tails (n % C != 0, n < C), degenerate and rectangular shapes,
 /// empty rows past the last column (padding must reach back to it) and
-/// offsets at the int16 limits. All of them fit Sell16Matrix.
+/// offsets at the int16 limits. All of them fit SellOffset16Matrix.
 std::vector<std::pair<std::string, HostCrs>> layout_matrices() {
   return {
       {"random_with_long_row", random_crs(1000, 900, 30, 0.2, 700, 17)},
@@ -75,7 +77,7 @@ TYPED_TEST(SellTest, MatchesReportExampleLayout) {
   h.val = {3, 1, 4, 7, 6, 9, 5, 3};
   const auto A = make_device_crs<Scalar, Exec>(h);
   auto S = make_sell(Exec(), A, 2, 1);
-  auto S16 = make_sell16(Exec(), A, 2, 1);
+  auto S16 = make_sell_offset16(Exec(), A, 2, 1);
   EXPECT_EQ(host_values(S.column_indices()), (std::vector<double>{1, 0, 2, 3, 2, 0, 2, 2, 2, 3}));
   EXPECT_EQ(host_values(S16.column_offsets()),
             (std::vector<double>{1, -1, 2, 2, 0, -3, 0, -1, 0, 0}));
@@ -83,7 +85,7 @@ TYPED_TEST(SellTest, MatchesReportExampleLayout) {
        {std::make_tuple(std::string("sell"), host_values(S.values()), host_values(S.chunk_starts()),
                         host_values(S.chunk_widths()), std::int64_t(S.stored_entries()),
                         S.padding_ratio(), S.is_permuted()),
-        std::make_tuple(std::string("sell16"), host_values(S16.values()),
+        std::make_tuple(std::string("sell_offset16"), host_values(S16.values()),
                         host_values(S16.chunk_starts()), host_values(S16.chunk_widths()),
                         std::int64_t(S16.stored_entries()), S16.padding_ratio(),
                         S16.is_permuted())}) {
@@ -232,7 +234,7 @@ TYPED_TEST(SellTest, FemMatrixConvertsExactly) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   auto A = make_fem_poisson_crs<Scalar, Exec>(Exec(), 20);
-  ASSERT_TRUE(can_use_sell16(Exec(), A));
+  ASSERT_TRUE(can_use_sell_offset16(Exec(), A));
   const HostCrs h = to_host(A);
   for (int C : {8, 32})
     for (auto sigma : sigmas)
@@ -241,6 +243,24 @@ TYPED_TEST(SellTest, FemMatrixConvertsExactly) {
         EXPECT_EQ(back.col, h.col) << format << " C=" << C << " sigma=" << sigma;
         EXPECT_EQ(back.val, h.val) << format << " C=" << C << " sigma=" << sigma;
       });
+}
+
+// The names before 0.3 (deprecated, removed in 0.4) are the same types and functions.
+TYPED_TEST(SellTest, FormerSell16NamesAreAliases) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  auto A = make_fem_poisson_crs<Scalar, Exec>(Exec(), 6);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  static_assert(std::is_same_v<Sell16Matrix<Scalar, Exec>, SellOffset16Matrix<Scalar, Exec>>);
+  static_assert(std::is_same_v<Sell16Format, SellOffset16Format>);
+  static_assert(is_sell16_matrix<SellOffset16Matrix<Scalar, Exec>>::value);
+  EXPECT_TRUE(can_use_sell16(Exec(), A));
+  const auto old_name = make_sell16(Exec(), A, 8, 1);
+#pragma GCC diagnostic pop
+  const auto new_name = make_sell_offset16(Exec(), A, 8, 1);
+  EXPECT_EQ(to_host(to_crs(Exec(), old_name)).col, to_host(to_crs(Exec(), new_name)).col);
+  EXPECT_EQ(SellOffset16Format::family, std::string("sell_offset16"));
 }
 
 TYPED_TEST(SellTest, RejectsBadParameters) {
@@ -283,23 +303,23 @@ TYPED_TEST(SellTest, UnusualChunkSizesAndWindowsMatchReference) {
   }
 }
 
-/// make_sell16's error message for h, or "" if it accepts h; checks that
-/// can_use_sell16 agrees.
+/// make_sell_offset16's error message for h, or "" if it accepts h; checks that
+/// can_use_sell_offset16 agrees.
 template <class Scalar, class Exec>
-std::string sell16_rejection(HostCrs const& h) {
+std::string sell_offset16_rejection(HostCrs const& h) {
   auto A = make_device_crs<Scalar, Exec>(h);
-  const bool usable = can_use_sell16(Exec(), A);
+  const bool usable = can_use_sell_offset16(Exec(), A);
   try {
-    make_sell16(Exec(), A, 4, 1);
+    make_sell_offset16(Exec(), A, 4, 1);
   } catch (std::invalid_argument const& e) {
-    EXPECT_FALSE(usable) << "can_use_sell16 disagrees with make_sell16";
+    EXPECT_FALSE(usable) << "can_use_sell_offset16 disagrees with make_sell_offset16";
     return e.what();
   }
-  EXPECT_TRUE(usable) << "can_use_sell16 disagrees with make_sell16";
+  EXPECT_TRUE(usable) << "can_use_sell_offset16 disagrees with make_sell_offset16";
   return "";
 }
 
-TYPED_TEST(SellTest, Sell16RejectsOffsetsOutsideInt16NamingTheFirstRow) {
+TYPED_TEST(SellTest, SellOffset16RejectsOffsetsOutsideInt16NamingTheFirstRow) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   // Row 17 reaches column 40000; row 30, also too far, must not be named.
@@ -309,34 +329,35 @@ TYPED_TEST(SellTest, Sell16RejectsOffsetsOutsideInt16NamingTheFirstRow) {
     if (i == 17) e.push_back({i, 40000});
     if (i == 30) e.push_back({i, 39000});
   }
-  EXPECT_EQ((sell16_rejection<Scalar, Exec>(from_entries(50, 40001, e))),
-            "spmvkit::make_sell16: row 17 has column 40000, offset 39983 outside int16; use "
+  EXPECT_EQ((sell_offset16_rejection<Scalar, Exec>(from_entries(50, 40001, e))),
+            "spmvkit::make_sell_offset16: row 17 has column 40000, offset 39983 outside int16; use "
             "SellMatrix");
-  EXPECT_NE((sell16_rejection<Scalar, Exec>(from_entries(40001, 40001, {{40000, 0}})))
+  EXPECT_NE((sell_offset16_rejection<Scalar, Exec>(from_entries(40001, 40001, {{40000, 0}})))
                 .find("row 40000 has column 0, offset -40000"),
             std::string::npos);
   // The int16 limits themselves are accepted, one past them is not.
-  EXPECT_EQ((sell16_rejection<Scalar, Exec>(from_entries(40000, 40000, {{0, 32767}, {32768, 0}}))),
-            "");
-  EXPECT_NE(
-      (sell16_rejection<Scalar, Exec>(from_entries(40000, 40000, {{0, 32768}}))).find("row 0 "),
-      std::string::npos);
-  EXPECT_NE(
-      (sell16_rejection<Scalar, Exec>(from_entries(40000, 40000, {{32769, 0}}))).find("row 32769"),
-      std::string::npos);
+  EXPECT_EQ(
+      (sell_offset16_rejection<Scalar, Exec>(from_entries(40000, 40000, {{0, 32767}, {32768, 0}}))),
+      "");
+  EXPECT_NE((sell_offset16_rejection<Scalar, Exec>(from_entries(40000, 40000, {{0, 32768}})))
+                .find("row 0 "),
+            std::string::npos);
+  EXPECT_NE((sell_offset16_rejection<Scalar, Exec>(from_entries(40000, 40000, {{32769, 0}})))
+                .find("row 32769"),
+            std::string::npos);
 }
 
 // An empty row pads with the nearest valid column; one more than 32768 rows
 // past the last column cannot, so a matrix with such a row is rejected,
 // unless it has no entries at all (nothing is padded then).
-TYPED_TEST(SellTest, Sell16PaddingOfEmptyRowsPastTheLastColumn) {
+TYPED_TEST(SellTest, SellOffset16PaddingOfEmptyRowsPastTheLastColumn) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   using V = Kokkos::View<Scalar*, Exec>;
   // Row 32768 is empty and pads with offset -32767, row 32769 holds offset
   // -32768, and with C = 4 the last chunk also holds two rows past the end.
   HostCrs edge = from_entries(32770, 2, {{0, 0}, {0, 1}, {32769, 1}});
-  EXPECT_EQ((sell16_rejection<Scalar, Exec>(edge)), "");
+  EXPECT_EQ((sell_offset16_rejection<Scalar, Exec>(edge)), "");
   auto A = make_device_crs<Scalar, Exec>(edge);
   V x = random_vector<V>(2, 1, "x");
   V y("y", 32770);
@@ -345,14 +366,15 @@ TYPED_TEST(SellTest, Sell16PaddingOfEmptyRowsPastTheLastColumn) {
   const auto ref = reference_spmv<Scalar>(edge, 1.0, xh, 0.0, xh);
   for (int C : chunk_sizes)
     for (auto sigma : sigmas) {
-      spmv(Exec(), Scalar(1), make_sell16(Exec(), A, C, sigma), x, Scalar(0), y);
+      spmv(Exec(), Scalar(1), make_sell_offset16(Exec(), A, C, sigma), x, Scalar(0), y);
       Kokkos::fence();
       EXPECT_TRUE(matches_reference<Scalar>(y, ref)) << "C=" << C << " sigma=" << sigma;
     }
-  EXPECT_EQ((sell16_rejection<Scalar, Exec>(from_entries(32771, 2, {{0, 0}, {32769, 1}}))),
-            "spmvkit::make_sell16: row 32770 has no entries and lies more than 32768 rows past "
-            "the last column, so its padding could not address x; use SellMatrix");
-  EXPECT_EQ((sell16_rejection<Scalar, Exec>(from_entries(40000, 1, {}))), "");
+  EXPECT_EQ(
+      (sell_offset16_rejection<Scalar, Exec>(from_entries(32771, 2, {{0, 0}, {32769, 1}}))),
+      "spmvkit::make_sell_offset16: row 32770 has no entries and lies more than 32768 rows past "
+      "the last column, so its padding could not address x; use SellMatrix");
+  EXPECT_EQ((sell_offset16_rejection<Scalar, Exec>(from_entries(40000, 1, {}))), "");
 }
 
 } // namespace

@@ -48,7 +48,7 @@ struct CrsFormat;
 /// Fill it either through the allocating constructor and the three accessors
 /// (on the device, or through host mirrors and `Kokkos::deep_copy`), or wrap
 /// existing Views; check_structure() verifies the result. Other formats are
-/// converted from it (make_sell(), make_sell16()) and back (to_crs()).
+/// converted from it (make_sell(), make_sell_offset16()) and back (to_crs()).
 ///
 /// Every kernel trusts the structure (row starts monotone from 0 to nnz,
 /// column indices in [0, num_cols)), so the first operation that reads it

@@ -6,7 +6,7 @@
 /// \file
 /// The SELL-C-sigma format: BasicSellMatrix (one class for every column
 /// encoding), SellMatrix, make_sell, to_crs and the format tags
-/// BasicSellFormat<Columns> / SellFormat. Sell16 (formats/sell16/) is the same
+/// BasicSellFormat<Columns> / SellFormat. SellOffset16 (formats/sell_offset16/) is the same
 /// class with another column encoding. Longer than most public headers
 /// (~370 lines) because the class, its conversions and its format tag are the
 /// public face of SELL and of every SELL encoding; the kernels, the layout and
@@ -45,7 +45,7 @@ struct BasicSellFormat;
 /// ELLPACK.
 ///
 /// `Columns` says how each entry's column is stored (detail::AbsoluteColumns
-/// for SellMatrix, 16-bit offsets from the row for Sell16Matrix); use those
+/// for SellMatrix, 16-bit offsets from the row for SellOffset16Matrix); use those
 /// aliases rather than this template.
 ///
 /// Padding entries hold the value 0 and must address a valid x entry, because
@@ -83,7 +83,7 @@ class BasicSellMatrix {
                 "SellMatrix: Offset must be integral and at least as wide as Ordinal");
 
 public:
-  /// The format tag: SellFormat for SellMatrix, Sell16Format for Sell16Matrix.
+  /// The format tag: SellFormat for SellMatrix, SellOffset16Format for SellOffset16Matrix.
   using format_type = BasicSellFormat<Columns>;
   /// The CrsMatrix with the same template arguments: what to_crs() returns.
   using crs_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
@@ -105,7 +105,7 @@ public:
   using chunk_starts_type = Kokkos::View<Offset*, device_type>;
   /// View of Ordinal: chunk widths, the row permutation and the row lengths.
   using ordinals_type = Kokkos::View<Ordinal*, device_type>;
-  /// What is stored per entry: Ordinal (SellMatrix) or `std::int16_t` (Sell16Matrix).
+  /// What is stored per entry: Ordinal (SellMatrix) or `std::int16_t` (SellOffset16Matrix).
   using stored_column_type = typename Columns::template stored_type<Ordinal>;
   /// View of stored_entries() stored columns.
   using columns_type = Kokkos::View<stored_column_type*, device_type>;
@@ -115,7 +115,7 @@ public:
   /// An empty 0 x 0 matrix without storage; assign a converted matrix to it before use.
   BasicSellMatrix() = default;
 
-  /// Takes ownership of already-built arrays; use make_sell() (make_sell16())
+  /// Takes ownership of already-built arrays; use make_sell() (make_sell_offset16())
   /// to convert a CrsMatrix. `columns` holds what Columns stores per entry.
   ///
   /// The extents are checked (std::invalid_argument when C < 1, sigma < 1,
@@ -192,7 +192,7 @@ public:
   /// num_chunks widths: the longest row of each chunk, the padded length of all its rows.
   ordinals_type const& chunk_widths() const { return chunk_widths_; }
   /// What is stored per entry, in the layout of values(): the column
-  /// (SellMatrix) or column - original row (Sell16Matrix).
+  /// (SellMatrix) or column - original row (SellOffset16Matrix).
   columns_type const& stored_columns() const { return columns_; }
   /// SellMatrix: the column of each stored entry.
   columns_type const& column_indices() const {
@@ -200,7 +200,7 @@ public:
                   "this SELL format stores column offsets: use column_offsets()");
     return columns_;
   }
-  /// Sell16Matrix: column - original row of each stored entry.
+  /// SellOffset16Matrix: column - original row of each stored entry.
   columns_type const& column_offsets() const {
     static_assert(Columns::relative, "this SELL format stores columns: use column_indices()");
     return columns_;
@@ -235,7 +235,7 @@ template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset 
 using SellMatrix =
     BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, detail::AbsoluteColumns>;
 
-/// Trait: whether T is a SELL matrix of any column encoding (SellMatrix or Sell16Matrix).
+/// Trait: whether T is a SELL matrix of any column encoding (SellMatrix or SellOffset16Matrix).
 template <class T>
 struct is_sell_matrix : std::false_type {};
 /// Trait specialisation: every BasicSellMatrix is a SELL matrix.
@@ -332,7 +332,7 @@ to_crs(BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns> const& 
 /// SELL options: chunk size C (0: the backend's default, see
 /// detail::default_sell_chunk_size) and sorting window sigma (1: no sorting).
 ///
-/// The options_type of SellFormat and Sell16Format, read by their from_crs()
+/// The options_type of SellFormat and SellOffset16Format, read by their from_crs()
 /// and from_rows() (make_fem_poisson() among others). Aggregate:
 /// `SellOptions{32, 256}` is C = 32, σ = 256, structure check on.
 struct SellOptions {
@@ -352,11 +352,11 @@ struct SellOptions {
 /// call them. They are documented for code that walks format_list.
 template <class Columns>
 struct BasicSellFormat {
-  /// The family name: "sell" (SellFormat) or "sell16" (Sell16Format).
+  /// The family name: "sell" (SellFormat) or "sell_offset16" (SellOffset16Format).
   static constexpr char const* family = Columns::family;
   /// The options of SELL: SellOptions.
   using options_type = SellOptions;
-  /// The matrix class of the format: SellMatrix or Sell16Matrix.
+  /// The matrix class of the format: SellMatrix or SellOffset16Matrix.
   template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
   using matrix_type = BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns>;
 
@@ -384,9 +384,9 @@ struct BasicSellFormat {
     return v;
   }
   /// Why A cannot be stored in this format with options o, or "" if it can:
-  /// invalid C or σ, C beyond the backend's team limit, or (Sell16 only) a
+  /// invalid C or σ, C beyond the backend's team limit, or (SellOffset16 only) a
   /// column out of int16 reach or an empty row whose padding could not reach
-  /// x. The Sell16 test costs one pass over A's entries and is synchronous; the
+  /// x. The SellOffset16 test costs one pass over A's entries and is synchronous; the
   /// others cost nothing.
   template <class ExecutionSpace, class Crs>
   static std::string obstacle(ExecutionSpace const& exec, Crs const& A, options_type const& o) {
@@ -419,7 +419,7 @@ struct BasicSellFormat {
     return detail::make_basic_sell_from_rows<Columns>(exec, num_rows, num_cols, nnz, source,
                                                       chunk_size<ExecutionSpace>(o), o.sigma);
   }
-  /// make_sell() (make_sell16()) with the options' C (0: the backend's
+  /// make_sell() (make_sell_offset16()) with the options' C (0: the backend's
   /// default), σ and structure check; same throws and cost.
   template <class ExecutionSpace, class Crs>
   static matrix_type<typename Crs::value_type, ExecutionSpace, typename Crs::ordinal_type,

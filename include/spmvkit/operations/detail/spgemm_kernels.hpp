@@ -26,7 +26,7 @@ enum SpgemmBin : unsigned char {
   spgemm_bin_narrow = 1,
   /// Numeric plan only: rows of the scratch-hash bin whose values a thread's
   /// share of the bin's scratch holds; a row per thread in numeric phases
-  /// from stored places, a row per team in the symbolic passes.
+  /// from stored positions, a row per team in the symbolic passes.
   spgemm_bin_short = 2,
   spgemm_bin_hash = 3,
   spgemm_bin_dense = 4,
@@ -113,7 +113,7 @@ struct SpgemmColumnSpans {
 
 /// Whether a row of C whose columns span `words` 32-bit words is accumulated
 /// as a bitmap window (SpgemmRows::window_row) in a launch whose scratch holds
-/// `window_words` words: the count and fill passes and the place finding
+/// `window_words` words: the count and fill passes and the position finding
 /// (SpgemmPositionRows, which skips those rows) must agree on it.
 KOKKOS_FORCEINLINE_FUNCTION bool spgemm_windowed(std::int64_t words, std::int64_t window_words) {
   return words > 0 && words <= window_words;
@@ -354,7 +354,7 @@ KOKKOS_INLINE_FUNCTION void spgemm_team_bitonic_sort(Member const& team, K* keys
   }
 }
 
-/// The place of column c in the sorted row of C at [base, base + len) of
+/// The position of column c in the sorted row of C at [base, base + len) of
 /// c_ci: the number of its columns below c (binary search).
 template <class Columns, class Offset, class Ordinal>
 KOKKOS_INLINE_FUNCTION std::int64_t spgemm_place(Columns const& c_ci, Offset base, std::int64_t len,
@@ -543,12 +543,12 @@ struct SpgemmRows {
   /// thousand words (FEM and other banded rows): a bitmap of the window in
   /// scratch, one atomic or per product. Count: a column is new where its bit
   /// was clear. Fill: the set bits are the row's columns in order, so nothing
-  /// is sorted, and a product's place is the bits below its own (a place per
+  /// is sorted, and a product's position is the bits below its own (a place per
   /// word from a scan over the words that have one, found through a summary
-  /// bit per word), so that filling and finding the places are one pass. On
+  /// bit per word), so that filling and finding the positions are one pass. On
   /// an H200 (FEM N = 96, ncu, 2026-11-24) the hash table's three row passes
-  /// took 44.1 ms: count 10.8, fill with a bitonic sort 24.7, place finding
-  /// 8.6; through the window, count 6.0 and fill with the places 13.0.
+  /// took 44.1 ms: count 10.8, fill with a bitonic sort 24.7, position finding
+  /// 8.6; through the window, count 6.0 and fill with the positions 13.0.
   KOKKOS_INLINE_FUNCTION void window_row(member_type const& team, Ordinal i,
                                          std::uint32_t* bits) const {
     const auto w0 = static_cast<std::int64_t>(window(2 * static_cast<std::int64_t>(i)));
@@ -583,7 +583,7 @@ struct SpgemmRows {
       });
     });
     team.team_barrier();
-    // Bits per summary word, then the place of every word that has a bit.
+    // Bits per summary word, then the position of every word that has a bit.
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nsum), [&](std::int64_t g) {
       std::uint32_t n = 0;
       for (std::uint32_t m = summary[g]; m != 0; m &= m - 1) {
@@ -825,12 +825,12 @@ KOKKOS_INLINE_FUNCTION T spgemm_last_at_most(V const& v, T lo, T hi, std::int64_
 /// team barrier. Count (Fill false): the row's length into c_rs(i), its table
 /// sized by the row's bound. Fill: the row's columns into c_ci, sorted by
 /// rank (the table's columns are compacted by a scan of the lanes, then a
-/// column's place is the number of smaller ones among them: len^2 compares,
+/// column's position is the number of smaller ones among them: len^2 compares,
 /// against P^2 over the whole table: the fill kernel of delaunay_n16 took
 /// 0.43 ms with those, 0.33 with these, on an H200, ncu), its table sized by
 /// the exact length; and,
-/// where `pos` is allocated, the place of every product from the same table
-/// (the places SpgemmPositionRows<Find> finds for the other bins), so that
+/// where `pos` is allocated, the position of every product from the same table
+/// (the positions SpgemmPositionRows<Find> finds for the other bins), so that
 /// filling and finding are one pass.
 template <class Ordinal, class Offset, class Device, class Pos, bool Fill, bool Concurrent>
 struct SpgemmNarrowRows {
@@ -855,7 +855,7 @@ struct SpgemmNarrowRows {
   Ordinal empty_key = 0;
   int scratch_level = 0;
 
-  /// A row's share: its table (and, filling, the table's places and its
+  /// A row's share: its table (and, filling, the table's positions and its
   /// compacted columns, at most half the slots), and one more entry, so that
   /// the rows of one warp, which read their shares at the same offsets, start
   /// in different banks; and where its entries' products start.
@@ -945,8 +945,8 @@ struct SpgemmNarrowRows {
             [&](std::int64_t h, Offset& sum) { sum += keys[h] != empty ? 1 : 0; }, added);
         Kokkos::single(Kokkos::PerThread(team), [&]() { c_rs(i) = added; });
       } else {
-        Ordinal* places = keys + slots;
-        Ordinal* list = places + slots;
+        Ordinal* positions = keys + slots;
+        Ordinal* list = positions + slots;
         Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, P),
                               [&](std::int64_t h, Ordinal& j, bool final) {
                                 if (keys[h] == empty) return;
@@ -961,7 +961,7 @@ struct SpgemmNarrowRows {
           Ordinal rank = 0;
           for (std::int64_t g = 0; g < len; ++g) rank += list[g] < c ? 1 : 0;
           c_ci(base + rank) = c;
-          places[spgemm_hash_find(keys, mask, c)] = rank;
+          positions[spgemm_hash_find(keys, mask, c)] = rank;
         });
         if (pos.extent(0) == 0) return;
         Kokkos::single(Kokkos::PerThread(team), []() {});
@@ -969,7 +969,7 @@ struct SpgemmNarrowRows {
         products(team, a0, a1, starts_of, [&](Offset, Offset kb, std::int64_t t) {
           const Ordinal c = b_ci(kb);
           const std::int64_t h = spgemm_hash_find(keys, mask, c);
-          pos(p0 + t) = static_cast<Pos>(keys[h] == c ? places[h] : 0);
+          pos(p0 + t) = static_cast<Pos>(keys[h] == c ? positions[h] : 0);
         });
       }
     });
@@ -997,7 +997,7 @@ struct SpgemmProductStarts {
   }
 };
 
-/// The longest row of C (the width a product's place in its row needs).
+/// The longest row of C (the width a product's position in its row needs).
 template <class Offset, class Device>
 struct SpgemmMaxRow {
   Kokkos::View<const Offset*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> c_rs;
@@ -1008,7 +1008,7 @@ struct SpgemmMaxRow {
 };
 
 /// The numeric phase without hashing. The symbolic phase stores, for every
-/// product a_ik b_kj (in the order of SpgemmProductStarts), the place of
+/// product a_ik b_kj (in the order of SpgemmProductStarts), the position of
 /// column j in the sorted row i of C (`Find`: a binary search of the row,
 /// once); the numeric phase, the one users repeat, adds each product at its
 /// place (`Find` false): no probing, no compare-exchange, no lookup, and no
@@ -1066,7 +1066,7 @@ struct SpgemmPositionRows {
   Kokkos::View<const std::uint64_t*, Device> fingerprint;
   std::uint64_t expected_fingerprint = 0;
   /// Find: the rows that SpgemmRows' fill pass windowed (spgemm_windowed of
-  /// their window under window_words) have their places already.
+  /// their window under window_words) have their positions already.
   ro_view<Ordinal> window;
   std::int64_t window_words = 0;
 
@@ -1075,10 +1075,10 @@ struct SpgemmPositionRows {
     return Find ? 2 * scratch_view<Ordinal>::shmem_size(c) : scratch_view<Scalar>::shmem_size(c);
   }
 
-  /// Places through a scratch hash table of the row's columns: one probe
+  /// Positions through a scratch hash table of the row's columns: one probe
   /// sequence per product instead of a binary search of the row.
   KOKKOS_INLINE_FUNCTION void find_row_hashed(member_type const& team, Ordinal i, Ordinal* keys,
-                                              Ordinal* places) const {
+                                              Ordinal* positions) const {
     const Offset base = c_rs(i);
     const std::int64_t len = c_rs(i + 1) - base;
     const std::int64_t P = spgemm_hash_slots(len);
@@ -1091,7 +1091,7 @@ struct SpgemmPositionRows {
       bool inserted = false;
       const std::int64_t h =
           spgemm_hash_insert<Concurrent>(keys, mask, c_ci(base + j), empty, inserted);
-      places[h] = static_cast<Ordinal>(j);
+      positions[h] = static_cast<Ordinal>(j);
     });
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_rs(i), a_rs(i + 1)), [&](Offset ka) {
@@ -1101,7 +1101,7 @@ struct SpgemmPositionRows {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b0, b_rs(k + 1)), [&](Offset kb) {
         const Ordinal c = b_ci(kb);
         const std::int64_t h = spgemm_hash_find(keys, mask, c);
-        pos(p0 + (kb - b0)) = static_cast<Pos>(keys[h] == c ? places[h] : 0);
+        pos(p0 + (kb - b0)) = static_cast<Pos>(keys[h] == c ? positions[h] : 0);
       });
     });
     team.team_barrier(); // the next row clears the table
@@ -1172,7 +1172,7 @@ struct SpgemmPositionRows {
       // against 0.053 ms for this kernel).
       // The next entry's operands are loaded before this entry's products
       // are added: each entry is a chain of dependent loads (its column, the
-      // start of that row of B, then places and values), which a row of a few
+      // start of that row of B, then positions and values), which a row of a few
       // entries otherwise waits out once per entry.
       const Offset a1 = a_rs(i + 1);
       Offset ka = a_rs(i);
@@ -1241,8 +1241,8 @@ struct SpgemmPositionRows {
     if constexpr (Find) {
       scratch_view<Ordinal> keys(team.team_scratch(scratch_level),
                                  static_cast<std::size_t>(capacity));
-      scratch_view<Ordinal> places(team.team_scratch(scratch_level),
-                                   static_cast<std::size_t>(capacity));
+      scratch_view<Ordinal> positions(team.team_scratch(scratch_level),
+                                      static_cast<std::size_t>(capacity));
       for (std::int64_t r = begin; r < end; r += step) {
         const Ordinal i = perm(r);
         if (window_words > 0 &&
@@ -1250,7 +1250,7 @@ struct SpgemmPositionRows {
           continue;
         }
         if (spgemm_hash_slots(c_rs(i + 1) - c_rs(i)) <= capacity) {
-          find_row_hashed(team, i, keys.data(), places.data());
+          find_row_hashed(team, i, keys.data(), positions.data());
         } else {
           find_row(team, i);
         }
@@ -1381,7 +1381,7 @@ struct SpgemmFingerprintTeams {
   }
 };
 
-/// An entry of a list of products (SpgemmListValues): the places of a_ik in
+/// An entry of a list of products (SpgemmListValues): the positions of a_ik in
 /// A's arrays and of b_kj in B's, aligned as one load. 32-bit where A and B
 /// have fewer than 2^32 entries each (8 bytes a product instead of 16: the
 /// list kernel reads them once per product, H200, FP64, kernel time by CUDA
@@ -1393,7 +1393,7 @@ struct alignas(2 * sizeof(Index)) SpgemmPair {
 };
 
 /// The symbolic phase's lists of products by entry of C, from the product
-/// places (SpgemmPositionRows<Find> and the other passes that store them):
+/// positions (SpgemmPositionRows<Find> and the other passes that store them):
 /// the count pass (Write false) counts each entry's products into `ends`,
 /// an exclusive scan (SpgemmListScan) turns the counts into where each list
 /// starts, and the write pass (Write true) appends every product to its
@@ -1629,7 +1629,7 @@ struct SpgemmEntryStarts {
   }
 };
 
-/// The numeric phase from stored places by entry of A (GPUs, where no row of
+/// The numeric phase from stored positions by entry of A (GPUs, where no row of
 /// B is long: spgemm_entry_parameters): C's values are cleared, then a
 /// thread's vector lanes take an entry a_ik and add a_ik b_kj for the row k
 /// of B straight into C at c_start(ka) + place, with a global atomic add
@@ -1720,10 +1720,10 @@ struct SpgemmChunkScan {
 /// order of SpgemmProductStarts), one team per chunk, so that a hub row of a
 /// power-law graph (millions of products) is spread over the whole device
 /// instead of one multiprocessor. The team's threads and lanes take
-/// consecutive products (coalesced reads of the places and of B's values),
+/// consecutive products (coalesced reads of the positions and of B's values),
 /// each finding its entry a_ik by binary search among the chunk's entries.
 ///
-/// Find (symbolic): the place of each product by binary search of its row of
+/// Find (symbolic): the position of each product by binary search of its row of
 /// C. Values: each product is added at its place in C with a global atomic;
 /// SpgemmChunkClear zeroes the rows first. The fingerprint check is that of
 /// SpgemmPositionRows (a changed pattern: the clear writes NaN, this kernel
@@ -1810,12 +1810,12 @@ struct SpgemmChunkClear {
 /// gather; other rows gather their columns in product order into the
 /// thread's buffer (num_cols + 1 entries: a column seen again is stored one
 /// past the gathered ones and not counted) in a second walk, and are sorted
-/// by rank (each column's place is the number of smaller ones: branch-free,
+/// by rank (each column's position is the number of smaller ones: branch-free,
 /// for rows of at most rank_sort_max columns, where std::sort's
 /// mispredicted comparisons cost more) or by std::sort. With `find` the
 /// buffer then maps each column to its place in the row, and every product
-/// a_ik b_kj gets the place of j (pos at starts(ka) + (kb - b_rs(k)), as
-/// SpgemmPositionRows reads them), so the places cost no pass of their own.
+/// a_ik b_kj gets the position of j (pos at starts(ka) + (kb - b_rs(k)), as
+/// SpgemmPositionRows reads them), so the positions cost no pass of their own.
 /// The count pass needs every mark to hold `none` (no row) at launch; the
 /// fill pass needs no more than the count pass's marks (one of them equal to
 /// i is a column of row i) or none.

@@ -63,8 +63,8 @@ struct SpgemmState {
   Kokkos::View<Ordinal*, device_type> pool_keys;
   Kokkos::View<Scalar*, device_type> pool_vals;
   SpgemmMemory memory;
-  /// The numeric phase from stored places (SpgemmPositionRows): where the
-  /// products of each entry of A start, and the place of every product in its
+  /// The numeric phase from stored positions (SpgemmPositionRows): where the
+  /// products of each entry of A start, and the position of every product in its
   /// row of C, 16-bit when every row of C is at most 65536 long, else 32-bit
   /// (one of the two is allocated).
   bool positions = false;
@@ -93,7 +93,7 @@ struct SpgemmState {
   /// numeric kernel then adds without atomics.
   bool b_rows_strict = false;
   /// The numeric phase from lists of products by entry of C (SpgemmListValues,
-  /// spgemm_list_parameters), in place of the places, which are released with
+  /// spgemm_list_parameters), in place of the positions, which are released with
   /// their starts and the row order once the lists are written: where each
   /// entry's list ends, the lists (32-bit pairs where A and B have fewer than
   /// 2^32 entries, else 64-bit; one of the two is allocated), the entries
@@ -115,7 +115,7 @@ struct SpgemmState {
   /// Test hook: 64-bit list pairs however few entries A and B have.
   bool test_wide_lists = false;
   /// Test hook: < 0 keeps the numeric phase by entry of A off (the row and
-  /// chunk kernels of the places), whatever spgemm_entry_parameters says.
+  /// chunk kernels of the positions), whatever spgemm_entry_parameters says.
   int test_entries = 0;
   /// Test hook for the host symbolic phase's dense workspace
   /// (spgemm_use_workspace): > 0 wherever it fits the memory budget, however
@@ -127,7 +127,7 @@ struct SpgemmState {
   Kokkos::View<Ordinal*, device_type> window;
   std::int64_t window_words_count = 0, window_words_fill = 0;
   /// Rows the fill pass windows: where they are all of the hash launch's, the
-  /// place finding has no row of it left to launch for.
+  /// position finding has no row of it left to launch for.
   std::int64_t window_rows_fill = 0;
   /// Test hook: < 0 no windows; > 0 windows of at most this many words
   /// (spgemm_max_window_words otherwise).
@@ -381,7 +381,7 @@ void spgemm_bind_rows(F& f, Crs const& A, Crs const& B, SpgemmBinLaunch const& l
 
 /// The symbolic passes' bitmap windows for one launch (SpgemmRows::window_row):
 /// the rows' windows, the most words of one here, and for the fill pass the
-/// product starts and places it finds.
+/// product starts and positions it finds.
 template <class Ordinal, class Device>
 struct SpgemmWindowArgs {
   Kokkos::View<Ordinal*, Device> window;
@@ -483,7 +483,7 @@ std::int64_t spgemm_launch_window(ExecutionSpace const& exec, SpgemmBinLaunch co
 }
 
 /// The narrow bin's symbolic passes (SpgemmNarrowRows): count (rows by their
-/// bound) or fill, which also finds the product places where `pos` is allocated.
+/// bound) or fill, which also finds the product positions where `pos` is allocated.
 template <bool Fill, class Crs, class Perm, class Pos>
 void spgemm_launch_narrow(
     typename Crs::execution_space const& exec, Crs const& A, Crs const& B, SpgemmBinLaunch const& l,
@@ -541,7 +541,7 @@ spgemm_fingerprint_functor(Crs const& A, Crs const& B, bool check_order) {
 }
 
 /// Slots of a team's scratch in the position kernel, in the scratch-hash bin
-/// (its table's slots: a table of columns and places while the places are
+/// (its table's slots: a table of columns and positions while the positions are
 /// found, a dense array of the row's values in numeric phases); rows of the
 /// other bins binary-search their row of C and accumulate in C itself.
 inline std::int64_t spgemm_position_capacity(SpgemmBinLaunch const& l) {
@@ -549,7 +549,7 @@ inline std::int64_t spgemm_position_capacity(SpgemmBinLaunch const& l) {
 }
 
 /// One bin's launch of the position kernel (Find: the symbolic pass that
-/// stores the places; else the numeric phase).
+/// stores the positions; else the numeric phase).
 template <bool Find, bool Concurrent, class Crs, class State, class Pos>
 void spgemm_launch_positions_concurrency(typename Crs::execution_space const& exec, Crs const& A,
                                          Crs const& B, State const& s, SpgemmBinLaunch const& l,
@@ -575,7 +575,7 @@ void spgemm_launch_positions_concurrency(typename Crs::execution_space const& ex
   f.expected_fingerprint = s.fingerprint;
   f.strided = l.accumulator == SpgemmAccumulator::global;
   if (Find && Concurrent && !narrow && l.accumulator == SpgemmAccumulator::hash) {
-    // The fill pass found the windowed rows' places (SpgemmRows::window_row).
+    // The fill pass found the windowed rows' positions (SpgemmRows::window_row).
     f.window = s.window;
     f.window_words = s.window_words_fill;
   }
@@ -672,11 +672,11 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
                           SpgemmBinLaunch const* beside) {
     if (l.count == 0) return;
     // The bin's scratch was sized for a column and a value per slot; finding
-    // places takes two indices per slot.
+    // positions takes two indices per slot.
     using Ordinal = typename Crs::ordinal_type;
     if (Find && sizeof(Ordinal) > sizeof(typename Crs::value_type)) capacity /= 2;
     // A row per thread adds with plain stores where no row of B repeats a
-    // column: a thread's lanes then add to distinct places, and its vector
+    // column: a thread's lanes then add to distinct positions, and its vector
     // loops are ordered (each ends with a warp barrier on GPUs). Team rows
     // that join the launch add with atomics regardless (SpgemmPositionRows).
     const bool concurrent = l.concurrent && !(narrow && !Find && s.b_rows_strict);
@@ -698,7 +698,7 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
       }
     }
   };
-  // Scratch rows. Find: the narrow kernel found the narrow bin's places as it
+  // Scratch rows. Find: the narrow kernel found the narrow bin's positions as it
   // filled its rows (where it took them), the hash bin's teams find the
   // others'. Values: a row per thread in its share of the hash bin's scratch
   // for the narrow and short bins, where they fill the device, a team per
@@ -775,10 +775,10 @@ void spgemm_launch_list_build(
       f);
 }
 
-/// The symbolic phase's step after the places: the lists of products by
+/// The symbolic phase's step after the positions: the lists of products by
 /// entry of C (SpgemmListValues), where the options ask for them
-/// (SpgemmOptions::product_lists) and they fit the limit while the places
-/// (`held`, with whatever else is held besides C) still exist. The places,
+/// (SpgemmOptions::product_lists) and they fit the limit while the positions
+/// (`held`, with whatever else is held besides C) still exist. The positions,
 /// their starts, the chunk starts and the row order are then released.
 /// Returns whether the lists were kept.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
@@ -879,7 +879,7 @@ bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options
 }
 
 /// SpgemmPatternCheck's one team after a numeric launch that summed the
-/// fingerprint into `sync` (the lists', or the places' by entry of A).
+/// fingerprint into `sync` (the lists', or the positions' by entry of A).
 template <class Crs, class State>
 void spgemm_launch_pattern_check(typename Crs::execution_space const& exec, State const& s,
                                  Kokkos::View<std::uint64_t*, typename Crs::device_type,
@@ -897,7 +897,7 @@ void spgemm_launch_pattern_check(typename Crs::execution_space const& exec, Stat
       check);
 }
 
-/// GPUs: after the places, where spgemm_entry_parameters takes the numeric
+/// GPUs: after the positions, where spgemm_entry_parameters takes the numeric
 /// phase by entry of A (SpgemmPositionEntries), each entry's row start of C,
 /// if it fits the limit beside what the handle keeps (`held`: whatever else
 /// is alive meanwhile).
@@ -948,7 +948,7 @@ void spgemm_store_entry_starts(ExecutionSpace const& exec, SpgemmLimit const& li
   s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes, peak);
 }
 
-/// The numeric phase from stored places by entry of A: C's values cleared,
+/// The numeric phase from stored positions by entry of A: C's values cleared,
 /// SpgemmPositionEntries, SpgemmPatternCheck's one team.
 template <class Crs, class State, class Pos>
 void spgemm_launch_entries_values(typename Crs::execution_space const& exec, Crs const& A,
@@ -1044,7 +1044,7 @@ void spgemm_launch_lists(typename Crs::execution_space const& exec, Crs const& A
 
 /// A launch of the host symbolic phase's workspace kernel (SpgemmWorkspaceRows)
 /// over every row of A: the count pass (Fill false) or the fill pass, which
-/// also finds the product places when they are allocated (`pos`).
+/// also finds the product positions when they are allocated (`pos`).
 template <bool Fill, class Pos, class Crs, class Ws>
 void spgemm_launch_workspace(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
                              LaunchParameters const& p, Ws const& marks, Ws const& buffer,
@@ -1122,15 +1122,15 @@ std::uint64_t spgemm_scratch_of(SpgemmBinLaunch const (&launch)[spgemm_num_bins]
   return m;
 }
 
-/// The symbolic phase's last step: the place of every product in its row of
+/// The symbolic phase's last step: the position of every product in its row of
 /// C, so that numeric phases add without hashing (SpgemmPositionRows). Kept
 /// only for sorted rows (the place is found by binary search) and where the
-/// places take at most spgemm_positions_max_ratio times C's own bytes and fit
+/// positions take at most spgemm_positions_max_ratio times C's own bytes and fit
 /// the limit beside everything else the handle keeps; the numeric global pool
 /// is then released. Otherwise numeric phases hash as the symbolic one did.
-/// `find` fills the allocated places (the position kernel, or the host
+/// `find` fills the allocated positions (the position kernel, or the host
 /// workspace's fill pass, which writes the columns too); `held` is what else
-/// it holds meanwhile (the host workspace). Returns whether the places were kept.
+/// it holds meanwhile (the host workspace). Returns whether the positions were kept.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset, class Find>
 bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& options,
                             SpgemmLimit const& limit,
@@ -1146,15 +1146,17 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   Kokkos::parallel_reduce("SpMVKit::spgemm::longest_row", Range(exec, 0, s.m),
                           SpgemmMaxRow<Offset, Device>{s.C.row_starts()},
                           Kokkos::Max<std::int64_t>(longest));
-  const bool places16 = longest <= 65536;
-  const byte_count bytes = checked_add(
-      checked_bytes(s.multiply_adds, places16 ? sizeof(std::uint16_t) : sizeof(std::uint32_t),
-                    "product places", where),
-      checked_bytes(s.a_nnz + 2, sizeof(std::int64_t), "product starts", where), "places", where);
+  const bool positions_fit16 = longest <= 65536;
+  const byte_count bytes =
+      checked_add(checked_bytes(s.multiply_adds,
+                                positions_fit16 ? sizeof(std::uint16_t) : sizeof(std::uint32_t),
+                                "product positions", where),
+                  checked_bytes(s.a_nnz + 2, sizeof(std::int64_t), "product starts", where),
+                  "positions", where);
   if (bytes > spgemm_positions_max_ratio * s.memory.output_bytes) return false;
   const std::uint64_t perm_bytes = static_cast<std::uint64_t>(s.perm.extent(0)) * sizeof(Ordinal);
   const std::uint64_t kept = s.memory.output_bytes + perm_bytes + bytes;
-  // While the places are found the numeric pool still exists.
+  // While the positions are found the numeric pool still exists.
   const std::uint64_t peak = std::max<std::uint64_t>(
       kept, s.memory.output_bytes + s.memory.workspace_bytes + bytes + held);
   if (limit.bytes > 0 && peak > limit.bytes) return false;
@@ -1164,12 +1166,12 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   Kokkos::parallel_scan("SpMVKit::spgemm::product_starts", Range(exec, 0, s.a_nnz + 1),
                         SpgemmProductStarts<Ordinal, Offset, Device>{
                             A.column_indices(), B.row_starts(), s.product_starts, s.a_nnz});
-  if (places16) {
+  if (positions_fit16) {
     s.positions16 = allocate_view<Kokkos::View<std::uint16_t*, Device>>(
-        exec, "SpMVKit::spgemm::product_places", s.multiply_adds);
+        exec, "SpMVKit::spgemm::product_positions", s.multiply_adds);
   } else {
     s.positions32 = allocate_view<Kokkos::View<std::uint32_t*, Device>>(
-        exec, "SpMVKit::spgemm::product_places", s.multiply_adds);
+        exec, "SpMVKit::spgemm::product_positions", s.multiply_adds);
   }
   // Rows that team scratch does not hold, on GPUs, in chunks of products.
   s.chunk = spgemm_chunk_parameters(exec, s.test_team_size);
@@ -1473,9 +1475,9 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
                                                 s.memory.output_bytes + s.memory.workspace_bytes);
 
   // The columns of C, sorted once here so that no numeric phase sorts, and
-  // the product places. The workspace writes both in one pass, if C and the
+  // the product positions. The workspace writes both in one pass, if C and the
   // numeric plan left room for its marks and buffer; else the bins'
-  // accumulators write the columns and the position kernel finds the places.
+  // accumulators write the columns and the position kernel finds the positions.
   const bool fill_workspace =
       workspace && (limit.bytes == 0 ||
                     s.memory.output_bytes + s.memory.workspace_bytes + ws_bytes <= limit.bytes);
@@ -1499,9 +1501,9 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
                                                   s.memory.output_bytes + s.memory.workspace_bytes +
                                                       s.memory.symbolic_workspace_bytes);
   } else {
-    // The narrow bin fills its rows and finds their places in one pass, and
+    // The narrow bin fills its rows and finds their positions in one pass, and
     // so do the windowed rows of the hash bin; the position kernel finds the
-    // other rows' places after they are filled.
+    // other rows' positions after they are filled.
     const int team_bin = spgemm_first_team_bin(s.launch, narrow.min_rows);
     const auto hash = spgemm_bin_range(s.launch, team_bin, spgemm_bin_hash, spgemm_bin_hash);
     s.window_words_fill =
@@ -1512,11 +1514,11 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
           SpgemmRows<Scalar, Ordinal, Offset, Device, spgemm_fill, true>::scratch_bytes(
               hash.accumulator, hash.capacity, hash.p.team_size, s.window_words_fill));
     }
-    const auto fill = [&](bool places) {
+    const auto fill = [&](bool positions) {
       SpgemmWindowArgs<Ordinal, Device> win;
       win.window = s.window;
       win.words = s.window_words_fill;
-      if (places) {
+      if (positions) {
         win.starts = s.product_starts;
         win.pos16 = s.positions16;
         win.pos32 = s.positions32;
@@ -1535,7 +1537,7 @@ void spgemm_symbolic_phase(ExecutionSpace const& exec, SpgemmOptions const& opti
                                    Kokkos::View<Ordinal*, Device>(), c_rs, c_ci, c_v, s.pool_keys,
                                    s.pool_vals, options.sort_columns, win);
       }
-      if (places) spgemm_launch_positions<true>(exec, A, B, s);
+      if (positions) spgemm_launch_positions<true>(exec, A, B, s);
     };
     if (!spgemm_store_positions(exec, options, limit, s, A, B, 0, [&]() { fill(true); })) {
       fill(false);

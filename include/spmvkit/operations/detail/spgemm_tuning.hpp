@@ -76,12 +76,12 @@ inline constexpr std::int64_t spgemm_max_window_words = 2048;
 /// no limit (SpgemmOptions::memory_limit): slots are dropped (teams loop over
 /// more rows each) before the pool grows beyond this.
 inline constexpr std::uint64_t spgemm_default_pool_bytes = std::uint64_t(512) << 20;
-/// The numeric phase's stored product places (SpgemmOptions::keep_positions)
+/// The numeric phase's stored product positions (SpgemmOptions::keep_positions)
 /// may take at most this many times C's own bytes: 2 or 4 bytes per
 /// multiply-add against 12 (double) or 8 (float, int columns) per nonzero of C,
 /// so products of up to about 12 (resp. 8) multiply-adds per nonzero keep
 /// them: every FEM product (27-point A·A: 5.8), every graph we measured.
-/// Beyond, the places would dominate the handle's memory for a phase that
+/// Beyond, the positions would dominate the handle's memory for a phase that
 /// hashing still does in time proportional to the same multiply-adds.
 inline constexpr std::uint64_t spgemm_positions_max_ratio = 2;
 
@@ -162,7 +162,7 @@ LaunchParameters spgemm_launch_parameters(ExecutionSpace const& exec, SpgemmAccu
 /// The host symbolic phase's per-thread dense workspace (SpgemmAccumulator::
 /// workspace): num_cols marks per thread, each holding the last row that
 /// touched its column, and, in the fill pass, a buffer of num_cols + 1
-/// entries per thread (gathered columns, then each column's place in its
+/// entries per thread (gathered columns, then each column's position in its
 /// row). A product then costs a load, a compare and a store, without
 /// branches, in each pass, against a hash probe sequence in scratch and a
 /// heap sort per row (SpgemmWorkspaceRows says how rows are sorted). A row is
@@ -202,7 +202,7 @@ bool spgemm_use_workspace(std::int64_t threads, std::int64_t num_cols, std::int6
 }
 
 /// Launch shape of SpgemmPositionChunks, the numeric phase (and the search
-/// for the product places) of rows that team scratch does not hold, split
+/// for the product positions) of rows that team scratch does not hold, split
 /// into chunks of work_per_team consecutive products, one team each.
 /// GPUs: 256 threads (8 x 32 lanes, which take consecutive products) and 16
 /// products per thread, so that a chunk's one search for its first entry is
@@ -246,7 +246,7 @@ LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int t
   return p;
 }
 
-/// The GPUs' numeric phase from stored places by entry of A
+/// The GPUs' numeric phase from stored positions by entry of A
 /// (SpgemmPositionEntries): `starts` writes each entry's row start of C (a
 /// row per thread), `values` takes work_per_team entries of A a team, a
 /// thread's vector lanes (sized to the mean row of B) over each entry's row
@@ -309,7 +309,7 @@ SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_
 
 /// The numeric phase from lists of products (SpgemmListValues,
 /// SpgemmOptions::product_lists): the symbolic phase lists, for every entry
-/// of C, the products a_ik b_kj that land there (as the places of a_ik in A
+/// of C, the products a_ik b_kj that land there (as the positions of a_ik in A
 /// and of b_kj in B), so that a numeric phase sums each entry's list in a
 /// register: no accumulator in scratch to clear, no atomics, one store per
 /// entry. Shapes: `build` walks entries of A (work_per_team of them a team,
@@ -368,7 +368,7 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
 }
 
 /// The narrow bin (SpgemmNarrowRows, and the numeric phase from product
-/// places): rows short enough that each thread's vector lanes take a whole
+/// positions): rows short enough that each thread's vector lanes take a whole
 /// row in the thread's own share of team scratch, without team barriers,
 /// instead of a 128-thread team per row that a row of a few dozen products
 /// leaves mostly idle (planar meshes, road networks: 5-40 products a row).
@@ -377,18 +377,18 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
 /// concurrent path there (`test_team_size`: its threads, one lane each).
 /// A row's share is about spgemm_narrow_row_bytes: a hash table of
 /// `count_slots` columns while rows are counted (by their bound), of
-/// `fill_slots` columns and places while they are filled (by their exact
+/// `fill_slots` columns and positions while they are filled (by their exact
 /// length). A row's vector lanes take its products flattened (a power of two
 /// of the mean products per row of A, 8 to 32: a warp holds one to four rows,
 /// which diverge little), 128 threads a team. The size of a share is chosen for
 /// occupancy, not measured against other sizes. Numeric phases from stored
-/// places also take the short bin a row per thread (`short_limit`: FEM rows
+/// positions also take the short bin a row per thread (`short_limit`: FEM rows
 /// of 125), in a share of the scratch-hash bin's scratch.
 ///
 /// Only where the bin's rows fill the device (`min_rows`: as many as
 /// spgemm_concurrent_teams() teams take): below, a team per row keeps more
 /// lanes busy, and the rows stay in the scratch-hash bin (H200, FP64,
-/// 2026-11-23, numeric phase from places, same kernels with and without a row
+/// 2026-11-23, numeric phase from positions, same kernels with and without a row
 /// per thread for every scratch row: fidapm08, 3876 rows, 0.056 ms a row per
 /// team against 0.124 a row per thread; 1138_bus 0.025 against 0.038).
 inline constexpr std::size_t spgemm_narrow_row_bytes = 512;

@@ -25,10 +25,10 @@ inline constexpr KernelCost fitted_host_costs[] = {
     {"crs_vector", 1.254774e-05, 8.350487e-12, 2.015449e-08}, // 32 points, relative error median 0.17, max 0.50
     {"ell", 1.197253e-05, 7.142698e-12, 1.478499e-07}, // 20 points, relative error median 0.13, max 0.68
     {"ellr", 9.767625e-06, 9.802719e-12, 2.554569e-07}, // 20 points, relative error median 0.23, max 0.57
-    {"sell16_c32_s1", 1.675641e-05, 8.177066e-12, 1.043032e-07}, // 18 points, relative error median 0.11, max 0.46
-    {"sell16_c4_s1", 1.558470e-05, 7.695220e-12, 1.444377e-08}, // 18 points, relative error median 0.16, max 0.41
-    {"sell16_c64_s1", 1.225031e-05, 8.091342e-12, 1.366856e-07}, // 18 points, relative error median 0.19, max 0.47
-    {"sell16_c8_s1", 1.552829e-05, 8.100412e-12, 2.394299e-08}, // 18 points, relative error median 0.17, max 0.28
+    {"sell_offset16_c32_s1", 1.675641e-05, 8.177066e-12, 1.043032e-07}, // 18 points, relative error median 0.11, max 0.46
+    {"sell_offset16_c4_s1", 1.558470e-05, 7.695220e-12, 1.444377e-08}, // 18 points, relative error median 0.16, max 0.41
+    {"sell_offset16_c64_s1", 1.225031e-05, 8.091342e-12, 1.366856e-07}, // 18 points, relative error median 0.19, max 0.47
+    {"sell_offset16_c8_s1", 1.552829e-05, 8.100412e-12, 2.394299e-08}, // 18 points, relative error median 0.17, max 0.28
     {"sell_c32_s1", 1.655272e-05, 9.272936e-12, 1.554346e-07}, // 22 points, relative error median 0.14, max 0.28
     {"sell_c4_s1", 1.227441e-05, 7.144164e-12, 3.582279e-08}, // 32 points, relative error median 0.17, max 0.51
     {"sell_c64_s1", 1.164403e-05, 6.208669e-12, 1.074637e-07}, // 22 points, relative error median 0.20, max 0.52
@@ -47,10 +47,10 @@ inline constexpr KernelCost fitted_gpu_costs[] = {
     {"crs_vector", 1.028073e-05, 3.958329e-13, 3.055322e-07}, // 40 points, relative error median 0.10, max 0.65
     {"ell", 1.123807e-05, 2.323959e-13, 1.078249e-07}, // 24 points, relative error median 0.08, max 0.26
     {"ellr", 1.175364e-05, 2.366548e-13, 8.233802e-08}, // 24 points, relative error median 0.06, max 0.27
-    {"sell16_c32_s1", 1.198631e-05, 2.487849e-13, 9.197918e-08}, // 22 points, relative error median 0.08, max 0.30
-    {"sell16_c4_s1", 1.160762e-05, 4.993454e-13, 8.282574e-08}, // 22 points, relative error median 0.13, max 0.25
-    {"sell16_c64_s1", 1.202922e-05, 2.461136e-13, 9.158226e-08}, // 22 points, relative error median 0.08, max 0.35
-    {"sell16_c8_s1", 1.201124e-05, 3.309212e-13, 9.125218e-08}, // 22 points, relative error median 0.10, max 0.20
+    {"sell_offset16_c32_s1", 1.198631e-05, 2.487849e-13, 9.197918e-08}, // 22 points, relative error median 0.08, max 0.30
+    {"sell_offset16_c4_s1", 1.160762e-05, 4.993454e-13, 8.282574e-08}, // 22 points, relative error median 0.13, max 0.25
+    {"sell_offset16_c64_s1", 1.202922e-05, 2.461136e-13, 9.158226e-08}, // 22 points, relative error median 0.08, max 0.35
+    {"sell_offset16_c8_s1", 1.201124e-05, 3.309212e-13, 9.125218e-08}, // 22 points, relative error median 0.10, max 0.20
     {"sell_c32_s1", 1.019076e-05, 2.382501e-13, 1.564738e-07}, // 40 points, relative error median 0.12, max 0.89
     {"sell_c4_s1", 1.160766e-05, 4.538133e-13, 9.168611e-08}, // 26 points, relative error median 0.12, max 0.39
     {"sell_c64_s1", 1.247295e-05, 2.310834e-13, 8.448460e-08}, // 26 points, relative error median 0.10, max 0.55

@@ -4,7 +4,7 @@
 #define SPMVKIT_FORMATS_SELL_DETAIL_SELL_COLUMNS_HPP
 
 // Column encodings of the SELL formats: AbsoluteColumns (SellMatrix) here,
-// Int16ColumnOffsets in formats/sell16/.
+// Int16ColumnOffsets in formats/sell_offset16/.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>

@@ -30,7 +30,7 @@ namespace spmvkit::detail {
 /// A variant that also reduced xᵀy for CG's pᵀAp (one team reduction and one
 /// atomic per team) made whole CG solves on an H200 no faster than the
 /// separate dot (FEM N = 161, 2026-11-21: SELL equal in FP64 and 4% slower in
-/// FP32, Sell16 3-9% slower), so there is none.
+/// FP32, SellOffset16 3-9% slower), so there is none.
 template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
 struct SellSpmv {
   using Scalar = typename Matrix::value_type;
@@ -66,8 +66,8 @@ struct SellSpmv {
 
   // The decode is a forced-inline function and the row loop sits directly in
   // the TeamThreadRange lambda: written as a decode lambda and a member
-  // function called from that lambda, the C = 32 host Sell16 instantiation
-  // ran 12-21% slower than before the SELL/Sell16 unification (GCC 12,
+  // function called from that lambda, the C = 32 host SellOffset16 instantiation
+  // ran 12-21% slower than before the SELL/SellOffset16 unification (GCC 12,
   // 16-core Xeon, FEM N = 129, FP64, 2026-11-21; docs/perf/supporting/).
   KOKKOS_FORCEINLINE_FUNCTION static Ordinal column(Stored stored, Ordinal const* row, int r) {
     if constexpr (Columns::relative) {

@@ -4,7 +4,7 @@
 #define SPMVKIT_FORMATS_SELL_DETAIL_SELL_LAYOUT_HPP
 
 // The chunk layout of SELL-C-sigma and the conversion kernels from and to CRS,
-// shared by every column encoding (SellMatrix, Sell16Matrix) and by the FEM
+// shared by every column encoding (SellMatrix, SellOffset16Matrix) and by the FEM
 // problem's direct assembly.
 #include <spmvkit/core/memory.hpp>
 
