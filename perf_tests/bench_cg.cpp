@@ -143,7 +143,8 @@ void bm_cg(benchmark::State& state, Options const& o, std::string const& name,
       loop_seconds.push_back(solved.result.iteration_seconds);
     }
     CgResult const& result = solved.result;
-    if (result.status == CgStatus::breakdown) {
+    if (result.status == CgStatus::breakdown || result.status == CgStatus::indefinite ||
+        result.status == CgStatus::non_finite || result.status == CgStatus::diverged) {
       record_failure(name + ": CG breakdown: " + result.message);
       state.SkipWithError((name + ": CG breakdown: " + result.message).c_str());
       return;

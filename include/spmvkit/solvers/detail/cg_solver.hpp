@@ -240,6 +240,7 @@ private:
       throw std::invalid_argument("spmvkit::cg: x and b must not share storage (x is overwritten "
                                   "while b is still needed); solve into a separate View");
     }
+    check_solver_options(opts, "spmvkit::cg");
     if (!(opts.relative_tolerance >= 0) || opts.max_iterations < 0 || opts.check_interval < 0 ||
         opts.progress_every < 0 || opts.replacement_interval < 0) {
       throw std::invalid_argument(
@@ -298,7 +299,7 @@ private:
 public:
   CgResult solve() {
     Kokkos::Timer total_timer;
-    auto done = [&](CgStatus status, std::string message) {
+    auto done = [&](SolverStatus status, std::string message) {
       w_.exec.fence();
       result_.status = status;
       result_.message = std::move(message);
@@ -311,24 +312,25 @@ public:
       if (!problem.empty()) {
         result_.relative_residual = result_.true_relative_residual =
             std::numeric_limits<double>::quiet_NaN(); // not computed
-        return done(CgStatus::breakdown, std::move(problem));
+        return done(SolverStatus::breakdown, std::move(problem));
       }
     }
     std::string problem = start(opts_.use_initial_guess);
-    if (!problem.empty()) return done(CgStatus::breakdown, std::move(problem));
+    if (!problem.empty()) return done(SolverStatus::non_finite, std::move(problem));
     if (norm_b_ == 0) {
       // The solution is 0 whatever the start.
       zero_x();
-      return done(CgStatus::converged, "");
+      return done(SolverStatus::converged, "");
     }
 
     Kokkos::Timer loop_timer;
-    CgStatus status = iterate(loop_timer);
+    SolverStatus status = iterate(loop_timer);
     double previous_true = std::numeric_limits<double>::infinity();
     while (true) {
       compute_true_residual();
       const double true_rr = result_.true_relative_residual;
-      if (status == CgStatus::breakdown && rounding_breakdown_) {
+      if ((status == SolverStatus::indefinite || status == SolverStatus::non_finite) &&
+          rounding_breakdown_) {
         // Pipelined pᵀAp comes from a recurrence; after iterations that went
         // well, a pᵀAp <= 0 is its rounding (more likely in float) rather than
         // the matrix: restart from the true residual while that still pays.
@@ -345,8 +347,8 @@ public:
         status = iterate(loop_timer);
         continue;
       }
-      if (status != CgStatus::converged) break;
-      if (true_rr <= opts_.relative_tolerance) break;
+      if (status != SolverStatus::converged) break;
+      if (true_rr <= effective_tolerance_) break;
       // The recurrence converged, the true residual did not: replace the
       // residual and go on while that still pays (halves the true residual).
       if (!(true_rr < 0.5 * previous_true) || result_.iterations >= opts_.max_iterations) {
@@ -357,15 +359,15 @@ public:
                    " residual replacement(s); the tolerance is below what this precision "
                    "attains for this matrix";
         status = result_.iterations >= opts_.max_iterations && true_rr < 0.5 * previous_true
-                     ? CgStatus::iteration_limit
-                     : CgStatus::stagnated;
+                     ? SolverStatus::iteration_limit
+                     : SolverStatus::stagnated;
         break;
       }
       previous_true = true_rr;
       ++result_.residual_replacements;
       problem = start(true);
       if (!problem.empty()) {
-        status = CgStatus::breakdown;
+        status = SolverStatus::non_finite;
         message_ = problem;
         break;
       }
@@ -446,7 +448,9 @@ private:
         return "non-finite value in bᵀb (the right-hand side)";
       }
       if (norm_b_ == 0) return "";
-      w_.threshold_sq = (opts_.relative_tolerance * norm_b_) * (opts_.relative_tolerance * norm_b_);
+      // An absolute tolerance is a relative one for this b.
+      effective_tolerance_ = std::max(opts_.relative_tolerance, opts_.absolute_tolerance / norm_b_);
+      w_.threshold_sq = (effective_tolerance_ * norm_b_) * (effective_tolerance_ * norm_b_);
     }
     if (!std::isfinite(rr_) || !std::isfinite(rz)) {
       result_.relative_residual = result_.true_relative_residual = rr_;
@@ -473,13 +477,14 @@ private:
 
   /// Iterations from result_.iterations on, until the device's stopping test
   /// (cg_verdict) or the iteration limit ends them.
-  CgStatus iterate(Kokkos::Timer const& loop_timer) {
+  SolverStatus iterate(Kokkos::Timer const& loop_timer) {
     const int first = result_.iterations;
     first_ = first;
-    if (rr_ <= w_.threshold_sq) return CgStatus::converged;
-    CgStatus status = CgStatus::iteration_limit;
+    if (rr_ <= w_.threshold_sq) return SolverStatus::converged;
+    SolverStatus status = SolverStatus::iteration_limit;
     int examined = first;
-    for (int k = first + 1; status == CgStatus::iteration_limit && k <= opts_.max_iterations; ++k) {
+    for (int k = first + 1; status == SolverStatus::iteration_limit && k <= opts_.max_iterations;
+         ++k) {
       bool going = true;
       if (pipelined_) {
         pipelined_iteration(k, first);
@@ -497,7 +502,7 @@ private:
       }
       w_.exec.fence();
       const double elapsed = loop_timer.seconds();
-      while (examined < k && status == CgStatus::iteration_limit)
+      while (examined < k && status == SolverStatus::iteration_limit)
         status = examine(++examined, elapsed);
     }
     finish_all_reduce();
@@ -569,7 +574,7 @@ private:
 
   /// What the host learns from iteration k's record (the same cg_verdict the
   /// device applied, so both stop at the same iteration).
-  CgStatus examine(int k, double elapsed) {
+  SolverStatus examine(int k, double elapsed) {
     const int at = w_.layout.record(k);
     const double rr = w_.host_scalars(at), rz = w_.host_scalars(at + 1),
                  pAp = w_.host_scalars(at + w_.layout.pAp);
@@ -580,16 +585,16 @@ private:
     switch (verdict) {
     case CgVerdict::nonfinite_pAp:
       message_ = "non-finite value in pᵀAp at iteration " + std::to_string(k);
-      return CgStatus::breakdown;
+      return SolverStatus::non_finite;
     case CgVerdict::not_positive_definite:
       message_ = "matrix is not positive definite (pᵀAp = " + cg_number(pAp) + " at iteration " +
                  std::to_string(k) + ")";
-      return CgStatus::breakdown;
+      return SolverStatus::indefinite;
     case CgVerdict::nonfinite_r:
       result_.iterations = k;
       message_ = std::string("non-finite value in ") + (std::isfinite(rr) ? "rᵀz" : "rᵀr") +
                  " at iteration " + std::to_string(k);
-      return CgStatus::breakdown;
+      return SolverStatus::non_finite;
     case CgVerdict::converged:
     case CgVerdict::go: break;
     }
@@ -597,7 +602,14 @@ private:
     rr_ = rr;
     result_.relative_residual = std::sqrt(rr) / norm_b_;
     report(k, elapsed);
-    return rr <= w_.threshold_sq ? CgStatus::converged : CgStatus::iteration_limit;
+    if (rr <= w_.threshold_sq) return SolverStatus::converged;
+    if (result_.relative_residual > opts_.divergence_factor) {
+      message_ = "the residual ‖r‖/‖b‖ = " + cg_number(result_.relative_residual) +
+                 " at iteration " + std::to_string(k) + " exceeds divergence_factor " +
+                 cg_number(opts_.divergence_factor);
+      return SolverStatus::diverged;
+    }
+    return SolverStatus::iteration_limit;
   }
 
   void report(int k, double elapsed) {
@@ -639,6 +651,7 @@ private:
   std::string message_;
   Kokkos::Timer spmv_timer_;
   double norm_b_ = 0, rr_ = 0, spmv_seconds_ = 0;
+  double effective_tolerance_ = 0; // max(relative, absolute / ‖b‖)
 };
 
 } // namespace spmvkit::detail

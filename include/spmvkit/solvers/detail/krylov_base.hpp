@@ -1,0 +1,255 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_SOLVERS_DETAIL_KRYLOV_BASE_HPP
+#define SPMVKIT_SOLVERS_DETAIL_KRYLOV_BASE_HPP
+
+// What bicgstab() and gmres() share: argument checks, the work copy of x, timed
+// applies, reductions through the operator's policy, the true residual, progress
+// lines and the result (solvers/solver_options.hpp states the stopping rules).
+#include <spmvkit/core/memory.hpp>
+#include <spmvkit/solvers/operator.hpp>
+#include <spmvkit/solvers/preconditioner.hpp>
+#include <spmvkit/solvers/solver_options.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <iomanip>
+#include <limits>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace spmvkit::detail {
+
+inline std::string solver_number(double v) {
+  std::ostringstream os;
+  os << std::setprecision(6) << v;
+  return os.str();
+}
+
+/// Whether two Views' storage overlaps.
+template <class A, class B>
+bool storage_overlaps(A const& a, B const& b) {
+  if (a.span() == 0 || b.span() == 0) return false;
+  auto const* ab = reinterpret_cast<char const*>(a.data());
+  auto const* bb = reinterpret_cast<char const*>(b.data());
+  auto const* ae = ab + a.span() * sizeof(typename A::value_type);
+  auto const* be = bb + b.span() * sizeof(typename B::value_type);
+  return ab < be && bb < ae;
+}
+
+template <class To, class From>
+struct KrylovCopy {
+  To to;
+  From from;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { to(i) = from(i); }
+};
+
+/// r = b − q; sums = {rᵀr, bᵀb}.
+template <class Vec, class B>
+struct KrylovResidual {
+  using value_type = double[];
+  B b;
+  Vec q, r;
+  unsigned value_count = 2;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type sums) const {
+    const auto ri = b(i) - q(i);
+    r(i) = ri;
+    sums[0] += static_cast<double>(ri) * static_cast<double>(ri);
+    sums[1] += static_cast<double>(b(i)) * static_cast<double>(b(i));
+  }
+};
+
+template <class V1, class V2>
+struct KrylovDot {
+  V1 a;
+  V2 b;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& sum) const {
+    sum += static_cast<double>(a(i)) * static_cast<double>(b(i));
+  }
+};
+
+/// The frame of a Krylov solver with host-formed scalars.
+template <class ExecutionSpace, class Op, class Prec, class BView, class XView>
+class KrylovBase {
+protected:
+  using Scalar = typename Op::scalar_type;
+  using Vec = typename Op::vector_type;
+  using Range = Kokkos::RangePolicy<ExecutionSpace>;
+  using Reduction = std::decay_t<decltype(std::declval<Op const&>().reduction())>;
+  static constexpr bool identity_prec = is_identity_preconditioner_v<Prec>;
+  static constexpr bool elementwise_prec = is_elementwise_preconditioner_v<Prec>;
+  static_assert(std::is_same_v<ExecutionSpace, typename Op::execution_space>,
+                "spmvkit solvers: exec must be the operator's (matrix's) execution space");
+  static_assert(is_preconditioner_v<Prec>,
+                "spmvkit solvers: the preconditioner must model the concept of "
+                "solvers/preconditioner.hpp");
+  static_assert(std::is_same_v<typename Prec::vector_type, Vec>,
+                "spmvkit solvers: the preconditioner's vector_type must be the operator's");
+  static_assert(Kokkos::is_view<BView>::value && Kokkos::is_view<XView>::value &&
+                    static_cast<int>(BView::rank) == 1 && static_cast<int>(XView::rank) == 1,
+                "spmvkit solvers: b and x must be rank-1 Kokkos::Views");
+  static_assert(std::is_same_v<typename BView::non_const_value_type, Scalar> &&
+                    std::is_same_v<typename XView::value_type, Scalar>,
+                "spmvkit solvers: b and x must hold the operator's scalar_type, x non-const");
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename BView::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecutionSpace, typename XView::memory_space>::accessible,
+      "spmvkit solvers: b and x must be accessible from the execution space");
+
+  KrylovBase(char const* name, ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b,
+             XView const& x, SolverOptions const& opts)
+      : name_(name), exec_(exec), op_(op), M_(M), b_(b), x_(x), opts_(opts), n_(op.num_rows()),
+        reduction_(op.reduction()) {
+    const std::string where = std::string("spmvkit::") + name;
+    if (op.num_cols() != n_ || static_cast<std::int64_t>(b.extent(0)) != n_ ||
+        static_cast<std::int64_t>(x.extent(0)) != n_) {
+      throw std::invalid_argument(
+          where + ": A must be square with b and x of matching size; A is " + std::to_string(n_) +
+          " x " + std::to_string(op.num_cols()) + ", b has " + std::to_string(b.extent(0)) +
+          " entries, x has " + std::to_string(x.extent(0)));
+    }
+    if (storage_overlaps(b, x)) {
+      throw std::invalid_argument(where + ": x and b must not share storage (x is overwritten "
+                                          "while b is still needed); solve into a separate View");
+    }
+    check_preconditioner_size(M, n_, where.c_str());
+    check_solver_options(opts, where.c_str());
+    xw_ = allocate_view<Vec>(exec, "SpMVKit::solver::x", n_);
+    tmp_ = allocate_view<Vec>(exec, "SpMVKit::solver::ax", n_);
+  }
+
+  /// y = A x, timed when asked.
+  void apply_op(Vec const& in, Vec const& out) {
+    if (opts_.time_spmv) {
+      exec_.fence();
+      spmv_timer_.reset();
+    }
+    op_.apply(exec_, in, out);
+    if (opts_.time_spmv) {
+      exec_.fence();
+      spmv_seconds_ += spmv_timer_.seconds();
+    }
+  }
+
+  /// z = M⁻¹ r.
+  void apply_prec(Vec const& r, Vec const& z) {
+    if constexpr (identity_prec) {
+      Kokkos::parallel_for("SpMVKit::solver::copy", Range(exec_, 0, n_),
+                           KrylovCopy<Vec, Vec>{z, r});
+    } else {
+      M_.apply(exec_, r, z);
+    }
+  }
+
+  /// Sums `count` partial sums across the operator's processes (host array).
+  void all_reduce(double* sums, int count) { reduction_.all_reduce_host(sums, count); }
+
+  double dot(Vec const& a, Vec const& b) {
+    double s = 0;
+    Kokkos::parallel_reduce("SpMVKit::solver::dot", Range(exec_, 0, n_), KrylovDot<Vec, Vec>{a, b},
+                            s);
+    all_reduce(&s, 1);
+    return s;
+  }
+
+  /// x_work = x (use_initial_guess) or 0.
+  void start_x() {
+    if (opts_.use_initial_guess) {
+      Kokkos::parallel_for("SpMVKit::solver::copy_x", Range(exec_, 0, n_),
+                           KrylovCopy<Vec, XView>{xw_, x_});
+    } else {
+      Kokkos::deep_copy(exec_, xw_, Scalar(0));
+    }
+  }
+
+  /// r = b − A x_work; returns ‖r‖ and sets norm_b_ the first time.
+  double residual(Vec const& r) {
+    apply_op(xw_, tmp_);
+    double sums[2] = {0, 0};
+    Kokkos::parallel_reduce("SpMVKit::solver::residual", Range(exec_, 0, n_),
+                            KrylovResidual<Vec, BView>{b_, tmp_, r}, sums);
+    all_reduce(sums, 2);
+    if (norm_b_ < 0) norm_b_ = std::sqrt(sums[1]);
+    return std::sqrt(sums[0]);
+  }
+
+  /// The relative tolerance that also honours the absolute one.
+  double tolerance() const {
+    return norm_b_ > 0 ? std::max(opts_.relative_tolerance, opts_.absolute_tolerance / norm_b_)
+                       : opts_.relative_tolerance;
+  }
+
+  void report(int k, double relative, double elapsed) {
+    if (opts_.progress_every <= 0 || k % opts_.progress_every != 0) return;
+    if (opts_.progress_stream) {
+      *opts_.progress_stream << name_ << ": iteration " << std::setw(6) << k
+                             << "  relative residual " << std::scientific << std::setprecision(3)
+                             << relative << std::defaultfloat << "  " << std::fixed
+                             << std::setprecision(3) << 1e3 * elapsed / k << " ms/iteration"
+                             << std::defaultfloat << std::endl;
+    }
+    if (opts_.progress_callback) opts_.progress_callback(SolverProgress{k, relative, elapsed});
+  }
+
+  /// Writes x back, fills the timings and the final line; returns the result.
+  SolverResult finish(SolverStatus status, std::string message, Kokkos::Timer const& total,
+                      double loop_seconds) {
+    Kokkos::parallel_for("SpMVKit::solver::copy_back", Range(exec_, 0, n_),
+                         KrylovCopy<XView, Vec>{x_, xw_});
+    exec_.fence();
+    result_.status = status;
+    result_.message = std::move(message);
+    result_.iteration_seconds = loop_seconds;
+    result_.seconds_per_iteration =
+        result_.iterations > 0 ? loop_seconds / result_.iterations : 0.0;
+    if (opts_.time_spmv) result_.spmv_seconds = spmv_seconds_;
+    result_.total_seconds = total.seconds();
+    if (opts_.progress_stream && opts_.progress_every > 0) {
+      *opts_.progress_stream << name_ << ": " << name(status) << " after " << result_.iterations
+                             << " iterations, relative residual " << std::scientific
+                             << std::setprecision(3) << result_.relative_residual << " (true "
+                             << result_.true_relative_residual << ")" << std::defaultfloat
+                             << (result_.message.empty() ? "" : ": " + result_.message)
+                             << std::endl;
+    }
+    return result_;
+  }
+
+  /// A non-finite b or start: the status and message, or nothing.
+  bool non_finite_start(double rnorm, std::string& message) const {
+    if (!std::isfinite(norm_b_)) {
+      message = "non-finite value in the right-hand side b";
+      return true;
+    }
+    if (!std::isfinite(rnorm)) {
+      message = "non-finite value in the residual b − A x0 (is the initial guess or the matrix "
+                "finite?)";
+      return true;
+    }
+    return false;
+  }
+
+  char const* name_;
+  ExecutionSpace exec_;
+  Op& op_;
+  Prec const& M_;
+  BView b_;
+  XView x_;
+  SolverOptions const& opts_;
+  std::int64_t n_;
+  Reduction reduction_;
+  Vec xw_, tmp_;
+  double norm_b_ = -1;
+  SolverResult result_;
+  Kokkos::Timer spmv_timer_;
+  double spmv_seconds_ = 0;
+};
+
+} // namespace spmvkit::detail
+
+#endif

@@ -1,0 +1,371 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_SOLVERS_GMRES_HPP
+#define SPMVKIT_SOLVERS_GMRES_HPP
+
+/// \file
+/// Restarted GMRES(m) (Saad and Schultz 1986), right-preconditioned, on any
+/// operator and preconditioner.
+///
+/// Arnoldi with classical Gram-Schmidt and one reorthogonalisation (CGS2):
+/// the projections h = Vᵀw of a step are one multi-dot kernel (one reduction
+/// of j + 1 sums, one all-reduce for a distributed operator) rather than j + 1
+/// dependent dot products, and the second pass restores the orthogonality that
+/// classical Gram-Schmidt alone loses (Giraud et al. 2005). The least-squares
+/// problem is kept triangular by Givens rotations on the host, whose last
+/// entry |g_{j+1}| is the residual norm of the current iterate without forming
+/// it. Right preconditioning keeps that estimate the true residual's (in exact
+/// arithmetic): x = x0 + M⁻¹ V y.
+///
+/// At every restart, and when the estimate meets the tolerance, x is formed
+/// and ‖b − A x‖ computed: convergence is declared on it (a missed tolerance
+/// restarts from the true residual while that halves it, else stagnated).
+/// A zero h_{j+1,j} (the Krylov space is invariant: the "happy breakdown") ends
+/// the cycle with the exact solution of the projected problem.
+///
+/// Per iteration: one operator apply, one preconditioner apply, two multi-dot
+/// kernels and two update kernels over the basis (reading 2 (j + 1) n s), one
+/// norm: three host reads. Memory: m + 1 basis vectors and three work vectors.
+#include <spmvkit/core/checked_math.hpp>
+#include <spmvkit/solvers/detail/krylov_base.hpp>
+#include <spmvkit/solvers/preconditioner.hpp>
+#include <spmvkit/solvers/solver_options.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace spmvkit {
+
+/// Options of gmres(): the shared stopping criteria and logging, and the
+/// restart length.
+struct GmresOptions : SolverOptions {
+  /// Krylov vectors per cycle (m): 0 (default) for min(30, n), else 1 <= m <= n;
+  /// memory grows as (m + 1) n.
+  int restart = 0;
+};
+
+namespace detail {
+
+/// sums[c] = Σ_i V(i, c) w(i), c < count (V column-major with leading dimension n).
+template <class Vec, class Basis>
+struct GmresProject {
+  using value_type = double[];
+  Basis V;
+  Vec w;
+  std::int64_t n;
+  unsigned value_count;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type sums) const {
+    const double wi = static_cast<double>(w(i));
+    for (unsigned c = 0; c < value_count; ++c) sums[c] += static_cast<double>(V(c * n + i)) * wi;
+  }
+};
+
+/// w −= V h (h on the device, `count` entries); sum ‖w‖².
+template <class Vec, class Basis, class Coefficients>
+struct GmresSubtract {
+  Basis V;
+  Vec w;
+  Coefficients h;
+  std::int64_t n;
+  int count;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& ww) const {
+    auto wi = w(i);
+    for (int c = 0; c < count; ++c) wi -= h(c) * V(c * n + i);
+    w(i) = wi;
+    ww += static_cast<double>(wi) * static_cast<double>(wi);
+  }
+};
+
+/// V(:, column) = w * scale.
+template <class Vec, class Basis>
+struct GmresStore {
+  Basis V;
+  Vec w;
+  std::int64_t n, column;
+  typename Vec::non_const_value_type scale;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { V(column * n + i) = scale * w(i); }
+};
+
+/// u = V y (y on the device, `count` entries).
+template <class Vec, class Basis, class Coefficients>
+struct GmresCombine {
+  Basis V;
+  Vec u;
+  Coefficients y;
+  std::int64_t n;
+  int count;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    typename Vec::non_const_value_type s = 0;
+    for (int c = 0; c < count; ++c) s += y(c) * V(c * n + i);
+    u(i) = s;
+  }
+};
+
+template <class Vec>
+struct GmresAdd {
+  Vec x, z;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { x(i) += z(i); }
+};
+
+template <class ExecutionSpace, class Op, class Prec, class BView, class XView>
+class GmresSolver : KrylovBase<ExecutionSpace, Op, Prec, BView, XView> {
+  using Base = KrylovBase<ExecutionSpace, Op, Prec, BView, XView>;
+  using typename Base::Range;
+  using typename Base::Scalar;
+  using typename Base::Vec;
+  using Basis = Kokkos::View<Scalar*, typename Vec::device_type>;
+  using Coefficients = Kokkos::View<Scalar*, typename Vec::device_type>;
+
+public:
+  GmresSolver(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b, XView const& x,
+              GmresOptions const& opts)
+      : Base("gmres", exec, op, M, b, x, opts),
+        m_(opts.restart == 0 ? static_cast<int>(std::min<std::int64_t>(30, op.num_rows()))
+                             : opts.restart) {
+    if (opts.restart < 0 || opts.restart > this->n_ || (m_ < 1 && this->n_ > 0)) {
+      throw std::invalid_argument("spmvkit::gmres: restart must be 0 (automatic) or in [1, n] = "
+                                  "[1, " +
+                                  std::to_string(this->n_) + "], got " +
+                                  std::to_string(opts.restart));
+    }
+    V_ = allocate_view<Basis>(
+        exec, "SpMVKit::gmres::basis",
+        static_cast<std::int64_t>(
+            checked_bytes(this->n_, static_cast<std::size_t>(m_) + 1, "basis", "spmvkit::gmres")));
+    w_ = allocate_view<Vec>(exec, "SpMVKit::gmres::w", this->n_);
+    z_ = allocate_view<Vec>(exec, "SpMVKit::gmres::z", this->n_);
+    h_ = allocate_view<Coefficients>(exec, "SpMVKit::gmres::coefficients", m_ + 1);
+    h_host_ = Kokkos::create_mirror_view(h_);
+    H_.assign(static_cast<std::size_t>(m_ + 1) * std::max(m_, 1), 0.0);
+    cs_.assign(m_, 0.0);
+    sn_.assign(m_, 0.0);
+    g_.assign(m_ + 1, 0.0);
+  }
+
+  SolverResult solve() {
+    Kokkos::Timer total;
+    auto& res = this->result_;
+    this->start_x();
+    double beta = this->residual(w_);
+    std::string message;
+    if (this->non_finite_start(beta, message)) {
+      res.relative_residual = res.true_relative_residual = std::nan("");
+      return this->finish(SolverStatus::non_finite, message, total, 0);
+    }
+    if (this->norm_b_ == 0) {
+      Kokkos::deep_copy(this->exec_, this->xw_, Scalar(0));
+      return this->finish(SolverStatus::converged, "", total, 0);
+    }
+    const double nb = this->norm_b_;
+    const double tol = this->tolerance();
+    auto const& opts = this->opts_;
+    res.relative_residual = res.true_relative_residual = beta / nb;
+    if (beta <= tol * nb) return this->finish(SolverStatus::converged, "", total, 0);
+
+    Kokkos::Timer loop;
+    double previous_true = std::numeric_limits<double>::infinity();
+    SolverStatus status = SolverStatus::iteration_limit;
+    while (true) {
+      const Cycle cycle = arnoldi_cycle(beta, loop, message);
+      // x += M⁻¹ V y; then the true residual decides.
+      if (cycle.steps > 0) update_x(cycle.steps);
+      beta = this->residual(w_);
+      res.true_relative_residual = beta / nb;
+      if (cycle.status == SolverStatus::non_finite || !std::isfinite(beta)) {
+        status = SolverStatus::non_finite;
+        if (message.empty()) message = "non-finite residual after a restart";
+        break;
+      }
+      if (beta <= tol * nb) {
+        status = SolverStatus::converged;
+        res.relative_residual = beta / nb;
+        break;
+      }
+      if (res.true_relative_residual > opts.divergence_factor) {
+        status = SolverStatus::diverged;
+        message = "the residual ‖r‖/‖b‖ = " + solver_number(res.true_relative_residual) +
+                  " exceeds divergence_factor " + solver_number(opts.divergence_factor);
+        break;
+      }
+      if (cycle.status == SolverStatus::converged) {
+        // The estimate met the tolerance, the true residual did not.
+        if (!(res.true_relative_residual < 0.5 * previous_true) ||
+            res.iterations >= opts.max_iterations) {
+          status = SolverStatus::stagnated;
+          message = "the Arnoldi residual estimate " + solver_number(res.relative_residual) +
+                    " met the tolerance " + solver_number(tol) +
+                    " but the true residual ‖b − A x‖/‖b‖ is " +
+                    solver_number(res.true_relative_residual);
+          break;
+        }
+        previous_true = res.true_relative_residual;
+        ++res.residual_replacements;
+      }
+      if (res.iterations >= opts.max_iterations) {
+        status = SolverStatus::iteration_limit;
+        break;
+      }
+    }
+    return this->finish(status, message, total, loop.seconds());
+  }
+
+private:
+  struct Cycle {
+    int steps = 0;
+    SolverStatus status = SolverStatus::iteration_limit; // converged: the estimate met tol
+  };
+
+  Scalar* column(int c) const { return V_.data() + static_cast<std::int64_t>(c) * this->n_; }
+
+  /// One cycle from the residual in w_ (norm beta): up to m Arnoldi steps.
+  Cycle arnoldi_cycle(double beta, Kokkos::Timer const& loop, std::string& message) {
+    auto& res = this->result_;
+    auto const& exec = this->exec_;
+    const std::int64_t n = this->n_;
+    const double nb = this->norm_b_;
+    const double tol = this->tolerance();
+    Kokkos::parallel_for("SpMVKit::gmres::first_vector", Range(exec, 0, n),
+                         GmresStore<Vec, Basis>{V_, w_, n, 0, Scalar(1.0 / beta)});
+    std::fill(g_.begin(), g_.end(), 0.0);
+    g_[0] = beta;
+    Cycle cycle;
+    for (int j = 0; j < m_ && res.iterations < this->opts_.max_iterations; ++j) {
+      // w = A M⁻¹ v_j
+      const Vec vj(column(j), n);
+      this->apply_prec(vj, z_);
+      this->apply_op(z_, w_);
+      // CGS2: h = Vᵀw, w −= V h, twice; the second pass's ‖w‖² comes with it.
+      std::vector<double> h(j + 2, 0.0);
+      double ww = 0;
+      for (int pass = 0; pass < 2; ++pass) {
+        std::vector<double> sums(j + 1, 0.0);
+        Kokkos::parallel_reduce("SpMVKit::gmres::project", Range(exec, 0, n),
+                                GmresProject<Vec, Basis>{V_, w_, n, static_cast<unsigned>(j + 1)},
+                                sums.data());
+        this->all_reduce(sums.data(), j + 1);
+        for (int c = 0; c <= j; ++c) {
+          h[c] += sums[c];
+          h_host_(c) = static_cast<Scalar>(sums[c]);
+        }
+        Kokkos::deep_copy(exec, h_, h_host_);
+        ww = 0;
+        Kokkos::parallel_reduce("SpMVKit::gmres::orthogonalise", Range(exec, 0, n),
+                                GmresSubtract<Vec, Basis, Coefficients>{V_, w_, h_, n, j + 1}, ww);
+        this->all_reduce(&ww, 1);
+      }
+      const int k = ++res.iterations;
+      h[j + 1] = std::sqrt(ww);
+      bool finite = std::isfinite(h[j + 1]);
+      for (int c = 0; c <= j; ++c) finite = finite && std::isfinite(h[c]);
+      if (!finite) {
+        message = "non-finite Arnoldi coefficient at iteration " + std::to_string(k);
+        cycle.status = SolverStatus::non_finite;
+        return cycle; // the steps so far are discarded: x stays the cycle's start
+      }
+      // Apply the earlier rotations to the new column, then a new one that zeroes h[j+1].
+      for (int c = 0; c < j; ++c) {
+        const double a = cs_[c] * h[c] + sn_[c] * h[c + 1];
+        h[c + 1] = -sn_[c] * h[c] + cs_[c] * h[c + 1];
+        h[c] = a;
+      }
+      const double hj = h[j], hj1 = h[j + 1];
+      const double rr = std::hypot(hj, hj1);
+      cs_[j] = rr > 0 ? hj / rr : 1.0;
+      sn_[j] = rr > 0 ? hj1 / rr : 0.0;
+      h[j] = rr;
+      h[j + 1] = 0;
+      g_[j + 1] = -sn_[j] * g_[j];
+      g_[j] = cs_[j] * g_[j];
+      for (int c = 0; c <= j; ++c) H(c, j) = h[c];
+      cycle.steps = j + 1;
+      res.relative_residual = std::abs(g_[j + 1]) / nb;
+      this->report(k, res.relative_residual, loop.seconds());
+      if (rr == 0) {
+        // H's column is zero: A M⁻¹ v_j lies in the earlier basis, and the
+        // projected problem is singular in this direction; drop the step.
+        cycle.steps = j;
+        message = "breakdown: the Arnoldi column is zero at iteration " + std::to_string(k);
+        cycle.status = SolverStatus::breakdown;
+        return cycle;
+      }
+      if (std::abs(g_[j + 1]) <= tol * nb || hj1 == 0) {
+        cycle.status = SolverStatus::converged;
+        return cycle;
+      }
+      if (j + 1 < m_) {
+        Kokkos::parallel_for("SpMVKit::gmres::next_vector", Range(exec, 0, n),
+                             GmresStore<Vec, Basis>{V_, w_, n, j + 1, Scalar(1.0 / hj1)});
+      }
+    }
+    return cycle;
+  }
+
+  double& H(int row, int col) { return H_[static_cast<std::size_t>(col) * (m_ + 1) + row]; }
+
+  /// x += M⁻¹ V y with H y = g (upper triangular, `steps` columns).
+  void update_x(int steps) {
+    std::vector<double> y(steps, 0.0);
+    for (int i = steps - 1; i >= 0; --i) {
+      double s = g_[i];
+      for (int c = i + 1; c < steps; ++c) s -= H(i, c) * y[c];
+      y[i] = s / H(i, i);
+    }
+    for (int i = 0; i < steps; ++i) h_host_(i) = static_cast<Scalar>(y[i]);
+    Kokkos::deep_copy(this->exec_, h_, h_host_);
+    const std::int64_t n = this->n_;
+    Kokkos::parallel_for("SpMVKit::gmres::combine", Range(this->exec_, 0, n),
+                         GmresCombine<Vec, Basis, Coefficients>{V_, w_, h_, n, steps});
+    this->apply_prec(w_, z_);
+    Kokkos::parallel_for("SpMVKit::gmres::update_x", Range(this->exec_, 0, n),
+                         GmresAdd<Vec>{this->xw_, z_});
+  }
+
+  int m_;
+  Basis V_;
+  Vec w_, z_;
+  Coefficients h_;
+  typename Coefficients::HostMirror h_host_;
+  std::vector<double> H_, cs_, sn_, g_;
+};
+
+} // namespace detail
+
+/// Solves A x = b by right-preconditioned restarted GMRES(m) on `exec`, with
+/// preconditioner M (the overload without M runs unpreconditioned); m is
+/// GmresOptions::restart (default 30).
+///
+/// A, b, x, the status, exceptions and synchrony as for bicgstab(); also throws
+/// std::invalid_argument when restart is not in [1, n]. One iteration is one
+/// Arnoldi step (one apply). Memory: (m + 1) n for the basis and four vectors.
+template <class ExecutionSpace, class Matrix, class Prec, class BView, class XView,
+          class = std::enable_if_t<is_preconditioner_v<Prec>>>
+SolverResult gmres(ExecutionSpace const& exec, Matrix const& A, Prec const& M, BView const& b,
+                   XView const& x, GmresOptions const& opts = GmresOptions()) {
+  auto&& op = detail::as_operator<BView>(A);
+  using Op = std::remove_reference_t<decltype(op)>;
+  detail::GmresSolver<ExecutionSpace, Op, Prec, BView, XView> solver(exec, op, M, b, x, opts);
+  return solver.solve();
+}
+
+/// Unpreconditioned GMRES(m) (M = I); as above.
+template <class ExecutionSpace, class Matrix, class BView, class XView,
+          class = std::enable_if_t<Kokkos::is_view<BView>::value>>
+SolverResult gmres(ExecutionSpace const& exec, Matrix const& A, BView const& b, XView const& x,
+                   GmresOptions const& opts = GmresOptions()) {
+  auto&& op = detail::as_operator<BView>(A);
+  using Op = std::remove_reference_t<decltype(op)>;
+  const IdentityPreconditioner<Op> I(op.num_rows());
+  detail::GmresSolver<ExecutionSpace, Op, IdentityPreconditioner<Op>, BView, XView> solver(
+      exec, op, I, b, x, opts);
+  return solver.solve();
+}
+
+} // namespace spmvkit
+
+#endif

@@ -1,0 +1,294 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// BiCGStab and GMRES (solvers/bicgstab.hpp, solvers/gmres.hpp) on the solver
+// frame: nonsymmetric problems with and without Jacobi, every format, the true
+// residual recomputed here in long double, and each failure mode's status or
+// error.
+#include "solver_test_utils.hpp"
+#include "test_utils.hpp"
+
+#include <spmvkit/formats/format_list.hpp>
+#include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/solvers/bicgstab.hpp>
+#include <spmvkit/solvers/gmres.hpp>
+#include <spmvkit/solvers/preconditioner.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using namespace spmvkit;
+using namespace spmvkit::test;
+
+bool contains(std::string const& s, std::string const& part) {
+  return s.find(part) != std::string::npos;
+}
+
+/// A matrix from (row, col, value) triplets (any order, no duplicates).
+HostCrs from_triplets(std::int64_t rows, std::int64_t cols,
+                      std::vector<std::tuple<std::int64_t, std::int64_t, double>> e) {
+  std::sort(e.begin(), e.end());
+  HostCrs h;
+  h.rows = rows;
+  h.cols = cols;
+  h.row_starts.assign(static_cast<std::size_t>(rows + 1), 0);
+  for (auto const& [r, c, v] : e) {
+    ++h.row_starts[r + 1];
+    h.col.push_back(c);
+    h.val.push_back(v);
+  }
+  for (std::int64_t i = 0; i < rows; ++i) h.row_starts[i + 1] += h.row_starts[i];
+  return h;
+}
+
+/// -Δu + w·∇u on an m x m grid, first-order upwind, scaled by h²: nonsymmetric
+/// M-matrix (peclet: the mesh Péclet number |w| h / 2).
+HostCrs convection_diffusion_2d(int m, double peclet) {
+  std::vector<std::tuple<std::int64_t, std::int64_t, double>> e;
+  const double c = 2 * peclet; // w h with ε = 1 after scaling by h²
+  for (int j = 0; j < m; ++j)
+    for (int i = 0; i < m; ++i) {
+      const std::int64_t row = i + std::int64_t(m) * j;
+      e.emplace_back(row, row, 4 + 2 * c);
+      if (i > 0) e.emplace_back(row, row - 1, -1 - c); // wind from the west
+      if (i + 1 < m) e.emplace_back(row, row + 1, -1);
+      if (j > 0) e.emplace_back(row, row - m, -1 - c); // and from the south
+      if (j + 1 < m) e.emplace_back(row, row + m, -1);
+    }
+  return from_triplets(std::int64_t(m) * m, std::int64_t(m) * m, e);
+}
+
+/// ‖b − A x‖ / ‖b‖ in long double on the host.
+template <class XView, class BView>
+double true_relative_residual(HostCrs const& A, XView const& x, BView const& b) {
+  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  auto bh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  long double rr = 0, bb = 0;
+  for (std::int64_t i = 0; i < A.rows; ++i) {
+    long double s = bh(i);
+    for (auto k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k)
+      s -= static_cast<long double>(A.val[k]) * static_cast<long double>(xh(A.col[k]));
+    rr += s * s;
+    bb += static_cast<long double>(bh(i)) * bh(i);
+  }
+  return static_cast<double>(std::sqrt(rr / bb));
+}
+
+template <class Scalar, class Exec>
+Kokkos::View<Scalar*, typename Exec::memory_space> rhs_of(HostCrs const& A) {
+  // b = A 1 + a ripple, so that the solution is not a constant vector.
+  Kokkos::View<Scalar*, Kokkos::HostSpace> h("b", A.rows);
+  for (std::int64_t i = 0; i < A.rows; ++i) {
+    double s = 0;
+    for (auto k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k)
+      s += A.val[k] * (1.0 + 0.5 * std::sin(0.1 * A.col[k]));
+    h(i) = static_cast<Scalar>(s);
+  }
+  Kokkos::View<Scalar*, typename Exec::memory_space> b("b", A.rows);
+  Kokkos::deep_copy(b, h);
+  return b;
+}
+
+template <class Scalar>
+double tolerance_for() {
+  return sizeof(Scalar) == 8 ? 1e-10 : 1e-5;
+}
+
+template <class C>
+class KrylovTest : public ::testing::Test {};
+TYPED_TEST_SUITE(KrylovTest, AllConfigs, ConfigNames);
+
+TYPED_TEST(KrylovTest, SolveConvectionDiffusionWithAndWithoutJacobi) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  for (double peclet : {0.0, 0.5, 5.0}) {
+    const HostCrs h = convection_diffusion_2d(24, peclet);
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    const auto b = rhs_of<Scalar, Exec>(h);
+    const double tol = tolerance_for<Scalar>();
+    const auto M = make_jacobi(Exec(), A);
+    for (int way = 0; way < 4; ++way) {
+      Kokkos::View<Scalar*, typename Exec::memory_space> x("x", h.rows);
+      SolverResult r;
+      std::string what;
+      if (way < 2) {
+        BicgstabOptions o;
+        o.relative_tolerance = tol;
+        r = way == 0 ? bicgstab(Exec(), A, b, x, o) : bicgstab(Exec(), A, M, b, x, o);
+        what = way == 0 ? "bicgstab" : "bicgstab+jacobi";
+      } else {
+        GmresOptions o;
+        o.relative_tolerance = tol;
+        o.restart = 20;
+        r = way == 2 ? gmres(Exec(), A, b, x, o) : gmres(Exec(), A, M, b, x, o);
+        what = way == 2 ? "gmres(20)" : "gmres(20)+jacobi";
+      }
+      SCOPED_TRACE(what + " Pe=" + std::to_string(peclet));
+      EXPECT_TRUE(r.converged()) << name(r.status) << ": " << r.message;
+      EXPECT_GT(r.iterations, 0);
+      // The result's true residual is the one recomputed here (to rounding).
+      const double check = true_relative_residual(h, x, b);
+      EXPECT_LE(check, tol * 1.01 + 1e-14) << "reported " << r.true_relative_residual;
+      EXPECT_NEAR(check, r.true_relative_residual, 0.01 * tol + 1e-6 * check);
+    }
+  }
+}
+
+TYPED_TEST(KrylovTest, ShippedNonsymmetricMatrix) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto A =
+      read_matrix_market<Scalar, Exec>(std::string(SPMVKIT_TEST_MATRIX_DIR) + "/cage10.mtx.gz");
+  const HostCrs h = to_host(A);
+  const auto b = rhs_of<Scalar, Exec>(h);
+  const double tol = sizeof(Scalar) == 8 ? 1e-10 : 1e-5;
+  const auto M = make_jacobi(Exec(), A);
+  Kokkos::View<Scalar*, typename Exec::memory_space> x("x", h.rows), y("y", h.rows);
+  BicgstabOptions bo;
+  bo.relative_tolerance = tol;
+  const auto r = bicgstab(Exec(), A, M, b, x, bo);
+  EXPECT_TRUE(r.converged()) << name(r.status) << ": " << r.message;
+  EXPECT_LE(true_relative_residual(h, x, b), 1.01 * tol);
+  GmresOptions go;
+  go.relative_tolerance = tol;
+  const auto g = gmres(Exec(), A, M, b, y, go);
+  EXPECT_TRUE(g.converged()) << name(g.status) << ": " << g.message;
+  EXPECT_LE(true_relative_residual(h, y, b), 1.01 * tol);
+  // cage10 is well conditioned: a few dozen iterations, not hundreds.
+  EXPECT_LT(r.iterations, 100);
+  EXPECT_LT(g.iterations, 200);
+}
+
+TYPED_TEST(KrylovTest, BreakdownsLimitsAndBadInput) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using Vec = Kokkos::View<Scalar*, typename Exec::memory_space>;
+  auto vec = [](std::vector<double> const& v) {
+    Kokkos::View<Scalar*, Kokkos::HostSpace> h("h", v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) h(i) = static_cast<Scalar>(v[i]);
+    Vec d("v", v.size());
+    Kokkos::deep_copy(d, h);
+    return d;
+  };
+  // A swap: r̂ᵀ(A r̂) = 0 at once for b = e_0: BiCGStab's ρ-type breakdown.
+  const auto swap = make_device_crs<Scalar, Exec>(from_triplets(2, 2, {{0, 1, 1.0}, {1, 0, 1.0}}));
+  Vec x("x", 2);
+  auto r = bicgstab(Exec(), swap, vec({1, 0}), x);
+  EXPECT_EQ(r.status, SolverStatus::breakdown);
+  EXPECT_TRUE(contains(r.message, "r̂ᵀv = 0 at iteration 1")) << r.message;
+  EXPECT_FALSE(r.converged());
+  // GMRES solves the same system (in two steps).
+  auto g = gmres(Exec(), swap, vec({1, 0}), x);
+  EXPECT_TRUE(g.converged()) << g.message;
+
+  const HostCrs h = convection_diffusion_2d(10, 1.0);
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  const auto b = rhs_of<Scalar, Exec>(h);
+  Vec y("y", h.rows);
+  // Iteration limit: not converged, the true residual says how far.
+  BicgstabOptions few;
+  few.max_iterations = 2;
+  r = bicgstab(Exec(), A, b, y, few);
+  EXPECT_EQ(r.status, SolverStatus::iteration_limit);
+  EXPECT_EQ(r.iterations, 2);
+  EXPECT_NEAR(r.true_relative_residual, true_relative_residual(h, y, b),
+              1e-3 * r.true_relative_residual);
+  GmresOptions gfew;
+  gfew.max_iterations = 3;
+  gfew.restart = 2;
+  g = gmres(Exec(), A, b, y, gfew);
+  EXPECT_EQ(g.status, SolverStatus::iteration_limit);
+  EXPECT_EQ(g.iterations, 3);
+  // NaN in b: non_finite, never converged.
+  auto bad_b = vec(std::vector<double>(h.rows, 1.0));
+  Kokkos::deep_copy(Kokkos::subview(bad_b, 3), std::numeric_limits<Scalar>::quiet_NaN());
+  EXPECT_EQ(bicgstab(Exec(), A, bad_b, y).status, SolverStatus::non_finite);
+  EXPECT_EQ(gmres(Exec(), A, bad_b, y).status, SolverStatus::non_finite);
+  // Zero right-hand side: x = 0, converged without iterating.
+  const Vec zero("zero", h.rows);
+  g = gmres(Exec(), A, zero, y);
+  EXPECT_TRUE(g.converged());
+  EXPECT_EQ(g.iterations, 0);
+
+  // Errors: sizes, aliasing, restart, a preconditioner of another size, options.
+  Vec short_x("short", h.rows - 1);
+  EXPECT_THROW(bicgstab(Exec(), A, b, short_x), std::invalid_argument);
+  EXPECT_THROW(gmres(Exec(), A, b, Vec(b)), std::invalid_argument);
+  GmresOptions big;
+  big.restart = static_cast<int>(h.rows) + 1;
+  EXPECT_THROW(gmres(Exec(), A, b, y, big), std::invalid_argument);
+  big.restart = -1;
+  EXPECT_THROW(gmres(Exec(), A, b, y, big), std::invalid_argument);
+  const auto small = make_device_crs<Scalar, Exec>(convection_diffusion_2d(3, 0.0));
+  const auto M_small = make_jacobi(Exec(), small);
+  try {
+    bicgstab(Exec(), A, M_small, b, y);
+    ADD_FAILURE() << "a preconditioner of another size was accepted";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_TRUE(contains(e.what(), "the preconditioner has 9 rows, the operator 100")) << e.what();
+  }
+  BicgstabOptions nan_tol;
+  nan_tol.relative_tolerance = std::nan("");
+  EXPECT_THROW(bicgstab(Exec(), A, b, y, nan_tol), std::invalid_argument);
+}
+
+TYPED_TEST(KrylovTest, JacobiNamesTheFirstUnusableRow) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto A = make_device_crs<Scalar, Exec>(
+      from_triplets(4, 4, {{0, 0, 2.0}, {1, 2, 1.0}, {2, 2, 3.0}, {3, 3, -1.0}, {3, 1, 1.0}}));
+  try {
+    make_jacobi(Exec(), A);
+    ADD_FAILURE() << "a zero diagonal entry was accepted";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_TRUE(contains(e.what(), "1 of 4 rows have a zero or non-finite diagonal entry (first: "
+                                   "row 1)"))
+        << e.what();
+  }
+}
+
+// Every format of the list: the same nonsymmetric system reaches the same
+// outcome as with CRS, judged on the true residual.
+template <class C>
+class KrylovEveryFormatTest : public ::testing::Test {};
+TYPED_TEST_SUITE(KrylovEveryFormatTest, FormatConfigs, FormatConfigNames);
+
+TYPED_TEST(KrylovEveryFormatTest, BicgstabAndGmresWithJacobi) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using Format = typename TypeParam::format;
+  const HostCrs h = convection_diffusion_2d(16, 2.0);
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  const auto b = rhs_of<Scalar, Exec>(h);
+  const double tol = tolerance_for<Scalar>();
+  for (auto const& o : test_options<Format, Exec>()) {
+    if (!Format::obstacle(Exec(), A, o).empty()) continue;
+    const auto F = Format::from_crs(Exec(), A, o);
+    const auto op = make_operator(F, o);
+    const auto M = make_jacobi(Exec(), op);
+    Kokkos::View<Scalar*, typename Exec::memory_space> x("x", h.rows), y("y", h.rows);
+    BicgstabOptions bo;
+    bo.relative_tolerance = tol;
+    const auto r = bicgstab(Exec(), op, M, b, x, bo);
+    GmresOptions go;
+    go.relative_tolerance = tol;
+    const auto g = gmres(Exec(), op, M, b, y, go);
+    SCOPED_TRACE(Format::name(o));
+    EXPECT_TRUE(r.converged()) << name(r.status) << ": " << r.message;
+    EXPECT_TRUE(g.converged()) << name(g.status) << ": " << g.message;
+    EXPECT_LE(true_relative_residual(h, x, b), 1.01 * tol);
+    EXPECT_LE(true_relative_residual(h, y, b), 1.01 * tol);
+  }
+}
+
+} // namespace
