@@ -49,7 +49,7 @@ namespace ex = spmvkit::examples;
 using Exec = Kokkos::DefaultExecutionSpace;
 
 struct Config {
-  // Defaults honest about the machine: a first run on a 2-core host takes about 20 s.
+  // Defaults honest about the machine: a first run on a 2-core host stays well under a minute.
   static constexpr bool on_host = Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible;
   std::int64_t N = on_host ? 48 : 128;
   std::string formats = ex::one_per_family(true);
