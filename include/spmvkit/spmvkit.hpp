@@ -13,7 +13,7 @@
 /// Kernels.
 
 /// \namespace spmvkit
-/// Everything public in SpMVKit: sparse matrix formats, SpMV, CG, a FEM model problem, Matrix
+/// Everything public in SpMVKit: sparse matrix formats, SpMV, CG, model problems, Matrix
 /// Market I/O and Kokkos Kernels interop.
 ///
 /// **Where to start**, by domain (folder of include/spmvkit/):
@@ -31,7 +31,9 @@
 /// - operations/: spmv() (y = beta y + alpha A x, any format) and spgemm() (C = A B, with a
 ///   handle for repeated numeric phases).
 /// - problems/: the FEM Poisson test problem (make_fem_poisson(), fem_poisson_rhs(),
-///   fem_poisson_exact(), fem_poisson_l2_error()).
+///   fem_poisson_exact(), fem_poisson_l2_error()) and the nonsymmetric convection-diffusion one
+///   (ConvectionDiffusion, make_convection_diffusion(), convection_diffusion_rhs(),
+///   convection_diffusion_solution()).
 /// - io/: read_matrix_market(), read_matrix_market_info(), write_matrix_market().
 /// - solvers/: cg() (standard or pipelined, Jacobi-preconditioned, mixed precision) with
 ///   CgOptions and CgResult on any operator (MatrixOperator, ReorderedOperator, a user's).
@@ -83,6 +85,7 @@
 #include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/operations/spgemm.hpp>
 #include <spmvkit/operations/spmv.hpp>
+#include <spmvkit/problems/convection_diffusion.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/reorder/band_k.hpp>
 #include <spmvkit/reorder/rcm.hpp>
