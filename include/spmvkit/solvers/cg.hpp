@@ -94,10 +94,13 @@
 /// residuals and the iteration counts beside double CG's.
 #include <spmvkit/solvers/cg_options.hpp>
 #include <spmvkit/solvers/detail/cg_solver.hpp>
+#include <spmvkit/solvers/detail/pcg_solver.hpp>
 #include <spmvkit/solvers/operator.hpp>
+#include <spmvkit/solvers/preconditioner.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <stdexcept>
 #include <type_traits>
 
 namespace spmvkit {
@@ -181,6 +184,50 @@ CgResult cg(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x,
   (void)vector_operations;
   detail::CgSolver<ExecutionSpace, Op, BView, XView, VectorOperations> solver(exec, op, b, x, opts);
   return solver.solve();
+}
+
+/// Preconditioned CG with a preconditioner object M (solvers/preconditioner.hpp):
+/// z = M⁻¹ r, for M symmetric positive definite (Jacobi, block-Jacobi of an SPD
+/// matrix, Chebyshev, IC(0)).
+///
+/// An element-wise M (JacobiPreconditioner) runs the fused loop above with M's
+/// inverse diagonal (standard or pipelined, 14 n s bytes per iteration); any
+/// other M runs the textbook loop with a stored z and host-formed scalars (one
+/// apply of A and of M, three vector kernels and two dot products per iteration;
+/// the pipelined variant then throws std::invalid_argument). A pᵀAp <= 0 or
+/// rᵀM⁻¹r <= 0 ends the solve with SolverStatus::indefinite. Besides cg()'s
+/// exceptions, throws std::invalid_argument when M's size is not A's or when
+/// CgOptions::jacobi is also set (two preconditioners).
+template <class ExecutionSpace, class Matrix, class Prec, class BView, class XView,
+          class = std::enable_if_t<is_preconditioner_v<Prec>>>
+CgResult cg(ExecutionSpace const& exec, Matrix const& A, Prec const& M, BView const& b,
+            XView const& x, CgOptions const& opts = CgOptions()) {
+  auto&& op = detail::as_operator<BView>(A);
+  using Op = std::remove_reference_t<decltype(op)>;
+  detail::check_preconditioner_size(M, op.num_rows(), "spmvkit::cg");
+  if (opts.jacobi) {
+    throw std::invalid_argument("spmvkit::cg: CgOptions::jacobi and a preconditioner object are "
+                                "both given; use one (make_jacobi() is the object)");
+  }
+  if constexpr (is_identity_preconditioner_v<Prec>) {
+    detail::CgSolver<ExecutionSpace, Op, BView, XView, FusedVectors> solver(exec, op, b, x, opts);
+    return solver.solve();
+  } else if constexpr (is_elementwise_preconditioner_v<Prec>) {
+    using Vec = typename Op::vector_type;
+    static_assert(std::is_same_v<typename Prec::vector_type, Vec>,
+                  "spmvkit::cg: the preconditioner's vector_type must be the operator's");
+    detail::CgSolver<ExecutionSpace, Op, BView, XView, FusedVectors> solver(
+        exec, op, b, x, opts, M.inverse_diagonal(), true);
+    return solver.solve();
+  } else {
+    if (opts.variant == CgVariant::pipelined) {
+      throw std::invalid_argument(
+          "spmvkit::cg: CgVariant::pipelined takes element-wise preconditioners only (Jacobi): "
+          "its one fused reduction has no place for a general M⁻¹ apply");
+    }
+    detail::PcgSolver<ExecutionSpace, Op, Prec, BView, XView> solver(exec, op, M, b, x, opts);
+    return solver.solve();
+  }
 }
 
 } // namespace spmvkit

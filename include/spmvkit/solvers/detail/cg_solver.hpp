@@ -207,10 +207,14 @@ class CgSolver {
   static constexpr int automatic_replacement_interval = sizeof(Scalar) >= 8 ? 100 : 20;
 
 public:
+  /// `preset_inverse_diagonal`: an element-wise preconditioner's D⁻¹ (solvers/preconditioner.hpp),
+  /// used by the fused kernels as Jacobi's; empty: CgOptions::jacobi decides.
   CgSolver(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x,
-           CgOptions const& opts)
+           CgOptions const& opts, Vec const& preset_inverse_diagonal = Vec(),
+           bool has_preset = false)
       : op_(op), opts_(opts), n_(op.num_rows()), pipelined_(opts.variant == CgVariant::pipelined),
-        w_(exec, b, x, op.reduction()) {
+        preset_(has_preset), jacobi_(opts.jacobi || has_preset), w_(exec, b, x, op.reduction()) {
+    w_.dinv = preset_inverse_diagonal;
     if constexpr (has_error_agreement<Reduction>::value) {
       // A distributed solve: a rank whose checks or allocations fail must not
       // leave the others waiting in the first all-reduce.
@@ -273,21 +277,21 @@ private:
     w_.layout = pipelined_ ? CgScalarLayout{check_interval_ + 2, 4, 3}
                            : CgScalarLayout{check_interval_ + 1, 3, 2};
     w_.n = n_;
-    w_.jacobi = opts.jacobi;
+    w_.jacobi = jacobi_;
     w_.largest = largest;
     w_.r = allocate_view<Vec>(exec, "SpMVKit::cg::r", n_);
     w_.p = allocate_view<Vec>(exec, "SpMVKit::cg::p", n_);
     w_.q = allocate_view<Vec>(exec, "SpMVKit::cg::q", n_);
-    if (VectorOps::needs_z && opts.jacobi) w_.z = allocate_view<Vec>(exec, "SpMVKit::cg::z", n_);
+    if (VectorOps::needs_z && jacobi_) w_.z = allocate_view<Vec>(exec, "SpMVKit::cg::z", n_);
     if (pipelined_) {
       // q doubles as the pipelined q (D⁻¹s) with Jacobi and is unused without.
       w_.z = allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_z", n_);
       pw_ = allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_w", n_);
       pn_ = allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_n", n_);
       ps_ = allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_s", n_);
-      pu_ = opts.jacobi ? allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_u", n_) : w_.r;
-      pm_ = opts.jacobi ? allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_m", n_) : pw_;
-      pq_ = opts.jacobi ? w_.q : ps_;
+      pu_ = jacobi_ ? allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_u", n_) : w_.r;
+      pm_ = jacobi_ ? allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_m", n_) : pw_;
+      pq_ = jacobi_ ? w_.q : ps_;
     }
     // Pipelined: three scratch doubles after the ring for a replacement's sums.
     w_.scalars = allocate_view<Scalars>(exec, "SpMVKit::cg::scalars",
@@ -307,7 +311,7 @@ public:
       return result_;
     };
     if (!opts_.use_initial_guess) zero_x();
-    if (opts_.jacobi) {
+    if (opts_.jacobi && !preset_) {
       std::string problem = invert_diagonal();
       if (!problem.empty()) {
         result_.relative_residual = result_.true_relative_residual =
@@ -641,6 +645,8 @@ private:
   CgOptions const& opts_;
   std::int64_t n_;
   bool pipelined_;
+  bool preset_;                     // the preconditioner's D⁻¹ is given (no diagonal to invert)
+  bool jacobi_;                     // D⁻¹ in the fused kernels: CgOptions::jacobi or a preset
   bool rounding_breakdown_ = false; // pipelined pᵀAp failed after a good iteration
   bool reduction_pending_ = false;  // an all-reduce posted by start_all_reduce
   int first_ = 0;                   // the iteration the last start began at
