@@ -13,6 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 
@@ -57,20 +58,19 @@ public:
   /// every later use fails the same way.
   template <class Check>
   void ensure_structure(Check&& check) {
+    // Every SpMV asks: once known, an acquire load answers without the lock.
+    if (structure_known_.load(std::memory_order_acquire)) return;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (structure_known_) return;
+    if (structure_known_.load(std::memory_order_relaxed)) return;
     check();
-    structure_known_ = true;
+    structure_known_.store(true, std::memory_order_release);
   }
   /// Records that the structure is valid (checked, or the caller's promise).
   void set_structure_known() {
     std::lock_guard<std::mutex> lock(mutex_);
-    structure_known_ = true;
+    structure_known_.store(true, std::memory_order_release);
   }
-  bool structure_known() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return structure_known_;
-  }
+  bool structure_known() const { return structure_known_.load(std::memory_order_acquire); }
 
   bool has_statistics() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -82,7 +82,7 @@ public:
   }
   void clear() {
     std::lock_guard<std::mutex> lock(mutex_);
-    structure_known_ = false;
+    structure_known_.store(false, std::memory_order_release);
     has_statistics_ = false;
     has_plan_ = false;
     plan_ = plan_type();
@@ -90,7 +90,7 @@ public:
 
 private:
   mutable std::mutex mutex_;
-  bool structure_known_ = false;
+  std::atomic<bool> structure_known_{false};
   bool has_statistics_ = false;
   MatrixStatistics statistics_;
   bool has_plan_ = false;
