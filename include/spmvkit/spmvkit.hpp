@@ -37,6 +37,10 @@
 /// - io/: read_matrix_market(), read_matrix_market_info(), write_matrix_market().
 /// - solvers/: cg() (standard or pipelined, Jacobi-preconditioned, mixed precision) with
 ///   CgOptions and CgResult on any operator (MatrixOperator, ReorderedOperator, a user's).
+///   Preconditioners for bicgstab() and gmres() (solvers/preconditioners/): block-Jacobi
+///   (make_block_jacobi(): the inverted diagonal blocks of a CrsMatrix, fixed-size or user-given,
+///   up to 32 rows) and Chebyshev (make_chebyshev(): a fixed polynomial in D⁻¹A of any matrix or
+///   operator, λmax estimated by power iterations).
 /// - interop/: Kokkos Kernels (to_kokkos_kernels(), from_kokkos_kernels(), KokkosKernelsSpmv,
 ///   KokkosBlasVectors for cg).
 /// - distributed/: the same over MPI (SpMVKit::mpi; distributed/distributed.hpp, not included
@@ -92,6 +96,8 @@
 #include <spmvkit/select/auto_matrix.hpp>
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/operator.hpp>
+#include <spmvkit/solvers/preconditioners/block_jacobi.hpp>
+#include <spmvkit/solvers/preconditioners/chebyshev.hpp>
 #include <spmvkit/solvers/reordered_operator.hpp>
 #include <spmvkit/version.hpp>
 #if defined(SPMVKIT_HAS_KOKKOS_KERNELS)

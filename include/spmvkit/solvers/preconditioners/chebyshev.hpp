@@ -1,0 +1,301 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_SOLVERS_PRECONDITIONERS_CHEBYSHEV_HPP
+#define SPMVKIT_SOLVERS_PRECONDITIONERS_CHEBYSHEV_HPP
+
+/// \file
+/// Chebyshev polynomial preconditioning around Jacobi (as Ifpack2, Belos and
+/// hypre do): M⁻¹ r is `degree` steps of the Chebyshev iteration for A z = r,
+/// preconditioned by D = diag(A), from z = 0, tuned to the eigenvalue interval
+/// [λmax / eigenvalue_ratio, eigenvalue_boost · λmax] of D⁻¹A (Saad, Iterative
+/// Methods for Sparse Linear Systems, Algorithm 12.1):
+///
+/// \verbatim
+///   θ = (upper + lower) / 2,  δ = (upper − lower) / 2,  σ = θ / δ,  ρ₀ = 1 / σ
+///   d = D⁻¹ r / θ,  z = d
+///   k = 1 .. degree − 1:  ρₖ = 1 / (2σ − ρₖ₋₁)
+///                         d = ρₖ ρₖ₋₁ d + (2 ρₖ / δ) D⁻¹ (r − A z),  z = z + d
+/// \endverbatim
+///
+/// The coefficients depend on the interval only, so M⁻¹ = p(D⁻¹A) D⁻¹ is a fixed
+/// polynomial of degree − 1 in A: a linear preconditioner (symmetric positive
+/// definite for an SPD A whose interval covers the spectrum, so CG may use it),
+/// unlike an inner Krylov solve. It damps the upper part of the spectrum, which
+/// is what Jacobi leaves: a degree-3 apply costs two operator applies and
+/// typically saves more iterations than it costs on Poisson-like problems.
+///
+/// λmax of D⁻¹A is estimated at set-up by power iterations from a fixed
+/// pseudo-random start (deterministic: the same on every backend and run), or
+/// given (ChebyshevOptions::lambda_max). The estimate approaches λmax from
+/// below for a symmetric D⁻¹A; eigenvalue_boost covers the gap. Nonsymmetric
+/// problems (convection-diffusion) work as long as D⁻¹A's eigenvalues lie near
+/// the positive real axis.
+///
+/// Per apply: degree − 1 operator applies and degree fused vector kernels (one
+/// per step); nothing is allocated. Memory: three vectors of n (D⁻¹ and two work
+/// vectors), so two solves must not apply one preconditioner at the same time.
+#include <spmvkit/core/memory.hpp>
+#include <spmvkit/solvers/operator.hpp>
+#include <spmvkit/solvers/preconditioner.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace spmvkit {
+
+/// Parameters of the Chebyshev preconditioner (defaults as Ifpack2's, but degree 3).
+struct ChebyshevOptions {
+  /// Chebyshev steps per apply, >= 1: degree − 1 operator applies (1 is scaled Jacobi).
+  int degree = 3;
+  /// λmax / λmin of the interval the polynomial is tuned to, > 1: the larger,
+  /// the more of the spectrum is damped, and the less per eigenvalue.
+  double eigenvalue_ratio = 30;
+  /// Power iterations that estimate λmax of D⁻¹A at set-up, >= 1 (unless lambda_max is given).
+  int power_iterations = 10;
+  /// The interval's top is eigenvalue_boost · λmax, >= 1: an estimate from
+  /// below must still cover the spectrum.
+  double eigenvalue_boost = 1.1;
+  /// λmax of D⁻¹A when known (> 0): no power iterations. 0 (default): estimate it.
+  double lambda_max = 0;
+};
+
+namespace detail {
+
+/// A deterministic pseudo-random start in [-1, 1) (splitmix64 of the row):
+/// signs that vary excite the oscillatory modes λmax belongs to.
+template <class Vec>
+struct ChebyshevStart {
+  Vec x;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    std::uint64_t h = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(i + 1);
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    h ^= h >> 31;
+    const double u = static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
+    x(i) = static_cast<typename Vec::value_type>(2 * u - 1);
+  }
+};
+
+/// y = D⁻¹ (A x) in place of A x; sums = {xᵀy, xᵀx, yᵀy}.
+template <class Vec>
+struct ChebyshevPower {
+  using value_type = double[];
+  Vec dinv, x, y;
+  unsigned value_count = 3;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type sums) const {
+    const auto yi = dinv(i) * y(i);
+    y(i) = yi;
+    const double xd = static_cast<double>(x(i)), yd = static_cast<double>(yi);
+    sums[0] += xd * yd;
+    sums[1] += xd * xd;
+    sums[2] += yd * yd;
+  }
+};
+
+/// x = s y (the power iteration's normalisation).
+template <class Vec>
+struct ChebyshevScale {
+  Vec x, y;
+  typename Vec::non_const_value_type s;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { x(i) = s * y(i); }
+};
+
+/// The first step from z = 0: d = D⁻¹ r / θ, z = d.
+template <class Vec>
+struct ChebyshevFirst {
+  Vec dinv, r, d, z;
+  typename Vec::non_const_value_type inv_theta;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    const auto di = inv_theta * dinv(i) * r(i);
+    d(i) = di;
+    z(i) = di;
+  }
+};
+
+/// One step after w = A z: d = a d + c D⁻¹ (r − w), z += d (one pass).
+template <class Vec>
+struct ChebyshevStep {
+  Vec dinv, r, w, d, z;
+  typename Vec::non_const_value_type a, c;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    const auto di = a * d(i) + c * dinv(i) * (r(i) - w(i));
+    d(i) = di;
+    z(i) += di;
+  }
+};
+
+} // namespace detail
+
+/// Chebyshev polynomial preconditioner of degree `degree` around Jacobi (the
+/// file's documentation gives the recurrence and the cost).
+///
+/// Holds a copy of the operator it applies. MatrixOperator holds a reference to
+/// its matrix, so the matrix that make_chebyshev() or the operator wraps must
+/// outlive the preconditioner. Models the preconditioner concept of
+/// solvers/preconditioner.hpp with the operator's vector_type.
+///
+/// \tparam Operator a linear operator (solvers/operator.hpp)
+template <class Operator>
+class ChebyshevPreconditioner {
+public:
+  using operator_type = Operator;
+  using execution_space = typename Operator::execution_space;
+  using scalar_type = typename Operator::scalar_type;
+  using vector_type = typename Operator::vector_type;
+
+  /// Inverts diag(A) (JacobiPreconditioner: throws std::invalid_argument naming
+  /// the first zero or non-finite diagonal entry, or for a non-square A),
+  /// allocates the work vectors and estimates λmax (or takes the given one).
+  ///
+  /// Throws std::invalid_argument for options out of range (naming the option
+  /// and its value) and for an estimate of λmax that is not finite or not
+  /// positive; AllocationError; what A's apply throws. Synchronous (the
+  /// estimate is read back): power_iterations applies and reductions.
+  ChebyshevPreconditioner(execution_space const& exec, Operator const& A,
+                          ChebyshevOptions const& options = ChebyshevOptions())
+      : options_(checked(options)), op_(A), jacobi_(exec, op_),
+        d_(detail::allocate_view<vector_type>(exec, "SpMVKit::preconditioner::chebyshev_d",
+                                              A.num_rows())),
+        w_(detail::allocate_view<vector_type>(exec, "SpMVKit::preconditioner::chebyshev_w",
+                                              A.num_rows())) {
+    lambda_max_ = options_.lambda_max > 0 ? options_.lambda_max : estimate_lambda_max(exec);
+    upper_ = options_.eigenvalue_boost * lambda_max_;
+    lower_ = lambda_max_ / options_.eigenvalue_ratio;
+  }
+
+  /// Number of rows n.
+  std::int64_t num_rows() const { return jacobi_.num_rows(); }
+  /// λmax of D⁻¹A: the power iterations' estimate, or ChebyshevOptions::lambda_max.
+  double lambda_max() const { return lambda_max_; }
+  /// The interval the polynomial is tuned to: [λmax / eigenvalue_ratio, ...
+  double interval_lower() const { return lower_; }
+  /// ... eigenvalue_boost · λmax].
+  double interval_upper() const { return upper_; }
+  /// The options it was built with.
+  ChebyshevOptions const& options() const { return options_; }
+  /// 1 / diag(A).
+  vector_type const& inverse_diagonal() const { return jacobi_.inverse_diagonal(); }
+  /// Device memory held besides the operator: D⁻¹ and two work vectors, in bytes.
+  std::size_t memory_bytes() const {
+    return 3 * static_cast<std::size_t>(num_rows()) * sizeof(scalar_type);
+  }
+
+  /// z = M⁻¹ r = p(D⁻¹A) D⁻¹ r: `degree` Chebyshev steps from z = 0;
+  /// asynchronous on exec; r and z distinct. Uses the work vectors: one apply
+  /// at a time per preconditioner.
+  void apply(execution_space const& exec, vector_type const& r, vector_type const& z) const {
+    using Range = Kokkos::RangePolicy<execution_space, Kokkos::IndexType<std::int64_t>>;
+    using S = scalar_type;
+    const Range range(exec, 0, num_rows());
+    vector_type const& dinv = jacobi_.inverse_diagonal();
+    const double theta = (upper_ + lower_) / 2, delta = (upper_ - lower_) / 2;
+    const double sigma = theta / delta;
+    Kokkos::parallel_for("SpMVKit::preconditioner::chebyshev_first", range,
+                         detail::ChebyshevFirst<vector_type>{dinv, r, d_, z, S(1 / theta)});
+    double rho = 1 / sigma;
+    for (int k = 1; k < options_.degree; ++k) {
+      op_.apply(exec, z, w_);
+      const double rho_next = 1 / (2 * sigma - rho);
+      Kokkos::parallel_for("SpMVKit::preconditioner::chebyshev_step", range,
+                           detail::ChebyshevStep<vector_type>{dinv, r, w_, d_, z, S(rho_next * rho),
+                                                              S(2 * rho_next / delta)});
+      rho = rho_next;
+    }
+  }
+
+private:
+  static constexpr char const* where = "spmvkit::ChebyshevPreconditioner";
+
+  static std::string text(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+  }
+
+  static ChebyshevOptions const& checked(ChebyshevOptions const& o) {
+    auto fail = [](std::string const& what) { throw std::invalid_argument(where + (": " + what)); };
+    if (o.degree < 1) fail("degree = " + std::to_string(o.degree) + " must be at least 1");
+    if (!(o.eigenvalue_ratio > 1) || !std::isfinite(o.eigenvalue_ratio)) {
+      fail("eigenvalue_ratio = " + text(o.eigenvalue_ratio) +
+           " must be finite and greater than 1 (λmax / λmin of the interval)");
+    }
+    if (!(o.eigenvalue_boost >= 1) || !std::isfinite(o.eigenvalue_boost)) {
+      fail("eigenvalue_boost = " + text(o.eigenvalue_boost) + " must be finite and at least 1");
+    }
+    if (!(o.lambda_max >= 0) || !std::isfinite(o.lambda_max)) {
+      fail("lambda_max = " + text(o.lambda_max) +
+           " must be finite and positive, or 0 to estimate it");
+    }
+    if (o.lambda_max == 0 && o.power_iterations < 1) {
+      fail("power_iterations = " + std::to_string(o.power_iterations) +
+           " must be at least 1 to estimate λmax (or give lambda_max)");
+    }
+    return o;
+  }
+
+  /// Power iterations on D⁻¹A from a fixed start (d_ holds x, w_ holds y);
+  /// the Rayleigh quotient xᵀy / xᵀx of the last one. The operator's
+  /// reduction policy sums the partial sums (a distributed operator's ranks).
+  double estimate_lambda_max(execution_space const& exec) {
+    using Range = Kokkos::RangePolicy<execution_space, Kokkos::IndexType<std::int64_t>>;
+    using S = scalar_type;
+    const Range range(exec, 0, num_rows());
+    const auto reduction = op_.reduction();
+    Kokkos::parallel_for("SpMVKit::preconditioner::chebyshev_start", range,
+                         detail::ChebyshevStart<vector_type>{d_});
+    double lambda = 0;
+    for (int k = 1; k <= options_.power_iterations; ++k) {
+      op_.apply(exec, d_, w_);
+      double sums[3] = {0, 0, 0};
+      Kokkos::parallel_reduce("SpMVKit::preconditioner::chebyshev_power", range,
+                              detail::ChebyshevPower<vector_type>{inverse_diagonal(), d_, w_},
+                              sums);
+      reduction.all_reduce_host(sums, 3);
+      lambda = sums[0] / sums[1];
+      const bool last = k == options_.power_iterations;
+      if (!std::isfinite(lambda) || !(lambda > 0) || !(sums[2] > 0) || !std::isfinite(sums[2])) {
+        throw std::invalid_argument(
+            std::string(where) + ": the power iteration's estimate of λmax(D⁻¹A) is " +
+            text(lambda) + " at iteration " + std::to_string(k) +
+            " (not finite or not positive: is A finite, and are the eigenvalues of D⁻¹A on the "
+            "positive side, as for a symmetric positive definite A?); give lambda_max if known");
+      }
+      if (!last) {
+        Kokkos::parallel_for(
+            "SpMVKit::preconditioner::chebyshev_normalise", range,
+            detail::ChebyshevScale<vector_type>{d_, w_, S(1 / std::sqrt(sums[2]))});
+      }
+    }
+    return lambda;
+  }
+
+  ChebyshevOptions options_;
+  // Operators' apply() may be non-const (a cached handle); apply() here is const.
+  mutable Operator op_;
+  JacobiPreconditioner<Operator> jacobi_;
+  vector_type d_, w_;
+  double lambda_max_ = 0, upper_ = 0, lower_ = 0;
+};
+
+/// The Chebyshev preconditioner of A: a matrix of any SpMVKit format, a
+/// KokkosSparse::CrsMatrix (with interop/kokkos_kernels.hpp) or an operator;
+/// ChebyshevPreconditioner of its operator. A matrix is held by reference
+/// (MatrixOperator): it must outlive the preconditioner.
+template <class ExecutionSpace, class Matrix>
+auto make_chebyshev(ExecutionSpace const& exec, Matrix const& A,
+                    ChebyshevOptions const& options = ChebyshevOptions()) {
+  auto&& op = detail::as_operator<void>(A);
+  using Op = std::remove_const_t<std::remove_reference_t<decltype(op)>>;
+  return ChebyshevPreconditioner<Op>(exec, op, options);
+}
+
+} // namespace spmvkit
+
+#endif
