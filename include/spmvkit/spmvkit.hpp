@@ -36,7 +36,10 @@
 ///   convection_diffusion_solution()).
 /// - io/: read_matrix_market(), read_matrix_market_info(), write_matrix_market().
 /// - solvers/: cg() (standard or pipelined, Jacobi-preconditioned, mixed precision) with
-///   CgOptions and CgResult on any operator (MatrixOperator, ReorderedOperator, a user's).
+///   CgOptions and CgResult on any operator (MatrixOperator, ReorderedOperator, a user's);
+///   preconditioners in solvers/preconditioners/: make_ilu0() and make_ic0() (ILU(0) and IC(0)
+///   by fixed-point sweeps, applied by Jacobi-iterated triangular solves, for bicgstab() and
+///   gmres()).
 /// - interop/: Kokkos Kernels (to_kokkos_kernels(), from_kokkos_kernels(), KokkosKernelsSpmv,
 ///   KokkosBlasVectors for cg).
 /// - distributed/: the same over MPI (SpMVKit::mpi; distributed/distributed.hpp, not included
@@ -92,6 +95,7 @@
 #include <spmvkit/select/auto_matrix.hpp>
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/operator.hpp>
+#include <spmvkit/solvers/preconditioners/ilu0.hpp>
 #include <spmvkit/solvers/reordered_operator.hpp>
 #include <spmvkit/version.hpp>
 #if defined(SPMVKIT_HAS_KOKKOS_KERNELS)
