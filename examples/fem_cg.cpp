@@ -56,7 +56,15 @@ int main(int argc, char* argv[]) {
                          std::numeric_limits<int>::max()),
       ex::integer_option("repetitions", "solves per format; times are their median and min-max",
                          cfg.repetitions, 1, 1000),
-      ex::switch_option("jacobi", "Jacobi (diagonal) preconditioning", cfg.jacobi),
+      ex::switch_option("jacobi", "Jacobi (diagonal) preconditioning (= --preconditioner jacobi)",
+                        cfg.jacobi),
+      ex::choice_option("preconditioner",
+                        "preconditioner of every solve (ilu0 runs as IC(0), the symmetric "
+                        "factorisation CG needs)",
+                        cfg.preconditioner,
+                        {"none", "jacobi", "block-jacobi", "chebyshev", "ilu0", "ic0"}),
+      ex::integer_option("block-size", "block-Jacobi block size (0: one grid line, at most 32)",
+                         cfg.block_size, 0, 32),
       ex::switch_option("zero-start",
                         "start CG from x = 0 instead of a rough guess (it then converges in one "
                         "iteration: b is an eigenvector of the matrix)",

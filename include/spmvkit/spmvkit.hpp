@@ -36,11 +36,14 @@
 ///   convection_diffusion_solution()).
 /// - io/: read_matrix_market(), read_matrix_market_info(), write_matrix_market().
 /// - solvers/: cg() (standard or pipelined, Jacobi-preconditioned, mixed precision) with
-///   CgOptions and CgResult on any operator (MatrixOperator, ReorderedOperator, a user's).
-///   Preconditioners for bicgstab() and gmres() (solvers/preconditioners/): block-Jacobi
-///   (make_block_jacobi(): the inverted diagonal blocks of a CrsMatrix, fixed-size or user-given,
-///   up to 32 rows) and Chebyshev (make_chebyshev(): a fixed polynomial in D⁻¹A of any matrix or
-///   operator, λmax estimated by power iterations).
+///   CgOptions and CgResult on any operator (MatrixOperator, ReorderedOperator, a user's);
+///   pipelined_cg(), bicgstab() and gmres() (right-preconditioned) with SolverOptions,
+///   SolverStatus and SolverResult shared by all (solvers/solver_options.hpp); the
+///   preconditioner concept with make_jacobi() (solvers/preconditioner.hpp) and, in
+///   solvers/preconditioners/, block-Jacobi (make_block_jacobi(): inverted diagonal blocks of a
+///   CrsMatrix, up to 32 rows), Chebyshev (make_chebyshev(): a fixed polynomial in D⁻¹A of any
+///   matrix or operator) and ILU(0)/IC(0) (make_ilu0(), make_ic0(): fixed-point sweeps,
+///   Jacobi-iterated triangular solves). docs/solvers.md says which when.
 /// - interop/: Kokkos Kernels (to_kokkos_kernels(), from_kokkos_kernels(), KokkosKernelsSpmv,
 ///   KokkosBlasVectors for cg).
 /// - distributed/: the same over MPI (SpMVKit::mpi; distributed/distributed.hpp, not included
@@ -94,10 +97,15 @@
 #include <spmvkit/reorder/band_k.hpp>
 #include <spmvkit/reorder/rcm.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
+#include <spmvkit/solvers/bicgstab.hpp>
 #include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/solvers/gmres.hpp>
 #include <spmvkit/solvers/operator.hpp>
+#include <spmvkit/solvers/pipelined_cg.hpp>
+#include <spmvkit/solvers/preconditioner.hpp>
 #include <spmvkit/solvers/preconditioners/block_jacobi.hpp>
 #include <spmvkit/solvers/preconditioners/chebyshev.hpp>
+#include <spmvkit/solvers/preconditioners/ilu0.hpp>
 #include <spmvkit/solvers/reordered_operator.hpp>
 #include <spmvkit/version.hpp>
 #if defined(SPMVKIT_HAS_KOKKOS_KERNELS)

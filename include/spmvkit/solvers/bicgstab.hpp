@@ -300,6 +300,17 @@ SolverResult bicgstab(ExecutionSpace const& exec, Matrix const& A, Prec const& M
   return solver.solve();
 }
 
+/// The same for an operator that keeps state between applies (a cached
+/// handle, such as KokkosKernelsOperator): taken by non-const reference.
+template <
+    class ExecutionSpace, class Op, class Prec, class BView, class XView,
+    class = std::enable_if_t<detail::is_linear_operator<Op>::value && is_preconditioner_v<Prec>>>
+SolverResult bicgstab(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b,
+                      XView const& x, BicgstabOptions const& opts = BicgstabOptions()) {
+  detail::BicgstabSolver<ExecutionSpace, Op, Prec, BView, XView> solver(exec, op, M, b, x, opts);
+  return solver.solve();
+}
+
 /// Unpreconditioned BiCGStab (M = I); as above.
 template <class ExecutionSpace, class Matrix, class BView, class XView,
           class = std::enable_if_t<Kokkos::is_view<BView>::value>>
@@ -307,6 +318,18 @@ SolverResult bicgstab(ExecutionSpace const& exec, Matrix const& A, BView const& 
                       BicgstabOptions const& opts = BicgstabOptions()) {
   auto&& op = detail::as_operator<BView>(A);
   using Op = std::remove_reference_t<decltype(op)>;
+  const IdentityPreconditioner<Op> I(op.num_rows());
+  detail::BicgstabSolver<ExecutionSpace, Op, IdentityPreconditioner<Op>, BView, XView> solver(
+      exec, op, I, b, x, opts);
+  return solver.solve();
+}
+
+/// Unpreconditioned, for an operator taken by non-const reference; as above.
+template <class ExecutionSpace, class Op, class BView, class XView,
+          class = std::enable_if_t<detail::is_linear_operator<Op>::value &&
+                                   Kokkos::is_view<BView>::value>>
+SolverResult bicgstab(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x,
+                      BicgstabOptions const& opts = BicgstabOptions()) {
   const IdentityPreconditioner<Op> I(op.num_rows());
   detail::BicgstabSolver<ExecutionSpace, Op, IdentityPreconditioner<Op>, BView, XView> solver(
       exec, op, I, b, x, opts);

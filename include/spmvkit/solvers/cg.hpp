@@ -198,26 +198,25 @@ CgResult cg(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x,
 /// rᵀM⁻¹r <= 0 ends the solve with SolverStatus::indefinite. Besides cg()'s
 /// exceptions, throws std::invalid_argument when M's size is not A's or when
 /// CgOptions::jacobi is also set (two preconditioners).
-template <class ExecutionSpace, class Matrix, class Prec, class BView, class XView,
-          class = std::enable_if_t<is_preconditioner_v<Prec>>>
-CgResult cg(ExecutionSpace const& exec, Matrix const& A, Prec const& M, BView const& b,
-            XView const& x, CgOptions const& opts = CgOptions()) {
-  auto&& op = detail::as_operator<BView>(A);
-  using Op = std::remove_reference_t<decltype(op)>;
-  detail::check_preconditioner_size(M, op.num_rows(), "spmvkit::cg");
+namespace detail {
+
+template <class ExecutionSpace, class Op, class Prec, class BView, class XView>
+CgResult preconditioned_cg(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b,
+                           XView const& x, CgOptions const& opts) {
+  check_preconditioner_size(M, op.num_rows(), "spmvkit::cg");
   if (opts.jacobi) {
     throw std::invalid_argument("spmvkit::cg: CgOptions::jacobi and a preconditioner object are "
                                 "both given; use one (make_jacobi() is the object)");
   }
   if constexpr (is_identity_preconditioner_v<Prec>) {
-    detail::CgSolver<ExecutionSpace, Op, BView, XView, FusedVectors> solver(exec, op, b, x, opts);
+    CgSolver<ExecutionSpace, Op, BView, XView, FusedVectors> solver(exec, op, b, x, opts);
     return solver.solve();
   } else if constexpr (is_elementwise_preconditioner_v<Prec>) {
     using Vec = typename Op::vector_type;
     static_assert(std::is_same_v<typename Prec::vector_type, Vec>,
                   "spmvkit::cg: the preconditioner's vector_type must be the operator's");
-    detail::CgSolver<ExecutionSpace, Op, BView, XView, FusedVectors> solver(
-        exec, op, b, x, opts, M.inverse_diagonal(), true);
+    CgSolver<ExecutionSpace, Op, BView, XView, FusedVectors> solver(exec, op, b, x, opts,
+                                                                    M.inverse_diagonal(), true);
     return solver.solve();
   } else {
     if (opts.variant == CgVariant::pipelined) {
@@ -225,9 +224,29 @@ CgResult cg(ExecutionSpace const& exec, Matrix const& A, Prec const& M, BView co
           "spmvkit::cg: CgVariant::pipelined takes element-wise preconditioners only (Jacobi): "
           "its one fused reduction has no place for a general M⁻¹ apply");
     }
-    detail::PcgSolver<ExecutionSpace, Op, Prec, BView, XView> solver(exec, op, M, b, x, opts);
+    PcgSolver<ExecutionSpace, Op, Prec, BView, XView> solver(exec, op, M, b, x, opts);
     return solver.solve();
   }
+}
+
+} // namespace detail
+
+template <class ExecutionSpace, class Matrix, class Prec, class BView, class XView,
+          class = std::enable_if_t<is_preconditioner_v<Prec>>>
+CgResult cg(ExecutionSpace const& exec, Matrix const& A, Prec const& M, BView const& b,
+            XView const& x, CgOptions const& opts = CgOptions()) {
+  auto&& op = detail::as_operator<BView>(A);
+  return detail::preconditioned_cg(exec, op, M, b, x, opts);
+}
+
+/// The same for an operator that keeps state between applies (taken by
+/// non-const reference, as cg() without a preconditioner does).
+template <
+    class ExecutionSpace, class Op, class Prec, class BView, class XView,
+    class = std::enable_if_t<detail::is_linear_operator<Op>::value && is_preconditioner_v<Prec>>>
+CgResult cg(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b, XView const& x,
+            CgOptions const& opts = CgOptions()) {
+  return detail::preconditioned_cg(exec, op, M, b, x, opts);
 }
 
 } // namespace spmvkit

@@ -245,9 +245,11 @@ private:
       double ww = 0;
       for (int pass = 0; pass < 2; ++pass) {
         std::vector<double> sums(j + 1, 0.0);
-        Kokkos::parallel_reduce("SpMVKit::gmres::project", Range(exec, 0, n),
-                                GmresProject<Vec, Basis>{V_, w_, n, static_cast<unsigned>(j + 1)},
-                                sums.data());
+        // Kokkos 4 takes an array result as a View, not a raw pointer.
+        Kokkos::parallel_reduce(
+            "SpMVKit::gmres::project", Range(exec, 0, n),
+            GmresProject<Vec, Basis>{V_, w_, n, static_cast<unsigned>(j + 1)},
+            Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(sums.data(), j + 1));
         this->all_reduce(sums.data(), j + 1);
         for (int c = 0; c <= j; ++c) {
           h[c] += sums[c];
@@ -353,6 +355,17 @@ SolverResult gmres(ExecutionSpace const& exec, Matrix const& A, Prec const& M, B
   return solver.solve();
 }
 
+/// The same for an operator that keeps state between applies (a cached
+/// handle, such as KokkosKernelsOperator): taken by non-const reference.
+template <
+    class ExecutionSpace, class Op, class Prec, class BView, class XView,
+    class = std::enable_if_t<detail::is_linear_operator<Op>::value && is_preconditioner_v<Prec>>>
+SolverResult gmres(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b,
+                   XView const& x, GmresOptions const& opts = GmresOptions()) {
+  detail::GmresSolver<ExecutionSpace, Op, Prec, BView, XView> solver(exec, op, M, b, x, opts);
+  return solver.solve();
+}
+
 /// Unpreconditioned GMRES(m) (M = I); as above.
 template <class ExecutionSpace, class Matrix, class BView, class XView,
           class = std::enable_if_t<Kokkos::is_view<BView>::value>>
@@ -360,6 +373,18 @@ SolverResult gmres(ExecutionSpace const& exec, Matrix const& A, BView const& b, 
                    GmresOptions const& opts = GmresOptions()) {
   auto&& op = detail::as_operator<BView>(A);
   using Op = std::remove_reference_t<decltype(op)>;
+  const IdentityPreconditioner<Op> I(op.num_rows());
+  detail::GmresSolver<ExecutionSpace, Op, IdentityPreconditioner<Op>, BView, XView> solver(
+      exec, op, I, b, x, opts);
+  return solver.solve();
+}
+
+/// Unpreconditioned, for an operator taken by non-const reference; as above.
+template <class ExecutionSpace, class Op, class BView, class XView,
+          class = std::enable_if_t<detail::is_linear_operator<Op>::value &&
+                                   Kokkos::is_view<BView>::value>>
+SolverResult gmres(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x,
+                   GmresOptions const& opts = GmresOptions()) {
   const IdentityPreconditioner<Op> I(op.num_rows());
   detail::GmresSolver<ExecutionSpace, Op, IdentityPreconditioner<Op>, BView, XView> solver(
       exec, op, I, b, x, opts);
