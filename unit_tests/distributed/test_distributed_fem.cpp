@@ -7,7 +7,10 @@
 
 #include <spmvkit/distributed/distributed_fem.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/solvers/bicgstab.hpp>
 #include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/solvers/gmres.hpp>
+#include <spmvkit/solvers/preconditioner.hpp>
 
 #include <gtest/gtest.h>
 
@@ -86,6 +89,51 @@ TYPED_TEST(DistributedFemTest, CgMatchesSingleRankCg) {
       EXPECT_LE(worst, (dbl ? 1e-8 : 2e-3) * scale);
     }
   }
+}
+
+// BiCGStab and GMRES run on the distributed operator unchanged: its reduction
+// policy makes every dot product global, so iterations match a single rank's.
+TYPED_TEST(DistributedFemTest, BicgstabAndGmresMatchSingleRank) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  Exec exec;
+  const std::int64_t N = 12;
+  auto part = fem_poisson_partition(MPI_COMM_WORLD, exec, N);
+  auto A = make_distributed_fem_poisson<CrsFormat, Scalar>(part, exec, N);
+  auto A1 = make_fem_poisson_crs<Scalar>(exec, N);
+  auto b1 = fem_poisson_rhs<Scalar>(exec, N);
+  auto b = distributed_fem_poisson_rhs<Scalar>(exec, part, N);
+  const double tol = sizeof(Scalar) == 8 ? 1e-10 : 1e-5;
+  for (int way = 0; way < 2; ++way) {
+    SCOPED_TRACE(way == 0 ? "bicgstab + Jacobi" : "gmres(10) + Jacobi");
+    auto x1 = fem_poisson_rough_guess<Scalar>(exec, N);
+    auto x = distributed_fem_poisson_rough_guess<Scalar>(exec, part, N);
+    SolverResult r1, r;
+    if (way == 0) {
+      BicgstabOptions o;
+      o.relative_tolerance = tol;
+      o.use_initial_guess = true;
+      r1 = bicgstab(exec, A1, make_jacobi(exec, A1), b1, x1, o);
+      r = bicgstab(exec, A, make_jacobi(exec, A), b, x, o);
+    } else {
+      GmresOptions o;
+      o.relative_tolerance = tol;
+      o.use_initial_guess = true;
+      o.restart = 10;
+      r1 = gmres(exec, A1, make_jacobi(exec, A1), b1, x1, o);
+      r = gmres(exec, A, make_jacobi(exec, A), b, x, o);
+    }
+    EXPECT_TRUE(r1.converged()) << r1.message;
+    EXPECT_TRUE(r.converged()) << r.message;
+    EXPECT_LE(std::abs(r.iterations - r1.iterations), 2)
+        << "distributed " << r.iterations << ", single rank " << r1.iterations;
+    EXPECT_TRUE(same_on_all_ranks(r.iterations));
+  }
+  // A bad restart on every rank is the same error everywhere, not a hang.
+  GmresOptions bad;
+  bad.restart = -1;
+  auto x = distributed_fem_poisson_rough_guess<Scalar>(exec, part, N);
+  EXPECT_THROW(gmres(exec, A, b, x, bad), std::invalid_argument);
 }
 
 // Second order: halving h divides the nodal L2 error by about 4, and every

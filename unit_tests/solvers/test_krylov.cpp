@@ -9,6 +9,7 @@
 
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/select/auto_matrix.hpp>
 #include <spmvkit/solvers/bicgstab.hpp>
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/gmres.hpp>
@@ -25,6 +26,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -371,6 +373,43 @@ TYPED_TEST(KrylovTest, EverySolverOnAMatrixFreeOperator) {
   const auto ns = cg(Exec(), Stencil1d<Scalar, Exec>{n, 50.0}, b, x, co);
   if (ns.converged()) {
     EXPECT_LE(ns.true_relative_residual, tol);
+  }
+}
+
+// The automatic format and mixed precision (float matrix, double vectors) are
+// operators like any other.
+TYPED_TEST(KrylovTest, AutomaticFormatAndMixedPrecision) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  if constexpr (std::is_same_v<Scalar, float>) {
+    const HostCrs h = convection_diffusion_2d(20, 1.0);
+    const auto A = make_device_crs<float, Exec>(h); // the matrix in float
+    const auto b = rhs_of<double, Exec>(h);
+    Kokkos::View<double*, typename Exec::memory_space> x("x", h.rows), y("y", h.rows);
+    BicgstabOptions bo;
+    bo.relative_tolerance = 1e-10; // double vectors reach double tolerances on the float matrix
+    const auto op = make_mixed_operator<double>(A);
+    const auto r = bicgstab(Exec(), op, make_jacobi(Exec(), op), b, x, bo);
+    EXPECT_TRUE(r.converged()) << name(r.status) << ": " << r.message;
+    GmresOptions go;
+    go.relative_tolerance = 1e-10;
+    const auto g = gmres(Exec(), A, b, y, go); // mixed through the vectors' type
+    EXPECT_TRUE(g.converged()) << name(g.status) << ": " << g.message;
+    // Against the float matrix as stored (in double): the residual the solver reports.
+    EXPECT_LE(true_relative_residual(to_host(A), x, b), 1.01e-10);
+    EXPECT_LE(true_relative_residual(to_host(A), y, b), 1.01e-10);
+  } else {
+    const HostCrs h = convection_diffusion_2d(20, 1.0);
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    const auto M = make_auto_matrix(Exec(), A);
+    const auto b = rhs_of<Scalar, Exec>(h);
+    Kokkos::View<Scalar*, typename Exec::memory_space> x("x", h.rows);
+    BicgstabOptions bo;
+    bo.relative_tolerance = tolerance_for<Scalar>();
+    const auto r = bicgstab(Exec(), M, make_jacobi(Exec(), M), b, x, bo);
+    EXPECT_TRUE(r.converged()) << name(r.status) << ": " << r.message << " (" << M.describe()
+                               << ")";
+    EXPECT_LE(true_relative_residual(h, x, b), 1.01 * tolerance_for<Scalar>());
   }
 }
 

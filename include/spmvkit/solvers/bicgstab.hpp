@@ -112,14 +112,16 @@ public:
   BicgstabSolver(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b, XView const& x,
                  BicgstabOptions const& opts)
       : Base("bicgstab", exec, op, M, b, x, opts) {
-    auto vec = [&](char const* label) { return allocate_view<Vec>(exec, label, this->n_); };
-    r_ = vec("SpMVKit::bicgstab::r");
-    rhat_ = vec("SpMVKit::bicgstab::rhat");
-    p_ = vec("SpMVKit::bicgstab::p");
-    v_ = vec("SpMVKit::bicgstab::v");
-    t_ = vec("SpMVKit::bicgstab::t");
-    phat_ = vec("SpMVKit::bicgstab::phat");
-    shat_ = vec("SpMVKit::bicgstab::shat");
+    this->agreed([&] {
+      auto vec = [&](char const* label) { return allocate_view<Vec>(exec, label, this->n_); };
+      r_ = vec("SpMVKit::bicgstab::r");
+      rhat_ = vec("SpMVKit::bicgstab::rhat");
+      p_ = vec("SpMVKit::bicgstab::p");
+      v_ = vec("SpMVKit::bicgstab::v");
+      t_ = vec("SpMVKit::bicgstab::t");
+      phat_ = vec("SpMVKit::bicgstab::phat");
+      shat_ = vec("SpMVKit::bicgstab::shat");
+    });
     if constexpr (elementwise_prec) dinv_ = M.inverse_diagonal();
   }
 

@@ -125,27 +125,32 @@ class GmresSolver : KrylovBase<ExecutionSpace, Op, Prec, BView, XView> {
 public:
   GmresSolver(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b, XView const& x,
               GmresOptions const& opts)
-      : Base("gmres", exec, op, M, b, x, opts),
-        m_(opts.restart == 0 ? static_cast<int>(std::min<std::int64_t>(30, op.num_rows()))
-                             : opts.restart) {
-    if (opts.restart < 0 || opts.restart > this->n_ || (m_ < 1 && this->n_ > 0)) {
-      throw std::invalid_argument("spmvkit::gmres: restart must be 0 (automatic) or in [1, n] = "
-                                  "[1, " +
-                                  std::to_string(this->n_) + "], got " +
-                                  std::to_string(opts.restart));
-    }
-    V_ = allocate_view<Basis>(
-        exec, "SpMVKit::gmres::basis",
-        static_cast<std::int64_t>(
-            checked_bytes(this->n_, static_cast<std::size_t>(m_) + 1, "basis", "spmvkit::gmres")));
-    w_ = allocate_view<Vec>(exec, "SpMVKit::gmres::w", this->n_);
-    z_ = allocate_view<Vec>(exec, "SpMVKit::gmres::z", this->n_);
-    h_ = allocate_view<Coefficients>(exec, "SpMVKit::gmres::coefficients", m_ + 1);
-    h_host_ = Kokkos::create_mirror_view(h_);
-    H_.assign(static_cast<std::size_t>(m_ + 1) * std::max(m_, 1), 0.0);
-    cs_.assign(m_, 0.0);
-    sn_.assign(m_, 0.0);
-    g_.assign(m_ + 1, 0.0);
+      : Base("gmres", exec, op, M, b, x, opts) {
+    // n of the whole system: a distributed operator's rows are summed over its processes, so
+    // that every process takes the same restart length.
+    double global_rows = static_cast<double>(this->n_);
+    this->all_reduce(&global_rows, 1);
+    const auto n = static_cast<std::int64_t>(global_rows);
+    m_ = opts.restart == 0 ? static_cast<int>(std::min<std::int64_t>(30, n)) : opts.restart;
+    this->agreed([&] {
+      if (opts.restart < 0 || opts.restart > n || (m_ < 1 && n > 0)) {
+        throw std::invalid_argument("spmvkit::gmres: restart must be 0 (automatic) or in [1, n] = "
+                                    "[1, " +
+                                    std::to_string(n) + "], got " + std::to_string(opts.restart));
+      }
+      V_ = allocate_view<Basis>(
+          exec, "SpMVKit::gmres::basis",
+          static_cast<std::int64_t>(checked_bytes(this->n_, static_cast<std::size_t>(m_) + 1,
+                                                  "basis", "spmvkit::gmres")));
+      w_ = allocate_view<Vec>(exec, "SpMVKit::gmres::w", this->n_);
+      z_ = allocate_view<Vec>(exec, "SpMVKit::gmres::z", this->n_);
+      h_ = allocate_view<Coefficients>(exec, "SpMVKit::gmres::coefficients", m_ + 1);
+      h_host_ = Kokkos::create_mirror_view(h_);
+      H_.assign(static_cast<std::size_t>(m_ + 1) * std::max(m_, 1), 0.0);
+      cs_.assign(m_, 0.0);
+      sn_.assign(m_, 0.0);
+      g_.assign(m_ + 1, 0.0);
+    });
   }
 
   SolverResult solve() {
@@ -328,7 +333,7 @@ private:
                          GmresAdd<Vec>{this->xw_, z_});
   }
 
-  int m_;
+  int m_ = 0;
   Basis V_;
   Vec w_, z_;
   Coefficients h_;

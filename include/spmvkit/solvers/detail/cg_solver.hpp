@@ -9,6 +9,7 @@
 #include <spmvkit/solvers/cg_options.hpp>
 #include <spmvkit/solvers/detail/cg_kernels.hpp>
 #include <spmvkit/solvers/detail/cg_tuning.hpp>
+#include <spmvkit/solvers/detail/krylov_base.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -156,13 +157,6 @@ struct has_split_all_reduce<
 // A reduction policy of several processes may also agree on set-up errors:
 // agree_on_errors(step, message) returns when no process failed and
 // otherwise throws the same exception on every process (MpiReduction).
-template <class Reduction, class = void>
-struct has_error_agreement : std::false_type {};
-template <class Reduction>
-struct has_error_agreement<Reduction,
-                           std::void_t<decltype(std::declval<Reduction const&>().agree_on_errors(
-                               "", std::declval<std::string const&>()))>> : std::true_type {};
-
 /// One CG solve: the arguments are checked and the work vectors allocated at
 /// construction; solve() runs start, iterations, the true-residual check and
 /// any residual replacement. Op may be const (applies are then const calls).

@@ -73,6 +73,16 @@ struct KrylovDot {
   }
 };
 
+// Whether a reduction policy can agree on errors across its processes
+// (agree_on_errors: collective; throws the same exception everywhere when any
+// process has a message), as MpiReduction does.
+template <class Reduction, class = void>
+struct has_error_agreement : std::false_type {};
+template <class Reduction>
+struct has_error_agreement<Reduction,
+                           std::void_t<decltype(std::declval<Reduction const&>().agree_on_errors(
+                               "", std::declval<std::string const&>()))>> : std::true_type {};
+
 /// The frame of a Krylov solver with host-formed scalars.
 template <class ExecutionSpace, class Op, class Prec, class BView, class XView>
 class KrylovBase {
@@ -105,7 +115,31 @@ protected:
              XView const& x, SolverOptions const& opts)
       : name_(name), exec_(exec), op_(op), M_(M), b_(b), x_(x), opts_(opts), n_(op.num_rows()),
         reduction_(op.reduction()) {
-    const std::string where = std::string("spmvkit::") + name;
+    agreed([&] { set_up(exec, op, M, b, x, opts); });
+  }
+
+  /// Runs `f` (checks, allocations); for a distributed operator every process
+  /// then learns whether any failed, so that none waits in a reduction for a
+  /// process that threw.
+  template <class F>
+  void agreed(F&& f) {
+    if constexpr (has_error_agreement<Reduction>::value) {
+      std::string error;
+      try {
+        f();
+      } catch (std::exception const& e) {
+        error = e.what();
+      }
+      reduction_.agree_on_errors((std::string("spmvkit::") + name_).c_str(), error);
+    } else {
+      f();
+    }
+  }
+
+private:
+  void set_up(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b, XView const& x,
+              SolverOptions const& opts) {
+    const std::string where = std::string("spmvkit::") + name_;
     if (op.num_cols() != n_ || static_cast<std::int64_t>(b.extent(0)) != n_ ||
         static_cast<std::int64_t>(x.extent(0)) != n_) {
       throw std::invalid_argument(
@@ -123,6 +157,7 @@ protected:
     tmp_ = allocate_view<Vec>(exec, "SpMVKit::solver::ax", n_);
   }
 
+protected:
   /// y = A x, timed when asked.
   void apply_op(Vec const& in, Vec const& out) {
     if (opts_.time_spmv) {

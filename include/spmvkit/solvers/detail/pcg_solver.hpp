@@ -50,10 +50,12 @@ public:
   PcgSolver(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b, XView const& x,
             CgOptions const& opts)
       : Base("cg", exec, op, M, b, x, opts) {
-    r_ = allocate_view<Vec>(exec, "SpMVKit::cg::r", this->n_);
-    z_ = allocate_view<Vec>(exec, "SpMVKit::cg::z", this->n_);
-    p_ = allocate_view<Vec>(exec, "SpMVKit::cg::p", this->n_);
-    q_ = allocate_view<Vec>(exec, "SpMVKit::cg::q", this->n_);
+    this->agreed([&] {
+      r_ = allocate_view<Vec>(exec, "SpMVKit::cg::r", this->n_);
+      z_ = allocate_view<Vec>(exec, "SpMVKit::cg::z", this->n_);
+      p_ = allocate_view<Vec>(exec, "SpMVKit::cg::p", this->n_);
+      q_ = allocate_view<Vec>(exec, "SpMVKit::cg::q", this->n_);
+    });
   }
 
   SolverResult solve() {
