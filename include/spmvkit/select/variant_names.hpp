@@ -61,7 +61,8 @@ inline std::vector<bool> variants_selected_by(std::string const& raw_item,
   if (item.empty()) return out;
   const bool all = item == "all" || item == "*";
   const bool prefix = !all && item.back() == '*';
-  const std::string stem = prefix ? item.substr(0, item.size() - 1) : item;
+  // "all" and "*" are the empty prefix: every variant.
+  const std::string stem = all ? std::string() : prefix ? item.substr(0, item.size() - 1) : item;
   bool is_a_name = false;
   bool is_a_family = false;
   for (auto const& c : candidates) {
