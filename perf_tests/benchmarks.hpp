@@ -68,6 +68,13 @@ template <class Scalar>
 void register_spgemm_benchmarks(std::shared_ptr<const Options> const& options,
                                 MatrixSource const& source);
 
+/// solve (bench_solve.cpp): every solver x preconditioner of --solve-methods on the FEM and
+/// convection-diffusion matrices of --solve-fem-n and --solve-cd-n and the real matrices among
+/// `sources`, SpMVKit against KokkosBlas + Kokkos Kernels (kk, kk_gmres) and PETSc.
+template <class Scalar>
+void register_solve_benchmarks(std::shared_ptr<const Options> const& options,
+                               std::vector<MatrixSource> const& sources);
+
 /// The format names of this build (--formats and --transfer-formats), for the usage text.
 std::string format_names();
 

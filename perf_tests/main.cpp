@@ -5,11 +5,12 @@
 // benchmarks are then registered from the (immutable) options: the copy and read yardsticks
 // first (their medians are the frac_copy and frac_read references), then per precision and
 // matrix: spmv, spmv200, cg for every implementation of the registry (registry.hpp), the
-// transfers, conversions and spgemm.
+// transfers, conversions and spgemm; then the solve family (bench_solve.cpp).
 
 #include "benchmarks.hpp"
 #include "options.hpp"
 #include "perf_common.hpp"
+#include "petsc_anchor.hpp"
 
 #include <spmvkit/version.hpp>
 
@@ -40,6 +41,8 @@ void add_context(spmvkit::perf::Options const& o) {
   benchmark::AddCustomContext("spmvkit_date", utc_date());
   benchmark::AddCustomContext("command_line", o.command_line);
   benchmark::AddCustomContext("smoke", o.smoke ? "true" : "false");
+  // The solve family's PETSc anchor: which PETSc, if any ("" without).
+  benchmark::AddCustomContext("petsc_version", petsc_version());
   // The benchmark labels are "key=value;..." (perf_tests/README.md, "Labels").
   benchmark::AddCustomContext("spmvkit_label_format", "1");
 }
@@ -67,6 +70,7 @@ int run(int& argc, char** argv) {
         register_conversion_benchmarks<double>(options, source);
         register_spgemm_benchmarks<double>(options, source);
       }
+      if (options->has_family("solve")) register_solve_benchmarks<double>(options, sources);
     }
     if (options->has_precision("float")) {
       for (auto const& source : sources) {
@@ -74,6 +78,7 @@ int run(int& argc, char** argv) {
         register_conversion_benchmarks<float>(options, source);
         register_spgemm_benchmarks<float>(options, source);
       }
+      if (options->has_family("solve")) register_solve_benchmarks<float>(options, sources);
     }
   } catch (std::exception const& e) {
     std::fprintf(stderr, "spmvkit_perf: %s\n", e.what());

@@ -147,12 +147,13 @@ std::vector<OptionSpec> make_table() {
        "benchmark families: copy, read (the two bandwidth yardsticks), spmv, spmv200, "
        "transfer, cg; also spmv_mixed (spmv/mixed/...: float matrices with double vectors, "
        "with --precision float), convert and reorder (conversion and reordering cost in SpMVs) "
-       "and spgemm (C = A A: symbolic, numeric, total; SpMVKit and Kokkos Kernels), not run by "
-       "default",
+       "and spgemm (C = A A: symbolic, numeric, total; SpMVKit and Kokkos Kernels) and solve "
+       "(time to tolerance of every solver x preconditioner, against KokkosBlas + Kokkos "
+       "Kernels and PETSc; its own ctest, not in --smoke), not run by default",
        "copy,read,spmv,spmv200,transfer,cg",
        "copy,read,spmv,spmv200,transfer,cg,spmv_mixed,convert,reorder,spgemm",
        choice_list(&Options::families, {"copy", "read", "spmv", "spmv200", "transfer", "cg",
-                                        "spmv_mixed", "convert", "reorder", "spgemm"})});
+                                        "spmv_mixed", "convert", "reorder", "spgemm", "solve"})});
   t.push_back({"--fem-n", "LIST",
                "3D Q1 FEM Poisson sizes N (intervals; (N-1)^3 rows) of spmv, spmv200, transfer "
                "(GPU builds default to 32,64,96,128,161)",
@@ -217,8 +218,8 @@ std::vector<OptionSpec> make_table() {
                text_list(&Options::transfer_formats)});
   t.push_back({"--repetitions", "INT", "repetitions of spmv (spmv200 and transfer: at most 3)", "5",
                "2", integer(&Options::repetitions, 1, 1000)});
-  t.push_back({"--cg-repetitions", "INT", "CG solves per benchmark", "3", "1",
-               integer(&Options::cg_repetitions, 1, 1000)});
+  t.push_back({"--cg-repetitions", "INT", "CG solves per benchmark (also the solve family's)", "3",
+               "1", integer(&Options::cg_repetitions, 1, 1000)});
   t.push_back({"--min-time", "SECONDS", "seconds per repetition (Google Benchmark MinTime)", "0.1",
                "0.002", number(&Options::min_time, 0, 3600, true)});
   t.push_back({"--warmup", "INT", "untimed calls before timing (at least one per rotated copy)",
@@ -239,7 +240,7 @@ std::vector<OptionSpec> make_table() {
                integer(&Options::copy_iterations, 1, 1000000)});
   t.push_back({"--cg-max-iterations",
                "INT",
-               "CgOptions::max_iterations",
+               "CgOptions::max_iterations (also the solve family's iteration limit)",
                "10000",
                {},
                integer(&Options::cg_max_iterations, 1, int_max)});
@@ -260,16 +261,63 @@ std::vector<OptionSpec> make_table() {
                choice_list(&Options::cg_variants, {"fused", "kokkos_blas", "pipelined", "mixed"})});
   t.push_back({"--cg-tol-double",
                "X",
-               "CG relative residual tolerance in double",
+               "CG relative residual tolerance in double (also the solve family's)",
                "1e-8",
                {},
                number(&Options::cg_tolerance_double, 0, 1, true)});
   t.push_back({"--cg-tol-float",
                "X",
-               "CG relative residual tolerance in float",
+               "CG relative residual tolerance in float (also the solve family's)",
                "1e-5",
                {},
                number(&Options::cg_tolerance_float, 0, 1, true)});
+  t.push_back({"--solve-fem-n", "LIST",
+               "FEM Poisson sizes N of the solve family (empty: none; start: "
+               "fem_poisson_rough_guess)",
+               "64", "8", integer_list(&Options::solve_fem_n, 2, 1290)});
+  t.push_back({"--solve-cd-n", "LIST",
+               "3D convection-diffusion sizes N of the solve family ((N-1)^3 rows; empty: none)",
+               "48", "8", integer_list(&Options::solve_cd_n, 2, 1290)});
+  t.push_back({"--solve-peclet",
+               "X",
+               "mesh Peclet number of the solve family's convection-diffusion (0: the symmetric "
+               "Laplacian)",
+               "1",
+               {},
+               number(&Options::solve_peclet, 0, 1e6, false)});
+  t.push_back({"--solve-methods",
+               "LIST",
+               "solve family: all, solvers (cg, pipelined_cg, bicgstab, gmres) or "
+               "solver/preconditioner pairs (cg/ic0, gmres/ilu0, ...; the pairs are "
+               "perf_tests/README.md's)",
+               "all",
+               {},
+               [](Options& o, std::string const& text) {
+                 std::vector<std::string> allowed{"all"};
+                 for (auto const& m : solve_method_table()) {
+                   if (std::find(allowed.begin(), allowed.end(), m.solver) == allowed.end()) {
+                     allowed.push_back(m.solver);
+                   }
+                 }
+                 for (auto const& m : solve_method_table()) {
+                   allowed.push_back(m.solver + "/" + m.preconditioner);
+                 }
+                 choice_list(&Options::solve_methods, allowed)(o, text);
+               }});
+  t.push_back({"--solve-impls",
+               "LIST",
+               "solve family implementations: spmvkit, kk (KokkosBlas + Kokkos Kernels' SpMV), "
+               "kk_gmres (KokkosSparse::Experimental::gmres, Kokkos Kernels >= 4.0), petsc "
+               "(when PETSc was found at configure time)",
+               "spmvkit,kk,kk_gmres,petsc",
+               {},
+               choice_list(&Options::solve_impls, {"spmvkit", "kk", "kk_gmres", "petsc"})});
+  t.push_back({"--solve-block-size",
+               "INT",
+               "rows per block of the solve family's block-Jacobi",
+               "8",
+               {},
+               integer(&Options::solve_block_size, 1, 32)});
   t.push_back({"--csrk-sizes",
                "LIST",
                "CSR-k group sizes to sweep, replacing its variants: SRS (CSR-2) or SRSxSSRS "
@@ -401,6 +449,33 @@ bool Options::has_precision(std::string const& p) const { return contains(precis
 bool Options::wants_real_matrix(std::string const& stem) const {
   if (contains(real_matrices, "none")) return false;
   return contains(real_matrices, "all") || contains(real_matrices, stem);
+}
+
+bool Options::wants_solve_method(std::string const& solver,
+                                 std::string const& preconditioner) const {
+  return contains(solve_methods, "all") || contains(solve_methods, solver) ||
+         contains(solve_methods, solver + "/" + preconditioner);
+}
+bool Options::wants_solve_impl(std::string const& impl) const {
+  return contains(solve_impls, impl);
+}
+
+std::vector<SolveMethod> const& solve_method_table() {
+  // CG needs an SPD preconditioner: IC(0), not ILU(0); pipelined CG takes element-wise ones only.
+  static const std::vector<SolveMethod> table{{"cg", "none", true},
+                                              {"cg", "jacobi", true},
+                                              {"cg", "block-jacobi", true},
+                                              {"cg", "chebyshev", true},
+                                              {"cg", "ic0", true},
+                                              {"pipelined_cg", "jacobi", true},
+                                              {"bicgstab", "none", false},
+                                              {"bicgstab", "jacobi", false},
+                                              {"bicgstab", "block-jacobi", false},
+                                              {"bicgstab", "ilu0", false},
+                                              {"gmres", "jacobi", false},
+                                              {"gmres", "block-jacobi", false},
+                                              {"gmres", "ilu0", false}};
+  return table;
 }
 
 std::vector<OptionSpec> const& option_table() {

@@ -65,6 +65,14 @@ struct Options {
   // CG ways: fused (standard CG, fused vector kernels), kokkos_blas (standard CG,
   // KokkosBlasVectors), pipelined (CgVariant::pipelined)
   std::vector<std::string> cg_variants;
+  // solve family (bench_solve.cpp): its matrices, the solver x preconditioner pairs and the
+  // implementations it runs
+  std::vector<int> solve_fem_n;            // FEM Poisson sizes N
+  std::vector<int> solve_cd_n;             // 3D convection-diffusion sizes N
+  double solve_peclet = 0;                 // mesh Peclet number of the convection-diffusion
+  std::vector<std::string> solve_methods;  // "all", solvers ("gmres") or pairs ("gmres/ilu0")
+  std::vector<std::string> solve_impls;    // spmvkit, kk, kk_gmres, petsc
+  int solve_block_size = 0;                // rows per block of block-Jacobi
   std::vector<CsrkSweepSize> csrk_sizes;   // replace CSR-k's variants (empty: the model's)
   std::vector<CsrkSweepShape> csrk_shapes; // crossed with the sizes (empty: the default shape)
   bool smoke = false;
@@ -73,8 +81,22 @@ struct Options {
   std::vector<int> const& cg_sizes() const { return cg_n ? *cg_n : fem_n; }
   bool has_family(std::string const& f) const;
   bool has_precision(std::string const& p) const;
+  /// Whether --solve-methods selects the pair solver/preconditioner ("all", the solver, or the
+  /// pair).
+  bool wants_solve_method(std::string const& solver, std::string const& preconditioner) const;
+  bool wants_solve_impl(std::string const& impl) const;
   bool wants_real_matrix(std::string const& stem) const;
 };
+
+/// One solver x preconditioner pair of the solve family (--solve-methods): cg, pipelined_cg,
+/// bicgstab, gmres with none, jacobi, block-jacobi, chebyshev, ic0, ilu0.
+struct SolveMethod {
+  std::string solver;
+  std::string preconditioner;
+  bool spd_only; // CG and pipelined CG: symmetric matrices with a positive diagonal only
+};
+/// Every pair the solve family knows, in benchmark order.
+std::vector<SolveMethod> const& solve_method_table();
 
 /// One row of the option table.
 struct OptionSpec {

@@ -70,7 +70,7 @@ class Result:
         self.row = row
         self.order = order  # position of the benchmark in the run: formats keep the run's order
         parts = row["run_name"].split("/")
-        self.bench = parts[0]  # benchmark family: copy, read, spmv, spmv200, transfer, cg
+        self.bench = parts[0]  # benchmark family: copy, read, spmv, spmv200, transfer, cg, solve
         self.precision = parts[1] if len(parts) > 1 else ""
         self.matrix = parts[2] if len(parts) > 2 else ""
         self.format = parts[3] if len(parts) > 3 else ""

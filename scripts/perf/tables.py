@@ -109,6 +109,53 @@ def cg_table(results):
     return table(header, out)
 
 
+SOLVE_IMPLS = ("spmvkit", "kk", "kk_gmres", "petsc")
+
+
+def solve_table(results):
+    """The solve family: per matrix x solver x preconditioner, iterations and time to tolerance
+    of each implementation, the ratios impl / spmvkit (> 1: SpMVKit is faster) and the set-up
+    times. The ratios are formed here; the JSON stores none."""
+    rows = [r for r in results if r.bench == "solve"]
+    if not rows:
+        return []
+    groups = defaultdict(dict)
+    order = {}
+    for r in rows:
+        parts = r.row["run_name"].split("/")
+        if len(parts) < 6:
+            continue
+        key = (r.precision, parts[2], parts[3], parts[4])
+        groups[key][parts[5]] = r
+        order.setdefault(key, r.order)
+    impls = [i for i in SOLVE_IMPLS if any(i in g for g in groups.values())]
+    header = [("precision", "l"), ("matrix", "l"), ("solver", "l"), ("preconditioner", "l")]
+    for i in impls:
+        header += [("{} it".format(i), "r"), ("{} ms".format(i), "r")]
+    header += [("{} / spmvkit".format(i), "r") for i in impls if i != "spmvkit"]
+    header += [("{} setup ms".format(i), "r") for i in impls if i in ("spmvkit", "petsc")]
+    out = []
+    for key in sorted(groups, key=lambda k: (k[0], matrix_key(k[1]), order[k])):
+        g = groups[key]
+        cells = list(key)
+        for i in impls:
+            r = g.get(i)
+            cells += [int(r.get("solver_iterations", 0)), fmt(r.get("time_s") * 1e3)] if r else ["-", "-"]
+        ours = g.get("spmvkit")
+        for i in impls:
+            if i == "spmvkit":
+                continue
+            r = g.get(i)
+            q = ratio(r.get("time_s"), ours.get("time_s")) if r and ours else None
+            cells.append(fmt(q) if q is not None else "-")
+        for i in impls:
+            if i in ("spmvkit", "petsc"):
+                r = g.get(i)
+                cells.append(fmt(r.get("setup_s") * 1e3) if r else "-")
+        out.append(cells)
+    return table(header, out)
+
+
 def transfer_table(results):
     rows = [r for r in results if r.bench == "transfer"]
     if not rows:
@@ -263,7 +310,8 @@ def markdown(results, ctx, charts, chart_prefix):
                         ""] + t + ["", "</details>"]
     for title, t in [("200 consecutive SpMVs", spmv200_table(results)),
                      ("Transfers (matrix + 2 vectors) next to one SpMV", transfer_table(results)),
-                     ("CG on the FEM problem", cg_table(results))]:
+                     ("CG on the FEM problem", cg_table(results)),
+                     ("Solvers: time to tolerance (solve family)", solve_table(results))]:
         if t:
             out += ["", "<details><summary>{}</summary>".format(title), ""] + t + ["", "</details>"]
     out.append("")
