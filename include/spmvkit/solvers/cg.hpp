@@ -186,18 +186,6 @@ CgResult cg(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x,
   return solver.solve();
 }
 
-/// Preconditioned CG with a preconditioner object M (solvers/preconditioner.hpp):
-/// z = M⁻¹ r, for M symmetric positive definite (Jacobi, block-Jacobi of an SPD
-/// matrix, Chebyshev, IC(0)).
-///
-/// An element-wise M (JacobiPreconditioner) runs the fused loop above with M's
-/// inverse diagonal (standard or pipelined, 14 n s bytes per iteration); any
-/// other M runs the textbook loop with a stored z and host-formed scalars (one
-/// apply of A and of M, three vector kernels and two dot products per iteration;
-/// the pipelined variant then throws std::invalid_argument). A pᵀAp <= 0 or
-/// rᵀM⁻¹r <= 0 ends the solve with SolverStatus::indefinite. Besides cg()'s
-/// exceptions, throws std::invalid_argument when M's size is not A's or when
-/// CgOptions::jacobi is also set (two preconditioners).
 namespace detail {
 
 template <class ExecutionSpace, class Op, class Prec, class BView, class XView>
@@ -231,6 +219,18 @@ CgResult preconditioned_cg(ExecutionSpace const& exec, Op& op, Prec const& M, BV
 
 } // namespace detail
 
+/// Preconditioned CG with a preconditioner object M (solvers/preconditioner.hpp):
+/// z = M⁻¹ r, for M symmetric positive definite (Jacobi, block-Jacobi of an SPD
+/// matrix, Chebyshev, IC(0)).
+///
+/// An element-wise M (JacobiPreconditioner) runs the fused loop above with M's
+/// inverse diagonal (standard or pipelined, 14 n s bytes per iteration); any
+/// other M runs the textbook loop with a stored z and host-formed scalars (one
+/// apply of A and of M, three vector kernels and two dot products per iteration;
+/// the pipelined variant then throws std::invalid_argument). A pᵀAp <= 0 or
+/// rᵀM⁻¹r <= 0 ends the solve with SolverStatus::indefinite. Besides cg()'s
+/// exceptions, throws std::invalid_argument when M's size is not A's or when
+/// CgOptions::jacobi is also set (two preconditioners).
 template <class ExecutionSpace, class Matrix, class Prec, class BView, class XView,
           class = std::enable_if_t<is_preconditioner_v<Prec>>>
 CgResult cg(ExecutionSpace const& exec, Matrix const& A, Prec const& M, BView const& b,

@@ -116,12 +116,18 @@ inline constexpr bool is_identity_preconditioner_v = detail::is_identity_precond
 template <class Operator>
 class IdentityPreconditioner {
 public:
+  /// The operator's execution space.
   using execution_space = typename Operator::execution_space;
+  /// The vectors' scalar type.
   using scalar_type = typename Operator::scalar_type;
+  /// The operator's vectors.
   using vector_type = typename Operator::vector_type;
+  /// Marks the identity: the solvers skip it.
   static constexpr bool is_identity = true;
 
+  /// M = I of size n.
   explicit IdentityPreconditioner(std::int64_t n) : n_(n) {}
+  /// n.
   std::int64_t num_rows() const { return n_; }
   /// z = r.
   void apply(execution_space const& exec, vector_type const& r, vector_type const& z) const {
@@ -142,11 +148,16 @@ private:
 template <class Operator>
 class JacobiPreconditioner {
 public:
+  /// The operator's execution space.
   using execution_space = typename Operator::execution_space;
+  /// The vectors' scalar type.
   using scalar_type = typename Operator::scalar_type;
+  /// The operator's vectors.
   using vector_type = typename Operator::vector_type;
+  /// Element-wise: the solvers read inverse_diagonal() inside their kernels.
   static constexpr bool is_elementwise = true;
 
+  /// D⁻¹ of A's diagonal, on exec; `require_positive` also refuses negative entries.
   JacobiPreconditioner(execution_space const& exec, Operator const& A,
                        bool require_positive = false)
       : dinv_(detail::allocate_view<vector_type>(exec, "SpMVKit::preconditioner::jacobi_dinv",
@@ -179,6 +190,7 @@ public:
     }
   }
 
+  /// The operator's rows.
   std::int64_t num_rows() const { return static_cast<std::int64_t>(dinv_.extent(0)); }
   /// 1 / diag(A), what the fused kernels read.
   vector_type const& inverse_diagonal() const { return dinv_; }

@@ -201,14 +201,18 @@ make_sell_offset16(CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, 
 using SellOffset16Format = BasicSellFormat<detail::Int16ColumnOffsets>;
 
 // The names before 0.3, when "Sell16" read as SELL with C = 16 (see CHANGELOG); removed in 0.4.
+/// Deprecated: SellOffset16Matrix.
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
 using Sell16Matrix [[deprecated("renamed SellOffset16Matrix")]] =
     SellOffset16Matrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+/// Deprecated: SellOffset16Format.
 using Sell16Format [[deprecated("renamed SellOffset16Format")]] = SellOffset16Format;
+/// Deprecated: is_sell_offset16_matrix.
 template <class T>
 using is_sell16_matrix [[deprecated("renamed is_sell_offset16_matrix")]] =
     is_sell_offset16_matrix<T>;
 
+/// Deprecated: make_sell_offset16().
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 [[deprecated(
     "renamed make_sell_offset16")]] SellOffset16Matrix<Scalar, ExecutionSpace, Ordinal, Offset>
@@ -217,6 +221,7 @@ make_sell16(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordina
   return make_sell_offset16(exec, A, chunk_size, sigma);
 }
 
+/// Deprecated: make_sell_offset16().
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 [[deprecated(
     "renamed make_sell_offset16")]] SellOffset16Matrix<Scalar, ExecutionSpace, Ordinal, Offset>
@@ -225,6 +230,7 @@ make_sell16(CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, int chu
   return make_sell_offset16(ExecutionSpace(), A, chunk_size, sigma);
 }
 
+/// Deprecated: can_use_sell_offset16().
 template <class ExecutionSpace, class Scalar, class Ordinal, class Offset>
 [[deprecated("renamed can_use_sell_offset16")]] bool
 can_use_sell16(ExecutionSpace const& exec,

@@ -214,10 +214,15 @@ struct BlockJacobiApply {
 template <class Scalar, class ExecutionSpace>
 class BlockJacobiPreconditioner {
 public:
+  /// The matrix's execution space.
   using execution_space = ExecutionSpace;
+  /// Its memory space.
   using memory_space = typename ExecutionSpace::memory_space;
+  /// Execution and memory space together.
   using device_type = Kokkos::Device<ExecutionSpace, memory_space>;
+  /// The matrix's and the vectors' scalar type.
   using scalar_type = Scalar;
+  /// The vectors of apply(): MatrixOperator<CrsMatrix>::vector_type.
   using vector_type = Kokkos::View<Scalar*, device_type>;
   /// The largest block: 32 rows (a block's inverse is 32² entries, its set-up
   /// scratch 16 KiB, a warp's threads).

@@ -145,9 +145,13 @@ struct ChebyshevStep {
 template <class Operator>
 class ChebyshevPreconditioner {
 public:
+  /// The operator it was built from (held by value).
   using operator_type = Operator;
+  /// The operator's execution space.
   using execution_space = typename Operator::execution_space;
+  /// The vectors' scalar type.
   using scalar_type = typename Operator::scalar_type;
+  /// The operator's vectors.
   using vector_type = typename Operator::vector_type;
 
   /// Inverts diag(A) (JacobiPreconditioner: throws std::invalid_argument naming

@@ -39,9 +39,8 @@
 /// IC(0) is Chow and Patel's symmetric variant: L lower with its diagonal,
 /// (LLᵀ)_ij = a_ij on the lower triangle of S:
 ///
-/// \verbatim
-///   l_ij = (a_ij − Σ_{k<j} l_ik l_jk) / l_jj    (i > j),     l_jj = sqrt(a_jj − Σ_{k<j} l_jk²)
-/// \endverbatim
+/// l_ij = (a_ij − Σ_{k<j} l_ik l_jk) / l_jj for i > j, and
+/// l_jj = sqrt(a_jj − Σ_{k<j} l_jk²).
 ///
 /// Scaling: A is scaled symmetrically to D^{-1/2} A D^{-1/2}, D = |diag(A)|
 /// (unit diagonal), as Chow and Patel recommend: the starting guess is then
@@ -414,7 +413,9 @@ class Ilu0Preconditioner {
 public:
   /// The matrix type it is built from.
   using matrix_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  /// The matrix's execution space.
   using execution_space = ExecutionSpace;
+  /// The matrix's and the vectors' scalar type.
   using scalar_type = Scalar;
   /// MatrixOperator<matrix_type>::vector_type: `Kokkos::View<Scalar*, device_type>`.
   using vector_type = Kokkos::View<Scalar*, typename matrix_type::device_type>;
