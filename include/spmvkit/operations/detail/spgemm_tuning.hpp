@@ -387,10 +387,8 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
 ///
 /// Only where the bin's rows fill the device (`min_rows`: as many as
 /// spgemm_concurrent_teams() teams take): below, a team per row keeps more
-/// lanes busy, and the rows stay in the scratch-hash bin (H200, FP64,
-/// 2026-11-23, numeric phase from positions, same kernels with and without a row
-/// per thread for every scratch row: fidapm08, 3876 rows, 0.056 ms a row per
-/// team against 0.124 a row per thread; 1138_bus 0.025 against 0.038).
+/// lanes busy, and the rows stay in the scratch-hash bin (measured on the H200:
+/// docs/notes/2026-11-27-spgemm-tuning.md).
 inline constexpr std::size_t spgemm_narrow_row_bytes = 512;
 
 struct SpgemmNarrowPlan {

@@ -25,23 +25,6 @@
 
 namespace spmvkit::detail {
 
-inline std::string cg_number(double v) {
-  std::ostringstream os;
-  os << std::setprecision(6) << v;
-  return os.str();
-}
-
-/// Whether two Views' storage overlaps (then an in-place solve would destroy b).
-template <class A, class B>
-bool views_overlap(A const& a, B const& b) {
-  if (a.span() == 0 || b.span() == 0) return false;
-  auto const* ab = reinterpret_cast<char const*>(a.data());
-  auto const* bb = reinterpret_cast<char const*>(b.data());
-  auto const* ae = ab + a.span() * sizeof(typename A::value_type);
-  auto const* be = bb + b.span() * sizeof(typename B::value_type);
-  return ab < be && bb < ae;
-}
-
 /// What a vector-operations policy works on: the solver's instance, vectors
 /// and iteration scalars. The solver owns it; the policy's hooks (see
 /// FusedCgVectorOps) read and write it.
@@ -234,7 +217,7 @@ private:
           std::to_string(n_) + " x " + std::to_string(op.num_cols()) + ", b has " +
           std::to_string(b.extent(0)) + " entries, x has " + std::to_string(x.extent(0)));
     }
-    if (views_overlap(b, x)) {
+    if (storage_overlaps(b, x)) {
       throw std::invalid_argument("spmvkit::cg: x and b must not share storage (x is overwritten "
                                   "while b is still needed); solve into a separate View");
     }
@@ -242,7 +225,7 @@ private:
     if (!(opts.relative_tolerance >= 0) || opts.max_iterations < 0 || opts.check_interval < 0 ||
         opts.progress_every < 0 || opts.replacement_interval < 0) {
       throw std::invalid_argument(
-          "spmvkit::cg: relative_tolerance (" + cg_number(opts.relative_tolerance) +
+          "spmvkit::cg: relative_tolerance (" + solver_number(opts.relative_tolerance) +
           "), max_iterations (" + std::to_string(opts.max_iterations) + "), check_interval (" +
           std::to_string(opts.check_interval) + "), progress_every (" +
           std::to_string(opts.progress_every) + ") and replacement_interval (" +
@@ -350,9 +333,9 @@ public:
       // The recurrence converged, the true residual did not: replace the
       // residual and go on while that still pays (halves the true residual).
       if (!(true_rr < 0.5 * previous_true) || result_.iterations >= opts_.max_iterations) {
-        message_ = "the recurrence residual " + cg_number(result_.relative_residual) +
-                   " met the tolerance " + cg_number(opts_.relative_tolerance) +
-                   " but the true residual ‖b − A x‖/‖b‖ is " + cg_number(true_rr) + " after " +
+        message_ = "the recurrence residual " + solver_number(result_.relative_residual) +
+                   " met the tolerance " + solver_number(opts_.relative_tolerance) +
+                   " but the true residual ‖b − A x‖/‖b‖ is " + solver_number(true_rr) + " after " +
                    std::to_string(result_.residual_replacements) +
                    " residual replacement(s); the tolerance is below what this precision "
                    "attains for this matrix";
@@ -585,8 +568,8 @@ private:
       message_ = "non-finite value in pᵀAp at iteration " + std::to_string(k);
       return SolverStatus::non_finite;
     case CgVerdict::not_positive_definite:
-      message_ = "matrix is not positive definite (pᵀAp = " + cg_number(pAp) + " at iteration " +
-                 std::to_string(k) + ")";
+      message_ = "matrix is not positive definite (pᵀAp = " + solver_number(pAp) +
+                 " at iteration " + std::to_string(k) + ")";
       return SolverStatus::indefinite;
     case CgVerdict::nonfinite_r:
       result_.iterations = k;
@@ -602,9 +585,9 @@ private:
     report(k, elapsed);
     if (rr <= w_.threshold_sq) return SolverStatus::converged;
     if (result_.relative_residual > opts_.divergence_factor) {
-      message_ = "the residual ‖r‖/‖b‖ = " + cg_number(result_.relative_residual) +
+      message_ = "the residual ‖r‖/‖b‖ = " + solver_number(result_.relative_residual) +
                  " at iteration " + std::to_string(k) + " exceeds divergence_factor " +
-                 cg_number(opts_.divergence_factor);
+                 solver_number(opts_.divergence_factor);
       return SolverStatus::diverged;
     }
     return SolverStatus::iteration_limit;
