@@ -103,9 +103,12 @@ SolverResult kk_bicgstab(Op& op, Vec const& dinv, Vec const& b, Vec const& x,
   res.relative_residual = res.true_relative_residual = rnorm / nb;
   if (rnorm <= tol * nb) return finish(SolverStatus::converged, "");
 
-  double rho = 0, rho_old = 1, alpha = 1, omega = 1, previous_true = 1e300;
+  double rho = 0, rho_old = 1, alpha = 1, omega = 1, previous_true = 1e300, rhat_norm = 0;
   bool first = true;
+  int cycle_start = 0;
   auto restart = [&](double norm) {
+    cycle_start = res.iterations;
+    rhat_norm = norm;
     Kokkos::deep_copy(rhat, r);
     Kokkos::deep_copy(p, Scalar(0));
     Kokkos::deep_copy(v, Scalar(0));
@@ -179,11 +182,21 @@ SolverResult kk_bicgstab(Op& op, Vec const& dinv, Vec const& b, Vec const& x,
         why = "‖r‖/‖b‖ = " + detail::kk_number(res.relative_residual);
         break;
       }
-      if (rho == 0) {
+      if (!(std::fabs(rho) > std::numeric_limits<Scalar>::epsilon() * rhat_norm * rnorm)) {
         stop = SolverStatus::breakdown;
-        why = "ρ = r̂ᵀr = 0 at iteration " + std::to_string(k);
+        why = "ρ = r̂ᵀr = " + detail::kk_number(rho) + " at iteration " + std::to_string(k);
         break;
       }
+    }
+    if (!met && stop == SolverStatus::breakdown && res.iterations > cycle_start &&
+        res.iterations < o.max_iterations) {
+      // As spmvkit::bicgstab: restart from the true residual after progress.
+      ++res.residual_replacements;
+      const double restart_norm = detail::kk_residual(op, b, x, r);
+      res.relative_residual = res.true_relative_residual = restart_norm / nb;
+      if (restart_norm <= tol * nb) return finish(SolverStatus::converged, "");
+      restart(restart_norm);
+      continue;
     }
     // The true residual decides (into t, so that r stays the recurrence's).
     const double true_rel = detail::kk_residual(op, b, x, t) / nb;

@@ -191,6 +191,29 @@ TYPED_TEST(KrylovTest, BreakdownsLimitsAndBadInput) {
   EXPECT_EQ(r.status, SolverStatus::breakdown);
   EXPECT_TRUE(contains(r.message, "r̂ᵀv = 0 at iteration 1")) << r.message;
   EXPECT_FALSE(r.converged());
+  // ρ = r̂ᵀr_1 = 0 exactly after one full iteration (b = e_0, a01 a10 = −a02 a20 makes
+  // r_1's first entry 0): not a dead end but a restart from b − A x with a new r̂.
+  {
+    const auto A3 = make_device_crs<Scalar, Exec>(from_triplets(3, 3,
+                                                                {{0, 0, 1.0},
+                                                                 {0, 1, 1.0},
+                                                                 {0, 2, 1.0},
+                                                                 {1, 0, 1.0},
+                                                                 {1, 1, 2.0},
+                                                                 {2, 0, -1.0},
+                                                                 {2, 2, 3.0}}));
+    Vec x3("x3", 3);
+    BicgstabOptions o3;
+    o3.relative_tolerance = std::is_same_v<Scalar, float> ? 1e-5 : 1e-12;
+    const auto r3 = bicgstab(Exec(), A3, vec({1, 0, 0}), x3, o3);
+    EXPECT_TRUE(r3.converged()) << r3.message;
+    EXPECT_GE(r3.residual_replacements, 1);
+    EXPECT_TRUE(r3.message.empty()) << r3.message;
+    // x = A⁻¹ e_0 = (6, −3, 2) / 5.
+    auto h3 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x3);
+    const double expect[3] = {1.2, -0.6, 0.4};
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(static_cast<double>(h3(i)), expect[i], 1e-4) << i;
+  }
   // GMRES solves the same system (in two steps).
   auto g = gmres(Exec(), swap, vec({1, 0}), x);
   EXPECT_TRUE(g.converged()) << g.message;

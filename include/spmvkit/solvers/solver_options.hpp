@@ -114,7 +114,8 @@ struct SolverResult {
   /// ‖b − A x‖/‖b‖ recomputed at the end: what `converged` is decided on.
   double true_relative_residual = 0;
   /// How often the residual was replaced by b − A x (GMRES: restarts that
-  /// continued after a true-residual check).
+  /// continued after a true-residual check; BiCGStab: also its restarts after
+  /// a breakdown).
   int residual_replacements = 0;
   double total_seconds = 0;         ///< whole call, set-up and final residual included
   double iteration_seconds = 0;     ///< the iteration loop only

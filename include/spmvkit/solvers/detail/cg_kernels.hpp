@@ -70,6 +70,17 @@ struct CgStart {
   }
 };
 
+/// The end of work item c's rows when each covers `block` rows (see cg_block()).
+KOKKOS_INLINE_FUNCTION std::int64_t cg_block_end(std::int64_t c, std::int64_t block,
+                                                 std::int64_t n) {
+  return (c + 1) * block < n ? (c + 1) * block : n;
+}
+
+/// Work items of a kernel over n rows, `block` rows each.
+inline std::int64_t cg_blocks(std::int64_t n, std::int64_t block) {
+  return (n + block - 1) / block;
+}
+
 template <class Vec>
 struct CgDot {
   Vec p, q;
@@ -119,11 +130,11 @@ struct CgRecord {
 };
 
 /// r −= αq with α = rᵀz / pᵀAp read from the device scalars; sums =
-/// {rᵀr, rᵀz, pᵀAp}, the last passed through (added by one index only) so
+/// {rᵀr, rᵀz, pᵀAp}, the last passed through (added by work item 0 only) so
 /// that the iteration's record holds all three. Nothing is updated when pᵀAp
 /// is not a positive finite number or when an earlier iteration stopped; the
 /// record then carries pᵀAp = 0, which stops the direction kernel too.
-template <class Vec, class Scalars, class Flag>
+template <class Vec, class Scalars, class Flag, std::int64_t Block = 1>
 struct CgUpdate {
   // A fixed-size struct rather than a double[] array reduction: GPU backends
   // keep it in registers instead of per-thread shared memory.
@@ -134,6 +145,7 @@ struct CgUpdate {
   int previous;
   double largest;
   bool jacobi;
+  std::int64_t n; // rows; work item c covers rows [c Block, min((c + 1) Block, n))
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0, 0, 0}; }
   KOKKOS_INLINE_FUNCTION void join(value_type& a, value_type const& b) const {
     a.rr += b.rr;
@@ -148,18 +160,26 @@ struct CgUpdate {
     a.pAp = a.pAp + b.pAp;
   }
 #endif
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type& sums) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, value_type& sums) const {
+    using Scalar = typename Vec::non_const_value_type;
     const double pAp = stopped() ? 0.0 : scalars(CgScalarLayout::pq);
-    auto ri = r(i);
-    if (pAp > 0 && pAp <= largest) {
-      const auto alpha = static_cast<typename Vec::value_type>(scalars(previous + 1) / pAp);
-      ri -= alpha * q(i);
-      r(i) = ri;
+    const bool step = pAp > 0 && pAp <= largest;
+    const auto alpha = step ? static_cast<Scalar>(scalars(previous + 1) / pAp) : Scalar(0);
+    const std::int64_t begin = c * Block, end = Block == 1 ? begin + 1 : cg_block_end(c, Block, n);
+    double rr = 0, rz = 0;
+    for (std::int64_t i = begin; i < end; ++i) {
+      auto ri = r(i);
+      if (step) {
+        ri -= alpha * q(i);
+        r(i) = ri;
+      }
+      const double rd = static_cast<double>(ri);
+      rr += rd * rd;
+      rz += jacobi ? rd * static_cast<double>(dinv(i) * ri) : rd * rd;
     }
-    const double rd = static_cast<double>(ri);
-    sums.rr += rd * rd;
-    sums.rz += jacobi ? rd * static_cast<double>(dinv(i) * ri) : rd * rd;
-    if (i == 0) sums.pAp += pAp;
+    sums.rr += rr;
+    sums.rz += rz;
+    if (c == 0) sums.pAp += pAp;
   }
 };
 
@@ -168,8 +188,8 @@ struct CgUpdate {
 /// or an earlier stop) leaves x and p alone; one that meets the rest of the
 /// stopping test still takes its x step (its r step is done) but keeps p. In
 /// both cases the flag tells later iterations' updates to leave r alone.
-/// Every thread evaluates the same test, so only index 0 writes the flag.
-template <class X, class Vec, class Scalars, class Flag>
+/// Every work item evaluates the same test, so only item 0 writes the flag.
+template <class X, class Vec, class Scalars, class Flag, std::int64_t Block = 1>
 struct CgDirection {
   X x;
   Vec r, p, dinv;
@@ -178,20 +198,24 @@ struct CgDirection {
   int current, previous;
   double threshold_sq, largest;
   bool jacobi;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    using Scalar = typename Vec::value_type;
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c) const {
+    using Scalar = typename Vec::non_const_value_type;
     const double rr = scalars(current), rz = scalars(current + 1), pAp = scalars(current + 2);
     if (!(pAp > 0 && pAp <= largest)) {
-      if (i == 0) stopped() = 1;
+      if (c == 0) stopped() = 1;
       return;
     }
-    const auto pi = p(i);
-    x(i) += static_cast<Scalar>(scalars(previous + 1) / pAp) * pi;
-    if (cg_verdict(rr, rz, pAp, threshold_sq, largest) != CgVerdict::go) {
-      if (i == 0) stopped() = 1;
-      return;
+    const auto alpha = static_cast<Scalar>(scalars(previous + 1) / pAp);
+    const bool go = cg_verdict(rr, rz, pAp, threshold_sq, largest) == CgVerdict::go;
+    if (!go && c == 0) stopped() = 1;
+    const auto beta = static_cast<Scalar>(rz / scalars(previous + 1));
+    const std::int64_t begin = c * Block, end = Block == 1 ? begin + 1 : cg_block_end(c, Block, n);
+    for (std::int64_t i = begin; i < end; ++i) {
+      const auto pi = p(i);
+      x(i) += alpha * pi;
+      if (go) p(i) = (jacobi ? dinv(i) * r(i) : r(i)) + beta * pi;
     }
-    p(i) = (jacobi ? dinv(i) * r(i) : r(i)) + static_cast<Scalar>(rz / scalars(previous + 1)) * pi;
   }
 };
 
@@ -258,7 +282,7 @@ struct PipeCgPrime {
 /// test or pᵀAp_k is unusable; the record then holds zero sums and a pᵀAp that
 /// fails it too (pᵀAp_k itself, or −1 after a stop), so later iterations stay
 /// stopped without a flag, and no rank's sums count twice in an all-reduce.
-template <class X, class Vec, class Scalars>
+template <class X, class Vec, class Scalars, std::int64_t Block = 1>
 struct PipeCgUpdate {
   using value_type = PipeCgRecord;
   X x;
@@ -268,6 +292,7 @@ struct PipeCgUpdate {
   bool restart; // record k − 1 is a start: no β, and the host has tested it
   double threshold_sq, largest;
   bool jacobi;
+  std::int64_t n_rows; // n is a vector here
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0, 0, 0, 0}; }
   KOKKOS_INLINE_FUNCTION void join(value_type& a, value_type const& b) const {
     CgRecordJoin::add(a, b);
@@ -280,7 +305,7 @@ struct PipeCgUpdate {
     a.pAp = a.pAp + b.pAp;
   }
 #endif
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type& sums) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, value_type& sums) const {
     using Scalar = typename Vec::value_type;
     const double rz1 = scalars(previous + 1), wz1 = scalars(previous + 2);
     double pAp = wz1, beta = 0;
@@ -293,40 +318,45 @@ struct PipeCgUpdate {
            CgVerdict::go;
       if (!go) pAp = -1; // keeps later iterations stopped
     }
-    if (!go || !(pAp > 0 && pAp <= largest)) {
-      if (i == 0) sums.pAp += pAp;
-      return;
-    }
+    if (c == 0) sums.pAp += pAp;
+    if (!go || !(pAp > 0 && pAp <= largest)) return;
     const auto alpha = static_cast<Scalar>(rz1 / pAp);
     const auto b = static_cast<Scalar>(beta);
-    const auto ni = n(i), wi = w(i);
-    const auto zi = restart ? ni : ni + b * z(i);
-    const auto si = restart ? wi : wi + b * s(i);
-    const auto ri_old = r(i);
-    const auto ui_old = jacobi ? u(i) : ri_old;
-    const auto pi = restart ? ui_old : ui_old + b * p(i);
-    z(i) = zi;
-    s(i) = si;
-    p(i) = pi;
-    x(i) += alpha * pi;
-    const auto ri = ri_old - alpha * si;
-    const auto wn = wi - alpha * zi;
-    r(i) = ri;
-    w(i) = wn;
-    Scalar ui = ri;
-    if (jacobi) {
-      const auto mi = m(i);
-      const auto qi = restart ? mi : mi + b * q(i);
-      q(i) = qi;
-      ui = ui_old - alpha * qi;
-      u(i) = ui;
-      m(i) = dinv(i) * wn;
+    const std::int64_t begin = c * Block,
+                       end = Block == 1 ? begin + 1 : cg_block_end(c, Block, n_rows);
+    double rr = 0, rz = 0, wz = 0;
+    for (std::int64_t i = begin; i < end; ++i) {
+      const auto ni = n(i), wi = w(i);
+      const auto zi = restart ? ni : ni + b * z(i);
+      const auto si = restart ? wi : wi + b * s(i);
+      const auto ri_old = r(i);
+      const auto ui_old = jacobi ? u(i) : ri_old;
+      const auto pi = restart ? ui_old : ui_old + b * p(i);
+      z(i) = zi;
+      s(i) = si;
+      p(i) = pi;
+      x(i) += alpha * pi;
+      const auto ri = ri_old - alpha * si;
+      const auto wn = wi - alpha * zi;
+      r(i) = ri;
+      w(i) = wn;
+      Scalar ui = ri;
+      if (jacobi) {
+        const auto mi = m(i);
+        const auto qi = restart ? mi : mi + b * q(i);
+        q(i) = qi;
+        ui = ui_old - alpha * qi;
+        u(i) = ui;
+        m(i) = dinv(i) * wn;
+      }
+      const double rd = static_cast<double>(ri), ud = static_cast<double>(ui);
+      rr += rd * rd;
+      rz += rd * ud;
+      wz += static_cast<double>(wn) * ud;
     }
-    const double rd = static_cast<double>(ri), ud = static_cast<double>(ui);
-    sums.rr += rd * rd;
-    sums.rz += rd * ud;
-    sums.wz += static_cast<double>(wn) * ud;
-    if (i == 0) sums.pAp += pAp;
+    sums.rr += rr;
+    sums.rz += rz;
+    sums.wz += wz;
   }
 };
 

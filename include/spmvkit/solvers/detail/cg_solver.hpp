@@ -94,10 +94,12 @@ struct FusedCgVectorOps {
     using DeviceRecord =
         Kokkos::View<CgRecord, typename Vec::memory_space, Kokkos::MemoryUnmanaged>;
     const int current = w.layout.record(k), previous = w.layout.record(k - 1);
-    Kokkos::parallel_reduce("SpMVKit::cg::update", CgRange<decltype(w.exec)>(w.exec, 0, w.n),
-                            CgUpdate<Vec, Scalars, Flag>{w.q, w.r, w.dinv, w.scalars, w.stopped,
-                                                         previous, w.largest, w.jacobi},
-                            DeviceRecord(reinterpret_cast<CgRecord*>(w.scalars.data() + current)));
+    constexpr std::int64_t block = cg_block<decltype(w.exec)>();
+    Kokkos::parallel_reduce(
+        "SpMVKit::cg::update", CgRange<decltype(w.exec)>(w.exec, 0, cg_blocks(w.n, block)),
+        CgUpdate<Vec, Scalars, Flag, block>{w.q, w.r, w.dinv, w.scalars, w.stopped, previous,
+                                            w.largest, w.jacobi, w.n},
+        DeviceRecord(reinterpret_cast<CgRecord*>(w.scalars.data() + current)));
     // rᵀr and rᵀz only: pᵀAp rides along from index 0 and is global already.
     w.reduction.all_reduce(w.exec, w.scalars.data() + current, 2);
     return true;
@@ -107,10 +109,12 @@ struct FusedCgVectorOps {
   static void direction(W& w, int k) {
     using Vec = decltype(w.r);
     const int current = w.layout.record(k), previous = w.layout.record(k - 1);
-    Kokkos::parallel_for("SpMVKit::cg::direction", CgRange<decltype(w.exec)>(w.exec, 0, w.n),
-                         CgDirection<decltype(w.x), Vec, decltype(w.scalars), decltype(w.stopped)>{
-                             w.x, w.r, w.p, w.dinv, w.scalars, w.stopped, current, previous,
-                             w.threshold_sq, w.largest, w.jacobi});
+    constexpr std::int64_t block = cg_block<decltype(w.exec)>();
+    Kokkos::parallel_for(
+        "SpMVKit::cg::direction", CgRange<decltype(w.exec)>(w.exec, 0, cg_blocks(w.n, block)),
+        CgDirection<decltype(w.x), Vec, decltype(w.scalars), decltype(w.stopped), block>{
+            w.x, w.r, w.p, w.dinv, w.scalars, w.stopped, current, previous, w.threshold_sq,
+            w.largest, w.jacobi, w.n});
   }
 
   template <class W>
@@ -499,12 +503,13 @@ private:
     apply(pm_, pn_); // overlaps the all-reduce of record k - 1 when the policy splits it
     finish_all_reduce();
     const int current = w_.layout.record(k);
+    constexpr std::int64_t block = cg_block<ExecutionSpace>();
     Kokkos::parallel_reduce(
-        "SpMVKit::cg::pipelined_update", Range(w_.exec, 0, n_),
-        PipeCgUpdate<XView, Vec, Scalars>{w_.x, w_.r, pu_, pw_, pm_, pn_, w_.z, pq_, ps_, w_.p,
-                                          w_.dinv, w_.scalars, w_.layout.record(k - 1),
-                                          w_.layout.record(std::max(k - 2, 0)), k - 1 == first,
-                                          w_.threshold_sq, largest, w_.jacobi},
+        "SpMVKit::cg::pipelined_update", Range(w_.exec, 0, cg_blocks(n_, block)),
+        PipeCgUpdate<XView, Vec, Scalars, block>{
+            w_.x, w_.r, pu_, pw_, pm_, pn_, w_.z, pq_, ps_, w_.p, w_.dinv, w_.scalars,
+            w_.layout.record(k - 1), w_.layout.record(std::max(k - 2, 0)), k - 1 == first,
+            w_.threshold_sq, largest, w_.jacobi, n_},
         DevicePipeRecord(reinterpret_cast<PipeCgRecord*>(w_.scalars.data() + current)));
     // The three sums; pᵀAp is formed from global values already.
     start_all_reduce(w_.scalars.data() + current, 3);

@@ -8,6 +8,8 @@
 
 #include <spmvkit/core/memory.hpp>
 
+#include <cstdint>
+
 namespace spmvkit::detail {
 
 /// Iterations between the host's reads of CG's scalars (CgOptions::
@@ -19,6 +21,16 @@ namespace spmvkit::detail {
 template <class ExecutionSpace>
 constexpr int cg_check_interval() {
   return is_host_space_v<ExecutionSpace> ? 1 : 8;
+}
+
+/// Rows per work item of the fused CG kernels. GPUs take one row per thread
+/// (coalesced); host backends take a block, so that the device scalars are
+/// read, divided and tested once per block rather than per row and the row
+/// loop vectorises (per row they made the fused kernels slower than
+/// KokkosBlas' on the host; docs/notes/2026-11-27-solvers.md).
+template <class ExecutionSpace>
+constexpr std::int64_t cg_block() {
+  return is_host_space_v<ExecutionSpace> ? 2048 : 1;
 }
 
 } // namespace spmvkit::detail
