@@ -111,9 +111,13 @@ TYPED_TEST(CgVariantsEveryFormatTest, AgreeOnFemAndShippedSpdMatrices) {
         continue;
       }
       if (!blas.converged()) continue; // stagnated within the factor: nothing more to compare
-      // The same algorithm: rounding only.
+      // The same algorithm: rounding only. On the bcsstk matrices (κ up to 1e10)
+      // rounding alone moves double CG by a few iterations (bcsstk08 on an H200:
+      // 189 fused, 191 KokkosBlas after a change of where one sum rounds).
+      const bool well_conditioned = name == "fem_N12";
       EXPECT_NEAR(blas.iterations, fused.iterations,
-                  dp ? 1 : 2 + fused.iterations / (at_edge ? 10 : 50));
+                  dp ? (well_conditioned ? 1 : 1 + fused.iterations / 50)
+                     : 2 + fused.iterations / (at_edge ? 10 : 50));
       // The solutions agree as far as the tolerance and the conditioning allow:
       // the FEM matrix is well conditioned, the bcsstk ones are not (κ up to 1e10).
       const double x_tol = name == "fem_N12" ? 100 * tol : (dp ? 1e-3 : 0.5);

@@ -132,21 +132,11 @@ public:
   SolverResult solve() {
     Kokkos::Timer total;
     auto& res = this->result_;
-    this->start_x();
-    double rnorm = this->residual(r_);
+    double rnorm = 0;
+    if (auto done = this->begin(r_, rnorm, total)) return *done;
     std::string message;
-    if (this->non_finite_start(rnorm, message)) {
-      res.relative_residual = res.true_relative_residual = std::nan("");
-      return this->finish(SolverStatus::non_finite, message, total, 0);
-    }
-    if (this->norm_b_ == 0) {
-      Kokkos::deep_copy(this->exec_, this->xw_, Scalar(0));
-      return this->finish(SolverStatus::converged, "", total, 0);
-    }
     const double nb = this->norm_b_;
     const double tol = this->tolerance();
-    res.relative_residual = res.true_relative_residual = rnorm / nb;
-    if (rnorm <= tol * nb) return this->finish(SolverStatus::converged, "", total, 0);
 
     Kokkos::Timer loop;
     double previous_true = std::numeric_limits<double>::infinity();
@@ -326,9 +316,7 @@ template <class ExecutionSpace, class Matrix, class Prec, class BView, class XVi
 SolverResult bicgstab(ExecutionSpace const& exec, Matrix const& A, Prec const& M, BView const& b,
                       XView const& x, BicgstabOptions const& opts = BicgstabOptions()) {
   auto&& op = detail::as_operator<BView>(A);
-  using Op = std::remove_reference_t<decltype(op)>;
-  detail::BicgstabSolver<ExecutionSpace, Op, Prec, BView, XView> solver(exec, op, M, b, x, opts);
-  return solver.solve();
+  return detail::run_krylov<detail::BicgstabSolver>(exec, op, M, b, x, opts);
 }
 
 /// The same for an operator that keeps state between applies (a cached
@@ -338,8 +326,7 @@ template <
     class = std::enable_if_t<detail::is_linear_operator<Op>::value && is_preconditioner_v<Prec>>>
 SolverResult bicgstab(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b,
                       XView const& x, BicgstabOptions const& opts = BicgstabOptions()) {
-  detail::BicgstabSolver<ExecutionSpace, Op, Prec, BView, XView> solver(exec, op, M, b, x, opts);
-  return solver.solve();
+  return detail::run_krylov<detail::BicgstabSolver>(exec, op, M, b, x, opts);
 }
 
 /// Unpreconditioned BiCGStab (M = I); as above.
@@ -348,11 +335,7 @@ template <class ExecutionSpace, class Matrix, class BView, class XView,
 SolverResult bicgstab(ExecutionSpace const& exec, Matrix const& A, BView const& b, XView const& x,
                       BicgstabOptions const& opts = BicgstabOptions()) {
   auto&& op = detail::as_operator<BView>(A);
-  using Op = std::remove_reference_t<decltype(op)>;
-  const IdentityPreconditioner<Op> I(op.num_rows());
-  detail::BicgstabSolver<ExecutionSpace, Op, IdentityPreconditioner<Op>, BView, XView> solver(
-      exec, op, I, b, x, opts);
-  return solver.solve();
+  return detail::run_krylov_unpreconditioned<detail::BicgstabSolver>(exec, op, b, x, opts);
 }
 
 /// Unpreconditioned, for an operator taken by non-const reference; as above.
@@ -361,10 +344,7 @@ template <class ExecutionSpace, class Op, class BView, class XView,
                                    Kokkos::is_view<BView>::value>>
 SolverResult bicgstab(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x,
                       BicgstabOptions const& opts = BicgstabOptions()) {
-  const IdentityPreconditioner<Op> I(op.num_rows());
-  detail::BicgstabSolver<ExecutionSpace, Op, IdentityPreconditioner<Op>, BView, XView> solver(
-      exec, op, I, b, x, opts);
-  return solver.solve();
+  return detail::run_krylov_unpreconditioned<detail::BicgstabSolver>(exec, op, b, x, opts);
 }
 
 } // namespace spmvkit

@@ -156,22 +156,12 @@ public:
   SolverResult solve() {
     Kokkos::Timer total;
     auto& res = this->result_;
-    this->start_x();
-    double beta = this->residual(w_);
+    double beta = 0;
+    if (auto done = this->begin(w_, beta, total)) return *done;
     std::string message;
-    if (this->non_finite_start(beta, message)) {
-      res.relative_residual = res.true_relative_residual = std::nan("");
-      return this->finish(SolverStatus::non_finite, message, total, 0);
-    }
-    if (this->norm_b_ == 0) {
-      Kokkos::deep_copy(this->exec_, this->xw_, Scalar(0));
-      return this->finish(SolverStatus::converged, "", total, 0);
-    }
     const double nb = this->norm_b_;
     const double tol = this->tolerance();
     auto const& opts = this->opts_;
-    res.relative_residual = res.true_relative_residual = beta / nb;
-    if (beta <= tol * nb) return this->finish(SolverStatus::converged, "", total, 0);
 
     Kokkos::Timer loop;
     double previous_true = std::numeric_limits<double>::infinity();
@@ -355,9 +345,7 @@ template <class ExecutionSpace, class Matrix, class Prec, class BView, class XVi
 SolverResult gmres(ExecutionSpace const& exec, Matrix const& A, Prec const& M, BView const& b,
                    XView const& x, GmresOptions const& opts = GmresOptions()) {
   auto&& op = detail::as_operator<BView>(A);
-  using Op = std::remove_reference_t<decltype(op)>;
-  detail::GmresSolver<ExecutionSpace, Op, Prec, BView, XView> solver(exec, op, M, b, x, opts);
-  return solver.solve();
+  return detail::run_krylov<detail::GmresSolver>(exec, op, M, b, x, opts);
 }
 
 /// The same for an operator that keeps state between applies (a cached
@@ -367,8 +355,7 @@ template <
     class = std::enable_if_t<detail::is_linear_operator<Op>::value && is_preconditioner_v<Prec>>>
 SolverResult gmres(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b,
                    XView const& x, GmresOptions const& opts = GmresOptions()) {
-  detail::GmresSolver<ExecutionSpace, Op, Prec, BView, XView> solver(exec, op, M, b, x, opts);
-  return solver.solve();
+  return detail::run_krylov<detail::GmresSolver>(exec, op, M, b, x, opts);
 }
 
 /// Unpreconditioned GMRES(m) (M = I); as above.
@@ -377,11 +364,7 @@ template <class ExecutionSpace, class Matrix, class BView, class XView,
 SolverResult gmres(ExecutionSpace const& exec, Matrix const& A, BView const& b, XView const& x,
                    GmresOptions const& opts = GmresOptions()) {
   auto&& op = detail::as_operator<BView>(A);
-  using Op = std::remove_reference_t<decltype(op)>;
-  const IdentityPreconditioner<Op> I(op.num_rows());
-  detail::GmresSolver<ExecutionSpace, Op, IdentityPreconditioner<Op>, BView, XView> solver(
-      exec, op, I, b, x, opts);
-  return solver.solve();
+  return detail::run_krylov_unpreconditioned<detail::GmresSolver>(exec, op, b, x, opts);
 }
 
 /// Unpreconditioned, for an operator taken by non-const reference; as above.
@@ -390,10 +373,7 @@ template <class ExecutionSpace, class Op, class BView, class XView,
                                    Kokkos::is_view<BView>::value>>
 SolverResult gmres(ExecutionSpace const& exec, Op& op, BView const& b, XView const& x,
                    GmresOptions const& opts = GmresOptions()) {
-  const IdentityPreconditioner<Op> I(op.num_rows());
-  detail::GmresSolver<ExecutionSpace, Op, IdentityPreconditioner<Op>, BView, XView> solver(
-      exec, op, I, b, x, opts);
-  return solver.solve();
+  return detail::run_krylov_unpreconditioned<detail::GmresSolver>(exec, op, b, x, opts);
 }
 
 } // namespace spmvkit

@@ -166,7 +166,11 @@ struct CgUpdate {
     const bool step = pAp > 0 && pAp <= largest;
     const auto alpha = step ? static_cast<Scalar>(scalars(previous + 1) / pAp) : Scalar(0);
     const std::int64_t begin = c * Block, end = Block == 1 ? begin + 1 : cg_block_end(c, Block, n);
-    double rr = 0, rz = 0;
+    // One row per item (GPUs): add into the reduction value directly, as the
+    // compiler then fuses each product into the sum (one rounding, not two).
+    double rr_block = 0, rz_block = 0;
+    double& rr = Block == 1 ? sums.rr : rr_block;
+    double& rz = Block == 1 ? sums.rz : rz_block;
     for (std::int64_t i = begin; i < end; ++i) {
       auto ri = r(i);
       if (step) {
@@ -177,8 +181,10 @@ struct CgUpdate {
       rr += rd * rd;
       rz += jacobi ? rd * static_cast<double>(dinv(i) * ri) : rd * rd;
     }
-    sums.rr += rr;
-    sums.rz += rz;
+    if constexpr (Block != 1) {
+      sums.rr += rr_block;
+      sums.rz += rz_block;
+    }
     if (c == 0) sums.pAp += pAp;
   }
 };
@@ -324,7 +330,10 @@ struct PipeCgUpdate {
     const auto b = static_cast<Scalar>(beta);
     const std::int64_t begin = c * Block,
                        end = Block == 1 ? begin + 1 : cg_block_end(c, Block, n_rows);
-    double rr = 0, rz = 0, wz = 0;
+    double rr_block = 0, rz_block = 0, wz_block = 0; // as in CgUpdate
+    double& rr = Block == 1 ? sums.rr : rr_block;
+    double& rz = Block == 1 ? sums.rz : rz_block;
+    double& wz = Block == 1 ? sums.wz : wz_block;
     for (std::int64_t i = begin; i < end; ++i) {
       const auto ni = n(i), wi = w(i);
       const auto zi = restart ? ni : ni + b * z(i);
@@ -354,9 +363,11 @@ struct PipeCgUpdate {
       rz += rd * ud;
       wz += static_cast<double>(wn) * ud;
     }
-    sums.rr += rr;
-    sums.rz += rz;
-    sums.wz += wz;
+    if constexpr (Block != 1) {
+      sums.rr += rr_block;
+      sums.rz += rz_block;
+      sums.wz += wz_block;
+    }
   }
 };
 

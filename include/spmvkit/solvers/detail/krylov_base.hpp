@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <iomanip>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -213,6 +214,27 @@ protected:
     return std::sqrt(sums[0]);
   }
 
+  /// The start every solver shares: x_work = x0 (or 0) and r = b − A x_work;
+  /// returns the finished result when there is nothing to iterate (a
+  /// non-finite start, b = 0, x0 already meeting the tolerance), else nothing,
+  /// with ‖r‖ in rnorm.
+  std::optional<SolverResult> begin(Vec const& r, double& rnorm, Kokkos::Timer const& total) {
+    start_x();
+    rnorm = residual(r);
+    std::string message;
+    if (non_finite_start(rnorm, message)) {
+      result_.relative_residual = result_.true_relative_residual = std::nan("");
+      return finish(SolverStatus::non_finite, message, total, 0);
+    }
+    if (norm_b_ == 0) {
+      Kokkos::deep_copy(exec_, xw_, Scalar(0));
+      return finish(SolverStatus::converged, "", total, 0);
+    }
+    result_.relative_residual = result_.true_relative_residual = rnorm / norm_b_;
+    if (rnorm <= tolerance() * norm_b_) return finish(SolverStatus::converged, "", total, 0);
+    return std::nullopt;
+  }
+
   /// The relative tolerance that also honours the absolute one.
   double tolerance() const {
     return norm_b_ > 0 ? std::max(opts_.relative_tolerance, opts_.absolute_tolerance / norm_b_)
@@ -284,6 +306,26 @@ protected:
   Kokkos::Timer spmv_timer_;
   double spmv_seconds_ = 0;
 };
+
+/// Runs Solver<ExecutionSpace, Op, Prec, BView, XView> (BicgstabSolver,
+/// GmresSolver, ...): what every public overload of a solver does once it has
+/// an operator, taken by reference so that one with state keeps it.
+template <template <class, class, class, class, class> class Solver, class ExecutionSpace, class Op,
+          class Prec, class BView, class XView, class Options>
+SolverResult run_krylov(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b,
+                        XView const& x, Options const& opts) {
+  Solver<ExecutionSpace, Op, Prec, BView, XView> solver(exec, op, M, b, x, opts);
+  return solver.solve();
+}
+
+/// The same without a preconditioner (M = I).
+template <template <class, class, class, class, class> class Solver, class ExecutionSpace, class Op,
+          class BView, class XView, class Options>
+SolverResult run_krylov_unpreconditioned(ExecutionSpace const& exec, Op& op, BView const& b,
+                                         XView const& x, Options const& opts) {
+  const IdentityPreconditioner<std::remove_const_t<Op>> I(op.num_rows());
+  return run_krylov<Solver>(exec, op, I, b, x, opts);
+}
 
 } // namespace spmvkit::detail
 

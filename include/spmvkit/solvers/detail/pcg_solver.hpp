@@ -61,20 +61,10 @@ public:
   SolverResult solve() {
     Kokkos::Timer total;
     auto& res = this->result_;
-    this->start_x();
-    double rnorm = this->residual(r_);
+    double rnorm = 0;
+    if (auto done = this->begin(r_, rnorm, total)) return *done;
     std::string message;
-    if (this->non_finite_start(rnorm, message)) {
-      res.relative_residual = res.true_relative_residual = std::nan("");
-      return this->finish(SolverStatus::non_finite, message, total, 0);
-    }
-    if (this->norm_b_ == 0) {
-      Kokkos::deep_copy(this->exec_, this->xw_, Scalar(0));
-      return this->finish(SolverStatus::converged, "", total, 0);
-    }
-    const double nb = this->norm_b_, tol = this->tolerance();
-    res.relative_residual = res.true_relative_residual = rnorm / nb;
-    if (rnorm <= tol * nb) return this->finish(SolverStatus::converged, "", total, 0);
+    const double tol = this->tolerance();
     Kokkos::Timer loop;
     double previous_true = std::numeric_limits<double>::infinity();
     SolverStatus status;
