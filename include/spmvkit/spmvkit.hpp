@@ -28,8 +28,10 @@
 ///   permute(), unpermute()).
 /// - select/: the automatic format choice, make_auto_matrix() and AutoMatrix, from
 ///   compute_features() and the format cost model.
-/// - operations/: spmv() (y = beta y + alpha A x, any format) and spgemm() (C = A B, with a
-///   handle for repeated numeric phases).
+/// - operations/: spmv() (y = beta y + alpha A x, any format), spgemm() (C = A B, with a
+///   handle for repeated numeric phases), transpose() (CRS to CRS), spadd() (C = alpha A +
+///   beta B, with SpaddHandle) and assemble_crs() (triplets with duplicates to CRS on the
+///   device, with AssemblyPattern and refill() for new values).
 /// - problems/: the FEM Poisson test problem (make_fem_poisson(), fem_poisson_rhs(),
 ///   fem_poisson_exact(), fem_poisson_l2_error()) and the nonsymmetric convection-diffusion one
 ///   (ConvectionDiffusion, make_convection_diffusion(), convection_diffusion_rhs(),
@@ -90,8 +92,11 @@
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/operations/assembly.hpp>
+#include <spmvkit/operations/spadd.hpp>
 #include <spmvkit/operations/spgemm.hpp>
 #include <spmvkit/operations/spmv.hpp>
+#include <spmvkit/operations/transpose.hpp>
 #include <spmvkit/problems/convection_diffusion.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/reorder/band_k.hpp>

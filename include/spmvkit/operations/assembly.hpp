@@ -1,0 +1,225 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_OPERATIONS_ASSEMBLY_HPP
+#define SPMVKIT_OPERATIONS_ASSEMBLY_HPP
+
+/// \file
+/// Assembly on the device: assemble_crs() turns unsorted (row, column, value)
+/// triplets with duplicates into a CrsMatrix with sorted columns and the
+/// duplicates summed; AssemblyPattern keeps what the sort found so that new
+/// values of the same triplets refill the matrix without sorting or
+/// allocating again (refill()), and maps each triplet to its entry (slots())
+/// for element loops that add into the matrix themselves. Other formats
+/// come from the result through their from_crs() (make_sell(), ...).
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/operations/detail/triplet_sort.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace spmvkit {
+
+namespace detail {
+
+/// Triplets as a sort source: row(t) and col(t) from two Views.
+template <class Rows, class Cols>
+struct TripletSource {
+  Rows rows;
+  Cols cols;
+  KOKKOS_INLINE_FUNCTION auto row(std::int64_t t) const { return rows(t); }
+  KOKKOS_INLINE_FUNCTION auto col(std::int64_t t) const { return cols(t); }
+};
+
+template <class Values>
+struct ValueAt {
+  Values values;
+  KOKKOS_INLINE_FUNCTION auto operator()(std::int64_t t) const { return values(t); }
+};
+
+template <class Slots, class Keys>
+struct SlotsOfTriplets {
+  Slots slots;
+  Keys order, run_starts;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t s) const {
+    for (SortKey p = run_starts(s); p < run_starts(s + 1); ++p)
+      slots(order(p)) = static_cast<typename Slots::value_type>(s);
+  }
+};
+
+} // namespace detail
+
+/// What assemble_crs() found about one set of triplets: their order by (row,
+/// column, triplet index), the entry each triplet adds into and the matrix's
+/// shape. A pattern serves every later set of values for the same (row,
+/// column) triplets, in the same order: refill() sums them into the matrix
+/// without sorting or allocating.
+///
+/// \tparam ExecutionSpace where the arrays live and the kernels run
+/// \tparam Offset         the matrix's entry index type
+template <class ExecutionSpace, class Offset = int>
+class AssemblyPattern {
+public:
+  /// `Kokkos::Device<execution_space, memory_space>`.
+  using device_type = typename ExecutionSpace::device_type;
+  /// The entry of the assembled matrix each triplet adds into.
+  using slots_type = Kokkos::View<Offset*, device_type>;
+
+  /// An empty pattern; assemble_crs() fills it.
+  AssemblyPattern() = default;
+
+  /// Number of triplets the pattern was made from.
+  std::int64_t num_triplets() const { return static_cast<std::int64_t>(order_.extent(0)); }
+  /// Number of entries of the assembled matrix (distinct (row, column) pairs).
+  std::int64_t nnz() const { return nnz_; }
+  /// Rows of the assembled matrix.
+  std::int64_t num_rows() const { return num_rows_; }
+  /// Columns of the assembled matrix.
+  std::int64_t num_cols() const { return num_cols_; }
+  /// slots()(t): the index into the matrix's values() that triplet t adds
+  /// into, for an element loop that adds into the matrix itself (with
+  /// Kokkos::atomic_add; the sum's order then varies between runs, unlike
+  /// refill()'s).
+  slots_type const& slots() const { return slots_; }
+
+  /// Internal: the triplets in (row, column, t) order.
+  Kokkos::View<detail::SortKey*, device_type> const& order() const { return order_; }
+  /// Internal: where each entry's run of triplets starts in order(); nnz + 1.
+  Kokkos::View<detail::SortKey*, device_type> const& run_starts() const { return run_starts_; }
+
+  /// Internal: set by assemble_crs().
+  template <class Sorted>
+  void set(Sorted const& sorted, std::int64_t num_rows, std::int64_t num_cols,
+           slots_type const& slots) {
+    order_ = sorted.order;
+    run_starts_ = sorted.run_starts;
+    nnz_ = sorted.nnz;
+    num_rows_ = num_rows;
+    num_cols_ = num_cols;
+    slots_ = slots;
+  }
+
+private:
+  Kokkos::View<detail::SortKey*, device_type> order_, run_starts_;
+  slots_type slots_;
+  std::int64_t nnz_ = 0, num_rows_ = 0, num_cols_ = 0;
+};
+
+/// Assembles a num_rows x num_cols CrsMatrix on `exec` from triplets
+/// (rows(t), cols(t), values(t)), t < n, in any order and with duplicates:
+/// each row's columns come out sorted and the values of equal (row, column)
+/// are summed in the order of t, so the result is the same bit for bit on
+/// every run and backend thread count. With `pattern`, also keeps what
+/// refill() needs.
+///
+/// rows and cols are rank-1 Views of integers and values a rank-1 View of the
+/// matrix's Scalar, all of n entries and accessible from exec. Throws
+/// std::invalid_argument when the extents differ or a triplet lies outside
+/// the matrix (naming the first, by t), std::length_error when a size does
+/// not fit Ordinal or Offset or n times max(num_rows, num_cols) exceeds 2^63
+/// (the sort keys), AllocationError. Memory: three 8-byte arrays of n (two
+/// sort keys and the order) besides the matrix; with a pattern the order,
+/// n slots and nnz + 1 run starts stay. Synchronous. The result's structure is
+/// known valid (no check on first use).
+///
+/// Usage: `auto A = assemble_crs(exec, n, n, rows, cols, vals, &pattern);`
+template <class Ordinal = int, class Offset = int, class ExecutionSpace, class Rows, class Cols,
+          class Values>
+CrsMatrix<typename Values::non_const_value_type, ExecutionSpace, Ordinal, Offset>
+assemble_crs(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
+             Rows const& rows, Cols const& cols, Values const& values,
+             AssemblyPattern<ExecutionSpace, Offset>* pattern = nullptr) {
+  using Scalar = typename Values::non_const_value_type;
+  using Matrix = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  static_assert(Kokkos::is_view<Rows>::value && Kokkos::is_view<Cols>::value &&
+                    Kokkos::is_view<Values>::value && Rows::rank == 1 && Cols::rank == 1 &&
+                    Values::rank == 1,
+                "spmvkit::assemble_crs: rows, cols and values must be rank-1 Views");
+  static_assert(std::is_integral_v<typename Rows::non_const_value_type> &&
+                    std::is_integral_v<typename Cols::non_const_value_type>,
+                "spmvkit::assemble_crs: rows and cols must hold integers");
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename Rows::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecutionSpace, typename Cols::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecutionSpace, typename Values::memory_space>::accessible,
+      "spmvkit::assemble_crs: the Views must be accessible from exec");
+  constexpr char const* where = "spmvkit::assemble_crs";
+  if (num_rows < 0 || num_cols < 0) {
+    throw std::invalid_argument(std::string(where) + ": the matrix is " + std::to_string(num_rows) +
+                                " x " + std::to_string(num_cols) + "; sizes must be >= 0");
+  }
+  detail::checked_index<Ordinal>(num_rows, "num_rows", where);
+  detail::checked_index<Ordinal>(num_cols, "num_cols", where);
+  const auto n = static_cast<std::int64_t>(values.extent(0));
+  if (static_cast<std::int64_t>(rows.extent(0)) != n ||
+      static_cast<std::int64_t>(cols.extent(0)) != n) {
+    throw std::invalid_argument(std::string(where) +
+                                ": rows, cols and values must have one "
+                                "entry per triplet; they have " +
+                                std::to_string(rows.extent(0)) + ", " +
+                                std::to_string(cols.extent(0)) + " and " + std::to_string(n));
+  }
+  const detail::TripletSource<Rows, Cols> source{rows, cols};
+  detail::check_entries_in_range(exec, num_rows, num_cols, n, source, where);
+  auto sorted = detail::sort_entries<Ordinal, Offset>(exec, num_rows, num_cols, n, source, where);
+  auto vals = detail::allocate_view<typename Matrix::values_type>(
+      exec, "SpMVKit::CrsMatrix::values(assemble_crs)", sorted.nnz);
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  Kokkos::parallel_for(
+      "SpMVKit::assembly::sum_duplicates", Range(exec, 0, sorted.nnz),
+      detail::SumRuns<typename Matrix::values_type, decltype(sorted.order),
+                      detail::ValueAt<Values>>{vals, sorted.order, sorted.run_starts, {values}});
+  Matrix A(num_rows, num_cols, sorted.row_starts, sorted.columns, vals);
+  if (pattern) {
+    auto slots =
+        detail::allocate_view<typename AssemblyPattern<ExecutionSpace, Offset>::slots_type>(
+            exec, "SpMVKit::assembly::slots", n);
+    Kokkos::parallel_for("SpMVKit::assembly::slots", Range(exec, 0, sorted.nnz),
+                         detail::SlotsOfTriplets<decltype(slots), decltype(sorted.order)>{
+                             slots, sorted.order, sorted.run_starts});
+    pattern->set(sorted, num_rows, num_cols, slots);
+  }
+  exec.fence();
+  A.trust_structure();
+  return A;
+}
+
+/// Sums new values of the pattern's triplets (same (row, column) triplets in
+/// the same order) into A's values, in place: no sort, no allocation, the same
+/// summation order as assemble_crs(). A must be the matrix assembled with the
+/// pattern (or a copy of it).
+///
+/// Throws std::invalid_argument when values does not have one entry per
+/// triplet or A's shape or nnz is not the pattern's. Asynchronous on exec.
+template <class ExecutionSpace, class Offset, class Values, class Scalar, class Ordinal>
+void refill(ExecutionSpace const& exec, AssemblyPattern<ExecutionSpace, Offset> const& pattern,
+            Values const& values, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
+  constexpr char const* where = "spmvkit::refill";
+  if (static_cast<std::int64_t>(values.extent(0)) != pattern.num_triplets()) {
+    throw std::invalid_argument(std::string(where) + ": " + std::to_string(values.extent(0)) +
+                                " values for a pattern of " +
+                                std::to_string(pattern.num_triplets()) + " triplets");
+  }
+  if (A.num_rows() != pattern.num_rows() || A.num_cols() != pattern.num_cols() ||
+      static_cast<std::int64_t>(A.nnz()) != pattern.nnz()) {
+    throw std::invalid_argument(
+        std::string(where) + ": the matrix (" + std::to_string(A.num_rows()) + " x " +
+        std::to_string(A.num_cols()) + ", " + std::to_string(A.nnz()) +
+        " entries) is not the one assembled with this pattern (" +
+        std::to_string(pattern.num_rows()) + " x " + std::to_string(pattern.num_cols()) + ", " +
+        std::to_string(pattern.nnz()) + " entries)");
+  }
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using Vals = typename CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>::values_type;
+  Kokkos::parallel_for(
+      "SpMVKit::assembly::refill", Range(exec, 0, pattern.nnz()),
+      detail::SumRuns<Vals, std::decay_t<decltype(pattern.order())>, detail::ValueAt<Values>>{
+          A.values(), pattern.order(), pattern.run_starts(), {values}});
+}
+
+} // namespace spmvkit
+
+#endif

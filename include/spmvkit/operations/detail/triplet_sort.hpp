@@ -1,0 +1,255 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_OPERATIONS_DETAIL_TRIPLET_SORT_HPP
+#define SPMVKIT_OPERATIONS_DETAIL_TRIPLET_SORT_HPP
+
+// The device sort behind assembly, transpose and sparse addition: entries
+// (row, column) numbered t = 0..n-1 are ordered by (row, column, t) with two
+// sorts of distinct 64-bit keys (column * n + t, then row * n + rank), so the
+// order is unique whatever sort Kokkos runs: results are deterministic without
+// a stable sort, and duplicates are summed in the order of t.
+#include <spmvkit/core/checked_math.hpp>
+#include <spmvkit/core/memory.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Sort.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace spmvkit::detail {
+
+using SortKey = std::int64_t;
+
+/// Sorts keys ascending. Kokkos::sort runs on the View's default instance, so
+/// exec's work is finished first and the sort's before returning.
+template <class ExecutionSpace, class Keys>
+void sort_distinct_keys(ExecutionSpace const& exec, Keys const& keys) {
+  exec.fence();
+  if (keys.extent(0) > 1) Kokkos::sort(keys);
+  typename Keys::execution_space().fence();
+}
+
+/// Throws std::length_error unless every key `index * count + t` (index <
+/// extent, t < count) fits a signed 64-bit integer.
+inline void check_sort_keys(std::int64_t extent, std::int64_t count, char const* what,
+                            char const* where) {
+  if (count > 0 && extent > 0 && extent > std::numeric_limits<SortKey>::max() / count) {
+    throw std::length_error(std::string(where) + ": " + what + " (" + std::to_string(extent) +
+                            ") times the number of entries (" + std::to_string(count) +
+                            ") exceeds the 64-bit sort keys; split the input");
+  }
+}
+
+/// What the sort found: the entries in (row, column, t) order and their runs of
+/// equal (row, column), each run one entry of the result.
+template <class Ordinal, class Offset, class Device>
+struct SortedEntries {
+  Kokkos::View<SortKey*, Device> order;      ///< entry t at each sorted position
+  Kokkos::View<SortKey*, Device> run_starts; ///< first sorted position of each run; nnz + 1
+  Kokkos::View<Offset*, Device> row_starts;  ///< runs per row, scanned; num_rows + 1
+  Kokkos::View<Ordinal*, Device> columns;    ///< the column of each run
+  std::int64_t nnz = 0;                      ///< number of runs
+};
+
+template <class Keys, class Source>
+struct ColumnKeys {
+  Keys keys;
+  Source source;
+  SortKey count;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
+    keys(t) = static_cast<SortKey>(source.col(t)) * count + t;
+  }
+};
+
+template <class Keys, class Source>
+struct RowKeys {
+  Keys by_column, keys;
+  Source source;
+  SortKey count;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t q) const {
+    const SortKey t = by_column(q) % count;
+    keys(q) = static_cast<SortKey>(source.row(t)) * count + q;
+  }
+};
+
+/// order(p) = the entry at sorted position p.
+template <class Keys>
+struct OrderFromKeys {
+  Keys by_column, by_row, order;
+  SortKey count;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p) const {
+    order(p) = by_column(by_row(p) % count) % count;
+  }
+};
+
+/// Whether sorted position p starts a run of equal (row, column).
+template <class Keys, class Source>
+KOKKOS_INLINE_FUNCTION bool starts_run(Keys const& order, Source const& source, std::int64_t p) {
+  if (p == 0) return true;
+  const SortKey t = order(p), u = order(p - 1);
+  return source.row(t) != source.row(u) || source.col(t) != source.col(u);
+}
+
+/// run_of(p) = the run number of position p's run (exclusive scan of the heads).
+template <class Keys, class Source>
+struct RunNumbers {
+  Keys order, run_of;
+  Source source;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p, SortKey& sum, bool final) const {
+    const bool head = starts_run(order, source, p);
+    if (final && head) run_of(p) = sum;
+    sum += head ? 1 : 0;
+  }
+};
+
+/// Reads entry t's row and column into rc (one thread), for an error message.
+template <class Pair, class Source>
+struct ReadEntry {
+  Pair rc;
+  Source source;
+  std::int64_t t;
+  KOKKOS_INLINE_FUNCTION void operator()(int) const {
+    rc(0) = static_cast<std::int64_t>(source.row(t));
+    rc(1) = static_cast<std::int64_t>(source.col(t));
+  }
+};
+
+template <class Keys, class Columns, class Counts, class Source>
+struct FillRuns {
+  Keys order, run_of, run_starts;
+  Columns columns;
+  Counts row_counts;
+  Source source;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p) const {
+    if (!starts_run(order, source, p)) return;
+    const SortKey t = order(p);
+    const SortKey s = run_of(p);
+    run_starts(s) = p;
+    columns(s) = static_cast<typename Columns::value_type>(source.col(t));
+    Kokkos::atomic_increment(&row_counts(source.row(t) + 1));
+  }
+};
+
+template <class Starts>
+struct ScanStarts {
+  Starts starts;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, typename Starts::value_type& sum,
+                                         bool final) const {
+    sum += starts(i);
+    if (final) starts(i) = sum;
+  }
+};
+
+/// The first entry out of range [0, rows) x [0, cols), or count if none.
+template <class Source>
+struct FirstOutOfRange {
+  Source source;
+  std::int64_t rows, cols;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, std::int64_t& first) const {
+    const auto r = static_cast<std::int64_t>(source.row(t));
+    const auto c = static_cast<std::int64_t>(source.col(t));
+    if ((r < 0 || r >= rows || c < 0 || c >= cols) && t < first) first = t;
+  }
+};
+
+/// Sorts the `count` entries of `source` (row(t), col(t) callable on the
+/// device, in range) into runs of equal (row, column). Throws std::length_error
+/// when the keys or the number of runs do not fit, AllocationError. Synchronous.
+template <class Ordinal, class Offset, class ExecutionSpace, class Source>
+SortedEntries<Ordinal, Offset, typename ExecutionSpace::device_type>
+sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
+             std::int64_t count, Source const& source, char const* where) {
+  using Device = typename ExecutionSpace::device_type;
+  using Keys = Kokkos::View<SortKey*, Device>;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  check_sort_keys(num_cols, count, "the number of columns", where);
+  check_sort_keys(num_rows, count, "the number of rows", where);
+  SortedEntries<Ordinal, Offset, Device> out;
+  out.row_starts = allocate_view<Kokkos::View<Offset*, Device>>(
+      exec, "SpMVKit::sort_entries::row_starts", checked_extent_plus_one(num_rows, "rows", where));
+  Kokkos::deep_copy(exec, out.row_starts, Offset(0));
+  if (count == 0) {
+    out.order = Keys("SpMVKit::sort_entries::order", 0);
+    out.run_starts = Keys("SpMVKit::sort_entries::run_starts", 1);
+    out.columns = Kokkos::View<Ordinal*, Device>("SpMVKit::sort_entries::columns", 0);
+    exec.fence();
+    return out;
+  }
+  Keys by_column = allocate_view<Keys>(exec, "SpMVKit::sort_entries::column_keys", count);
+  Kokkos::parallel_for("SpMVKit::sort_entries::column_keys", Range(exec, 0, count),
+                       ColumnKeys<Keys, Source>{by_column, source, count});
+  sort_distinct_keys(exec, by_column);
+  Keys by_row = allocate_view<Keys>(exec, "SpMVKit::sort_entries::row_keys", count);
+  Kokkos::parallel_for("SpMVKit::sort_entries::row_keys", Range(exec, 0, count),
+                       RowKeys<Keys, Source>{by_column, by_row, source, count});
+  sort_distinct_keys(exec, by_row);
+  out.order = allocate_view<Keys>(exec, "SpMVKit::sort_entries::order", count);
+  Kokkos::parallel_for("SpMVKit::sort_entries::order", Range(exec, 0, count),
+                       OrderFromKeys<Keys>{by_column, by_row, out.order, count});
+  Keys run_of = by_column; // the column keys are spent: their storage holds run numbers
+  by_row = Keys();
+  SortKey runs = 0;
+  Kokkos::parallel_scan("SpMVKit::sort_entries::runs", Range(exec, 0, count),
+                        RunNumbers<Keys, Source>{out.order, run_of, source}, runs);
+  exec.fence();
+  checked_index<Offset>(runs, "number of entries after summing duplicates", where);
+  out.nnz = runs;
+  out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
+  out.columns =
+      allocate_view<Kokkos::View<Ordinal*, Device>>(exec, "SpMVKit::sort_entries::columns", runs);
+  Kokkos::parallel_for(
+      "SpMVKit::sort_entries::fill", Range(exec, 0, count),
+      FillRuns<Keys, Kokkos::View<Ordinal*, Device>, Kokkos::View<Offset*, Device>, Source>{
+          out.order, run_of, out.run_starts, out.columns, out.row_starts, source});
+  Kokkos::deep_copy(exec, Kokkos::subview(out.run_starts, runs), SortKey(count));
+  Kokkos::parallel_scan("SpMVKit::sort_entries::row_starts", Range(exec, 0, num_rows + 1),
+                        ScanStarts<Kokkos::View<Offset*, Device>>{out.row_starts});
+  exec.fence();
+  return out;
+}
+
+/// Throws std::invalid_argument naming the first entry out of range.
+template <class ExecutionSpace, class Source>
+void check_entries_in_range(ExecutionSpace const& exec, std::int64_t num_rows,
+                            std::int64_t num_cols, std::int64_t count, Source const& source,
+                            char const* where) {
+  if (count == 0) return;
+  std::int64_t first = count;
+  Kokkos::parallel_reduce(
+      "SpMVKit::sort_entries::check_range",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, count),
+      FirstOutOfRange<Source>{source, num_rows, num_cols}, Kokkos::Min<std::int64_t>(first));
+  exec.fence();
+  if (first >= count) return; // Min starts from the largest int64
+  using Pair = Kokkos::View<std::int64_t[2], typename ExecutionSpace::memory_space>;
+  Pair d("SpMVKit::sort_entries::bad_entry");
+  Kokkos::parallel_for("SpMVKit::sort_entries::read_bad",
+                       Kokkos::RangePolicy<ExecutionSpace>(exec, 0, 1),
+                       ReadEntry<Pair, Source>{d, source, first});
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+  const std::int64_t rc[2] = {h(0), h(1)};
+  throw std::invalid_argument(std::string(where) + ": entry " + std::to_string(first) + " at (" +
+                              std::to_string(rc[0]) + ", " + std::to_string(rc[1]) +
+                              ") lies outside the " + std::to_string(num_rows) + " x " +
+                              std::to_string(num_cols) + " matrix");
+}
+
+/// values(s) = the sum, in sorted order, of value(t) over run s (no atomics).
+template <class Values, class Keys, class ValueOf>
+struct SumRuns {
+  Values values;
+  Keys order, run_starts;
+  ValueOf value;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t s) const {
+    typename Values::non_const_value_type sum = 0;
+    for (SortKey p = run_starts(s); p < run_starts(s + 1); ++p) sum += value(order(p));
+    values(s) = sum;
+  }
+};
+
+} // namespace spmvkit::detail
+
+#endif

@@ -1,0 +1,122 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_OPERATIONS_TRANSPOSE_HPP
+#define SPMVKIT_OPERATIONS_TRANSPOSE_HPP
+
+/// \file
+/// transpose(): the explicit transpose of a CrsMatrix, CRS to CRS on the
+/// device, in a deterministic order (each row of Aᵀ lists A's rows in
+/// increasing order, duplicates in A's storage order).
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/operations/detail/triplet_sort.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace spmvkit {
+
+namespace detail {
+
+/// Row of entry k: the last row whose start is <= k (binary search).
+template <class Starts>
+KOKKOS_INLINE_FUNCTION std::int64_t row_of_entry(Starts const& starts, std::int64_t num_rows,
+                                                 std::int64_t k) {
+  std::int64_t lo = 0, hi = num_rows; // starts(lo) <= k < starts(hi)
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<std::int64_t>(starts(mid)) <= k) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+template <class Keys, class Columns>
+struct TransposeKeys {
+  Keys keys;
+  Columns columns;
+  SortKey nnz;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const {
+    keys(k) = static_cast<SortKey>(columns(k)) * nnz + k;
+  }
+};
+
+template <class Starts, class Columns>
+struct CountColumns {
+  Starts counts;
+  Columns columns;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const {
+    Kokkos::atomic_increment(&counts(columns(k) + 1));
+  }
+};
+
+template <class Keys, class Matrix>
+struct TransposeFill {
+  Keys keys;
+  typename Matrix::row_starts_type starts;
+  typename Matrix::values_type a_values;
+  typename Matrix::column_indices_type columns;
+  typename Matrix::values_type values;
+  std::int64_t num_rows;
+  SortKey nnz;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p) const {
+    const SortKey k = keys(p) % nnz;
+    columns(p) = static_cast<typename Matrix::column_indices_type::value_type>(
+        row_of_entry(starts, num_rows, k));
+    values(p) = a_values(k);
+  }
+};
+
+} // namespace detail
+
+/// Returns Aᵀ (num_cols x num_rows) as a new CrsMatrix on `exec`: entry (i, j)
+/// of A becomes entry (j, i), duplicates and explicit zeros kept. Each row of
+/// the result lists A's rows in increasing order (duplicates in A's storage
+/// order), so transpose(transpose(A)) equals A with each row's columns sorted.
+///
+/// Checks A's structure first unless known (std::invalid_argument naming the
+/// row). Throws std::length_error when num_cols times nnz exceeds 2^63 (the
+/// sort keys), AllocationError. Memory: the result plus 8 bytes per nonzero.
+/// Synchronous; the result's structure is known valid.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
+transpose(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
+  using Matrix = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  using Device = typename Matrix::device_type;
+  using Keys = Kokkos::View<detail::SortKey*, Device>;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  constexpr char const* where = "spmvkit::transpose";
+  detail::ensure_structure(exec, A);
+  const std::int64_t nnz = A.nnz();
+  detail::check_sort_keys(A.num_cols(), nnz, "the number of columns", where);
+  Matrix T("transpose", A.num_cols(), A.num_rows(), nnz, exec);
+  Kokkos::deep_copy(exec, T.row_starts(), Offset(0));
+  if (nnz > 0) {
+    Kokkos::parallel_for("SpMVKit::transpose::count", Range(exec, 0, nnz),
+                         detail::CountColumns<typename Matrix::row_starts_type,
+                                              typename Matrix::column_indices_type>{
+                             T.row_starts(), A.column_indices()});
+    Kokkos::parallel_scan("SpMVKit::transpose::row_starts",
+                          Range(exec, 0, static_cast<std::int64_t>(A.num_cols()) + 1),
+                          detail::ScanStarts<typename Matrix::row_starts_type>{T.row_starts()});
+    Keys keys = detail::allocate_view<Keys>(exec, "SpMVKit::transpose::keys", nnz);
+    Kokkos::parallel_for("SpMVKit::transpose::keys", Range(exec, 0, nnz),
+                         detail::TransposeKeys<Keys, typename Matrix::column_indices_type>{
+                             keys, A.column_indices(), nnz});
+    detail::sort_distinct_keys(exec, keys);
+    Kokkos::parallel_for("SpMVKit::transpose::fill", Range(exec, 0, nnz),
+                         detail::TransposeFill<Keys, Matrix>{keys, A.row_starts(), A.values(),
+                                                             T.column_indices(), T.values(),
+                                                             A.num_rows(), nnz});
+  }
+  exec.fence();
+  T.trust_structure();
+  return T;
+}
+
+} // namespace spmvkit
+
+#endif

@@ -1,0 +1,252 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// assemble_crs, refill and AssemblyPattern (operations/assembly.hpp): random
+// unsorted triplets with duplicates against a host reference that sums each
+// entry's values in triplet order in Scalar (so the comparison is exact),
+// FEM element triplets against the row-source assembly, the slot map, refill
+// against a fresh assembly, empty inputs and bad input.
+
+#include "test_utils.hpp"
+
+#include <spmvkit/operations/assembly.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using namespace spmvkit;
+using namespace spmvkit::test;
+
+template <class Config>
+class AssemblyTest : public ::testing::Test {};
+TYPED_TEST_SUITE(AssemblyTest, AllConfigs, ConfigNames);
+
+struct Triplets {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::int64_t> r, c;
+  std::vector<double> v;
+};
+
+/// n triplets, a fraction of them repeating an earlier (row, column), in random order; one
+/// row left empty and one row holding many entries.
+Triplets random_triplets(std::int64_t rows, std::int64_t cols, std::int64_t n, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_int_distribution<std::int64_t> row(0, rows - 1), col(0, cols - 1), pick(0, n);
+  std::uniform_real_distribution<double> val(-1.0, 1.0), unit(0.0, 1.0);
+  Triplets t;
+  t.rows = rows;
+  t.cols = cols;
+  const std::int64_t empty = rows / 2, dense = rows / 3;
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::int64_t i = row(gen), j = col(gen);
+    if (!t.r.empty() && unit(gen) < 0.3) { // a duplicate of an earlier triplet
+      const auto e = static_cast<std::size_t>(pick(gen) % static_cast<std::int64_t>(t.r.size()));
+      i = t.r[e];
+      j = t.c[e];
+    } else if (unit(gen) < 0.1) {
+      i = dense;
+    }
+    if (i == empty) i = (i + 1) % rows;
+    t.r.push_back(i);
+    t.c.push_back(j);
+    t.v.push_back(val(gen));
+  }
+  return t;
+}
+
+/// The assembled matrix on the host: per (row, column) the values summed in triplet order in
+/// Scalar, rows sorted by column.
+template <class Scalar>
+HostCrs reference(Triplets const& t) {
+  std::map<std::pair<std::int64_t, std::int64_t>, Scalar> sum;
+  for (std::size_t k = 0; k < t.v.size(); ++k) {
+    auto [it, fresh] = sum.try_emplace({t.r[k], t.c[k]}, Scalar(0));
+    it->second += static_cast<Scalar>(t.v[k]);
+  }
+  HostCrs h;
+  h.rows = t.rows;
+  h.cols = t.cols;
+  h.row_starts.assign(static_cast<std::size_t>(t.rows + 1), 0);
+  for (auto const& [key, value] : sum) {
+    ++h.row_starts[key.first + 1];
+    h.col.push_back(key.second);
+    h.val.push_back(static_cast<double>(value));
+  }
+  for (std::int64_t i = 0; i < t.rows; ++i) h.row_starts[i + 1] += h.row_starts[i];
+  return h;
+}
+
+template <class T, class Exec>
+Kokkos::View<T*, typename Exec::memory_space> upload(std::vector<double> const& v) {
+  Kokkos::View<T*, typename Exec::memory_space> d("SpMVKit::test::upload", v.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (std::size_t i = 0; i < v.size(); ++i) h(i) = static_cast<T>(v[i]);
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+template <class T, class Exec>
+Kokkos::View<T*, typename Exec::memory_space> upload(std::vector<std::int64_t> const& v) {
+  Kokkos::View<T*, typename Exec::memory_space> d("SpMVKit::test::upload", v.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (std::size_t i = 0; i < v.size(); ++i) h(i) = static_cast<T>(v[i]);
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+void expect_same(HostCrs const& got, HostCrs const& want, std::string const& what) {
+  ASSERT_EQ(got.rows, want.rows) << what;
+  ASSERT_EQ(got.cols, want.cols) << what;
+  ASSERT_EQ(got.row_starts, want.row_starts) << what;
+  ASSERT_EQ(got.col, want.col) << what;
+  ASSERT_EQ(got.val.size(), want.val.size()) << what;
+  for (std::size_t k = 0; k < got.val.size(); ++k) {
+    ASSERT_EQ(got.val[k], want.val[k]) << what << ": entry " << k; // same sums, same order
+  }
+}
+
+TYPED_TEST(AssemblyTest, RandomTripletsWithDuplicatesSumInTripletOrder) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  for (auto [rows, cols, n] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 1, 5},
+                               {7, 5, 40},
+                               {300, 200, 5000},
+                               {2000, 3000, 40000}}) {
+    const auto t = random_triplets(rows, cols, n, static_cast<unsigned>(rows + n));
+    const auto r = upload<int, Exec>(t.r);
+    const auto c = upload<std::int64_t, Exec>(t.c); // any integer type
+    const auto v = upload<Scalar, Exec>(t.v);
+    AssemblyPattern<Exec> pattern;
+    const auto A = assemble_crs(Exec(), rows, cols, r, c, v, &pattern);
+    const std::string what = std::to_string(rows) + " x " + std::to_string(cols) + ", " +
+                             std::to_string(n) + " triplets";
+    expect_same(to_host(A), reference<Scalar>(t), what);
+    EXPECT_TRUE(A.structure_known());
+    EXPECT_EQ(pattern.num_triplets(), n);
+    EXPECT_EQ(pattern.nnz(), static_cast<std::int64_t>(A.nnz()));
+
+    // Each triplet's slot holds its (row, column).
+    const HostCrs h = to_host(A);
+    auto slots = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pattern.slots());
+    for (std::int64_t k = 0; k < n; ++k) {
+      const auto s = static_cast<std::int64_t>(slots(k));
+      ASSERT_GE(s, h.row_starts[t.r[k]]) << what << ": triplet " << k;
+      ASSERT_LT(s, h.row_starts[t.r[k] + 1]) << what << ": triplet " << k;
+      ASSERT_EQ(h.col[s], t.c[k]) << what << ": triplet " << k;
+    }
+
+    // Refill with other values equals a fresh assembly of them, in the same storage.
+    Triplets t2 = t;
+    for (auto& x : t2.v) x = 2.0 * x + 0.25;
+    const auto v2 = upload<Scalar, Exec>(t2.v);
+    const auto* before = A.values().data();
+    refill(Exec(), pattern, v2, A);
+    Exec().fence();
+    EXPECT_EQ(A.values().data(), before);
+    expect_same(to_host(A), to_host(assemble_crs(Exec(), rows, cols, r, c, v2)), what + " refill");
+  }
+}
+
+TYPED_TEST(AssemblyTest, FemElementTripletsEqualTheRowSourceAssembly) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  // Each row's entries split into element-like pieces: every entry becomes 1 to 4 triplets whose
+  // values sum to it, shuffled across the whole matrix.
+  const HostCrs fem = to_host(make_fem_poisson_crs<double>(Exec(), 6));
+  Triplets t;
+  t.rows = fem.rows;
+  t.cols = fem.cols;
+  std::mt19937_64 gen(7);
+  for (std::int64_t i = 0; i < fem.rows; ++i) {
+    for (std::int64_t k = fem.row_starts[i]; k < fem.row_starts[i + 1]; ++k) {
+      const int pieces = 1 + static_cast<int>(gen() % 4);
+      for (int p = 0; p < pieces; ++p) {
+        t.r.push_back(i);
+        t.c.push_back(fem.col[k]);
+        // Pieces that add up exactly in binary: val / 2^p shares.
+        t.v.push_back(p + 1 < pieces ? fem.val[k] / (2 << p) : 0.0);
+      }
+      // The last piece carries what is left: val - the sum of the others.
+      double rest = fem.val[k];
+      for (int p = 0; p + 1 < pieces; ++p) rest -= fem.val[k] / (2 << p);
+      t.v.back() = rest;
+    }
+  }
+  std::vector<std::size_t> perm(t.v.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+  std::shuffle(perm.begin(), perm.end(), gen);
+  Triplets s = t;
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    s.r[i] = t.r[perm[i]];
+    s.c[i] = t.c[perm[i]];
+    s.v[i] = t.v[perm[i]];
+  }
+  const auto A = assemble_crs(Exec(), s.rows, s.cols, upload<int, Exec>(s.r),
+                              upload<int, Exec>(s.c), upload<Scalar, Exec>(s.v));
+  const HostCrs h = to_host(A);
+  const HostCrs want = to_host(make_fem_poisson_crs<Scalar>(Exec(), 6));
+  ASSERT_EQ(h.row_starts, want.row_starts);
+  ASSERT_EQ(h.col, want.col); // the FEM rows come sorted
+  const double tol = sizeof(Scalar) == 4 ? 1e-5 : 1e-13;
+  for (std::size_t k = 0; k < h.val.size(); ++k) {
+    EXPECT_NEAR(h.val[k], want.val[k], tol * (1.0 + std::abs(want.val[k]))) << k;
+  }
+}
+
+TYPED_TEST(AssemblyTest, EmptyInputsAndBadInput) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using IV = Kokkos::View<int*, typename Exec::memory_space>;
+  using SV = Kokkos::View<Scalar*, typename Exec::memory_space>;
+  // No triplets: every row empty; a 0 x 0 matrix too.
+  AssemblyPattern<Exec> pattern;
+  auto A = assemble_crs(Exec(), 4, 3, IV("r", 0), IV("c", 0), SV("v", 0), &pattern);
+  EXPECT_EQ(A.num_rows(), 4);
+  EXPECT_EQ(A.num_cols(), 3);
+  EXPECT_EQ(A.nnz(), 0);
+  EXPECT_EQ(to_host(A).row_starts, (std::vector<std::int64_t>{0, 0, 0, 0, 0}));
+  refill(Exec(), pattern, SV("v", 0), A);
+  EXPECT_EQ(assemble_crs(Exec(), 0, 0, IV("r", 0), IV("c", 0), SV("v", 0)).nnz(), 0);
+
+  const auto r = upload<int, Exec>(std::vector<std::int64_t>{0, 1, 2, 1});
+  const auto c = upload<int, Exec>(std::vector<std::int64_t>{0, 1, 3, 1});
+  const auto v = upload<Scalar, Exec>(std::vector<double>{1, 2, 3, 4});
+  // A column out of range: the error names the first bad triplet and its place.
+  try {
+    assemble_crs(Exec(), 3, 3, r, c, v);
+    ADD_FAILURE() << "an out-of-range column was accepted";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_NE(std::string(e.what()).find("entry 2 at (2, 3)"), std::string::npos) << e.what();
+  }
+  // Negative indices too.
+  const auto neg = upload<int, Exec>(std::vector<std::int64_t>{0, -1, 0, 0});
+  EXPECT_THROW(assemble_crs(Exec(), 3, 4, neg, c, v), std::invalid_argument);
+  // Mismatched extents, negative sizes, sizes beyond the index type.
+  EXPECT_THROW(assemble_crs(Exec(), 3, 4, r, c, SV("v", 3)), std::invalid_argument);
+  EXPECT_THROW(assemble_crs(Exec(), -1, 4, r, c, v), std::invalid_argument);
+  EXPECT_THROW(assemble_crs(Exec(), std::int64_t(1) << 40, 4, r, c, v), std::length_error);
+
+  // A refill of the wrong length or into another matrix.
+  AssemblyPattern<Exec> p2;
+  auto B = assemble_crs(Exec(), 3, 4, r, c, v, &p2);
+  EXPECT_EQ(B.nnz(), 3); // (1, 1) twice
+  EXPECT_THROW(refill(Exec(), p2, SV("v", 3), B), std::invalid_argument);
+  EXPECT_THROW(refill(Exec(), p2, v, A), std::invalid_argument);
+  refill(Exec(), p2, v, B);
+  Exec().fence();
+  EXPECT_EQ(to_host(B).val, (std::vector<double>{1, 6, 3}));
+}
+
+} // namespace

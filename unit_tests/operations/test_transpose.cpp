@@ -1,0 +1,102 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// transpose (operations/transpose.hpp): against a host transpose (exact, as
+// values are only moved) on random matrices with empty rows and one dense
+// row, unsorted rows with duplicates, FEM, and degenerate shapes;
+// transpose(transpose(A)) == A; a broken structure is reported.
+
+#include "test_utils.hpp"
+
+#include <spmvkit/operations/transpose.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace spmvkit;
+using namespace spmvkit::test;
+
+template <class Config>
+class TransposeTest : public ::testing::Test {};
+TYPED_TEST_SUITE(TransposeTest, AllConfigs, ConfigNames);
+
+/// Aᵀ on the host: rows of A visited in order, so each row of Aᵀ lists A's rows in increasing
+/// order and duplicates in A's storage order.
+HostCrs host_transpose(HostCrs const& A) {
+  HostCrs T;
+  T.rows = A.cols;
+  T.cols = A.rows;
+  T.row_starts.assign(static_cast<std::size_t>(A.cols + 1), 0);
+  for (auto c : A.col) ++T.row_starts[c + 1];
+  for (std::int64_t j = 0; j < A.cols; ++j) T.row_starts[j + 1] += T.row_starts[j];
+  T.col.resize(A.col.size());
+  T.val.resize(A.val.size());
+  std::vector<std::int64_t> next(T.row_starts.begin(), T.row_starts.end() - 1);
+  for (std::int64_t i = 0; i < A.rows; ++i) {
+    for (std::int64_t k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k) {
+      const auto p = next[A.col[k]]++;
+      T.col[p] = i;
+      T.val[p] = A.val[k];
+    }
+  }
+  return T;
+}
+
+template <class Scalar>
+void expect_equal(HostCrs const& got, HostCrs const& want, std::string const& what) {
+  ASSERT_EQ(got.rows, want.rows) << what;
+  ASSERT_EQ(got.cols, want.cols) << what;
+  ASSERT_EQ(got.row_starts, want.row_starts) << what;
+  ASSERT_EQ(got.col, want.col) << what;
+  ASSERT_EQ(got.val.size(), want.val.size()) << what;
+  for (std::size_t k = 0; k < got.val.size(); ++k)
+    ASSERT_EQ(got.val[k], static_cast<double>(static_cast<Scalar>(want.val[k])))
+        << what << " " << k;
+}
+
+TYPED_TEST(TransposeTest, MatchesTheHostTransposeAndIsAnInvolution) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  std::vector<std::pair<std::string, HostCrs>> cases;
+  cases.emplace_back("random 500 x 300 with a dense row", random_crs(500, 300, 12, 0.2, 300, 3));
+  cases.emplace_back("random 40 x 900", random_crs(40, 900, 60, 0.1, 0, 4));
+  cases.emplace_back("one column", random_crs(50, 1, 1, 0.3, 0, 5));
+  cases.emplace_back("FEM N = 5", to_host(make_fem_poisson_crs<double>(Exec(), 5)));
+  // Unsorted rows with duplicates: still a valid CRS matrix.
+  HostCrs u;
+  u.rows = 3;
+  u.cols = 4;
+  u.row_starts = {0, 4, 4, 7};
+  u.col = {3, 1, 3, 0, 2, 2, 0};
+  u.val = {1, 2, 3, 4, 5, 6, 7};
+  cases.emplace_back("unsorted with duplicates", u);
+  cases.emplace_back("3 x 0", HostCrs{3, 0, {0, 0, 0, 0}, {}, {}});
+  cases.emplace_back("0 x 5", HostCrs{0, 5, {0}, {}, {}});
+  for (auto const& [what, h] : cases) {
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    const auto T = transpose(Exec(), A);
+    expect_equal<Scalar>(to_host(T), host_transpose(h), what);
+    EXPECT_TRUE(T.structure_known()) << what;
+    // Twice: A with each row's columns sorted (stably), i.e. A itself where rows are sorted.
+    const auto TT = transpose(Exec(), T);
+    expect_equal<Scalar>(to_host(TT), host_transpose(host_transpose(h)), what + " twice");
+    if (what.rfind("random", 0) == 0 || what.rfind("FEM", 0) == 0) {
+      expect_equal<Scalar>(to_host(TT), h, what + " twice = A");
+    }
+  }
+}
+
+TYPED_TEST(TransposeTest, BrokenStructureIsReported) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  HostCrs bad{2, 2, {0, 1, 2}, {0, 2}, {1, 1}}; // column 2 of a 2-column matrix
+  EXPECT_THROW(transpose(Exec(), make_device_crs<Scalar, Exec>(bad)), std::invalid_argument);
+}
+
+} // namespace
