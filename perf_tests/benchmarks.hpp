@@ -67,6 +67,10 @@ void register_conversion_benchmarks(std::shared_ptr<const Options> const& option
 template <class Scalar>
 void register_spgemm_benchmarks(std::shared_ptr<const Options> const& options,
                                 MatrixSource const& source);
+/// The ops family (bench_operations.cpp): transpose, spadd and assembly on the sweep matrices.
+template <class Scalar>
+void register_ops_benchmarks(std::shared_ptr<const Options> const& options,
+                             MatrixSource const& source);
 
 /// solve (bench_solve.cpp): every solver x preconditioner of --solve-methods on the FEM and
 /// convection-diffusion matrices of --solve-fem-n and --solve-cd-n and the real matrices among

@@ -69,6 +69,7 @@ int run(int& argc, char** argv) {
         register_matrix_benchmarks<double>(options, source);
         register_conversion_benchmarks<double>(options, source);
         register_spgemm_benchmarks<double>(options, source);
+        register_ops_benchmarks<double>(options, source);
       }
       if (options->has_family("solve")) register_solve_benchmarks<double>(options, sources);
     }
@@ -77,6 +78,7 @@ int run(int& argc, char** argv) {
         register_matrix_benchmarks<float>(options, source);
         register_conversion_benchmarks<float>(options, source);
         register_spgemm_benchmarks<float>(options, source);
+        register_ops_benchmarks<float>(options, source);
       }
       if (options->has_family("solve")) register_solve_benchmarks<float>(options, sources);
     }

@@ -149,11 +149,14 @@ std::vector<OptionSpec> make_table() {
        "with --precision float), convert and reorder (conversion and reordering cost in SpMVs) "
        "and spgemm (C = A A: symbolic, numeric, total; SpMVKit and Kokkos Kernels) and solve "
        "(time to tolerance of every solver x preconditioner, against KokkosBlas + Kokkos "
-       "Kernels and PETSc; its own ctest, not in --smoke), not run by default",
+       "Kernels and PETSc; its own ctest, not in --smoke) and ops (transpose, sparse "
+       "addition A + Aᵀ and assembly from triplets, against Kokkos Kernels and one SpMV), "
+       "not run by default",
        "copy,read,spmv,spmv200,transfer,cg",
-       "copy,read,spmv,spmv200,transfer,cg,spmv_mixed,convert,reorder,spgemm",
-       choice_list(&Options::families, {"copy", "read", "spmv", "spmv200", "transfer", "cg",
-                                        "spmv_mixed", "convert", "reorder", "spgemm", "solve"})});
+       "copy,read,spmv,spmv200,transfer,cg,spmv_mixed,convert,reorder,spgemm,ops",
+       choice_list(&Options::families,
+                   {"copy", "read", "spmv", "spmv200", "transfer", "cg", "spmv_mixed", "convert",
+                    "reorder", "spgemm", "solve", "ops"})});
   t.push_back({"--fem-n", "LIST",
                "3D Q1 FEM Poisson sizes N (intervals; (N-1)^3 rows) of spmv, spmv200, transfer "
                "(GPU builds default to 32,64,96,128,161)",

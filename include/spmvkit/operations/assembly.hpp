@@ -119,8 +119,8 @@ private:
 /// matrix's Scalar, all of n entries and accessible from exec. Throws
 /// std::invalid_argument when the extents differ or a triplet lies outside
 /// the matrix (naming the first, by t), std::length_error when a size does
-/// not fit Ordinal or Offset or n times max(num_rows, num_cols) exceeds 2^63
-/// (the sort keys), AllocationError. Memory: three 8-byte arrays of n (two
+/// not fit Ordinal or Offset or max(num_rows, num_cols) times the power of two
+/// above n exceeds 2^63 (the sort keys), AllocationError. Memory: three 8-byte arrays of n (two
 /// sort keys and the order) besides the matrix; with a pattern the order,
 /// n slots and nnz + 1 run starts stay. Synchronous. The result's structure is
 /// known valid (no check on first use).

@@ -47,16 +47,6 @@ struct TwoMatrixValue {
   }
 };
 
-template <class Rows, class Starts>
-struct ExpandRows {
-  Rows rows;
-  Starts starts;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    for (auto k = starts(i); k < starts(i + 1); ++k)
-      rows(k) = static_cast<typename Rows::value_type>(i);
-  }
-};
-
 } // namespace detail
 
 /// What spadd_symbolic() found about C = alpha A + beta B: C (its row starts

@@ -18,29 +18,13 @@ namespace spmvkit {
 
 namespace detail {
 
-/// Row of entry k: the last row whose start is <= k (binary search).
-template <class Starts>
-KOKKOS_INLINE_FUNCTION std::int64_t row_of_entry(Starts const& starts, std::int64_t num_rows,
-                                                 std::int64_t k) {
-  std::int64_t lo = 0, hi = num_rows; // starts(lo) <= k < starts(hi)
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<std::int64_t>(starts(mid)) <= k) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
 template <class Keys, class Columns>
 struct TransposeKeys {
   Keys keys;
   Columns columns;
-  SortKey nnz;
+  KeyPacking packing;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const {
-    keys(k) = static_cast<SortKey>(columns(k)) * nnz + k;
+    keys(k) = packing.pack(static_cast<SortKey>(columns(k)), k);
   }
 };
 
@@ -56,16 +40,14 @@ struct CountColumns {
 template <class Keys, class Matrix>
 struct TransposeFill {
   Keys keys;
-  typename Matrix::row_starts_type starts;
+  typename Matrix::column_indices_type rows_of; // the row of each entry of A
   typename Matrix::values_type a_values;
   typename Matrix::column_indices_type columns;
   typename Matrix::values_type values;
-  std::int64_t num_rows;
-  SortKey nnz;
+  KeyPacking packing;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p) const {
-    const SortKey k = keys(p) % nnz;
-    columns(p) = static_cast<typename Matrix::column_indices_type::value_type>(
-        row_of_entry(starts, num_rows, k));
+    const SortKey k = packing.low(keys(p));
+    columns(p) = rows_of(k);
     values(p) = a_values(k);
   }
 };
@@ -78,8 +60,9 @@ struct TransposeFill {
 /// order), so transpose(transpose(A)) equals A with each row's columns sorted.
 ///
 /// Checks A's structure first unless known (std::invalid_argument naming the
-/// row). Throws std::length_error when num_cols times nnz exceeds 2^63 (the
-/// sort keys), AllocationError. Memory: the result plus 8 bytes per nonzero.
+/// row). Throws std::length_error when num_cols times the power of two above nnz
+/// exceeds 2^63 (the sort keys), AllocationError. Memory: the result plus 8 bytes
+/// per nonzero (the sort keys) and one Ordinal per nonzero (each entry's row).
 /// Synchronous; the result's structure is known valid.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
@@ -91,26 +74,28 @@ transpose(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal,
   constexpr char const* where = "spmvkit::transpose";
   detail::ensure_structure(exec, A);
   const std::int64_t nnz = A.nnz();
-  detail::check_sort_keys(A.num_cols(), nnz, "the number of columns", where);
+  const auto packing = detail::key_packing(A.num_cols(), nnz, "the number of columns", where);
   Matrix T("transpose", A.num_cols(), A.num_rows(), nnz, exec);
   Kokkos::deep_copy(exec, T.row_starts(), Offset(0));
   if (nnz > 0) {
+    using Columns = typename Matrix::column_indices_type;
     Kokkos::parallel_for("SpMVKit::transpose::count", Range(exec, 0, nnz),
-                         detail::CountColumns<typename Matrix::row_starts_type,
-                                              typename Matrix::column_indices_type>{
+                         detail::CountColumns<typename Matrix::row_starts_type, Columns>{
                              T.row_starts(), A.column_indices()});
     Kokkos::parallel_scan("SpMVKit::transpose::row_starts",
                           Range(exec, 0, static_cast<std::int64_t>(A.num_cols()) + 1),
                           detail::ScanStarts<typename Matrix::row_starts_type>{T.row_starts()});
     Keys keys = detail::allocate_view<Keys>(exec, "SpMVKit::transpose::keys", nnz);
     Kokkos::parallel_for("SpMVKit::transpose::keys", Range(exec, 0, nnz),
-                         detail::TransposeKeys<Keys, typename Matrix::column_indices_type>{
-                             keys, A.column_indices(), nnz});
+                         detail::TransposeKeys<Keys, Columns>{keys, A.column_indices(), packing});
+    Columns rows_of = detail::allocate_view<Columns>(exec, "SpMVKit::transpose::rows_of", nnz);
+    Kokkos::parallel_for(
+        "SpMVKit::transpose::rows_of", Range(exec, 0, A.num_rows()),
+        detail::ExpandRows<Columns, typename Matrix::row_starts_type>{rows_of, A.row_starts()});
     detail::sort_distinct_keys(exec, keys);
     Kokkos::parallel_for("SpMVKit::transpose::fill", Range(exec, 0, nnz),
-                         detail::TransposeFill<Keys, Matrix>{keys, A.row_starts(), A.values(),
-                                                             T.column_indices(), T.values(),
-                                                             A.num_rows(), nnz});
+                         detail::TransposeFill<Keys, Matrix>{
+                             keys, rows_of, A.values(), T.column_indices(), T.values(), packing});
   }
   exec.fence();
   T.trust_structure();

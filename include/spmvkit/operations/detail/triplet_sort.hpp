@@ -5,7 +5,7 @@
 
 // The device sort behind assembly, transpose and sparse addition: entries
 // (row, column) numbered t = 0..n-1 are ordered by (row, column, t) with two
-// sorts of distinct 64-bit keys (column * n + t, then row * n + rank), so the
+// sorts of distinct 64-bit keys (column 2^s + t, then row 2^s + rank, 2^s >= n), so the
 // order is unique whatever sort Kokkos runs: results are deterministic without
 // a stable sort, and duplicates are summed in the order of t.
 #include <spmvkit/core/checked_math.hpp>
@@ -14,34 +14,95 @@
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Sort.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace spmvkit::detail {
 
 using SortKey = std::int64_t;
 
-/// Sorts keys ascending. Kokkos::sort runs on the View's default instance, so
-/// exec's work is finished first and the sort's before returning.
+/// LSD radix sort of non-negative keys on the host, 16-bit digits, as many
+/// passes as the largest key has digits. Kokkos::sort of host Views is one
+/// thread's std::sort, several times slower for the millions of keys here.
+template <class Keys>
+void radix_sort_host(Keys const& keys) {
+  const auto n = static_cast<std::size_t>(keys.extent(0));
+  SortKey largest = 0;
+  for (std::size_t i = 0; i < n; ++i) largest = keys(i) > largest ? keys(i) : largest;
+  auto buffer = allocate_view<Kokkos::View<SortKey*, Kokkos::HostSpace>>(
+      Kokkos::DefaultHostExecutionSpace(), "SpMVKit::sort_keys::buffer",
+      static_cast<std::int64_t>(n));
+  SortKey* from = keys.data();
+  SortKey* to = buffer.data();
+  std::vector<std::size_t> count(65537);
+  for (int shift = 0; shift < 64 && (largest >> shift) > 0; shift += 16) {
+    std::fill(count.begin(), count.end(), 0);
+    for (std::size_t i = 0; i < n; ++i) ++count[((from[i] >> shift) & 0xFFFF) + 1];
+    for (std::size_t d = 1; d < count.size(); ++d) count[d] += count[d - 1];
+    for (std::size_t i = 0; i < n; ++i) to[count[(from[i] >> shift) & 0xFFFF]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != keys.data()) std::copy(from, from + n, keys.data());
+}
+
+/// Sorts keys ascending: a radix sort where the host can read them, else
+/// Kokkos::sort, which runs on the View's default instance, so exec's work is
+/// finished first and the sort's before returning.
 template <class ExecutionSpace, class Keys>
 void sort_distinct_keys(ExecutionSpace const& exec, Keys const& keys) {
   exec.fence();
-  if (keys.extent(0) > 1) Kokkos::sort(keys);
-  typename Keys::execution_space().fence();
-}
-
-/// Throws std::length_error unless every key `index * count + t` (index <
-/// extent, t < count) fits a signed 64-bit integer.
-inline void check_sort_keys(std::int64_t extent, std::int64_t count, char const* what,
-                            char const* where) {
-  if (count > 0 && extent > 0 && extent > std::numeric_limits<SortKey>::max() / count) {
-    throw std::length_error(std::string(where) + ": " + what + " (" + std::to_string(extent) +
-                            ") times the number of entries (" + std::to_string(count) +
-                            ") exceeds the 64-bit sort keys; split the input");
+  if (keys.extent(0) < 2) return;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                           typename Keys::memory_space>::accessible) {
+    radix_sort_host(keys);
+  } else {
+    Kokkos::sort(keys);
+    typename Keys::execution_space().fence();
   }
 }
+
+/// Keys index * 2^shift + t for t < count: packed and unpacked with a shift and
+/// a mask (a division per key cost more than the rest of a transpose's fill).
+struct KeyPacking {
+  int shift = 1;
+  SortKey mask = 1;
+  KOKKOS_INLINE_FUNCTION SortKey pack(SortKey index, SortKey t) const {
+    return (index << shift) | t;
+  }
+  KOKKOS_INLINE_FUNCTION SortKey low(SortKey key) const { return key & mask; }
+  KOKKOS_INLINE_FUNCTION SortKey high(SortKey key) const { return key >> shift; }
+};
+
+/// The packing for t < count, checked against every index < extent: throws
+/// std::length_error when index * 2^shift + t would not fit a signed 64-bit integer.
+inline KeyPacking key_packing(std::int64_t extent, std::int64_t count, char const* what,
+                              char const* where) {
+  KeyPacking k;
+  while (k.shift < 62 && (SortKey(1) << k.shift) < count) ++k.shift;
+  k.mask = (SortKey(1) << k.shift) - 1;
+  if (extent > (SortKey(1) << (63 - k.shift))) {
+    throw std::length_error(std::string(where) + ": " + what + " (" + std::to_string(extent) +
+                            ") times 2^" + std::to_string(k.shift) + " (room for " +
+                            std::to_string(count) +
+                            " entries) exceeds the 64-bit sort keys; split the input");
+  }
+  return k;
+}
+
+/// rows(k) = the row of entry k, from row starts (one thread per row).
+template <class Rows, class Starts>
+struct ExpandRows {
+  Rows rows;
+  Starts starts;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    for (auto k = starts(i); k < starts(i + 1); ++k)
+      rows(k) = static_cast<typename Rows::value_type>(i);
+  }
+};
 
 /// What the sort found: the entries in (row, column, t) order and their runs of
 /// equal (row, column), each run one entry of the result.
@@ -58,9 +119,9 @@ template <class Keys, class Source>
 struct ColumnKeys {
   Keys keys;
   Source source;
-  SortKey count;
+  KeyPacking packing;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
-    keys(t) = static_cast<SortKey>(source.col(t)) * count + t;
+    keys(t) = packing.pack(static_cast<SortKey>(source.col(t)), t);
   }
 };
 
@@ -68,10 +129,10 @@ template <class Keys, class Source>
 struct RowKeys {
   Keys by_column, keys;
   Source source;
-  SortKey count;
+  KeyPacking packing;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t q) const {
-    const SortKey t = by_column(q) % count;
-    keys(q) = static_cast<SortKey>(source.row(t)) * count + q;
+    const SortKey t = packing.low(by_column(q));
+    keys(q) = packing.pack(static_cast<SortKey>(source.row(t)), q);
   }
 };
 
@@ -79,9 +140,9 @@ struct RowKeys {
 template <class Keys>
 struct OrderFromKeys {
   Keys by_column, by_row, order;
-  SortKey count;
+  KeyPacking packing;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p) const {
-    order(p) = by_column(by_row(p) % count) % count;
+    order(p) = packing.low(by_column(packing.low(by_row(p))));
   }
 };
 
@@ -165,8 +226,8 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
   using Device = typename ExecutionSpace::device_type;
   using Keys = Kokkos::View<SortKey*, Device>;
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  check_sort_keys(num_cols, count, "the number of columns", where);
-  check_sort_keys(num_rows, count, "the number of rows", where);
+  const KeyPacking packing =
+      key_packing(std::max(num_rows, num_cols), count, "the number of rows or columns", where);
   SortedEntries<Ordinal, Offset, Device> out;
   out.row_starts = allocate_view<Kokkos::View<Offset*, Device>>(
       exec, "SpMVKit::sort_entries::row_starts", checked_extent_plus_one(num_rows, "rows", where));
@@ -180,15 +241,15 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
   }
   Keys by_column = allocate_view<Keys>(exec, "SpMVKit::sort_entries::column_keys", count);
   Kokkos::parallel_for("SpMVKit::sort_entries::column_keys", Range(exec, 0, count),
-                       ColumnKeys<Keys, Source>{by_column, source, count});
+                       ColumnKeys<Keys, Source>{by_column, source, packing});
   sort_distinct_keys(exec, by_column);
   Keys by_row = allocate_view<Keys>(exec, "SpMVKit::sort_entries::row_keys", count);
   Kokkos::parallel_for("SpMVKit::sort_entries::row_keys", Range(exec, 0, count),
-                       RowKeys<Keys, Source>{by_column, by_row, source, count});
+                       RowKeys<Keys, Source>{by_column, by_row, source, packing});
   sort_distinct_keys(exec, by_row);
   out.order = allocate_view<Keys>(exec, "SpMVKit::sort_entries::order", count);
   Kokkos::parallel_for("SpMVKit::sort_entries::order", Range(exec, 0, count),
-                       OrderFromKeys<Keys>{by_column, by_row, out.order, count});
+                       OrderFromKeys<Keys>{by_column, by_row, out.order, packing});
   Keys run_of = by_column; // the column keys are spent: their storage holds run numbers
   by_row = Keys();
   SortKey runs = 0;

@@ -1,0 +1,355 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The ops benchmark family (operations/transpose.hpp, spadd.hpp, assembly.hpp), on every matrix
+// of the SpMV sweep:
+//   ops/<p>/<matrix>/transpose/<spmvkit|kk>       Aᵀ (Kokkos Kernels' transpose_matrix as kk)
+//   ops/<p>/<matrix>/spadd/<spmvkit|kk>           C = A + Aᵀ, symbolic and numeric phases
+//   ops/<p>/<matrix>/spadd_numeric/<spmvkit|kk>   the numeric phase alone, on a kept structure
+//   ops/<p>/<matrix>/assembly/spmvkit             assemble_crs from triplets: each entry of A
+//                                                 split in two halves, the triplets shuffled
+//   ops/<p>/<matrix>/refill/spmvkit               refill() of the same triplets
+//   ops/<p>/<matrix>/spmv/spmvkit                 one y = A x (CRS, automatic kernel): the unit
+//                                                 of the ratios, in the same run
+// Every result is checked before timing through products: Aᵀ x against Kokkos Kernels'
+// transposed SpMV, (A + Aᵀ) x against A x + Aᵀ x, the assembled matrix times x against A x
+// (relative 1e-12 in double, 1e-4 in float, of ‖·‖∞ against |A| |x|). Counters: time_s (median),
+// nnz, nnz_out (the result's entries), spmv_ratio (time over the same run's SpMV, where the
+// spmv benchmark of the matrix ran first: it is registered first).
+
+#include "benchmarks.hpp"
+#include "options.hpp"
+#include "perf_common.hpp"
+
+#include <spmvkit/interop/kokkos_kernels.hpp>
+#include <spmvkit/operations/assembly.hpp>
+#include <spmvkit/operations/spadd.hpp>
+#include <spmvkit/operations/spmv.hpp>
+#include <spmvkit/operations/transpose.hpp>
+
+#include <KokkosKernels_Handle.hpp>
+#include <KokkosKernels_config.h>
+#include <KokkosSparse_spadd.hpp>
+#include <KokkosSparse_spmv.hpp>
+#if defined(KOKKOSKERNELS_VERSION)
+#include <KokkosSparse_Utils.hpp>
+#else
+#include <KokkosKernels_SparseUtils.hpp>
+#endif
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace spmvkit::perf {
+
+namespace {
+
+template <class KK>
+KK kk_transpose(KK const& A) {
+#if defined(KOKKOSKERNELS_VERSION)
+  return KokkosSparse::Impl::transpose_matrix(A);
+#else
+  return KokkosKernels::Impl::transpose_matrix(A);
+#endif
+}
+
+template <class Scalar>
+using KKHandle = KokkosKernels::Experimental::KokkosKernelsHandle<Offset, Ordinal, Scalar, Exec,
+                                                                  MemSpace, MemSpace>;
+
+/// The times of the family's SpMV per matrix and precision, for spmv_ratio.
+std::map<std::string, double>& spmv_times() {
+  static std::map<std::string, double> times;
+  return times;
+}
+
+/// max_i |y1_i − y2_i| / max_i (|A| |x|)_i over two results of one product.
+template <class Scalar>
+double relative_gap(Vector<Scalar> const& y1, Vector<Scalar> const& y2, Vector<Scalar> const& s) {
+  auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y1);
+  auto h2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y2);
+  auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s);
+  double gap = 0, scale = 0;
+  for (std::size_t i = 0; i < h1.extent(0); ++i) {
+    gap = std::max(gap, std::abs(static_cast<double>(h1(i)) - static_cast<double>(h2(i))));
+    scale = std::max(scale, std::abs(static_cast<double>(hs(i))));
+  }
+  return scale > 0 ? gap / scale : gap;
+}
+
+template <class Scalar>
+struct AbsValues {
+  Kokkos::View<Scalar*, Device> v;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const { v(k) = v(k) < 0 ? -v(k) : v(k); }
+};
+
+template <class Scalar>
+struct AddInto {
+  Kokkos::View<Scalar*, Device> from, to;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { to(i) += from(i); }
+};
+
+/// |A| x for the checks' scale (x >= 0).
+template <class Scalar>
+Vector<Scalar> abs_product(Crs<Scalar> const& A, Vector<Scalar> const& x, bool transposed) {
+  Crs<Scalar> B = clone(A);
+  Kokkos::parallel_for("SpMVKit::perf::ops::abs",
+                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, B.nnz()),
+                       AbsValues<Scalar>{B.values()});
+  Vector<Scalar> y("SpMVKit::perf::ops::scale", transposed ? A.num_cols() : A.num_rows());
+  if (transposed) {
+    KokkosSparse::spmv("T", Scalar(1), to_kokkos_kernels(B), x, Scalar(0), y);
+  } else {
+    spmv(Exec(), Scalar(1), B, x, Scalar(0), y);
+  }
+  Exec().fence();
+  return y;
+}
+
+enum class Op { spmv, transpose, spadd, spadd_numeric, assembly, refill };
+char const* op_name(Op op) {
+  switch (op) {
+  case Op::spmv: return "spmv";
+  case Op::transpose: return "transpose";
+  case Op::spadd: return "spadd";
+  case Op::spadd_numeric: return "spadd_numeric";
+  case Op::assembly: return "assembly";
+  case Op::refill: return "refill";
+  }
+  return "?";
+}
+
+/// The triplets of A with each entry split into two halves, in a random order (fixed seed).
+template <class Scalar>
+struct Triplets {
+  Kokkos::View<Ordinal*, Device> rows, cols;
+  Kokkos::View<Scalar*, Device> values;
+};
+
+template <class Scalar>
+Triplets<Scalar> split_triplets(Crs<Scalar> const& A) {
+  auto rs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_starts());
+  auto ci = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.column_indices());
+  auto va = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values());
+  const std::int64_t n = 2 * static_cast<std::int64_t>(A.nnz());
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(42));
+  Triplets<Scalar> t{Kokkos::View<Ordinal*, Device>("SpMVKit::perf::ops::rows", n),
+                     Kokkos::View<Ordinal*, Device>("SpMVKit::perf::ops::cols", n),
+                     Kokkos::View<Scalar*, Device>("SpMVKit::perf::ops::values", n)};
+  auto hr = Kokkos::create_mirror_view(t.rows);
+  auto hc = Kokkos::create_mirror_view(t.cols);
+  auto hv = Kokkos::create_mirror_view(t.values);
+  for (Ordinal i = 0; i < A.num_rows(); ++i) {
+    for (auto k = rs(i); k < rs(i + 1); ++k) {
+      for (int half = 0; half < 2; ++half) {
+        const auto p = static_cast<std::size_t>(perm[static_cast<std::size_t>(2 * k + half)]);
+        hr(p) = i;
+        hc(p) = ci(k);
+        hv(p) = va(k) / 2; // exact: halving a binary floating-point number
+      }
+    }
+  }
+  Kokkos::deep_copy(t.rows, hr);
+  Kokkos::deep_copy(t.cols, hc);
+  Kokkos::deep_copy(t.values, hv);
+  return t;
+}
+
+template <class Scalar>
+void bm_ops(benchmark::State& state, Options const& o, std::string const& name,
+            MatrixSource const& source, Op op, bool ours) {
+  try {
+    Exec exec;
+    Crs<Scalar> const& A = load_matrix<Scalar>(o, source);
+    const double tol = sizeof(Scalar) == 8 ? 1e-12 : 1e-4;
+    auto fail = [&](std::string const& why) {
+      record_failure(name + ": " + why);
+      state.SkipWithError((name + ": " + why).c_str());
+    };
+    // Non-negative x: |A| x is then the scale of the checks.
+    Vector<Scalar> x = random_vector<Scalar>("ops::x", A.num_cols(), 7);
+    Vector<Scalar> xt = random_vector<Scalar>("ops::xt", A.num_rows(), 8);
+    for (auto const& v : {x, xt}) {
+      Kokkos::parallel_for("SpMVKit::perf::ops::abs_x",
+                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                               0, static_cast<std::int64_t>(v.extent(0))),
+                           AbsValues<Scalar>{v});
+    }
+    std::function<void()> run;
+    std::int64_t nnz_out = A.nnz();
+
+    // State kept between timed calls of one benchmark.
+    Crs<Scalar> T;
+    KKMatrix<Scalar> kkA = to_kokkos_kernels(A), kkT, kkC;
+    SpaddHandle<Scalar, Exec> add;
+    KKHandle<Scalar> kkh;
+    AssemblyPattern<Exec> pattern;
+    Triplets<Scalar> trip;
+    Crs<Scalar> assembled;
+
+    if (op == Op::spmv) {
+      Vector<Scalar> y("SpMVKit::perf::ops::y", A.num_rows());
+      run = [=] { spmv(exec, Scalar(1), A, x, Scalar(0), y); };
+    } else if (op == Op::transpose) {
+      // Check: Aᵀ x' by the transpose against Kokkos Kernels' transposed SpMV of A.
+      Vector<Scalar> y1("SpMVKit::perf::ops::y1", A.num_cols()), y2("y2", A.num_cols());
+      if (ours) {
+        T = transpose(exec, A);
+        spmv(exec, Scalar(1), T, xt, Scalar(0), y1);
+        run = [&] { T = transpose(exec, A); };
+      } else {
+        kkT = kk_transpose(kkA);
+        KokkosSparse::spmv("N", Scalar(1), kkT, xt, Scalar(0), y1);
+        run = [&] { kkT = kk_transpose(kkA); };
+      }
+      KokkosSparse::spmv("T", Scalar(1), kkA, xt, Scalar(0), y2);
+      exec.fence();
+      const double gap = relative_gap(y1, y2, abs_product(A, xt, true));
+      if (!(gap <= tol)) return fail("Aᵀ x differs from Kokkos Kernels' by " + std::to_string(gap));
+    } else if (op == Op::spadd || op == Op::spadd_numeric) {
+      if (A.num_rows() != A.num_cols()) { // not a failure: the pair has no sum
+        state.SkipWithError((name + ": not square, no A + Aᵀ").c_str());
+        return;
+      }
+      T = transpose(exec, A);
+      kkT = to_kokkos_kernels(T);
+      Vector<Scalar> y1("SpMVKit::perf::ops::y1", A.num_rows()), y2("y2", A.num_rows());
+      if (ours) {
+        spadd_symbolic(exec, A, T, add);
+        spadd_numeric(exec, Scalar(1), A, Scalar(1), T, add);
+        spmv(exec, Scalar(1), add.matrix(), x, Scalar(0), y1);
+        nnz_out = add.nnz();
+        run = op == Op::spadd ? std::function<void()>([&] {
+          add = SpaddHandle<Scalar, Exec>();
+          spadd_symbolic(exec, A, T, add);
+          spadd_numeric(exec, Scalar(1), A, Scalar(1), T, add);
+        })
+                              : std::function<void()>(
+                                    [&] { spadd_numeric(exec, Scalar(1), A, Scalar(1), T, add); });
+      } else {
+        // Unsorted input allowed: the real matrices' rows need not be sorted.
+        kkh.create_spadd_handle(false);
+        KokkosSparse::spadd_symbolic(&kkh, kkA, kkT, kkC);
+        KokkosSparse::spadd_numeric(&kkh, Scalar(1), kkA, Scalar(1), kkT, kkC);
+        // Kokkos Kernels 3.4's spadd_symbolic leaves C's column count unset.
+        kkC = KKMatrix<Scalar>("SpMVKit::perf::ops::kk_C", A.num_cols(), kkC.values, kkC.graph);
+        KokkosSparse::spmv("N", Scalar(1), kkC, x, Scalar(0), y1);
+        nnz_out = kkC.nnz();
+        run = op == Op::spadd
+                  ? std::function<void()>([&] {
+                      kkh.destroy_spadd_handle();
+                      kkh.create_spadd_handle(false);
+                      KokkosSparse::spadd_symbolic(&kkh, kkA, kkT, kkC);
+                      KokkosSparse::spadd_numeric(&kkh, Scalar(1), kkA, Scalar(1), kkT, kkC);
+                    })
+                  : std::function<void()>([&] {
+                      KokkosSparse::spadd_numeric(&kkh, Scalar(1), kkA, Scalar(1), kkT, kkC);
+                    });
+      }
+      // (A + Aᵀ) x = A x + Aᵀ x
+      spmv(exec, Scalar(1), A, x, Scalar(0), y2);
+      spmv(exec, Scalar(1), T, x, Scalar(1), y2);
+      exec.fence();
+      Vector<Scalar> scale = abs_product(A, x, false);
+      Kokkos::parallel_for("SpMVKit::perf::ops::scale",
+                           Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                               0, static_cast<std::int64_t>(scale.extent(0))),
+                           AddInto<Scalar>{abs_product(A, x, true), scale});
+      const double gap = relative_gap(y1, y2, scale);
+      if (!(gap <= tol)) return fail("(A + Aᵀ) x differs by " + std::to_string(gap));
+    } else {
+      trip = split_triplets(A);
+      assembled = assemble_crs(exec, A.num_rows(), A.num_cols(), trip.rows, trip.cols, trip.values,
+                               &pattern);
+      nnz_out = assembled.nnz();
+      Vector<Scalar> y1("SpMVKit::perf::ops::y1", A.num_rows()), y2("y2", A.num_rows());
+      spmv(exec, Scalar(1), assembled, x, Scalar(0), y1);
+      spmv(exec, Scalar(1), A, x, Scalar(0), y2);
+      exec.fence();
+      const double gap = relative_gap(y1, y2, abs_product(A, x, false));
+      if (!(gap <= tol)) return fail("the assembled A x differs by " + std::to_string(gap));
+      run = op == Op::assembly
+                ? std::function<void()>([&] {
+                    assembled = assemble_crs(exec, A.num_rows(), A.num_cols(), trip.rows, trip.cols,
+                                             trip.values, &pattern);
+                  })
+                : std::function<void()>([&] { refill(exec, pattern, trip.values, assembled); });
+    }
+
+    for (int i = 0; i < std::max(1, o.warmup); ++i) run();
+    exec.fence();
+    std::vector<double> times;
+    for (auto _ : state) {
+      exec.fence();
+      Kokkos::Timer timer;
+      run();
+      exec.fence();
+      const double t = timer.seconds();
+      state.SetIterationTime(t);
+      times.push_back(t);
+    }
+    const double t = median(times);
+    const std::string key = name.substr(0, name.find("/" + std::string(op_name(op)) + "/"));
+    if (op == Op::spmv) spmv_times()[key] = t;
+    state.SetLabel(std::string("family=ops;op=") + op_name(op) +
+                   ";impl=" + (ours ? "spmvkit" : "kk"));
+    state.counters["time_s"] = t;
+    state.counters["rows"] = static_cast<double>(A.num_rows());
+    state.counters["nnz"] = static_cast<double>(A.nnz());
+    state.counters["nnz_out"] = static_cast<double>(nnz_out);
+    state.counters["fem_N"] = source.fem_n;
+    state.counters["sizeof_scalar"] = sizeof(Scalar);
+    auto it = spmv_times().find(key);
+    if (op != Op::spmv && it != spmv_times().end() && it->second > 0) {
+      state.counters["spmv_ratio"] = t / it->second;
+    }
+  } catch (std::exception const& e) {
+    record_failure(name + ": " + e.what());
+    state.SkipWithError((name + ": " + e.what()).c_str());
+  }
+}
+
+} // namespace
+
+template <class Scalar>
+void register_ops_benchmarks(std::shared_ptr<const Options> const& options,
+                             MatrixSource const& source) {
+  Options const& o = *options;
+  if (!source.in_sweep || !o.has_family("ops")) return;
+  const std::vector<std::pair<Op, bool>> runs{
+      {Op::spmv, true},           {Op::transpose, true}, {Op::transpose, false},
+      {Op::spadd, true},          {Op::spadd, false},    {Op::spadd_numeric, true},
+      {Op::spadd_numeric, false}, {Op::assembly, true},  {Op::refill, true}};
+  for (auto const& [op, ours] : runs) {
+    const std::string name = std::string("ops/") + precision_name<Scalar>() + "/" + source.name +
+                             "/" + op_name(op) + "/" + (ours ? "spmvkit" : "kk");
+    benchmark::RegisterBenchmark(
+        name.c_str(),
+        [options, name, source, op = op, ours = ours](benchmark::State& st) {
+          bm_ops<Scalar>(st, *options, name, source, op, ours);
+        })
+        ->UseManualTime()
+        ->MinTime(o.min_time)
+        ->Repetitions(std::min(o.repetitions, 3))
+        ->ReportAggregatesOnly(true)
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+template void register_ops_benchmarks<double>(std::shared_ptr<const Options> const&,
+                                              MatrixSource const&);
+template void register_ops_benchmarks<float>(std::shared_ptr<const Options> const&,
+                                             MatrixSource const&);
+
+} // namespace spmvkit::perf
