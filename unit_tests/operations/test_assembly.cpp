@@ -244,6 +244,11 @@ TYPED_TEST(AssemblyTest, EmptyInputsAndBadInput) {
   EXPECT_EQ(B.nnz(), 3); // (1, 1) twice
   EXPECT_THROW(refill(Exec(), p2, SV("v", 3), B), std::invalid_argument);
   EXPECT_THROW(refill(Exec(), p2, v, A), std::invalid_argument);
+  // A refill from the matrix's own values would read what it overwrites: refused.
+  AssemblyPattern<Exec> p3;
+  const auto r3 = upload<int, Exec>(std::vector<std::int64_t>{0, 1, 2});
+  auto C = assemble_crs(Exec(), 3, 3, r3, r3, B.values(), &p3);
+  EXPECT_THROW(refill(Exec(), p3, C.values(), C), std::invalid_argument);
   refill(Exec(), p2, v, B);
   Exec().fence();
   EXPECT_EQ(to_host(B).val, (std::vector<double>{1, 6, 3}));

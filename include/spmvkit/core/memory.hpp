@@ -65,6 +65,17 @@ Index checked_index(std::int64_t value, char const* what, char const* where) {
   return static_cast<Index>(value);
 }
 
+/// Whether two Views' storage overlaps.
+template <class A, class B>
+bool storage_overlaps(A const& a, B const& b) {
+  if (a.span() == 0 || b.span() == 0) return false;
+  auto const* ab = reinterpret_cast<char const*>(a.data());
+  auto const* bb = reinterpret_cast<char const*>(b.data());
+  auto const* ae = ab + a.span() * sizeof(typename A::value_type);
+  auto const* be = bb + b.span() * sizeof(typename B::value_type);
+  return ab < be && bb < ae;
+}
+
 /// Allocates a rank-1 View without initialisation and turns an allocation
 /// failure into an AllocationError that names the View and the bytes asked for.
 template <class View, class ExecutionSpace>

@@ -193,7 +193,8 @@ assemble_crs(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
 /// pattern (or a copy of it).
 ///
 /// Throws std::invalid_argument when values does not have one entry per
-/// triplet or A's shape or nnz is not the pattern's. Asynchronous on exec.
+/// triplet, shares storage with A's values, or A's shape or nnz is not the
+/// pattern's. Asynchronous on exec.
 template <class ExecutionSpace, class Offset, class Values, class Scalar, class Ordinal>
 void refill(ExecutionSpace const& exec, AssemblyPattern<ExecutionSpace, Offset> const& pattern,
             Values const& values, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
@@ -211,6 +212,11 @@ void refill(ExecutionSpace const& exec, AssemblyPattern<ExecutionSpace, Offset> 
         " entries) is not the one assembled with this pattern (" +
         std::to_string(pattern.num_rows()) + " x " + std::to_string(pattern.num_cols()) + ", " +
         std::to_string(pattern.nnz()) + " entries)");
+  }
+  if (detail::storage_overlaps(values, A.values())) {
+    throw std::invalid_argument(std::string(where) +
+                                ": the triplet values share storage with "
+                                "the matrix's values, which refill overwrites");
   }
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   using Vals = typename CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>::values_type;

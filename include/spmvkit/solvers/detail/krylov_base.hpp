@@ -32,17 +32,6 @@ inline std::string solver_number(double v) {
   return os.str();
 }
 
-/// Whether two Views' storage overlaps.
-template <class A, class B>
-bool storage_overlaps(A const& a, B const& b) {
-  if (a.span() == 0 || b.span() == 0) return false;
-  auto const* ab = reinterpret_cast<char const*>(a.data());
-  auto const* bb = reinterpret_cast<char const*>(b.data());
-  auto const* ae = ab + a.span() * sizeof(typename A::value_type);
-  auto const* be = bb + b.span() * sizeof(typename B::value_type);
-  return ab < be && bb < ae;
-}
-
 template <class To, class From>
 struct KrylovCopy {
   To to;
