@@ -11,6 +11,7 @@
 /// found. The sums run in a fixed order (no atomics): the result is the same
 /// bit for bit on every run.
 #include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/crs/detail/entry_rows.hpp>
 #include <spmvkit/operations/detail/triplet_sort.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -132,10 +133,10 @@ void spadd_symbolic(ExecutionSpace const& exec,
   Rows rows_b = detail::allocate_view<Rows>(exec, "SpMVKit::spadd::rows_b", nb);
   Kokkos::parallel_for(
       "SpMVKit::spadd::rows_a", Range(exec, 0, A.num_rows()),
-      detail::ExpandRows<Rows, typename Matrix::row_starts_type>{rows_a, A.row_starts()});
+      detail::CrsEntryRows<typename Matrix::row_starts_type, Rows>{A.row_starts(), rows_a});
   Kokkos::parallel_for(
       "SpMVKit::spadd::rows_b", Range(exec, 0, B.num_rows()),
-      detail::ExpandRows<Rows, typename Matrix::row_starts_type>{rows_b, B.row_starts()});
+      detail::CrsEntryRows<typename Matrix::row_starts_type, Rows>{B.row_starts(), rows_b});
   const detail::TwoMatrixSource<Rows, typename Matrix::column_indices_type> source{
       rows_a, rows_b, A.column_indices(), B.column_indices(), na};
   auto sorted = detail::sort_entries<Ordinal, Offset>(exec, A.num_rows(), A.num_cols(), na + nb,

@@ -8,6 +8,7 @@
 /// device, in a deterministic order (each row of Aᵀ lists A's rows in
 /// increasing order, duplicates in A's storage order).
 #include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/crs/detail/entry_rows.hpp>
 #include <spmvkit/operations/detail/triplet_sort.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -18,14 +19,11 @@ namespace spmvkit {
 
 namespace detail {
 
-template <class Keys, class Columns>
-struct TransposeKeys {
-  Keys keys;
+/// A CRS matrix's column indices as a sort source (ColumnKeys reads col()).
+template <class Columns>
+struct CrsColumnSource {
   Columns columns;
-  KeyPacking packing;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const {
-    keys(k) = packing.pack(static_cast<SortKey>(columns(k)), k);
-  }
+  KOKKOS_INLINE_FUNCTION auto col(std::int64_t k) const { return columns(k); }
 };
 
 template <class Starts, class Columns>
@@ -87,11 +85,12 @@ transpose(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal,
                           detail::ScanStarts<typename Matrix::row_starts_type>{T.row_starts()});
     Keys keys = detail::allocate_view<Keys>(exec, "SpMVKit::transpose::keys", nnz);
     Kokkos::parallel_for("SpMVKit::transpose::keys", Range(exec, 0, nnz),
-                         detail::TransposeKeys<Keys, Columns>{keys, A.column_indices(), packing});
+                         detail::ColumnKeys<Keys, detail::CrsColumnSource<Columns>>{
+                             keys, {A.column_indices()}, packing});
     Columns rows_of = detail::allocate_view<Columns>(exec, "SpMVKit::transpose::rows_of", nnz);
     Kokkos::parallel_for(
         "SpMVKit::transpose::rows_of", Range(exec, 0, A.num_rows()),
-        detail::ExpandRows<Columns, typename Matrix::row_starts_type>{rows_of, A.row_starts()});
+        detail::CrsEntryRows<typename Matrix::row_starts_type, Columns>{A.row_starts(), rows_of});
     detail::sort_distinct_keys(exec, keys);
     Kokkos::parallel_for("SpMVKit::transpose::fill", Range(exec, 0, nnz),
                          detail::TransposeFill<Keys, Matrix>{

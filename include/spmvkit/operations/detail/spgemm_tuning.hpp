@@ -387,7 +387,7 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
 ///
 /// Only where the bin's rows fill the device (`min_rows`: as many as
 /// spgemm_concurrent_teams() teams take): below, a team per row keeps more
-/// lanes busy, and the rows stay in the scratch-hash bin (measured on the H200:
+/// lanes busy, and the rows stay in the scratch-hash bin (see
 /// docs/notes/2026-11-27-spgemm-tuning.md).
 inline constexpr std::size_t spgemm_narrow_row_bytes = 512;
 

@@ -93,17 +93,6 @@ inline KeyPacking key_packing(std::int64_t extent, std::int64_t count, char cons
   return k;
 }
 
-/// rows(k) = the row of entry k, from row starts (one thread per row).
-template <class Rows, class Starts>
-struct ExpandRows {
-  Rows rows;
-  Starts starts;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    for (auto k = starts(i); k < starts(i + 1); ++k)
-      rows(k) = static_cast<typename Rows::value_type>(i);
-  }
-};
-
 /// What the sort found: the entries in (row, column, t) order and their runs of
 /// equal (row, column), each run one entry of the result.
 template <class Ordinal, class Offset, class Device>

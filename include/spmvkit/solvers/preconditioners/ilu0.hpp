@@ -86,6 +86,7 @@
 /// sweeps have not converged (more factorization_sweeps may help).
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/crs/detail/entry_rows.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -215,17 +216,6 @@ struct Ilu0CheckSymmetry {
         return;
       }
     }
-  }
-};
-
-/// rows(p) = the row of entry p (the sweeps run one thread per nonzero).
-template <class Starts, class Rows>
-struct Ilu0EntryRows {
-  Starts starts;
-  Rows rows;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    for (auto p = starts(i); p < starts(i + 1); ++p)
-      rows(p) = static_cast<typename Rows::value_type>(i);
   }
 };
 
@@ -460,7 +450,7 @@ public:
     using Range = Kokkos::RangePolicy<ExecutionSpace>;
     const auto rows = detail::allocate_view<Rows>(exec, "SpMVKit::ilu0::entry_rows", nnz);
     Kokkos::parallel_for("SpMVKit::ilu0::entry_rows", Range(exec, 0, n_),
-                         detail::Ilu0EntryRows<decltype(starts_), Rows>{starts_, rows});
+                         detail::CrsEntryRows<decltype(starts_), Rows>{starts_, rows});
     // The scaled matrix, the start of the sweeps and their right-hand side; its
     // storage takes the factors of A at the end.
     factors_ = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::factors", nnz);
