@@ -23,10 +23,11 @@
 /// A zero h_{j+1,j} (the Krylov space is invariant: the "happy breakdown") ends
 /// the cycle with the exact solution of the projected problem.
 ///
-/// Per iteration: one operator apply, one preconditioner apply, two multi-dot
-/// kernels and two update kernels over the basis (reading 2 (j + 1) n s), one
-/// norm: three host reads. Memory: m + 1 basis vectors and three work vectors.
+/// Per iteration: one operator apply, one preconditioner apply and three
+/// kernels over the basis (reading 3 (j + 1) n scalars: see
+/// detail/gmres_kernels.hpp), three host reads. Memory: m + 1 basis vectors and three work vectors.
 #include <spmvkit/core/checked_math.hpp>
+#include <spmvkit/solvers/detail/gmres_kernels.hpp>
 #include <spmvkit/solvers/detail/krylov_base.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
 #include <spmvkit/solvers/solver_options.hpp>
@@ -52,67 +53,6 @@ struct GmresOptions : SolverOptions {
 
 namespace detail {
 
-/// sums[c] = Σ_i V(i, c) w(i), c < count (V column-major with leading dimension n).
-template <class Vec, class Basis>
-struct GmresProject {
-  using value_type = double[];
-  Basis V;
-  Vec w;
-  std::int64_t n;
-  unsigned value_count;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type sums) const {
-    const double wi = static_cast<double>(w(i));
-    for (unsigned c = 0; c < value_count; ++c) sums[c] += static_cast<double>(V(c * n + i)) * wi;
-  }
-};
-
-/// w −= V h (h on the device, `count` entries); sum ‖w‖².
-template <class Vec, class Basis, class Coefficients>
-struct GmresSubtract {
-  Basis V;
-  Vec w;
-  Coefficients h;
-  std::int64_t n;
-  int count;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& ww) const {
-    auto wi = w(i);
-    for (int c = 0; c < count; ++c) wi -= h(c) * V(c * n + i);
-    w(i) = wi;
-    ww += static_cast<double>(wi) * static_cast<double>(wi);
-  }
-};
-
-/// V(:, column) = w * scale.
-template <class Vec, class Basis>
-struct GmresStore {
-  Basis V;
-  Vec w;
-  std::int64_t n, column;
-  typename Vec::non_const_value_type scale;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { V(column * n + i) = scale * w(i); }
-};
-
-/// u = V y (y on the device, `count` entries).
-template <class Vec, class Basis, class Coefficients>
-struct GmresCombine {
-  Basis V;
-  Vec u;
-  Coefficients y;
-  std::int64_t n;
-  int count;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    typename Vec::non_const_value_type s = 0;
-    for (int c = 0; c < count; ++c) s += y(c) * V(c * n + i);
-    u(i) = s;
-  }
-};
-
-template <class Vec>
-struct GmresAdd {
-  Vec x, z;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { x(i) += z(i); }
-};
-
 template <class ExecutionSpace, class Op, class Prec, class BView, class XView>
 class GmresSolver : KrylovBase<ExecutionSpace, Op, Prec, BView, XView> {
   using Base = KrylovBase<ExecutionSpace, Op, Prec, BView, XView>;
@@ -121,6 +61,8 @@ class GmresSolver : KrylovBase<ExecutionSpace, Op, Prec, BView, XView> {
   using typename Base::Vec;
   using Basis = Kokkos::View<Scalar*, typename Vec::device_type>;
   using Coefficients = Kokkos::View<Scalar*, typename Vec::device_type>;
+  using BlockRange = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  static constexpr std::int64_t block = gmres_block<ExecutionSpace>();
 
 public:
   GmresSolver(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b, XView const& x,
@@ -235,27 +177,23 @@ private:
       const Vec vj(column(j), n);
       this->apply_prec(vj, z_);
       this->apply_op(z_, w_);
-      // CGS2: h = Vᵀw, w −= V h, twice; the second pass's ‖w‖² comes with it.
-      std::vector<double> h(j + 2, 0.0);
-      double ww = 0;
+      // CGS2: h1 = Vᵀw; w −= V h1 and h2 = Vᵀw in one read of V; w −= V h2
+      // with ‖w‖²: three reads of V, three host reads.
+      std::vector<double> h(j + 2, 0.0), sums(j + 1, 0.0);
       for (int pass = 0; pass < 2; ++pass) {
-        std::vector<double> sums(j + 1, 0.0);
-        // Kokkos 4 takes an array result as a View, not a raw pointer.
-        Kokkos::parallel_reduce(
-            "SpMVKit::gmres::project", Range(exec, 0, n),
-            GmresProject<Vec, Basis>{V_, w_, n, static_cast<unsigned>(j + 1)},
-            Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(sums.data(), j + 1));
+        gmres_dots(exec, V_, w_, h_, n, pass == 0 ? 0 : j + 1, j + 1, sums.data());
         this->all_reduce(sums.data(), j + 1);
         for (int c = 0; c <= j; ++c) {
           h[c] += sums[c];
           h_host_(c) = static_cast<Scalar>(sums[c]);
         }
         Kokkos::deep_copy(exec, h_, h_host_);
-        ww = 0;
-        Kokkos::parallel_reduce("SpMVKit::gmres::orthogonalise", Range(exec, 0, n),
-                                GmresSubtract<Vec, Basis, Coefficients>{V_, w_, h_, n, j + 1}, ww);
-        this->all_reduce(&ww, 1);
       }
+      double ww = 0;
+      Kokkos::parallel_reduce(
+          "SpMVKit::gmres::orthogonalise", BlockRange(exec, 0, gmres_items(n, block)),
+          GmresSubtract<Vec, Basis, Coefficients, block>{V_, w_, h_, n, j + 1}, ww);
+      this->all_reduce(&ww, 1);
       const int k = ++res.iterations;
       h[j + 1] = std::sqrt(ww);
       bool finite = std::isfinite(h[j + 1]);
