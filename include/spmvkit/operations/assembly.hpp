@@ -220,6 +220,7 @@ void refill(ExecutionSpace const& exec, AssemblyPattern<ExecutionSpace, Offset> 
   }
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   using Vals = typename CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>::values_type;
+  A.forget_transpose(); // its values are the old ones
   Kokkos::parallel_for(
       "SpMVKit::assembly::refill", Range(exec, 0, pattern.nnz()),
       detail::SumRuns<Vals, std::decay_t<decltype(pattern.order())>, detail::ValueAt<Values>>{

@@ -174,6 +174,11 @@ public:
   FormatSelection const& selection() const { return *selection_; }
   /// describe(selection()).
   std::string describe() const { return spmvkit::describe(*selection_); }
+  /// Frees the transposed twin the chosen matrix keeps for transposed
+  /// products (its forget_transpose()); nothing for an empty handle.
+  void forget_transpose() const {
+    if (stored_) visit([](auto const& B, auto const&) { B.forget_transpose(); });
+  }
   /// Calls f(matrix, options) with the chosen matrix and its options, returns its result.
   template <class Visitor>
   decltype(auto) visit(Visitor&& f) const {

@@ -5,6 +5,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
 #include <type_traits>
 
 namespace spmvkit::detail {
@@ -60,6 +61,109 @@ struct non_deduced {
 template <class T>
 using non_deduced_t = typename non_deduced<T>::type;
 
+/// K numbers that the kernels carry where a rank-1 product carries one: the
+/// sums of K columns of a multi-vector product, so that one read of the matrix
+/// serves K columns (held in registers on GPUs). Arithmetic is lane-wise; a
+/// scalar converts by broadcast, which lets widened_product<Lanes>(a, x(c))
+/// and `Sum sum = 0` read as in the rank-1 kernels.
+template <class T, int K>
+struct Lanes {
+  T v[K];
+  Lanes() = default;
+  KOKKOS_FORCEINLINE_FUNCTION Lanes(T s) { // NOLINT: broadcast by design
+    for (int k = 0; k < K; ++k) v[k] = s;
+  }
+  template <class U>
+  KOKKOS_FORCEINLINE_FUNCTION explicit Lanes(Lanes<U, K> const& o) {
+    for (int k = 0; k < K; ++k) v[k] = static_cast<T>(o.v[k]);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION Lanes& operator+=(Lanes const& o) {
+    for (int k = 0; k < K; ++k) v[k] += o.v[k];
+    return *this;
+  }
+  // Older Kokkos reduces through volatile references.
+  KOKKOS_FORCEINLINE_FUNCTION void operator+=(Lanes const volatile& o) volatile {
+    for (int k = 0; k < K; ++k) v[k] = v[k] + o.v[k];
+  }
+  KOKKOS_FORCEINLINE_FUNCTION friend Lanes operator*(Lanes const& a, Lanes const& b) {
+    Lanes r;
+    for (int k = 0; k < K; ++k) r.v[k] = a.v[k] * b.v[k];
+    return r;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION friend Lanes operator+(Lanes const& a, Lanes const& b) {
+    Lanes r;
+    for (int k = 0; k < K; ++k) r.v[k] = a.v[k] + b.v[k];
+    return r;
+  }
+};
+
+/// Columns c0 .. c0 + K - 1 of a rank-2 x, read as one Lanes per row: what a
+/// kernel instantiated for a multi-vector product takes for x.
+template <class View2, int K>
+struct MultiX {
+  /// The scalar of x (as a rank-1 kernel vector's value_type).
+  using value_type = typename View2::value_type;
+  /// The scalar of x without const.
+  using non_const_value_type = typename View2::non_const_value_type;
+  static constexpr int lanes = K;
+  View2 x;
+  int c0;
+  KOKKOS_FORCEINLINE_FUNCTION Lanes<non_const_value_type, K> operator()(std::int64_t row) const {
+    Lanes<non_const_value_type, K> r;
+    for (int k = 0; k < K; ++k) r.v[k] = x(row, c0 + k);
+    return r;
+  }
+};
+
+/// Columns c0 .. c0 + K - 1 of a rank-2 y, written by store_row.
+template <class View2, int K>
+struct MultiY {
+  /// The scalar of y.
+  using value_type = typename View2::value_type;
+  /// The scalar of y.
+  using non_const_value_type = typename View2::non_const_value_type;
+  static constexpr int lanes = K;
+  View2 y;
+  int c0;
+};
+
+template <class T>
+struct is_multi_vector : std::false_type {};
+template <class View2, int K>
+struct is_multi_vector<MultiX<View2, K>> : std::true_type {};
+template <class View2, int K>
+struct is_multi_vector<MultiY<View2, K>> : std::true_type {};
+/// Whether a kernel's vector type is a block of columns (MultiX, MultiY).
+template <class T>
+inline constexpr bool is_multi_vector_v = is_multi_vector<T>::value;
+
+template <class Acc, class Y, class = void>
+struct spmv_sum {
+  using type = Acc;
+};
+template <class Acc, class Y>
+struct spmv_sum<Acc, Y, std::enable_if_t<is_multi_vector_v<Y>>> {
+  using type = Lanes<Acc, Y::lanes>;
+};
+/// What a kernel writing Y sums a row in: Acc (the wider scalar), or Lanes of
+/// it for a block of columns.
+template <class Acc, class Y>
+using spmv_sum_t = typename spmv_sum<Acc, Y>::type;
+
+template <class Matrix, class V>
+struct spmv_scalar<Matrix, V, std::enable_if_t<is_multi_vector_v<V>>> {
+  using type = wider_t<typename Matrix::value_type, typename V::non_const_value_type>;
+};
+
+/// For kernels without a block form: f(x column, y column) for each column
+/// of a block, as rank-1 Views.
+template <class X, class Y, class F>
+void for_each_column(X const& x, Y const& y, F&& f) {
+  for (int k = 0; k < X::lanes; ++k) {
+    f(Kokkos::subview(x.x, Kokkos::ALL, x.c0 + k), Kokkos::subview(y.y, Kokkos::ALL, y.c0 + k));
+  }
+}
+
 /// The vector types the kernels are instantiated with: whatever layout the
 /// caller's Views have, viewed unmanaged (no reference counting in kernels)
 /// and, for x, through the read-only cache path.
@@ -92,6 +196,17 @@ KOKKOS_FORCEINLINE_FUNCTION void store_row(Y const& y, Index row, Scalar alpha, 
                                                                  : beta * y(row) + alpha * sum);
 }
 
+/// store_row for a block of columns: column c0 + k of y takes lane k.
+template <class View2, int K, class Scalar, class Index>
+KOKKOS_FORCEINLINE_FUNCTION void store_row(MultiY<View2, K> const& y, Index row, Scalar alpha,
+                                           Scalar beta, Lanes<Scalar, K> const& sum) {
+  using V = typename View2::non_const_value_type;
+  for (int k = 0; k < K; ++k) {
+    auto& out = y.y(row, y.c0 + k);
+    out = static_cast<V>(beta == Scalar(0) ? alpha * sum.v[k] : beta * out + alpha * sum.v[k]);
+  }
+}
+
 /// y = beta * y, used when alpha == 0 (A and x are not referenced).
 template <class Y, class Scalar>
 struct ScaleY {
@@ -103,5 +218,15 @@ struct ScaleY {
 };
 
 } // namespace spmvkit::detail
+
+// Lane reductions (the CRS vector kernel's) of a block of columns' sums.
+namespace Kokkos {
+template <class T, int K>
+struct reduction_identity<spmvkit::detail::Lanes<T, K>> {
+  KOKKOS_FORCEINLINE_FUNCTION static spmvkit::detail::Lanes<T, K> sum() {
+    return spmvkit::detail::Lanes<T, K>(T(0));
+  }
+};
+} // namespace Kokkos
 
 #endif

@@ -13,6 +13,7 @@
 /// from run to run). COO moves 4-8 more bytes per nonzero than CRS; it is the
 /// exchange format of many codes and HYB's long-row tail.
 #include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/detail/kept_transpose.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/coo/detail/coo_kernels.hpp>
@@ -22,6 +23,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -103,7 +105,17 @@ public:
   /// The SpMV's tile plan (detail::MergePathPlan).
   plan_type const& plan() const { return plan_; }
 
+  /// Frees the transposed twin that the first transposed product
+  /// (spmv with SpmvMode::transpose) built and kept; call it after changing
+  /// the values or the structure in place, so that the next transposed
+  /// product builds it anew. Copies of the matrix share the twin.
+  void forget_transpose() const { kept_transpose_->clear(); }
+  /// Internal: the kept transposed twin (operations/spmv.hpp).
+  detail::KeptTranspose& kept_transpose() const { return *kept_transpose_; }
+
 private:
+  std::shared_ptr<detail::KeptTranspose> kept_transpose_ =
+      std::make_shared<detail::KeptTranspose>();
   Ordinal num_rows_ = 0;
   Ordinal num_cols_ = 0;
   indices_type row_indices_;
@@ -249,8 +261,14 @@ struct CooFormat {
   static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<Coo, Y> alpha, Coo const& A,
                     X const& x, detail::spmv_scalar_t<Coo, Y> beta, Y const& y,
                     options_type const&) {
-    detail::spmv_coo(exec, alpha, A, x, beta, y,
-                     Kokkos::View<const typename Coo::ordinal_type*, typename Coo::device_type>());
+    using Map = Kokkos::View<const typename Coo::ordinal_type*, typename Coo::device_type>;
+    if constexpr (detail::is_multi_vector_v<Y>) { // merge path: no block form
+      detail::for_each_column(x, y, [&](auto const& xc, auto const& yc) {
+        detail::spmv_coo(exec, alpha, A, xc, beta, yc, Map());
+      });
+    } else {
+      detail::spmv_coo(exec, alpha, A, x, beta, y, Map());
+    }
   }
   /// d(i) = the sum of A's stored entries (i, i), 0 for a row without one.
   template <class ExecutionSpace, class Coo, class D>

@@ -10,6 +10,7 @@
 /// tag, the matrix documents and exposes what it keeps about itself
 /// (statistics, the balanced kernel's plan).
 #include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/detail/kept_transpose.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/matrix_statistics.hpp>
 #include <spmvkit/core/memory.hpp>
@@ -184,9 +185,13 @@ public:
   MatrixStatistics statistics(ExecutionSpace const& exec = ExecutionSpace()) const {
     return analysis_->statistics(exec, row_starts_, num_cols_);
   }
-  /// Drops the kept statistics, tile plan and structure verdict (after
-  /// row_starts or column_indices changed): the next use checks again.
-  void forget_analysis() const { analysis_->clear(); }
+  /// Drops the kept statistics, tile plan, structure verdict and transposed
+  /// twin (after row_starts or column_indices changed): the next use checks
+  /// again.
+  void forget_analysis() const {
+    analysis_->clear();
+    kept_transpose_->clear();
+  }
   /// Declares the structure valid without checking it (data known to be
   /// well formed, such as arrays from another library): no operation checks
   /// it then, and a broken structure reads out of bounds. Shared by copies.
@@ -197,7 +202,17 @@ public:
   /// Internal: the kept analysis, for the kernels.
   detail::CrsAnalysis<Scalar, Ordinal, Offset, device_type>& analysis() const { return *analysis_; }
 
+  /// Frees the transposed twin that the first transposed product
+  /// (spmv with SpmvMode::transpose) built and kept; call it after changing
+  /// the values or the structure in place, so that the next transposed
+  /// product builds it anew. Copies of the matrix share the twin.
+  void forget_transpose() const { kept_transpose_->clear(); }
+  /// Internal: the kept transposed twin (operations/spmv.hpp).
+  detail::KeptTranspose& kept_transpose() const { return *kept_transpose_; }
+
 private:
+  std::shared_ptr<detail::KeptTranspose> kept_transpose_ =
+      std::make_shared<detail::KeptTranspose>();
   Ordinal num_rows_ = 0;
   Ordinal num_cols_ = 0;
   row_starts_type row_starts_;

@@ -46,6 +46,7 @@
 /// shape (lanes x row slots x super-row slots) is the paper's per row-density
 /// case unless CsrkOptions::gpu_* say otherwise.
 #include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/detail/kept_transpose.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
@@ -58,6 +59,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -187,7 +189,17 @@ public:
   /// Number of super-super-rows (0 for k = 2).
   std::int64_t num_super_super_rows() const { return groups_.num_super_super_rows(); }
 
+  /// Frees the transposed twin that the first transposed product
+  /// (spmv with SpmvMode::transpose) built and kept; call it after changing
+  /// the values or the structure in place, so that the next transposed
+  /// product builds it anew. Copies of the matrix share the twin.
+  void forget_transpose() const { kept_transpose_->clear(); }
+  /// Internal: the kept transposed twin (operations/spmv.hpp).
+  detail::KeptTranspose& kept_transpose() const { return *kept_transpose_; }
+
 private:
+  std::shared_ptr<detail::KeptTranspose> kept_transpose_ =
+      std::make_shared<detail::KeptTranspose>();
   crs_type rows_;
   groups_type groups_;
   CsrkOptions options_;

@@ -8,6 +8,7 @@
 /// BasicEllFormat<Width> / EllFormat. ELL-R (formats/ellr/) is the same class
 /// with another width policy. The kernels and the layout are in detail/.
 #include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/detail/kept_transpose.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
@@ -17,6 +18,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -131,7 +133,17 @@ public:
   /// The matrix as a row source (core/format_concept.hpp).
   row_source_type row_source() const { return {columns_, values_, row_lengths_, num_rows_}; }
 
+  /// Frees the transposed twin that the first transposed product
+  /// (spmv with SpmvMode::transpose) built and kept; call it after changing
+  /// the values or the structure in place, so that the next transposed
+  /// product builds it anew. Copies of the matrix share the twin.
+  void forget_transpose() const { kept_transpose_->clear(); }
+  /// Internal: the kept transposed twin (operations/spmv.hpp).
+  detail::KeptTranspose& kept_transpose() const { return *kept_transpose_; }
+
 private:
+  std::shared_ptr<detail::KeptTranspose> kept_transpose_ =
+      std::make_shared<detail::KeptTranspose>();
   Ordinal num_rows_ = 0;
   Ordinal num_cols_ = 0;
   Offset nnz_ = 0;

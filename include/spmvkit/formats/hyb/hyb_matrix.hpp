@@ -28,6 +28,7 @@
 ///   fraction q of the nonzeros in ELL.
 /// - fixed: cuSPARSE's user width (HybOptions::width, at most the longest row).
 #include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/detail/kept_transpose.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/coo/coo_matrix.hpp>
@@ -39,6 +40,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -132,7 +134,17 @@ public:
     return nnz() == 0 ? 1.0 : static_cast<double>(ell_.nnz()) / static_cast<double>(nnz());
   }
 
+  /// Frees the transposed twin that the first transposed product
+  /// (spmv with SpmvMode::transpose) built and kept; call it after changing
+  /// the values or the structure in place, so that the next transposed
+  /// product builds it anew. Copies of the matrix share the twin.
+  void forget_transpose() const { kept_transpose_->clear(); }
+  /// Internal: the kept transposed twin (operations/spmv.hpp).
+  detail::KeptTranspose& kept_transpose() const { return *kept_transpose_; }
+
 private:
+  std::shared_ptr<detail::KeptTranspose> kept_transpose_ =
+      std::make_shared<detail::KeptTranspose>();
   ell_type ell_;
   tail_type tail_;
   ordinals_type tail_rows_;
@@ -266,8 +278,15 @@ struct HybFormat {
     if (A.tail().nnz() > 0) {
       // With y narrower than the sums (a double matrix with float vectors),
       // tail rows are rounded a second time here.
-      detail::spmv_coo(exec, alpha, A.tail(), x, detail::spmv_scalar_t<Hyb, Y>(1), y, A.tail_rows(),
-                       "SpMVKit::spmv::hyb_tail");
+      if constexpr (detail::is_multi_vector_v<Y>) { // merge path: no block form
+        detail::for_each_column(x, y, [&](auto const& xc, auto const& yc) {
+          detail::spmv_coo(exec, alpha, A.tail(), xc, detail::spmv_scalar_t<Hyb, Y>(1), yc,
+                           A.tail_rows(), "SpMVKit::spmv::hyb_tail");
+        });
+      } else {
+        detail::spmv_coo(exec, alpha, A.tail(), x, detail::spmv_scalar_t<Hyb, Y>(1), y,
+                         A.tail_rows(), "SpMVKit::spmv::hyb_tail");
+      }
     }
   }
   /// The ELL part's diagonal, then the tail's diagonal entries added (in

@@ -12,6 +12,7 @@
 /// public face of SELL and of every SELL encoding; the kernels, the layout and
 /// the conversion work are in detail/.
 #include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/detail/kept_transpose.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
@@ -23,6 +24,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -212,7 +214,17 @@ public:
   /// num_rows true row lengths, in the original row numbering (padding excluded).
   ordinals_type const& row_lengths() const { return row_lengths_; }
 
+  /// Frees the transposed twin that the first transposed product
+  /// (spmv with SpmvMode::transpose) built and kept; call it after changing
+  /// the values or the structure in place, so that the next transposed
+  /// product builds it anew. Copies of the matrix share the twin.
+  void forget_transpose() const { kept_transpose_->clear(); }
+  /// Internal: the kept transposed twin (operations/spmv.hpp).
+  detail::KeptTranspose& kept_transpose() const { return *kept_transpose_; }
+
 private:
+  std::shared_ptr<detail::KeptTranspose> kept_transpose_ =
+      std::make_shared<detail::KeptTranspose>();
   Ordinal num_rows_ = 0;
   Ordinal num_cols_ = 0;
   Offset nnz_ = 0;

@@ -156,6 +156,7 @@ template <bool Vector, class Matrix, class X, class Y>
 struct CrsSpmv {
   using Scalar = typename Matrix::value_type;
   using Acc = spmv_scalar_t<Matrix, Y>;
+  using Sum = spmv_sum_t<Acc, Y>; // Lanes<Acc, K> for a block of K columns
   using Ordinal = typename Matrix::ordinal_type;
   using Offset = typename Matrix::offset_type;
   using Device = typename Matrix::device_type;
@@ -177,17 +178,17 @@ struct CrsSpmv {
       if (row >= num_rows) return;
       const Offset begin = row_starts(row);
       const Offset end = row_starts(row + 1);
-      Acc sum = 0;
+      Sum sum = 0;
       if constexpr (Vector) {
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(team, end - begin),
-            [&](Offset k, Acc& partial) {
-              partial += widened_product<Acc>(vals(begin + k), x(cols(begin + k)));
+            [&](Offset k, Sum& partial) {
+              partial += widened_product<Sum>(vals(begin + k), x(cols(begin + k)));
             },
             sum);
         Kokkos::single(Kokkos::PerThread(team), [&]() { store_row(y, row, alpha, beta, sum); });
       } else {
-        for (Offset k = begin; k < end; ++k) sum += widened_product<Acc>(vals(k), x(cols(k)));
+        for (Offset k = begin; k < end; ++k) sum += widened_product<Sum>(vals(k), x(cols(k)));
         store_row(y, row, alpha, beta, sum);
       }
     });
@@ -214,7 +215,13 @@ void spmv_crs(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix
   // The statistics are computed by the first automatic product and kept.
   if (kernel == CrsKernel::automatic) kernel = automatic_crs_kernel(exec, A.statistics(exec));
   if (kernel == CrsKernel::balanced) {
-    spmv_crs_balanced(exec, alpha, A, x, beta, y);
+    if constexpr (is_multi_vector_v<Y>) { // merge path: no block form, column by column
+      for_each_column(x, y, [&](auto const& xc, auto const& yc) {
+        spmv_crs_balanced(exec, alpha, A, xc, beta, yc);
+      });
+    } else {
+      spmv_crs_balanced(exec, alpha, A, x, beta, y);
+    }
     return;
   }
   const auto kind =

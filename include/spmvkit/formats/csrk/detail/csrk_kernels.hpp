@@ -42,6 +42,7 @@ template <CsrkMapping Mapping, bool Overwrite, class Matrix, class X, class Y>
 struct CsrkSpmv {
   using Scalar = typename Matrix::value_type;
   using Acc = spmv_scalar_t<Matrix, Y>; // sums, alpha and beta (kernel_common.hpp)
+  using Sum = spmv_sum_t<Acc, Y>; // Lanes<Acc, K> for a block of K columns
   using Ordinal = typename Matrix::ordinal_type;
   using Offset = typename Matrix::offset_type;
   using Device = typename Matrix::device_type;
@@ -65,10 +66,12 @@ struct CsrkSpmv {
   // y(row_permutation(row)) = beta y(...) + alpha sum. Overwrite (beta = 0)
   // is a template argument so that the beta = 0 loop never reads y (which
   // may hold NaN) and holds no branch.
-  KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t row, Acc sum) const {
+  KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t row, Sum const& sum) const {
     using V = typename Y::value_type;
     const std::int64_t out = row_permutation(row);
-    if constexpr (Overwrite) {
+    if constexpr (is_multi_vector_v<Y>) {
+      store_row(y, out, alpha, Overwrite ? Acc(0) : beta, sum);
+    } else if constexpr (Overwrite) {
       y(out) = static_cast<V>(alpha * sum);
     } else {
       y(out) = static_cast<V>(beta * y(out) + alpha * sum);
@@ -78,10 +81,10 @@ struct CsrkSpmv {
   // One row, summed by one thread (or lane).
   KOKKOS_FORCEINLINE_FUNCTION void row_product(std::int64_t row) const {
     const Offset begin = row_starts(row), end = row_starts(row + 1);
-    Acc sum = 0;
+    Sum sum = 0;
     for (Offset k = begin; k < end; ++k)
       sum +=
-          widened_product<Acc>(load_streaming(vals.data() + k), x(load_streaming(cols.data() + k)));
+          widened_product<Sum>(load_streaming(vals.data() + k), x(load_streaming(cols.data() + k)));
     store(row, sum);
   }
 
@@ -107,11 +110,11 @@ struct CsrkSpmv {
           if constexpr (Mapping == CsrkMapping::lanes_over_entries) {
             for (std::int64_t row = first_row + slot; row < last_row; row += row_slots) {
               const Offset begin = row_starts(row), end = row_starts(row + 1);
-              Acc sum = 0;
+              Sum sum = 0;
               Kokkos::parallel_reduce(
                   Kokkos::ThreadVectorRange(team, end - begin),
-                  [&](Offset k, Acc& partial) {
-                    partial += widened_product<Acc>(load_streaming(vals.data() + begin + k),
+                  [&](Offset k, Sum& partial) {
+                    partial += widened_product<Sum>(load_streaming(vals.data() + begin + k),
                                                     x(load_streaming(cols.data() + begin + k)));
                   },
                   sum);

@@ -41,6 +41,7 @@ template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
 struct EllSpmv {
   using Scalar = typename Matrix::value_type;
   using Acc = spmv_scalar_t<Matrix, Y>; // sums, alpha and beta (kernel_common.hpp)
+  using Sum = spmv_sum_t<Acc, Y>; // Lanes<Acc, K> for a block of K columns
   using Ordinal = typename Matrix::ordinal_type;
   using Offset = typename Matrix::offset_type;
   using Device = typename Matrix::device_type;
@@ -77,7 +78,7 @@ struct EllSpmv {
     }
     Ordinal const* const col_ptr = cols.data() + first_row;
     Scalar const* const val_ptr = vals.data() + first_row;
-    Acc sum[Rows];
+    Sum sum[Rows];
     for (int r = 0; r < Rows; ++r) sum[r] = 0;
     Ordinal j = 0;
     for (; j + Unroll <= shortest; j += Unroll) {
@@ -91,12 +92,12 @@ struct EllSpmv {
         }
       }
       for (int u = 0; u < Unroll; ++u)
-        for (int r = 0; r < Rows; ++r) sum[r] += widened_product<Acc>(v[u][r], x(c[u][r]));
+        for (int r = 0; r < Rows; ++r) sum[r] += widened_product<Sum>(v[u][r], x(c[u][r]));
     }
     for (; j < shortest; ++j) {
       const Offset slot = static_cast<Offset>(j) * num_rows;
       for (int r = 0; r < Rows; ++r)
-        sum[r] += widened_product<Acc>(load_streaming(val_ptr + slot + r),
+        sum[r] += widened_product<Sum>(load_streaming(val_ptr + slot + r),
                                        x(load_streaming(col_ptr + slot + r)));
     }
     if constexpr (Width::stops_at_row_length && Rows > 1) {
@@ -104,7 +105,7 @@ struct EllSpmv {
         const Offset slot = static_cast<Offset>(j) * num_rows;
         for (int r = 0; r < Rows; ++r)
           if (j < length[r])
-            sum[r] += widened_product<Acc>(load_streaming(val_ptr + slot + r),
+            sum[r] += widened_product<Sum>(load_streaming(val_ptr + slot + r),
                                            x(load_streaming(col_ptr + slot + r)));
       }
     }

@@ -35,6 +35,7 @@ template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
 struct SellSpmv {
   using Scalar = typename Matrix::value_type;
   using Acc = spmv_scalar_t<Matrix, Y>; // sums, alpha and beta (kernel_common.hpp)
+  using Sum = spmv_sum_t<Acc, Y>; // Lanes<Acc, K> for a block of K columns
   using Ordinal = typename Matrix::ordinal_type;
   using Offset = typename Matrix::offset_type;
   using Device = typename Matrix::device_type;
@@ -100,7 +101,7 @@ struct SellSpmv {
           }
           Stored const* const col_ptr = cols.data();
           Scalar const* const val_ptr = vals.data();
-          Acc sum[RowsPerThread];
+          Sum sum[RowsPerThread];
           for (int r = 0; r < RowsPerThread; ++r) sum[r] = 0;
           Ordinal j = 0;
           for (; j + Unroll <= width; j += Unroll) {
@@ -115,12 +116,12 @@ struct SellSpmv {
             }
             for (int u = 0; u < Unroll; ++u)
               for (int r = 0; r < RowsPerThread; ++r)
-                sum[r] += widened_product<Acc>(v[u][r], x(c[u][r]));
+                sum[r] += widened_product<Sum>(v[u][r], x(c[u][r]));
           }
           for (; j < width; ++j) {
             const Offset slot = base + static_cast<Offset>(j) * chunk_size;
             for (int r = 0; r < RowsPerThread; ++r) {
-              sum[r] += widened_product<Acc>(
+              sum[r] += widened_product<Sum>(
                   load_streaming(val_ptr + slot + r * threads_per_chunk),
                   x(column(load_streaming(col_ptr + slot + r * threads_per_chunk), row, r)));
             }
