@@ -10,6 +10,15 @@
 //   ops/<p>/<matrix>/refill/spmvkit               refill() of the same triplets
 //   ops/<p>/<matrix>/spmv/spmvkit                 one y = A x (CRS, automatic kernel): the unit
 //                                                 of the ratios, in the same run
+// and the modes family (operations/spmv.hpp's modes and multi-vector products):
+//   modes/<p>/<matrix>/<crs|auto>/<N|T>/k<k>/spmvkit   y = op(A) x, x and y of k columns
+//                                                 (LayoutLeft; k = 1: rank-1 Views), CRS with its
+//                                                 automatic kernel or the automatic format
+//   modes/<p>/<matrix>/kk/<N|T>/k<k>/kk           Kokkos Kernels' spmv("N" or "T"), rank 2 for
+//                                                 k > 1 (cuSPARSE SpMV / SpMM with its TPL)
+// N for k = 1, 4, 8, 16; T for k = 1 and 8. Counters: time_s, vs_k1 (time over the same mode's
+// k = 1), vs_N (a T time over the N time of the same k), kk_over (kk's time over this one,
+// above 1: SpMVKit faster), gbs (matrix bytes once + x and y per column).
 // Every result is checked before timing through products: Aᵀ x against Kokkos Kernels'
 // transposed SpMV, (A + Aᵀ) x against A x + Aᵀ x, the assembled matrix times x against A x
 // (relative 1e-12 in double, 1e-4 in float, of ‖·‖∞ against |A| |x|). Counters: time_s (median),
@@ -25,6 +34,7 @@
 #include <spmvkit/operations/spadd.hpp>
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/operations/transpose.hpp>
+#include <spmvkit/select/auto_matrix.hpp>
 
 #include <KokkosKernels_Handle.hpp>
 #include <KokkosKernels_config.h>
@@ -320,13 +330,155 @@ void bm_ops(benchmark::State& state, Options const& o, std::string const& name,
   }
 }
 
+/// Times of the modes family, keyed <matrix>/<impl>/<mode>/<k>, for its ratios.
+std::map<std::string, double>& mode_times() {
+  static std::map<std::string, double> times;
+  return times;
+}
+
+template <class Scalar>
+using Columns = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
+
+/// One column of a LayoutLeft block as a Vector (a copy).
+template <class Scalar>
+Vector<Scalar> column_of(Columns<Scalar> const& v, int c) {
+  Vector<Scalar> out("SpMVKit::perf::modes::column", v.extent(0));
+  Kokkos::deep_copy(out, Kokkos::subview(v, Kokkos::ALL, c));
+  return out;
+}
+
+/// impl: "crs", "auto" (ours) or "kk".
+template <class Scalar>
+void bm_modes(benchmark::State& state, Options const& o, std::string const& name,
+              MatrixSource const& source, std::string const& impl, bool transposed, int k) {
+  try {
+    Exec exec;
+    Crs<Scalar> const& A = load_matrix<Scalar>(o, source);
+    const SpmvMode mode = transposed ? SpmvMode::transpose : SpmvMode::none;
+    const std::int64_t xr = transposed ? A.num_rows() : A.num_cols();
+    const std::int64_t yr = transposed ? A.num_cols() : A.num_rows();
+    Columns<Scalar> X(Kokkos::view_alloc(Kokkos::WithoutInitializing, "SpMVKit::perf::modes::x"),
+                      xr, k);
+    Columns<Scalar> Y("SpMVKit::perf::modes::y", yr, k), R("SpMVKit::perf::modes::ref", yr, k);
+    // Non-negative x: |A| |x| is then the scale of the check.
+    Vector<Scalar> flat(X.data(), X.span());
+    fill_random(flat, 11);
+    Kokkos::parallel_for("SpMVKit::perf::modes::abs_x",
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                             0, static_cast<std::int64_t>(flat.extent(0))),
+                         AbsValues<Scalar>{flat});
+    auto x1 = Kokkos::subview(X, Kokkos::ALL, 0);
+    auto y1 = Kokkos::subview(Y, Kokkos::ALL, 0);
+    const char* kk_mode = transposed ? "T" : "N";
+    KKMatrix<Scalar> kkA = to_kokkos_kernels(A);
+    using AutoM = AutoMatrix<Scalar, Exec>;
+    AutoM M;
+    if (impl == "auto") M = make_auto_matrix(exec, A);
+    std::function<void()> run;
+    if (impl == "kk") {
+      run = k == 1 ? std::function<void()>(
+                         [&] { KokkosSparse::spmv(kk_mode, Scalar(1), kkA, x1, Scalar(0), y1); })
+                   : std::function<void()>(
+                         [&] { KokkosSparse::spmv(kk_mode, Scalar(1), kkA, X, Scalar(0), Y); });
+    } else if (impl == "auto") {
+      run = k == 1
+                ? std::function<void()>([&] { spmv(exec, mode, Scalar(1), M, x1, Scalar(0), y1); })
+                : std::function<void()>([&] { spmv(exec, mode, Scalar(1), M, X, Scalar(0), Y); });
+    } else {
+      run = k == 1
+                ? std::function<void()>([&] { spmv(exec, mode, Scalar(1), A, x1, Scalar(0), y1); })
+                : std::function<void()>([&] { spmv(exec, mode, Scalar(1), A, X, Scalar(0), Y); });
+    }
+    // Check: the first and last columns against Kokkos Kernels' rank-1 product.
+    run();
+    const double tol = sizeof(Scalar) == 8 ? 1e-12 : 1e-4;
+    for (int c : {0, k - 1}) {
+      Vector<Scalar> xc = column_of(X, c), want("SpMVKit::perf::modes::want", yr);
+      KokkosSparse::spmv(kk_mode, Scalar(1), kkA, xc, Scalar(0), want);
+      exec.fence();
+      const double gap = relative_gap(column_of(Y, c), want, abs_product(A, xc, transposed));
+      if (!(gap <= tol)) {
+        const std::string why =
+            name + ": column " + std::to_string(c) + " differs by " + std::to_string(gap);
+        record_failure(why);
+        state.SkipWithError(why.c_str());
+        return;
+      }
+    }
+    for (int i = 0; i < std::max(1, o.warmup); ++i) run();
+    exec.fence();
+    std::vector<double> times;
+    for (auto _ : state) {
+      exec.fence();
+      Kokkos::Timer timer;
+      run();
+      exec.fence();
+      const double t = timer.seconds();
+      state.SetIterationTime(t);
+      times.push_back(t);
+    }
+    const double t = median(times);
+    const std::string key = source.name + "/" + impl + "/" + kk_mode;
+    mode_times()[key + "/" + std::to_string(k)] = t;
+    state.SetLabel(std::string("family=modes;impl=") + impl + ";mode=" + kk_mode +
+                   ";k=" + std::to_string(k));
+    state.counters["time_s"] = t;
+    state.counters["k"] = k;
+    state.counters["rows"] = static_cast<double>(A.num_rows());
+    state.counters["nnz"] = static_cast<double>(A.nnz());
+    state.counters["fem_N"] = source.fem_n;
+    const double bytes = static_cast<double>(A.nnz()) * (sizeof(Scalar) + sizeof(Ordinal)) +
+                         static_cast<double>(A.num_rows() + 1) * sizeof(Offset) +
+                         static_cast<double>(k) * static_cast<double>(xr + yr) * sizeof(Scalar);
+    state.counters["gbs"] = bytes / t * 1e-9;
+    auto find = [&](std::string const& which) {
+      auto it = mode_times().find(which);
+      return it == mode_times().end() ? 0.0 : it->second;
+    };
+    if (const double t1 = find(key + "/1"); k > 1 && t1 > 0) state.counters["vs_k1"] = t / t1;
+    if (const double tn = find(source.name + "/" + impl + "/N/" + std::to_string(k));
+        transposed && tn > 0)
+      state.counters["vs_N"] = t / tn;
+    if (const double tk = find(source.name + "/kk/" + kk_mode + "/" + std::to_string(k));
+        impl != "kk" && tk > 0)
+      state.counters["kk_over"] = tk / t;
+  } catch (std::exception const& e) {
+    record_failure(name + ": " + e.what());
+    state.SkipWithError((name + ": " + e.what()).c_str());
+  }
+}
+
 } // namespace
 
 template <class Scalar>
 void register_ops_benchmarks(std::shared_ptr<const Options> const& options,
                              MatrixSource const& source) {
   Options const& o = *options;
-  if (!source.in_sweep || !o.has_family("ops")) return;
+  if (!source.in_sweep) return;
+  if (o.has_family("modes")) {
+    // kk first, so that each of ours finds its anchor in the same run.
+    for (std::string impl : {"kk", "crs", "auto"}) {
+      for (bool transposed : {false, true}) {
+        for (int k : transposed ? std::vector<int>{1, 8} : std::vector<int>{1, 4, 8, 16}) {
+          const std::string name = std::string("modes/") + precision_name<Scalar>() + "/" +
+                                   source.name + "/" + impl + "/" + (transposed ? "T" : "N") +
+                                   "/k" + std::to_string(k) + "/" +
+                                   (impl == "kk" ? "kk" : "spmvkit");
+          benchmark::RegisterBenchmark(
+              name.c_str(),
+              [options, name, source, impl, transposed, k](benchmark::State& st) {
+                bm_modes<Scalar>(st, *options, name, source, impl, transposed, k);
+              })
+              ->UseManualTime()
+              ->MinTime(o.min_time)
+              ->Repetitions(std::min(o.repetitions, 3))
+              ->ReportAggregatesOnly(true)
+              ->Unit(benchmark::kMillisecond);
+        }
+      }
+    }
+  }
+  if (!o.has_family("ops")) return;
   const std::vector<std::pair<Op, bool>> runs{
       {Op::spmv, true},           {Op::transpose, true}, {Op::transpose, false},
       {Op::spadd, true},          {Op::spadd, false},    {Op::spadd_numeric, true},

@@ -150,13 +150,14 @@ std::vector<OptionSpec> make_table() {
        "and spgemm (C = A A: symbolic, numeric, total; SpMVKit and Kokkos Kernels) and solve "
        "(time to tolerance of every solver x preconditioner, against KokkosBlas + Kokkos "
        "Kernels and PETSc; its own ctest, not in --smoke) and ops (transpose, sparse "
-       "addition A + Aᵀ and assembly from triplets, against Kokkos Kernels and one SpMV), "
-       "not run by default",
+       "addition A + Aᵀ and assembly from triplets, against Kokkos Kernels and one SpMV) and "
+       "modes (A x and Aᵀ x with 1 to 16 vectors, against Kokkos Kernels' spmv), not run by "
+       "default",
        "copy,read,spmv,spmv200,transfer,cg",
-       "copy,read,spmv,spmv200,transfer,cg,spmv_mixed,convert,reorder,spgemm,ops",
+       "copy,read,spmv,spmv200,transfer,cg,spmv_mixed,convert,reorder,spgemm,ops,modes",
        choice_list(&Options::families,
                    {"copy", "read", "spmv", "spmv200", "transfer", "cg", "spmv_mixed", "convert",
-                    "reorder", "spgemm", "solve", "ops"})});
+                    "reorder", "spgemm", "solve", "ops", "modes"})});
   t.push_back({"--fem-n", "LIST",
                "3D Q1 FEM Poisson sizes N (intervals; (N-1)^3 rows) of spmv, spmv200, transfer "
                "(GPU builds default to 32,64,96,128,161)",

@@ -10,6 +10,7 @@
 #include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/solvers/operator.hpp>
 
 #include <gtest/gtest.h>
 
@@ -64,8 +65,8 @@ View random_columns(std::int64_t rows, int cols, unsigned seed) {
 /// y = beta y0 + alpha op(M) x for every column, checked column by column
 /// against the long-double reference of op(A).
 template <class Scalar, class Exec, class Layout, class Matrix, class Options>
-void check_columns(Matrix const& M, Options const& o, HostCrs const& op_host, SpmvMode mode,
-                   int k, double alpha, double beta, unsigned seed, std::string const& what) {
+void check_columns(Matrix const& M, Options const& o, HostCrs const& op_host, SpmvMode mode, int k,
+                   double alpha, double beta, unsigned seed, std::string const& what) {
   using V2 = Kokkos::View<Scalar**, Layout, Exec>;
   V2 x = random_columns<V2>(op_host.cols, k, seed);
   V2 y0 = random_columns<V2>(op_host.rows, k, seed + 1);
@@ -122,8 +123,8 @@ TYPED_TEST(SpmvModesTest, EveryModeLayoutAndColumnCountMatchesTheReference) {
           if (mode == SpmvMode::conjugate_transpose && k != 3) continue;
           check_columns<Scalar, Exec, Kokkos::LayoutLeft>(M, Format::options(M), op, mode, k, 1.5,
                                                           -0.5, ++seed, what + " left");
-          check_columns<Scalar, Exec, Kokkos::LayoutRight>(M, Format::options(M), op, mode, k,
-                                                           -2.0, 0.0, ++seed, what + " right");
+          check_columns<Scalar, Exec, Kokkos::LayoutRight>(M, Format::options(M), op, mode, k, -2.0,
+                                                           0.0, ++seed, what + " right");
           ++checked;
         }
       }
@@ -148,9 +149,8 @@ TYPED_TEST(SpmvModesTest, ShippedMatricesTransposedAndMultiVector) {
       const auto o = typename Format::options_type{};
       if (!Format::obstacle(Exec(), A, o).empty()) continue;
       const auto M = Format::from_crs(Exec(), A, o);
-      check_columns<Scalar, Exec, Kokkos::LayoutLeft>(M, Format::options(M), ht,
-                                                      SpmvMode::transpose, 8, 1.0, 0.0, ++seed,
-                                                      file);
+      check_columns<Scalar, Exec, Kokkos::LayoutLeft>(
+          M, Format::options(M), ht, SpmvMode::transpose, 8, 1.0, 0.0, ++seed, file);
       check_columns<Scalar, Exec, Kokkos::LayoutRight>(M, Format::options(M), h, SpmvMode::none, 3,
                                                        1.0, 1.0, ++seed, file);
     }
@@ -181,6 +181,23 @@ TYPED_TEST(SpmvModesTest, RankOneTransposeFollowsForgetTranspose) {
   auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
   auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y2);
   for (std::size_t i = 0; i < a.extent(0); ++i) ASSERT_EQ(a(i), b(i)) << i;
+  // The solvers' operator: apply_transpose and the multi-vector apply.
+  MatrixOperator<std::decay_t<decltype(M)>> op(M);
+  Kokkos::deep_copy(y2, Scalar(0));
+  op.apply_transpose(Exec(), x, y2);
+  Kokkos::fence();
+  EXPECT_TRUE(matches_reference<Scalar>(y2, ref)) << "MatrixOperator::apply_transpose";
+  using MV = typename decltype(op)::multi_vector_type;
+  MV X("X", static_cast<std::size_t>(h.cols), 2), Y("Y", static_cast<std::size_t>(h.rows), 2);
+  auto Xh = Kokkos::create_mirror_view(X);
+  for (std::int64_t i = 0; i < h.cols; ++i) Xh(i, 0) = Xh(i, 1) = Scalar(0.5) + Scalar(i % 7);
+  Kokkos::deep_copy(X, Xh);
+  op.apply(Exec(), X, Y);
+  Kokkos::fence();
+  const auto ref2 = reference_spmv<Scalar>(h, 1.0, Kokkos::subview(Xh, Kokkos::ALL, 1), 0.0,
+                                           Kokkos::subview(Xh, Kokkos::ALL, 1));
+  EXPECT_TRUE(matches_reference<Scalar>(Kokkos::subview(Y, Kokkos::ALL, 1), ref2))
+      << "MatrixOperator::apply (multi-vector)";
   // A new matrix of other values: its twin is its own, not the old one's.
   HostCrs h2 = h;
   for (auto& v : h2.val) v = 2 * v + 1;
@@ -215,19 +232,23 @@ TYPED_TEST(SpmvModesTest, RejectsBadShapesZeroColumnsAndAliasing) {
   };
   // A x needs 20-entry x; Aᵀ x needs 30-entry x and gives 20 entries.
   V x20("x", 20), x30("x", 30), y20("y", 20), y30("y", 30);
-  EXPECT_NE(message([&] { spmv(Exec(), SpmvMode::transpose, Scalar(1), M, x20, Scalar(0), y30); })
-                .find("A^T is 20 x 30"),
+  EXPECT_NE(message([&] {
+              spmv(Exec(), SpmvMode::transpose, Scalar(1), M, x20, Scalar(0), y30);
+            }).find("A^T is 20 x 30"),
             std::string::npos);
   EXPECT_NO_THROW(spmv(Exec(), SpmvMode::transpose, Scalar(1), M, x30, Scalar(0), y20));
-  EXPECT_NE(message([&] { spmv(Exec(), SpmvMode::none, Scalar(1), M, x30, Scalar(0), y20); })
-                .find("x has 30 rows (needs 20)"),
+  EXPECT_NE(message([&] {
+              spmv(Exec(), SpmvMode::none, Scalar(1), M, x30, Scalar(0), y20);
+            }).find("x has 30 rows (needs 20)"),
             std::string::npos);
   V2 a("a", 20, 3), b("b", 30, 2), zero_x("z", 20, 0), zero_y("z", 30, 0);
-  EXPECT_NE(message([&] { spmv(Exec(), SpmvMode::none, Scalar(1), M, a, Scalar(0), b); })
-                .find("x has 3 columns and y 2"),
+  EXPECT_NE(message([&] {
+              spmv(Exec(), SpmvMode::none, Scalar(1), M, a, Scalar(0), b);
+            }).find("x has 3 columns and y 2"),
             std::string::npos);
-  EXPECT_NE(message([&] { spmv(Exec(), SpmvMode::none, Scalar(1), M, zero_x, Scalar(0), zero_y); })
-                .find("0 columns"),
+  EXPECT_NE(message([&] {
+              spmv(Exec(), SpmvMode::none, Scalar(1), M, zero_x, Scalar(0), zero_y);
+            }).find("0 columns"),
             std::string::npos);
   // x and y of one allocation (a square operator: rows 0..19 of one 40-row View).
   V2 both("both", 40, 2);
@@ -236,11 +257,13 @@ TYPED_TEST(SpmvModesTest, RejectsBadShapesZeroColumnsAndAliasing) {
   auto Sq = Format::from_crs(Exec(), make_device_crs<Scalar, Exec>(random_crs(20, 20, 4, 0, 0, 3)),
                              typename Format::options_type{});
   // LayoutLeft rows 0..19 and 20..39 interleave in memory column by column.
-  EXPECT_NE(message([&] { spmv(Exec(), SpmvMode::none, Scalar(1), Sq, top, Scalar(0), bottom); })
-                .find("share storage"),
+  EXPECT_NE(message([&] {
+              spmv(Exec(), SpmvMode::none, Scalar(1), Sq, top, Scalar(0), bottom);
+            }).find("share storage"),
             std::string::npos);
-  EXPECT_NE(message([&] { spmv(Exec(), SpmvMode::transpose, Scalar(1), Sq, top, Scalar(0), top); })
-                .find("share storage"),
+  EXPECT_NE(message([&] {
+              spmv(Exec(), SpmvMode::transpose, Scalar(1), Sq, top, Scalar(0), top);
+            }).find("share storage"),
             std::string::npos);
 }
 

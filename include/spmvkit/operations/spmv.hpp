@@ -90,10 +90,9 @@ void check_spmv_arguments(Matrix const& A, XView const& x, YView const& y,
       static_cast<std::int64_t>(y.extent(0)) != y_rows) {
     std::ostringstream os;
     os << "spmvkit::spmv: dimensions do not match: " << (t ? "A^T" : "A") << " is "
-       << (t ? A.num_cols() : A.num_rows()) << " x " << x_rows << " (A is " << A.num_rows()
-       << " x " << A.num_cols() << ", mode " << name(mode) << "), x has " << x.extent(0)
-       << " rows (needs " << x_rows << "), y has " << y.extent(0) << " rows (needs " << y_rows
-       << ")";
+       << (t ? A.num_cols() : A.num_rows()) << " x " << x_rows << " (A is " << A.num_rows() << " x "
+       << A.num_cols() << ", mode " << name(mode) << "), x has " << x.extent(0) << " rows (needs "
+       << x_rows << "), y has " << y.extent(0) << " rows (needs " << y_rows << ")";
     throw std::invalid_argument(os.str());
   }
   if constexpr (static_cast<int>(XView::rank) == 2) {
@@ -123,8 +122,7 @@ struct ScaleColumns {
   Scalar beta;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
     for (std::size_t c = 0; c < y.extent(1); ++c) {
-      y(i, c) =
-          static_cast<typename Y::value_type>(beta == Scalar(0) ? Scalar(0) : beta * y(i, c));
+      y(i, c) = static_cast<typename Y::value_type>(beta == Scalar(0) ? Scalar(0) : beta * y(i, c));
     }
   }
 };
@@ -145,7 +143,6 @@ void for_each_column_block(int k, F&& f) {
   }
   if (c0 < k) f(std::integral_constant<int, 1>{}, c0);
 }
-
 
 /// y = beta y (beta != 1), for rank 1 or rank 2 y: alpha == 0.
 template <class ExecutionSpace, class Scalar, class YView>

@@ -19,6 +19,11 @@
 /// | `diagonal(exec, d)` | d = diag(A) (Jacobi), const |
 /// | `reduction()` | a reduction policy (LocalReduction here), const |
 ///
+/// Optional: `multi_vector_type` (rank 2, rows x k) with `apply(exec, X, Y)`
+/// for k vectors at once (block Krylov, several right-hand sides), and
+/// `apply_transpose(exec, x, y)` (y = Aᵀ x, both vector types);
+/// MatrixOperator has them for every format.
+///
 /// The reduction policy combines the partial sums of the solver's dot
 /// products: `all_reduce(exec, device_sums, count)` on sums that live on the
 /// device, `all_reduce_host(host_sums, count)` on sums the host holds. A
@@ -114,6 +119,26 @@ public:
   /// cost (mixed: sums in the wider type, y rounded once).
   void apply(execution_space const& exec, vector_type const& x, vector_type const& y) const {
     spmv(exec, scalar_type(1), A_, x, scalar_type(0), y, options_);
+  }
+  /// Blocks of k vectors for the multi-vector apply: rows x k, LayoutLeft.
+  using multi_vector_type =
+      Kokkos::View<scalar_type**, Kokkos::LayoutLeft, typename Matrix::device_type>;
+  /// Y = A X for every column at once (the matrix read once per block of up to
+  /// 8 columns): spmv with rank-2 Views; same checks and exceptions.
+  void apply(execution_space const& exec, multi_vector_type const& X,
+             multi_vector_type const& Y) const {
+    spmv(exec, scalar_type(1), A_, X, scalar_type(0), Y, options_);
+  }
+  /// y = Aᵀ x: spmv with SpmvMode::transpose (the matrix keeps a transposed
+  /// twin from the first call on).
+  void apply_transpose(execution_space const& exec, vector_type const& x,
+                       vector_type const& y) const {
+    spmv(exec, SpmvMode::transpose, scalar_type(1), A_, x, scalar_type(0), y, options_);
+  }
+  /// Y = Aᵀ X for every column at once.
+  void apply_transpose(execution_space const& exec, multi_vector_type const& X,
+                       multi_vector_type const& Y) const {
+    spmv(exec, SpmvMode::transpose, scalar_type(1), A_, X, scalar_type(0), Y, options_);
   }
   /// d(i) = the sum of the matrix's stored entries (i, i), 0 for a row without
   /// one; d has num_rows entries. Asynchronous on exec; one pass over the entries.

@@ -12,8 +12,8 @@
 /// fixed by a carry pass, beta y folded in, no atomics (bit-identical results
 /// from run to run). COO moves 4-8 more bytes per nonzero than CRS; it is the
 /// exchange format of many codes and HYB's long-row tail.
-#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/detail/kept_transpose.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/coo/detail/coo_kernels.hpp>

@@ -9,8 +9,8 @@
 /// conversion source and target. About 300 lines: besides the class and its
 /// tag, the matrix documents and exposes what it keeps about itself
 /// (statistics, the balanced kernel's plan).
-#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/detail/kept_transpose.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/matrix_statistics.hpp>
 #include <spmvkit/core/memory.hpp>

@@ -45,8 +45,8 @@
 /// backends one constant per k, see detail::csrk_host_model). The GPU block
 /// shape (lanes x row slots x super-row slots) is the paper's per row-density
 /// case unless CsrkOptions::gpu_* say otherwise.
-#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/detail/kept_transpose.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>

@@ -7,8 +7,8 @@
 /// EllMatrix, make_ell, to_crs, EllOptions and the format tags
 /// BasicEllFormat<Width> / EllFormat. ELL-R (formats/ellr/) is the same class
 /// with another width policy. The kernels and the layout are in detail/.
-#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/detail/kept_transpose.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>

@@ -27,8 +27,8 @@
 /// - nnz_fraction (fraction q, default 0.9): the smallest w with at least a
 ///   fraction q of the nonzeros in ELL.
 /// - fixed: cuSPARSE's user width (HybOptions::width, at most the longest row).
-#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/detail/kept_transpose.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/coo/coo_matrix.hpp>

@@ -11,8 +11,8 @@
 /// (~370 lines) because the class, its conversions and its format tag are the
 /// public face of SELL and of every SELL encoding; the kernels, the layout and
 /// the conversion work are in detail/.
-#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/detail/kept_transpose.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>

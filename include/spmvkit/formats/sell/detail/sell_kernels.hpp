@@ -35,7 +35,7 @@ template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
 struct SellSpmv {
   using Scalar = typename Matrix::value_type;
   using Acc = spmv_scalar_t<Matrix, Y>; // sums, alpha and beta (kernel_common.hpp)
-  using Sum = spmv_sum_t<Acc, Y>; // Lanes<Acc, K> for a block of K columns
+  using Sum = spmv_sum_t<Acc, Y>;       // Lanes<Acc, K> for a block of K columns
   using Ordinal = typename Matrix::ordinal_type;
   using Offset = typename Matrix::offset_type;
   using Device = typename Matrix::device_type;
