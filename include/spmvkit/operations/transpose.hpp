@@ -75,7 +75,31 @@ transpose(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal,
   const auto packing = detail::key_packing(A.num_cols(), nnz, "the number of columns", where);
   Matrix T("transpose", A.num_cols(), A.num_rows(), nnz, exec);
   Kokkos::deep_copy(exec, T.row_starts(), Offset(0));
-  if (nnz > 0) {
+  if constexpr (detail::is_host_space_v<ExecutionSpace>) {
+    if (nnz > 0) {
+      // Host backends: entries bucketed by column, each bucket sorted by entry
+      // index (A's row order, duplicates in storage order), then gathered.
+      using Columns = typename Matrix::column_indices_type;
+      Columns rows_of = detail::allocate_view<Columns>(exec, "SpMVKit::transpose::rows_of", nnz);
+      Kokkos::parallel_for(
+          "SpMVKit::transpose::rows_of", Range(exec, 0, A.num_rows()),
+          detail::CrsEntryRows<typename Matrix::row_starts_type, Columns>{A.row_starts(), rows_of});
+      Keys order = detail::allocate_view<Keys>(exec, "SpMVKit::transpose::order", nnz);
+      const auto a_cols = A.column_indices();
+      detail::bucket_order_host(
+          exec, A.num_cols(), nnz,
+          [=](std::int64_t k) { return static_cast<std::int64_t>(a_cols(k)); },
+          [](std::int64_t k) { return detail::SortKey(k); }, T.row_starts(), order);
+      const auto a_vals = A.values();
+      const auto t_cols = T.column_indices();
+      const auto t_vals = T.values();
+      Kokkos::parallel_for("SpMVKit::transpose::gather", Range(exec, 0, nnz), [=](std::int64_t p) {
+        const auto k = order(p);
+        t_cols(p) = rows_of(k);
+        t_vals(p) = a_vals(k);
+      });
+    }
+  } else if (nnz > 0) {
     using Columns = typename Matrix::column_indices_type;
     Kokkos::parallel_for("SpMVKit::transpose::count", Range(exec, 0, nnz),
                          detail::CountColumns<typename Matrix::row_starts_type, Columns>{

@@ -65,6 +65,53 @@ void sort_distinct_keys(ExecutionSpace const& exec, Keys const& keys) {
   }
 }
 
+/// Host backends: keys(t) of the entries t < count grouped by bucket(t) and
+/// ascending within each bucket, without a global sort. Each entry is counted
+/// into its bucket and placed by an atomic cursor (an order that depends on
+/// thread timing), then each bucket is sorted; keys must be distinct (they
+/// end in t), so the result is the same on every run. Rows of a few dozen
+/// entries, as FEM assembly and transposes have, sort in cache; a global radix
+/// sort of packed keys moved every key four times. `starts` (num_buckets + 1,
+/// any integer type) receives each bucket's first position.
+template <class ExecutionSpace, class Order, class Starts, class BucketOf, class KeyOf>
+void bucket_order_host(ExecutionSpace const& exec, std::int64_t num_buckets, std::int64_t count,
+                       BucketOf const& bucket, KeyOf const& key, Starts const& starts,
+                       Order const& order) {
+  static_assert(is_host_space_v<ExecutionSpace>, "bucket_order_host: a host backend only");
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using Cursor = Kokkos::View<SortKey*, Kokkos::HostSpace>;
+  auto cursor = allocate_view<Cursor>(exec, "SpMVKit::bucket_order::cursor", num_buckets + 1);
+  Kokkos::deep_copy(exec, cursor, SortKey(0));
+  Kokkos::parallel_for("SpMVKit::bucket_order::count", Range(exec, 0, count),
+                       [=](std::int64_t t) { Kokkos::atomic_increment(&cursor(bucket(t) + 1)); });
+  exec.fence();
+  for (std::int64_t b = 0; b < num_buckets; ++b) cursor(b + 1) += cursor(b);
+  for (std::int64_t b = 0; b <= num_buckets; ++b) {
+    starts(b) = static_cast<typename Starts::non_const_value_type>(cursor(b));
+  }
+  Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count), [=](std::int64_t t) {
+    order(Kokkos::atomic_fetch_add(&cursor(bucket(t)), SortKey(1))) = key(t);
+  });
+  Kokkos::parallel_for("SpMVKit::bucket_order::sort",
+                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>,
+                                           Kokkos::IndexType<std::int64_t>>(exec, 0, num_buckets),
+                       [=](std::int64_t b) {
+                         auto* first = order.data() + static_cast<std::int64_t>(starts(b));
+                         auto* last = order.data() + static_cast<std::int64_t>(starts(b + 1));
+                         if (last - first <= 64) {
+                           for (auto* i = first + 1; i < last; ++i) { // insertion sort
+                             const auto v = *i;
+                             auto* j = i;
+                             for (; j > first && v < *(j - 1); --j) *j = *(j - 1);
+                             *j = v;
+                           }
+                         } else {
+                           std::sort(first, last);
+                         }
+                       });
+  exec.fence();
+}
+
 /// Keys index * 2^shift + t for t < count: packed and unpacked with a shift and
 /// a mask (a division per key cost more than the rest of a transpose's fill).
 struct KeyPacking {
@@ -228,37 +275,94 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     exec.fence();
     return out;
   }
-  Keys by_column = allocate_view<Keys>(exec, "SpMVKit::sort_entries::column_keys", count);
-  Kokkos::parallel_for("SpMVKit::sort_entries::column_keys", Range(exec, 0, count),
-                       ColumnKeys<Keys, Source>{by_column, source, packing});
-  sort_distinct_keys(exec, by_column);
-  Keys by_row = allocate_view<Keys>(exec, "SpMVKit::sort_entries::row_keys", count);
-  Kokkos::parallel_for("SpMVKit::sort_entries::row_keys", Range(exec, 0, count),
-                       RowKeys<Keys, Source>{by_column, by_row, source, packing});
-  sort_distinct_keys(exec, by_row);
   out.order = allocate_view<Keys>(exec, "SpMVKit::sort_entries::order", count);
-  Kokkos::parallel_for("SpMVKit::sort_entries::order", Range(exec, 0, count),
-                       OrderFromKeys<Keys>{by_column, by_row, out.order, packing});
-  Keys run_of = by_column; // the column keys are spent: their storage holds run numbers
-  by_row = Keys();
-  SortKey runs = 0;
-  Kokkos::parallel_scan("SpMVKit::sort_entries::runs", Range(exec, 0, count),
-                        RunNumbers<Keys, Source>{out.order, run_of, source}, runs);
-  exec.fence();
-  checked_index<Offset>(runs, "number of entries after summing duplicates", where);
-  out.nnz = runs;
-  out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
-  out.columns =
-      allocate_view<Kokkos::View<Ordinal*, Device>>(exec, "SpMVKit::sort_entries::columns", runs);
-  Kokkos::parallel_for(
-      "SpMVKit::sort_entries::fill", Range(exec, 0, count),
-      FillRuns<Keys, Kokkos::View<Ordinal*, Device>, Kokkos::View<Offset*, Device>, Source>{
-          out.order, run_of, out.run_starts, out.columns, out.row_starts, source});
-  Kokkos::deep_copy(exec, Kokkos::subview(out.run_starts, runs), SortKey(count));
-  Kokkos::parallel_scan("SpMVKit::sort_entries::row_starts", Range(exec, 0, num_rows + 1),
-                        ScanStarts<Kokkos::View<Offset*, Device>>{out.row_starts});
-  exec.fence();
-  return out;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    // Buckets by row of keys (column, t), each sorted; the runs and columns are
+    // then read off each row's keys in order, without a gather through t.
+    const Keys keys = out.order;
+    const Keys triplet_starts =
+        allocate_view<Keys>(exec, "SpMVKit::sort_entries::triplet_starts",
+                            checked_extent_plus_one(num_rows, "rows", where));
+    bucket_order_host(
+        exec, num_rows, count, [=](std::int64_t t) { return static_cast<SortKey>(source.row(t)); },
+        [=](std::int64_t t) { return packing.pack(static_cast<SortKey>(source.col(t)), t); },
+        triplet_starts, keys);
+    const auto row_starts = out.row_starts;
+    using Rows = Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>,
+                                     Kokkos::IndexType<std::int64_t>>;
+    Kokkos::parallel_for("SpMVKit::sort_entries::count_runs", Rows(exec, 0, num_rows),
+                         [=](std::int64_t r) {
+                           Offset runs = 0;
+                           SortKey previous = -1;
+                           for (SortKey p = triplet_starts(r); p < triplet_starts(r + 1); ++p) {
+                             const SortKey col = packing.high(keys(p));
+                             runs += col != previous ? 1 : 0;
+                             previous = col;
+                           }
+                           row_starts(r + 1) = runs;
+                         });
+    exec.fence();
+    SortKey runs = 0;
+    for (std::int64_t r = 0; r < num_rows; ++r) {
+      runs += row_starts(r + 1);
+      checked_index<Offset>(runs, "number of entries after summing duplicates", where);
+      row_starts(r + 1) = static_cast<Offset>(runs);
+    }
+    out.nnz = runs;
+    out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
+    out.columns =
+        allocate_view<Kokkos::View<Ordinal*, Device>>(exec, "SpMVKit::sort_entries::columns", runs);
+    const auto run_starts = out.run_starts;
+    const auto columns = out.columns;
+    Kokkos::parallel_for("SpMVKit::sort_entries::fill_runs", Rows(exec, 0, num_rows),
+                         [=](std::int64_t r) {
+                           SortKey s = row_starts(r), previous = -1;
+                           for (SortKey p = triplet_starts(r); p < triplet_starts(r + 1); ++p) {
+                             const SortKey col = packing.high(keys(p));
+                             if (col != previous) {
+                               run_starts(s) = p;
+                               columns(s++) = static_cast<Ordinal>(col);
+                               previous = col;
+                             }
+                             keys(p) = packing.low(keys(p)); // the order: t
+                           }
+                         });
+    run_starts(runs) = count;
+    exec.fence();
+    return out;
+  } else {
+    Keys run_of = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_of", count);
+    {
+      Keys by_column = run_of; // its storage holds run numbers once the keys are spent
+      Kokkos::parallel_for("SpMVKit::sort_entries::column_keys", Range(exec, 0, count),
+                           ColumnKeys<Keys, Source>{by_column, source, packing});
+      sort_distinct_keys(exec, by_column);
+      Keys by_row = allocate_view<Keys>(exec, "SpMVKit::sort_entries::row_keys", count);
+      Kokkos::parallel_for("SpMVKit::sort_entries::row_keys", Range(exec, 0, count),
+                           RowKeys<Keys, Source>{by_column, by_row, source, packing});
+      sort_distinct_keys(exec, by_row);
+      Kokkos::parallel_for("SpMVKit::sort_entries::order", Range(exec, 0, count),
+                           OrderFromKeys<Keys>{by_column, by_row, out.order, packing});
+    }
+    SortKey runs = 0;
+    Kokkos::parallel_scan("SpMVKit::sort_entries::runs", Range(exec, 0, count),
+                          RunNumbers<Keys, Source>{out.order, run_of, source}, runs);
+    exec.fence();
+    checked_index<Offset>(runs, "number of entries after summing duplicates", where);
+    out.nnz = runs;
+    out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
+    out.columns =
+        allocate_view<Kokkos::View<Ordinal*, Device>>(exec, "SpMVKit::sort_entries::columns", runs);
+    Kokkos::parallel_for(
+        "SpMVKit::sort_entries::fill", Range(exec, 0, count),
+        FillRuns<Keys, Kokkos::View<Ordinal*, Device>, Kokkos::View<Offset*, Device>, Source>{
+            out.order, run_of, out.run_starts, out.columns, out.row_starts, source});
+    Kokkos::deep_copy(exec, Kokkos::subview(out.run_starts, runs), SortKey(count));
+    Kokkos::parallel_scan("SpMVKit::sort_entries::row_starts", Range(exec, 0, num_rows + 1),
+                          ScanStarts<Kokkos::View<Offset*, Device>>{out.row_starts});
+    exec.fence();
+    return out;
+  }
 }
 
 /// Throws std::invalid_argument naming the first entry out of range.
