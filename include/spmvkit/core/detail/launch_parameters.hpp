@@ -157,6 +157,21 @@ inline constexpr int sell_gpu_unroll = 8;
 /// The machine was shared, so only the ranking is worth keeping.
 inline constexpr int column_major_host_rows_per_thread = 8;
 
+/// Sums a host thread keeps at once in the kernels that walk RowsPerThread
+/// rows together (SELL chunks, ELL strips): with a block of K columns each row
+/// keeps K, so the rows per thread drop to host_block_sums / K (one row for
+/// K = 8). With C rows x 8 columns SELL's k = 8 product ran 2-3x slower than
+/// with one row (docs/notes/2026-11-27-operations.md).
+inline constexpr int host_block_sums = 8;
+
+/// The rows per thread of such a kernel for blocks of `lanes` columns: at most
+/// `rows_per_thread`, a power of two when it is one, at least 1.
+constexpr int host_rows_per_thread(int rows_per_thread, int lanes) {
+  int r = rows_per_thread;
+  while (r > 1 && r * lanes > host_block_sums) r /= 2;
+  return r;
+}
+
 /// Width-loop unrolling of the column_major_rows kernel on GPUs: the loop of
 /// the GPU SELL kernel (one row per thread, stride between a row's entries),
 /// so SELL's measured factor until ELL is measured on its own.

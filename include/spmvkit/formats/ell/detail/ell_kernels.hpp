@@ -156,7 +156,15 @@ void spmv_ell(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix
     // launch_parameters gives host strips of column_major_host_rows_per_thread
     // rows; their accumulators already give the host independent work: no
     // unrolling.
-    launch_ell<column_major_host_rows_per_thread, 1>(exec, p, alpha, A, x, beta, y);
+    if constexpr (is_multi_vector_v<Y>) {
+      // Fewer rows per strip, as many more strips per team: the same rows.
+      constexpr int rows = host_rows_per_thread(column_major_host_rows_per_thread, Y::lanes);
+      LaunchParameters q = p;
+      q.work_per_team *= column_major_host_rows_per_thread / rows;
+      launch_ell<rows, 1>(exec, q, alpha, A, x, beta, y);
+    } else {
+      launch_ell<column_major_host_rows_per_thread, 1>(exec, p, alpha, A, x, beta, y);
+    }
   } else {
     launch_ell<1, column_major_gpu_unroll>(exec, p, alpha, A, x, beta, y);
   }

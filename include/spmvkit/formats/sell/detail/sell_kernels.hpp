@@ -165,7 +165,11 @@ void spmv_sell(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matri
   // the one-row-per-thread kernel alone.
   if constexpr (is_host_space_v<ExecutionSpace>) {
     // The C accumulators already give the host independent work: no unrolling.
-    switch (p.rows_per_thread) {
+    int rows_per_thread = p.rows_per_thread;
+    if constexpr (is_multi_vector_v<Y>) {
+      rows_per_thread = host_rows_per_thread(rows_per_thread, Y::lanes);
+    }
+    switch (rows_per_thread) {
     case 2: launch_sell<2, 1>(exec, p, alpha, A, x, beta, y); return;
     case 4: launch_sell<4, 1>(exec, p, alpha, A, x, beta, y); return;
     case 8: launch_sell<8, 1>(exec, p, alpha, A, x, beta, y); return;
