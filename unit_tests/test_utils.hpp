@@ -277,6 +277,28 @@ HostCrs to_host(Matrix const& A) {
   return h;
 }
 
+/// Aᵀ on the host: rows of A visited in order, so each row of Aᵀ lists A's rows in increasing
+/// order and duplicates in A's storage order.
+inline HostCrs host_transpose(HostCrs const& A) {
+  HostCrs T;
+  T.rows = A.cols;
+  T.cols = A.rows;
+  T.row_starts.assign(static_cast<std::size_t>(A.cols + 1), 0);
+  for (auto c : A.col) ++T.row_starts[c + 1];
+  for (std::int64_t j = 0; j < A.cols; ++j) T.row_starts[j + 1] += T.row_starts[j];
+  T.col.resize(A.col.size());
+  T.val.resize(A.val.size());
+  std::vector<std::int64_t> next(T.row_starts.begin(), T.row_starts.end() - 1);
+  for (std::int64_t i = 0; i < A.rows; ++i) {
+    for (std::int64_t k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k) {
+      const auto p = next[A.col[k]]++;
+      T.col[p] = i;
+      T.val[p] = A.val[k];
+    }
+  }
+  return T;
+}
+
 template <class View>
 View random_vector(std::int64_t n, unsigned seed, char const* label) {
   View v(std::string(label), static_cast<std::size_t>(n));

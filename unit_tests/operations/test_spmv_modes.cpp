@@ -29,26 +29,6 @@ template <class C>
 class SpmvModesTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SpmvModesTest, FormatConfigs, FormatConfigNames);
 
-HostCrs host_transpose(HostCrs const& A) {
-  HostCrs T;
-  T.rows = A.cols;
-  T.cols = A.rows;
-  T.row_starts.assign(static_cast<std::size_t>(A.cols + 1), 0);
-  for (auto c : A.col) ++T.row_starts[c + 1];
-  for (std::int64_t j = 0; j < A.cols; ++j) T.row_starts[j + 1] += T.row_starts[j];
-  T.col.resize(A.col.size());
-  T.val.resize(A.val.size());
-  std::vector<std::int64_t> next(T.row_starts.begin(), T.row_starts.end() - 1);
-  for (std::int64_t i = 0; i < A.rows; ++i) {
-    for (std::int64_t k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k) {
-      const auto p = next[A.col[k]]++;
-      T.col[p] = i;
-      T.val[p] = A.val[k];
-    }
-  }
-  return T;
-}
-
 /// Random rank-2 View with `cols` columns.
 template <class View>
 View random_columns(std::int64_t rows, int cols, unsigned seed) {

@@ -26,28 +26,6 @@ template <class Config>
 class TransposeTest : public ::testing::Test {};
 TYPED_TEST_SUITE(TransposeTest, AllConfigs, ConfigNames);
 
-/// Aᵀ on the host: rows of A visited in order, so each row of Aᵀ lists A's rows in increasing
-/// order and duplicates in A's storage order.
-HostCrs host_transpose(HostCrs const& A) {
-  HostCrs T;
-  T.rows = A.cols;
-  T.cols = A.rows;
-  T.row_starts.assign(static_cast<std::size_t>(A.cols + 1), 0);
-  for (auto c : A.col) ++T.row_starts[c + 1];
-  for (std::int64_t j = 0; j < A.cols; ++j) T.row_starts[j + 1] += T.row_starts[j];
-  T.col.resize(A.col.size());
-  T.val.resize(A.val.size());
-  std::vector<std::int64_t> next(T.row_starts.begin(), T.row_starts.end() - 1);
-  for (std::int64_t i = 0; i < A.rows; ++i) {
-    for (std::int64_t k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k) {
-      const auto p = next[A.col[k]]++;
-      T.col[p] = i;
-      T.val[p] = A.val[k];
-    }
-  }
-  return T;
-}
-
 template <class Scalar>
 void expect_equal(HostCrs const& got, HostCrs const& want, std::string const& what) {
   ASSERT_EQ(got.rows, want.rows) << what;

@@ -160,8 +160,7 @@ inline constexpr int column_major_host_rows_per_thread = 8;
 /// Sums a host thread keeps at once in the kernels that walk RowsPerThread
 /// rows together (SELL chunks, ELL strips): with a block of K columns each row
 /// keeps K, so the rows per thread drop to host_block_sums / K (one row for
-/// K = 8). With C rows x 8 columns SELL's k = 8 product ran 2-3x slower than
-/// with one row (docs/notes/2026-11-27-operations.md).
+/// K = 8): C rows x K sums per thread spill (docs/notes/2026-11-27-operations.md).
 inline constexpr int host_block_sums = 8;
 
 /// The rows per thread of such a kernel for blocks of `lanes` columns: at most
