@@ -91,6 +91,8 @@ public:
       H_.assign(static_cast<std::size_t>(m_ + 1) * std::max(m_, 1), 0.0);
       cs_.assign(m_, 0.0);
       sn_.assign(m_, 0.0);
+      column_.assign(m_ + 2, 0.0);
+      sums_.assign(m_ + 1, 0.0);
       g_.assign(m_ + 1, 0.0);
     });
   }
@@ -179,7 +181,10 @@ private:
       this->apply_op(z_, w_);
       // CGS2: h1 = Vᵀw; w −= V h1 and h2 = Vᵀw in one read of V; w −= V h2
       // with ‖w‖²: three reads of V, three host reads.
-      std::vector<double> h(j + 2, 0.0), sums(j + 1, 0.0);
+      // The step's column of H and its sums, kept between steps: no allocation per step.
+      std::vector<double>& h = column_;
+      std::vector<double>& sums = sums_;
+      std::fill(h.begin(), h.begin() + j + 2, 0.0);
       for (int pass = 0; pass < 2; ++pass) {
         gmres_dots(exec, V_, w_, h_, n, pass == 0 ? 0 : j + 1, j + 1, sums.data());
         this->all_reduce(sums.data(), j + 1);
@@ -266,7 +271,7 @@ private:
   Vec w_, z_;
   Coefficients h_;
   typename Coefficients::HostMirror h_host_;
-  std::vector<double> H_, cs_, sn_, g_;
+  std::vector<double> H_, cs_, sn_, g_, column_, sums_;
 };
 
 } // namespace detail
