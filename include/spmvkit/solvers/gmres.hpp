@@ -197,7 +197,9 @@ private:
       double ww = 0;
       Kokkos::parallel_reduce(
           "SpMVKit::gmres::orthogonalise", BlockRange(exec, 0, gmres_items(n, block)),
-          GmresSubtract<Vec, Basis, Coefficients, block>{V_, w_, h_, n, j + 1}, ww);
+          GmresSubtract<Vec, Basis, Coefficients, block, is_host_space_v<ExecutionSpace>>{
+              V_, w_, h_, n, gmres_items(n, block), j + 1},
+          ww);
       this->all_reduce(&ww, 1);
       const int k = ++res.iterations;
       h[j + 1] = std::sqrt(ww);

@@ -16,18 +16,24 @@
 
 namespace spmvkit::detail {
 
-/// Rows per work item of the basis kernels. GPUs take one row per thread
-/// (coalesced across the basis columns); host backends take a block, so that
-/// each column is streamed contiguously and the block of w stays in L1.
+/// Rows per work item of the basis kernels. Host backends take a contiguous
+/// block, so that each column is streamed and the block of w stays in L1.
+/// GPUs take rows item, item + items, ... (consecutive threads read
+/// consecutive rows) and keep the item's sums in registers: Kokkos keeps a
+/// reduction value in shared memory, where B sums per thread at a stride of B
+/// doubles meet B-way bank conflicts at every row.
 template <class ExecutionSpace>
 constexpr std::int64_t gmres_block() {
-  return is_host_space_v<ExecutionSpace> ? 1024 : 1;
+  return is_host_space_v<ExecutionSpace> ? 1024 : 16;
 }
 
-/// Widest projection one kernel computes: its sums are one fixed-size value,
-/// held in registers on GPUs (a runtime-sized array reduction is kept in
-/// per-thread shared memory there, several times slower).
+/// Widest projection one kernel computes: its sums are one fixed-size value.
 inline constexpr int gmres_dot_width = 32;
+
+/// Columns one host pass over a block handles: they share each load of w, and
+/// with four partial sums per column (rows i mod 4) the add chain no longer
+/// bounds the loop (the compiler may not reorder a floating-point sum).
+inline constexpr int gmres_host_columns = 4;
 
 /// B sums of a multi-dot.
 template <int B>
@@ -35,16 +41,83 @@ struct GmresSums {
   double v[B];
 };
 
+/// Work items of a basis kernel over n rows.
+KOKKOS_INLINE_FUNCTION std::int64_t gmres_items(std::int64_t n, std::int64_t block) {
+  return (n + block - 1) / block;
+}
+
+/// w(i) −= Σ_{c < count} h(c) V(c n + i) for rows [begin, end), in the order
+/// of the GPU path per row, four columns per pass over w.
+template <class Vec, class Basis, class Coefficients>
+KOKKOS_INLINE_FUNCTION void gmres_host_subtract(Basis const& V, Vec const& w, Coefficients const& h,
+                                                std::int64_t n, int count, std::int64_t begin,
+                                                std::int64_t end) {
+  int c = 0;
+  for (; c + gmres_host_columns <= count; c += gmres_host_columns) {
+    const auto h0 = h(c), h1 = h(c + 1), h2 = h(c + 2), h3 = h(c + 3);
+    const auto* v0 = &V(c * n);
+    const auto* v1 = v0 + n;
+    const auto* v2 = v1 + n;
+    const auto* v3 = v2 + n;
+    for (std::int64_t i = begin; i < end; ++i) {
+      auto wi = w(i);
+      wi -= h0 * v0[i];
+      wi -= h1 * v1[i];
+      wi -= h2 * v2[i];
+      wi -= h3 * v3[i];
+      w(i) = wi;
+    }
+  }
+  for (; c < count; ++c) {
+    const auto hc = h(c);
+    const auto* v = &V(c * n);
+    for (std::int64_t i = begin; i < end; ++i) w(i) -= hc * v[i];
+  }
+}
+
+/// out[k] = V(:, c + k)ᵀ w over rows [begin, end) for k < m <= 4, four partial
+/// sums per column.
+template <class Vec, class Basis>
+KOKKOS_INLINE_FUNCTION void gmres_host_dots(Basis const& V, Vec const& w, std::int64_t n, int c,
+                                            int m, std::int64_t begin, std::int64_t end,
+                                            double* out) {
+  constexpr int L = 4;
+  double s[gmres_host_columns][L] = {};
+  const auto* v0 = &V(c * n);
+  // Missing columns read column c again and are dropped: one loop body.
+  const auto* v1 = m > 1 ? v0 + n : v0;
+  const auto* v2 = m > 2 ? v0 + 2 * n : v0;
+  const auto* v3 = m > 3 ? v0 + 3 * n : v0;
+  std::int64_t i = begin;
+  for (; i + L <= end; i += L) {
+    for (int l = 0; l < L; ++l) {
+      const double wl = static_cast<double>(w(i + l));
+      s[0][l] += static_cast<double>(v0[i + l]) * wl;
+      s[1][l] += static_cast<double>(v1[i + l]) * wl;
+      s[2][l] += static_cast<double>(v2[i + l]) * wl;
+      s[3][l] += static_cast<double>(v3[i + l]) * wl;
+    }
+  }
+  for (; i < end; ++i) {
+    const double wi = static_cast<double>(w(i));
+    s[0][0] += static_cast<double>(v0[i]) * wi;
+    s[1][0] += static_cast<double>(v1[i]) * wi;
+    s[2][0] += static_cast<double>(v2[i]) * wi;
+    s[3][0] += static_cast<double>(v3[i]) * wi;
+  }
+  for (int k = 0; k < m; ++k) out[k] = (s[k][0] + s[k][1]) + (s[k][2] + s[k][3]);
+}
+
 /// Optionally w −= V(:, 0:sub) h (sub > 0), then sums[c] = V(:, c0 + c)ᵀ w for
 /// c < count <= B. The subtraction of a row finishes before its products, so
 /// one read of V serves CGS2's subtraction and its second projection.
-template <class Vec, class Basis, class Coefficients, int B, std::int64_t Block>
+template <class Vec, class Basis, class Coefficients, int B, std::int64_t Block, bool Host>
 struct GmresDots {
   using value_type = GmresSums<B>;
   Basis V;
   Vec w;
   Coefficients h;
-  std::int64_t n;
+  std::int64_t n, items;
   int sub, c0, count;
 
   KOKKOS_INLINE_FUNCTION void init(value_type& a) const {
@@ -60,68 +133,69 @@ struct GmresDots {
 #endif
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, value_type& sums) const {
-    if constexpr (Block == 1) {
-      const std::int64_t i = item;
-      auto wi = w(i);
-      if (sub > 0) {
-        for (int c = 0; c < sub; ++c) wi -= h(c) * V(c * n + i);
-        w(i) = wi;
-      }
-      const double wd = static_cast<double>(wi);
-      // A fixed trip count with a guard keeps sums.v in registers.
+    if constexpr (!Host) {
+      double acc[B];
+      for (int c = 0; c < B; ++c) acc[c] = 0;
+      for (std::int64_t i = item; i < n; i += items) {
+        auto wi = w(i);
+        if (sub > 0) {
+          for (int c = 0; c < sub; ++c) wi -= h(c) * V(c * n + i);
+          w(i) = wi;
+        }
+        const double wd = static_cast<double>(wi);
+        // A fixed trip count with a guard keeps acc in registers.
 #ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
 #pragma unroll
 #endif
-      for (int c = 0; c < B; ++c) {
-        if (c < count) sums.v[c] += static_cast<double>(V((c0 + c) * n + i)) * wd;
+        for (int c = 0; c < B; ++c) {
+          if (c < count) acc[c] += static_cast<double>(V((c0 + c) * n + i)) * wd;
+        }
       }
+      for (int c = 0; c < B; ++c) sums.v[c] += acc[c];
     } else {
       const std::int64_t begin = item * Block;
       const std::int64_t end = begin + Block < n ? begin + Block : n;
-      // Column by column: each column streams contiguously; per row the
-      // subtraction order is the one of the GPU path.
-      for (int c = 0; c < sub; ++c) {
-        const auto hc = h(c);
-        for (std::int64_t i = begin; i < end; ++i) w(i) -= hc * V(c * n + i);
-      }
-      for (int c = 0; c < count; ++c) {
-        double s = 0;
-        for (std::int64_t i = begin; i < end; ++i) {
-          s += static_cast<double>(V((c0 + c) * n + i)) * static_cast<double>(w(i));
-        }
-        sums.v[c] += s;
+      if (sub > 0) gmres_host_subtract(V, w, h, n, sub, begin, end);
+      for (int c = 0; c < count; c += gmres_host_columns) {
+        const int m = count - c < gmres_host_columns ? count - c : gmres_host_columns;
+        double out[gmres_host_columns];
+        gmres_host_dots(V, w, n, c0 + c, m, begin, end, out);
+        for (int k = 0; k < m; ++k) sums.v[c + k] += out[k];
       }
     }
   }
 };
 
 /// w −= V(:, 0:count) h; sum ‖w‖².
-template <class Vec, class Basis, class Coefficients, std::int64_t Block>
+template <class Vec, class Basis, class Coefficients, std::int64_t Block, bool Host>
 struct GmresSubtract {
   Basis V;
   Vec w;
   Coefficients h;
-  std::int64_t n;
+  std::int64_t n, items;
   int count;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, double& ww) const {
-    if constexpr (Block == 1) {
-      const std::int64_t i = item;
-      auto wi = w(i);
-      for (int c = 0; c < count; ++c) wi -= h(c) * V(c * n + i);
-      w(i) = wi;
-      ww += static_cast<double>(wi) * static_cast<double>(wi);
+    if constexpr (!Host) {
+      double acc = 0;
+      for (std::int64_t i = item; i < n; i += items) {
+        auto wi = w(i);
+        for (int c = 0; c < count; ++c) wi -= h(c) * V(c * n + i);
+        w(i) = wi;
+        acc += static_cast<double>(wi) * static_cast<double>(wi);
+      }
+      ww += acc;
     } else {
       const std::int64_t begin = item * Block;
       const std::int64_t end = begin + Block < n ? begin + Block : n;
-      for (int c = 0; c < count; ++c) {
-        const auto hc = h(c);
-        for (std::int64_t i = begin; i < end; ++i) w(i) -= hc * V(c * n + i);
+      gmres_host_subtract(V, w, h, n, count, begin, end);
+      double s[4] = {0, 0, 0, 0};
+      std::int64_t i = begin;
+      for (; i + 4 <= end; i += 4) {
+        for (int l = 0; l < 4; ++l)
+          s[l] += static_cast<double>(w(i + l)) * static_cast<double>(w(i + l));
       }
-      double s = 0;
-      for (std::int64_t i = begin; i < end; ++i) {
-        s += static_cast<double>(w(i)) * static_cast<double>(w(i));
-      }
-      ww += s;
+      for (; i < end; ++i) s[0] += static_cast<double>(w(i)) * static_cast<double>(w(i));
+      ww += (s[0] + s[1]) + (s[2] + s[3]);
     }
   }
 };
@@ -157,11 +231,6 @@ struct GmresAdd {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { x(i) += z(i); }
 };
 
-/// Work items of a basis kernel over n rows.
-inline std::int64_t gmres_items(std::int64_t n, std::int64_t block) {
-  return (n + block - 1) / block;
-}
-
 /// sums[0:count) = V(:, c0:c0+count)ᵀ w on `exec`, after w −= V(:, 0:sub) h
 /// when sub > 0; one kernel per gmres_dot_width columns (the first one also
 /// subtracts), each finished before the host reads its sums.
@@ -169,17 +238,19 @@ template <class ExecutionSpace, class Vec, class Basis, class Coefficients>
 void gmres_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w, Coefficients const& h,
                 std::int64_t n, int sub, int count, double* sums) {
   constexpr std::int64_t block = gmres_block<ExecutionSpace>();
-  const Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>> range(
-      exec, 0, gmres_items(n, block));
+  constexpr bool host = is_host_space_v<ExecutionSpace>;
+  const std::int64_t items = gmres_items(n, block);
+  const Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>> range(exec, 0, items);
   for (int c0 = 0; c0 < count; c0 += gmres_dot_width) {
     const int width = count - c0 < gmres_dot_width ? count - c0 : gmres_dot_width;
     const int first_sub = c0 == 0 ? sub : 0;
     auto run = [&](auto width_tag) {
       constexpr int B = decltype(width_tag)::value;
       GmresSums<B> result;
-      Kokkos::parallel_reduce(
-          "SpMVKit::gmres::project", range,
-          GmresDots<Vec, Basis, Coefficients, B, block>{V, w, h, n, first_sub, c0, width}, result);
+      Kokkos::parallel_reduce("SpMVKit::gmres::project", range,
+                              GmresDots<Vec, Basis, Coefficients, B, block, host>{
+                                  V, w, h, n, items, first_sub, c0, width},
+                              result);
       for (int c = 0; c < width; ++c) sums[c0 + c] = result.v[c];
     };
     // Instantiations by width: the registers a thread holds grow with B.
