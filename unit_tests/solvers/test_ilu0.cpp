@@ -7,9 +7,11 @@
 // errors for every input they reject.
 #include "test_utils.hpp"
 
+#include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/problems/convection_diffusion.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/solvers/bicgstab.hpp>
+#include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/gmres.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
 #include <spmvkit/solvers/preconditioners/ilu0.hpp>
@@ -375,6 +377,78 @@ TYPED_TEST(Ilu0Test, GmresWithIc0OnFemPoissonBeatsJacobi) {
   EXPECT_LT(iterations[1], iterations[0]);
 }
 
+// Kershaw's matrix is SPD, but its IC(0) does not exist: L(3, 3)² = 3 − 4/3 − 4/0.6 < 0.
+// Ten sweeps reach the exact factors of a 4 x 4 matrix.
+TYPED_TEST(Ilu0Test, Ic0ShiftsTheDiagonalWhereItBreaksDown) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto A = make_device_crs<Scalar, Exec>(from_triplets(4, 4,
+                                                             {{0, 0, 3.0},
+                                                              {0, 1, -2.0},
+                                                              {0, 3, 2.0},
+                                                              {1, 0, -2.0},
+                                                              {1, 1, 3.0},
+                                                              {1, 2, -2.0},
+                                                              {2, 1, -2.0},
+                                                              {2, 2, 3.0},
+                                                              {2, 3, -2.0},
+                                                              {3, 0, 2.0},
+                                                              {3, 2, -2.0},
+                                                              {3, 3, 3.0}}));
+  Ilu0Options o;
+  o.factorization_sweeps = 10;
+  o.shift_on_breakdown = false;
+  try {
+    make_ic0(Exec(), A, o);
+    ADD_FAILURE() << "IC(0) of Kershaw's matrix built without a shift";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_TRUE(contains(e.what(), "pivot L(3, 3)")) << e.what();
+  }
+  o.shift_on_breakdown = true;
+  const auto M = make_ic0(Exec(), A, o);
+  // The smallest shift of the schedule 1e-3 · 2^k that gives L(3, 3)² > 0.
+  EXPECT_GT(M.diagonal_shift(), 0.0);
+  EXPECT_LE(M.diagonal_shift(), 1.0);
+  using V = Kokkos::View<Scalar*, typename Exec::memory_space>;
+  const V b = random_vector<V>(4, 5, "b");
+  V x("x", 4);
+  CgOptions c;
+  c.relative_tolerance = solver_tolerance<Scalar>();
+  const CgResult r = cg(Exec(), A, M, b, x, c);
+  EXPECT_TRUE(r.converged()) << name(r.status) << ": " << r.message;
+  EXPECT_LE(true_relative_residual(to_host(A), x, b), c.relative_tolerance * 1.01);
+}
+
+// The shipped bcsstk08 and bcsstk14 have no IC(0) reachable by the default
+// sweeps (a zero pivot in row 642, 53); shifted, CG with it converges.
+TYPED_TEST(Ilu0Test, Ic0OfBcsstkMatricesConvergesWithTheShift) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  if (sizeof(Scalar) != 8) GTEST_SKIP() << "double only: the bcsstk matrices' conditioning";
+  using V = Kokkos::View<Scalar*, typename Exec::memory_space>;
+  for (char const* file : {"bcsstk08", "bcsstk14"}) {
+    SCOPED_TRACE(file);
+    const auto A = read_matrix_market<Scalar, Exec>(std::string(SPMVKIT_TEST_MATRIX_DIR) + "/" +
+                                                    file + ".mtx.gz");
+    const auto M = make_ic0(Exec(), A);
+    EXPECT_GT(M.diagonal_shift(), 0.0);
+    const auto J = make_jacobi(Exec(), A);
+    const V b = random_vector<V>(A.num_rows(), 17, "b");
+    int iterations[2] = {0, 0};
+    for (int with_ic = 0; with_ic < 2; ++with_ic) {
+      V x("x", A.num_rows());
+      CgOptions c;
+      c.relative_tolerance = 1e-8;
+      c.max_iterations = 20000;
+      const CgResult r = with_ic ? cg(Exec(), A, M, b, x, c) : cg(Exec(), A, J, b, x, c);
+      EXPECT_TRUE(r.converged()) << name(r.status) << ": " << r.message;
+      EXPECT_LE(true_relative_residual(to_host(A), x, b), 1e-8 * 1.01);
+      iterations[with_ic] = r.iterations;
+    }
+    EXPECT_LT(iterations[1], iterations[0]) << "IC(0) took as many CG iterations as Jacobi";
+  }
+}
+
 TYPED_TEST(Ilu0Test, RejectsWhatItCannotFactorise) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -428,9 +502,28 @@ TYPED_TEST(Ilu0Test, RejectsWhatItCannotFactorise) {
   // A zero pivot: [[1, 1], [1, 1]] has U(1, 1) = 1 − 1·1 = 0 (exactly, after two sweeps).
   const auto singular = make_device_crs<Scalar, Exec>(
       from_triplets(3, 3, {{0, 0, 4.0}, {1, 1, 1.0}, {1, 2, 1.0}, {2, 1, 1.0}, {2, 2, 1.0}}));
-  expect_error([&] { make_ilu0(Exec(), singular); },
+  Ilu0Options no_shift;
+  no_shift.shift_on_breakdown = false;
+  expect_error([&] { make_ilu0(Exec(), singular, no_shift); },
                {"spmvkit::make_ilu0", "a zero pivot U(2, 2) = 0 in row 2", "3 factorization"});
-  expect_error([&] { make_ic0(Exec(), singular); }, {"a zero pivot L(2, 2) = 0 in row 2"});
+  expect_error([&] { make_ic0(Exec(), singular, no_shift); },
+               {"a zero pivot L(2, 2) = 0 in row 2"});
+  Ilu0Options fixed_shift = no_shift;
+  fixed_shift.diagonal_shift = 1e-9; // too small a shift to remove the zero pivot in float
+  if (sizeof(Scalar) == 4) {
+    expect_error([&] { make_ic0(Exec(), singular, fixed_shift); },
+                 {"a zero pivot L(2, 2)", "with the diagonal shift 1e-09"});
+  }
+  // By default the breakdown leads to the first shift, which removes it.
+  EXPECT_DOUBLE_EQ(make_ilu0(Exec(), singular).diagonal_shift(), 1e-3);
+  EXPECT_DOUBLE_EQ(make_ic0(Exec(), singular).diagonal_shift(), 1e-3);
+  // A shift outside [0, 1e6], or NaN.
+  for (double bad : {-1.0, 2e6, std::numeric_limits<double>::quiet_NaN()}) {
+    Ilu0Options o;
+    o.diagonal_shift = bad;
+    expect_error([&] { make_ic0(Exec(), good, o); },
+                 {"spmvkit::make_ic0", "Ilu0Options::diagonal_shift must be in [0, 1e6]"});
+  }
   // IC(0): a pattern that is not symmetric.
   const auto lopsided = make_device_crs<Scalar, Exec>(
       from_triplets(3, 3, {{0, 0, 2.0}, {0, 2, 1.0}, {1, 1, 2.0}, {2, 2, 2.0}}));

@@ -82,8 +82,11 @@
 /// for IC(0) a symmetric pattern (only the lower triangle's values are read: A
 /// must be symmetric, which is not checked). After the sweeps a zero or
 /// non-finite pivot (U's diagonal; L's for IC(0)) or a non-finite factor entry
-/// is an error naming the row: the matrix has no usable ILU(0)/IC(0), or the
-/// sweeps have not converged (more factorization_sweeps may help).
+/// starts the factorisation again with a diagonal shift
+/// (Ilu0Options::shift_on_breakdown); past the largest shift, or with that
+/// option off, it is an error naming the row: the matrix has no usable
+/// ILU(0)/IC(0), or the sweeps have not converged (more factorization_sweeps
+/// may help).
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/formats/crs/detail/entry_rows.hpp>
@@ -108,6 +111,16 @@ struct Ilu0Options {
   /// Jacobi sweeps per triangular solve in apply(); each costs one sparse
   /// product with one triangle. More approach the exact triangular solves.
   int triangular_sweeps = 3;
+  /// The factors are those of A + s diag(A); the first attempt takes s =
+  /// diagonal_shift (in [0, 1e6]).
+  double diagonal_shift = 0;
+  /// After a breakdown (a zero or non-finite pivot; under IC(0) also a
+  /// negative one), factorise again with s raised to 1e-3, then doubled,
+  /// until the factors exist or s would pass 1, as PETSc's positive-definite
+  /// shift does for ICC: an SPD matrix without an IC(0) (Kershaw's) still
+  /// gets a preconditioner. Ilu0Preconditioner::diagonal_shift() tells the s
+  /// used. false: a breakdown is an error at once.
+  bool shift_on_breakdown = true;
 };
 
 /// Which incomplete factorisation an Ilu0Preconditioner holds.
@@ -227,9 +240,11 @@ struct Ilu0Scale {
   Values vals;
   Roots root;
   Out out;
+  double shift; // the scaled diagonal is ±1: (1 + shift) scales it to that of A + shift diag(A)
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p) const {
-    out(p) = static_cast<typename Out::value_type>(static_cast<double>(vals(p)) /
-                                                   (root(rows(p)) * root(cols(p))));
+    const auto i = rows(p), j = cols(p);
+    const double v = static_cast<double>(vals(p)) / (root(i) * root(j));
+    out(p) = static_cast<typename Out::value_type>(i == j ? v * (1 + shift) : v);
   }
 };
 
@@ -430,6 +445,11 @@ public:
         std::string("spmvkit::") + (kind == Ilu0Kind::ic0 ? "make_ic0" : "make_ilu0");
     check_sweeps(options.factorization_sweeps, "factorization_sweeps", where);
     check_sweeps(options.triangular_sweeps, "triangular_sweeps", where);
+    if (!(options.diagonal_shift >= 0 && options.diagonal_shift <= 1e6)) {
+      throw std::invalid_argument(where +
+                                  ": Ilu0Options::diagonal_shift must be in [0, 1e6], got " +
+                                  detail::ilu0_number(options.diagonal_shift));
+    }
     if (A.num_rows() != A.num_cols()) {
       throw std::invalid_argument(where + ": the matrix is " + std::to_string(A.num_rows()) +
                                   " x " + std::to_string(A.num_cols()) + ", not square");
@@ -451,38 +471,49 @@ public:
     const auto rows = detail::allocate_view<Rows>(exec, "SpMVKit::ilu0::entry_rows", nnz);
     Kokkos::parallel_for("SpMVKit::ilu0::entry_rows", Range(exec, 0, n_),
                          detail::CrsEntryRows<decltype(starts_), Rows>{starts_, rows});
-    // The scaled matrix, the start of the sweeps and their right-hand side; its
-    // storage takes the factors of A at the end.
     factors_ = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::factors", nnz);
-    Kokkos::parallel_for("SpMVKit::ilu0::scale", Range(exec, 0, nnz),
-                         detail::Ilu0Scale<Rows, decltype(cols_), values_type, Roots, values_type>{
-                             rows, cols_, A.values(), root, factors_});
     values_type buffer[2] = {
         detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::sweep_a", nnz),
         detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::sweep_b", nnz)};
-    CValues old = factors_;
-    for (int s = 0; s < options.factorization_sweeps; ++s) {
-      values_type const& next = buffer[s % 2];
-      if (kind == Ilu0Kind::ic0) {
-        Kokkos::parallel_for("SpMVKit::ilu0::ic0_sweep", Range(exec, 0, nnz),
-                             detail::Ic0FactorSweep<decltype(starts_), decltype(cols_),
-                                                    positions_type, Rows, CValues, values_type>{
-                                 starts_, cols_, diag_, rows, factors_, old, next});
-      } else {
-        Kokkos::parallel_for("SpMVKit::ilu0::ilu0_sweep", Range(exec, 0, nnz),
-                             detail::Ilu0FactorSweep<decltype(starts_), decltype(cols_),
-                                                     positions_type, Rows, CValues, values_type>{
-                                 starts_, cols_, diag_, rows, factors_, old, next});
+    for (shift_ = options.diagonal_shift;;) {
+      // The scaled (and shifted) matrix, the start of the sweeps and their
+      // right-hand side; its storage takes the factors of A at the end.
+      Kokkos::parallel_for(
+          "SpMVKit::ilu0::scale", Range(exec, 0, nnz),
+          detail::Ilu0Scale<Rows, decltype(cols_), values_type, Roots, values_type>{
+              rows, cols_, A.values(), root, factors_, shift_});
+      CValues old = factors_;
+      for (int s = 0; s < options.factorization_sweeps; ++s) {
+        values_type const& next = buffer[s % 2];
+        if (kind == Ilu0Kind::ic0) {
+          Kokkos::parallel_for("SpMVKit::ilu0::ic0_sweep", Range(exec, 0, nnz),
+                               detail::Ic0FactorSweep<decltype(starts_), decltype(cols_),
+                                                      positions_type, Rows, CValues, values_type>{
+                                   starts_, cols_, diag_, rows, factors_, old, next});
+        } else {
+          Kokkos::parallel_for("SpMVKit::ilu0::ilu0_sweep", Range(exec, 0, nnz),
+                               detail::Ilu0FactorSweep<decltype(starts_), decltype(cols_),
+                                                       positions_type, Rows, CValues, values_type>{
+                                   starts_, cols_, diag_, rows, factors_, old, next});
+        }
+        old = next;
       }
-      old = next;
+      Kokkos::parallel_for(
+          "SpMVKit::ilu0::unscale", Range(exec, 0, nnz),
+          detail::Ilu0Unscale<decltype(starts_), decltype(cols_), positions_type, Rows, Roots,
+                              CValues, values_type>{starts_, cols_, diag_, rows, root, old,
+                                                    factors_, kind == Ilu0Kind::ic0});
+      const std::int64_t bad = first_bad_pivot(exec);
+      if (bad < 0) break;
+      const double next_shift = shift_ < 1e-3 ? 1e-3 : 2 * shift_;
+      if (!options.shift_on_breakdown || next_shift > 1) throw_pivot_error(bad, where);
+      shift_ = next_shift;
     }
-    Kokkos::parallel_for(
-        "SpMVKit::ilu0::unscale", Range(exec, 0, nnz),
-        detail::Ilu0Unscale<decltype(starts_), decltype(cols_), positions_type, Rows, Roots,
-                            CValues, values_type>{starts_, cols_, diag_, rows, root, old, factors_,
-                                                  kind == Ilu0Kind::ic0});
-    check_pivots(exec, where);
   }
+
+  /// The s of the factors (of A + s diag(A)): Ilu0Options::diagonal_shift, or
+  /// the one that a breakdown led to (Ilu0Options::shift_on_breakdown).
+  double diagonal_shift() const { return shift_; }
 
   /// Number of rows (and columns) of the matrix it was built from.
   std::int64_t num_rows() const { return n_; }
@@ -589,7 +620,9 @@ private:
     }
   }
 
-  void check_pivots(ExecutionSpace const& exec, std::string const& where) {
+  /// The first row whose pivot or factor entry is unusable (inv_ is set for
+  /// the others), or -1.
+  std::int64_t first_bad_pivot(ExecutionSpace const& exec) {
     using Range = Kokkos::RangePolicy<ExecutionSpace>;
     using CValues = Kokkos::View<Scalar const*, typename matrix_type::device_type>;
     constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
@@ -601,7 +634,10 @@ private:
             static_cast<double>(std::numeric_limits<Scalar>::max())},
         Kokkos::Min<std::int64_t>(bad));
     exec.fence();
-    if (bad == none) return;
+    return bad == none ? -1 : bad;
+  }
+
+  [[noreturn]] void throw_pivot_error(std::int64_t bad, std::string const& where) const {
     Offset at = 0;
     Scalar pivot = 0;
     Kokkos::deep_copy(at, Kokkos::subview(diag_, bad));
@@ -619,9 +655,17 @@ private:
                                " = " + detail::ilu0_number(p) + " in row " + std::to_string(bad);
     throw std::invalid_argument(
         where + ": " + what + " after " + std::to_string(options_.factorization_sweeps) +
-        " factorization sweeps; " + (ic ? "IC(0)" : "ILU(0)") +
+        " factorization sweeps" + shift_text() + "; " + (ic ? "IC(0)" : "ILU(0)") +
         " of this matrix does not exist or the sweeps have not converged (more "
         "factorization_sweeps may help)");
+  }
+
+  /// The shift part of the error messages, "" without a shift.
+  std::string shift_text() const {
+    if (shift_ == 0) return "";
+    return std::string(options_.shift_on_breakdown ? " and raising the diagonal shift to "
+                                                   : " with the diagonal shift ") +
+           detail::ilu0_number(shift_);
   }
 
   /// One triangular sweep (Lower: L's part, else U's), x_new from x_old or, first, from b.
@@ -648,6 +692,7 @@ private:
 
   Ilu0Kind kind_;
   Ilu0Options options_;
+  double shift_ = 0;
   std::int64_t n_ = 0;
   typename matrix_type::row_starts_type starts_;
   typename matrix_type::column_indices_type cols_;
