@@ -322,6 +322,7 @@ struct SolveSettings {
   int repetitions = 3; // timed solves
   int restart = 30;
   int block_size = 8;
+  Ilu0TriangularSolve ilu_solve = Ilu0TriangularSolve::automatic;
 };
 
 struct SetupTimes {
@@ -391,8 +392,10 @@ public:
     if (pc == "jacobi") jacobi_.emplace(make_jacobi(exec, p_.A));
     if (pc == "block-jacobi") block_jacobi_.emplace(make_block_jacobi(exec, p_.A, s_.block_size));
     if (pc == "chebyshev") chebyshev_.emplace(make_chebyshev(exec, p_.A));
-    if (pc == "ilu0") ilu_.emplace(make_ilu0(exec, p_.A));
-    if (pc == "ic0") ilu_.emplace(make_ic0(exec, p_.A));
+    Ilu0Options ilu_options;
+    ilu_options.triangular_solve = s_.ilu_solve;
+    if (pc == "ilu0") ilu_.emplace(make_ilu0(exec, p_.A, ilu_options));
+    if (pc == "ic0") ilu_.emplace(make_ic0(exec, p_.A, ilu_options));
     exec.fence();
     return {timer.seconds(), p_.auto_seconds};
   }
@@ -409,9 +412,16 @@ public:
   }
 
   std::string label() const override {
+    std::string ilu_solve;
+    if (ilu_) {
+      ilu_solve = ilu_->triangular_solve() == Ilu0TriangularSolve::substitution
+                      ? ";ilu_solve=substitution"
+                      : ";ilu_solve=sweeps";
+    }
     return "format=" + p_.auto_matrix->selection().format +
            (m_.preconditioner == "block-jacobi" ? ";block_size=" + std::to_string(s_.block_size)
-                                                : "");
+                                                : "") +
+           ilu_solve;
   }
 
 private:
@@ -732,6 +742,9 @@ void bm_solve(benchmark::State& state, Options const& o, std::string const& name
     s.max_iterations = o.cg_max_iterations;
     s.repetitions = o.cg_repetitions;
     s.block_size = std::min<int>(o.solve_block_size, static_cast<int>(p.A.num_rows()));
+    s.ilu_solve = o.solve_ilu_solve == "sweeps"         ? Ilu0TriangularSolve::sweeps
+                  : o.solve_ilu_solve == "substitution" ? Ilu0TriangularSolve::substitution
+                                                        : Ilu0TriangularSolve::automatic;
     auto runner = make_runner<Scalar>(impl, p, method, s);
     if (!runner) {
       skip(state, name, "no " + impl + " in this build");

@@ -124,6 +124,18 @@ Setter choice_list(std::vector<std::string> Options::*field, std::vector<std::st
   };
 }
 
+/// One item of `allowed`.
+Setter choice(std::string Options::*field, std::vector<std::string> allowed) {
+  return [field, allowed](Options& o, std::string const& text) {
+    if (std::find(allowed.begin(), allowed.end(), text) == allowed.end()) {
+      std::string list;
+      for (auto const& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      throw OptionError("unknown '" + text + "' (one of: " + list + ")");
+    }
+    o.*field = text;
+  };
+}
+
 std::string default_matrix_dir() {
   if (char const* env = std::getenv("SPMVKIT_MATRIX_DIR")) {
     if (*env) return env;
@@ -322,6 +334,13 @@ std::vector<OptionSpec> make_table() {
                "8",
                {},
                integer(&Options::solve_block_size, 1, 32)});
+  t.push_back({"--solve-ilu-solve",
+               "NAME",
+               "triangular solve of the solve family's ILU(0) and IC(0) (Ilu0Options::"
+               "triangular_solve): automatic, sweeps or substitution (host builds only)",
+               "automatic",
+               {},
+               choice(&Options::solve_ilu_solve, {"automatic", "sweeps", "substitution"})});
   t.push_back({"--csrk-sizes",
                "LIST",
                "CSR-k group sizes to sweep, replacing its variants: SRS (CSR-2) or SRSxSSRS "

@@ -45,7 +45,8 @@
 ///   solvers/preconditioners/, block-Jacobi (make_block_jacobi(): inverted diagonal blocks of a
 ///   CrsMatrix, up to 32 rows), Chebyshev (make_chebyshev(): a fixed polynomial in D⁻¹A of any
 ///   matrix or operator) and ILU(0)/IC(0) (make_ilu0(), make_ic0(): fixed-point sweeps,
-///   Jacobi-iterated triangular solves). docs/solvers.md says which when.
+///   Jacobi-iterated or, on small hosts, exact triangular solves). docs/solvers.md says which
+///   when.
 /// - interop/: Kokkos Kernels (to_kokkos_kernels(), from_kokkos_kernels(), KokkosKernelsSpmv,
 ///   KokkosBlasVectors for cg).
 /// - distributed/: the same over MPI (SpMVKit::mpi; distributed/distributed.hpp, not included

@@ -219,6 +219,7 @@ TYPED_TEST(Ilu0Test, ManySweepsReachTheExactFactorsAndSolves) {
   Ilu0Options many;
   many.factorization_sweeps = 30;
   many.triangular_sweeps = 50;
+  many.triangular_solve = Ilu0TriangularSolve::sweeps;
   for (auto const& c : small_cases()) {
     const auto A = make_device_crs<Scalar, Exec>(c.A);
     const auto r = random_vector<Vec>(c.A.rows, 7, "r");
@@ -251,9 +252,12 @@ TYPED_TEST(Ilu0Test, DefaultSweepsApproximateTheExactSolve) {
     const auto lu = exact_ilu0<Scalar>(c.A);
     for (int ic = 0; ic < (c.symmetric ? 2 : 1); ++ic) {
       SCOPED_TRACE(std::string(c.name) + (ic ? " IC(0)" : " ILU(0)"));
-      const auto M = ic ? make_ic0(Exec(), A) : make_ilu0(Exec(), A);
+      Ilu0Options sweeps;
+      sweeps.triangular_solve = Ilu0TriangularSolve::sweeps;
+      const auto M = ic ? make_ic0(Exec(), A, sweeps) : make_ilu0(Exec(), A, sweeps);
       EXPECT_EQ(M.options().factorization_sweeps, 3);
       EXPECT_EQ(M.options().triangular_sweeps, 3);
+      EXPECT_EQ(M.triangular_solve(), Ilu0TriangularSolve::sweeps);
       Vec z("z", c.A.rows);
       M.apply(Exec(), r, z);
       const auto zh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z);
@@ -262,6 +266,54 @@ TYPED_TEST(Ilu0Test, DefaultSweepsApproximateTheExactSolve) {
       // 0.05 (the 4x4 grid) to 0.39 (the tridiagonal Laplacian, whose long
       // dependency chains the sweeps cut shortest), the same in float and double.
       EXPECT_LE(relative_difference(zh, exact), 0.5);
+    }
+  }
+}
+
+// Substitution solves with the factors as computed (3 factorisation sweeps, not the exact ILU(0)):
+// compared with a long double substitution on those same factors, so only rounding is left.
+TYPED_TEST(Ilu0Test, SubstitutionSolvesWithItsFactorsExactly) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using Vec = typename Ilu0Preconditioner<Scalar, Exec>::vector_type;
+  Ilu0Options substitution;
+  substitution.triangular_solve = Ilu0TriangularSolve::substitution;
+  std::vector<Case> cases = small_cases();
+  cases.push_back({"convection_diffusion_20x20_pe1", convection_diffusion_2d(20, 1.0), false});
+  cases.push_back({"laplacian_20x20", convection_diffusion_2d(20, 0.0), true});
+  for (auto const& c : cases) {
+    const auto A = make_device_crs<Scalar, Exec>(c.A);
+    for (int ic = 0; ic < (c.symmetric ? 2 : 1); ++ic) {
+      SCOPED_TRACE(std::string(c.name) + (ic ? " IC(0)" : " ILU(0)"));
+      // automatic substitutes exactly where ilu0_substitution_max_threads says.
+      const auto automatic = ic ? make_ic0(Exec(), A) : make_ilu0(Exec(), A);
+      const bool substitutes = spmvkit::detail::is_host_space_v<Exec> &&
+                               Exec().concurrency() <= ilu0_substitution_max_threads;
+      EXPECT_EQ(automatic.triangular_solve(),
+                substitutes ? Ilu0TriangularSolve::substitution : Ilu0TriangularSolve::sweeps);
+      if constexpr (!spmvkit::detail::is_host_space_v<Exec>) {
+        try {
+          ic ? make_ic0(Exec(), A, substitution) : make_ilu0(Exec(), A, substitution);
+          ADD_FAILURE() << "substitution accepted on " << Exec::name();
+        } catch (std::invalid_argument const& e) {
+          EXPECT_TRUE(contains(e.what(), "Ilu0Options::triangular_solve = substitution"))
+              << e.what();
+          EXPECT_TRUE(contains(e.what(), Exec::name())) << e.what();
+        }
+      } else {
+        const auto M = ic ? make_ic0(Exec(), A, substitution) : make_ilu0(Exec(), A, substitution);
+        EXPECT_EQ(M.triangular_solve(), Ilu0TriangularSolve::substitution);
+        const auto fh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), M.factors());
+        const std::vector<long double> f(fh.data(), fh.data() + fh.extent(0));
+        const auto r = random_vector<Vec>(c.A.rows, 5, "r");
+        const auto rh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r);
+        Vec z("z", c.A.rows);
+        M.apply(Exec(), r, z);
+        const auto zh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z);
+        // Only rounding is left; a truncated solve (sweeps) is off by 5% to 40% here.
+        EXPECT_LE(relative_difference(zh, exact_solve(c.A, f, rh, ic)),
+                  200 * std::numeric_limits<Scalar>::epsilon());
+      }
     }
   }
 }

@@ -64,6 +64,14 @@
 /// sweeps). IC(0) applies L then Lᵀ: its factor array holds L in the lower
 /// triangle and Lᵀ mirrored into the upper one, so both solves read rows.
 ///
+/// On a host with few threads the sweeps lose to the exact solve: forward and
+/// back substitution by one thread read each factor once where the sweeps read
+/// them T times, and the exact solve needs fewer Krylov iterations.
+/// Ilu0Options::triangular_solve chooses; its default (automatic) substitutes
+/// on host execution spaces of at most ilu0_substitution_max_threads threads,
+/// so the preconditioner, and the iteration counts, depend on the backend and
+/// its thread count unless sweeps or substitution is named.
+///
 /// **Measured effect** (unit_tests/solvers/test_ilu0.cpp; double, Serial and
 /// OpenMP alike, relative tolerance 1e-10; default sweeps 3 and 3). 2D
 /// convection-diffusion, N = 32 (961 rows): GMRES(30) needs 316 iterations with
@@ -103,14 +111,36 @@
 
 namespace spmvkit {
 
+/// How Ilu0Preconditioner::apply() solves with the two triangular factors.
+enum class Ilu0TriangularSolve {
+  /// substitution on a host execution space of at most
+  /// ilu0_substitution_max_threads threads, sweeps otherwise
+  automatic,
+  /// Ilu0Options::triangular_sweeps Jacobi sweeps per triangle, parallel over
+  /// the rows: an approximate solve, any backend
+  sweeps,
+  /// exact forward and back substitution by one thread, reading each factor
+  /// once (as PETSc's and hypre's sequential ILU do): host execution spaces only
+  substitution
+};
+
+/// The most threads of a host execution space on which Ilu0TriangularSolve::automatic
+/// substitutes: one thread reading the factors once beats 2 T parallel sweeps over
+/// them until the threads' bandwidth passes about 2 T times one thread's
+/// (docs/notes/2026-11-29-solvers-host.md).
+inline constexpr int ilu0_substitution_max_threads = 2;
+
 /// Options of make_ilu0() and make_ic0(): the sweep counts, each in [1, 1000].
 struct Ilu0Options {
   /// Fixed-point sweeps of the factorisation (Chow-Patel); 3 suffice on PDE
   /// matrices, more approach the exact ILU(0)/IC(0).
   int factorization_sweeps = 3;
-  /// Jacobi sweeps per triangular solve in apply(); each costs one sparse
-  /// product with one triangle. More approach the exact triangular solves.
+  /// Jacobi sweeps per triangular solve in apply() when it sweeps
+  /// (triangular_solve); each costs one sparse product with one triangle. More
+  /// approach the exact triangular solves.
   int triangular_sweeps = 3;
+  /// How apply() solves with the factors; sweeps use triangular_sweeps.
+  Ilu0TriangularSolve triangular_solve = Ilu0TriangularSolve::automatic;
   /// The factors are those of A + s diag(A); the first attempt takes s =
   /// diagonal_shift (in [0, 1e6]).
   double diagonal_shift = 0;
@@ -400,6 +430,31 @@ struct Ilu0TriangularSweep {
   }
 };
 
+/// z = U⁻¹ L⁻¹ r by forward then back substitution, in place in z, by one
+/// thread (one work item): exact, and each factor read once. D = I for a unit L.
+template <bool UnitLower, class Starts, class Columns, class Diag, class CValues, class Vec>
+struct Ilu0Substitution {
+  Starts starts;
+  Columns cols;
+  Diag diag;
+  CValues factors;
+  Vec inv; // 1 / pivots
+  Vec r, z;
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t) const {
+    for (std::int64_t i = 0; i < n; ++i) {
+      auto sum = r(i);
+      for (auto p = starts(i); p < diag(i); ++p) sum -= factors(p) * z(cols(p));
+      z(i) = UnitLower ? sum : sum * inv(i);
+    }
+    for (std::int64_t i = n - 1; i >= 0; --i) {
+      auto sum = z(i);
+      for (auto p = diag(i) + 1; p < starts(i + 1); ++p) sum -= factors(p) * z(cols(p));
+      z(i) = sum * inv(i);
+    }
+  }
+};
+
 } // namespace detail
 
 /// An ILU(0) or IC(0) preconditioner of a CrsMatrix (this header's
@@ -409,7 +464,7 @@ struct Ilu0TriangularSweep {
 /// so bicgstab(exec, A, M, b, x) and gmres(exec, A, M, b, x) take it.
 ///
 /// Holds A's row_starts and column_indices (shared handles, not copies) and its
-/// own factors (nnz values), pivot inverses and two work vectors (n each):
+/// own factors (nnz values), pivot inverses and, when it sweeps, two work vectors (n each):
 /// apply() allocates nothing. Copies share all of them, so one apply at a time
 /// per preconditioner and its copies (the work vectors are shared). A's values
 /// may change afterwards (the factors are a copy); its structure must not.
@@ -445,6 +500,7 @@ public:
         std::string("spmvkit::") + (kind == Ilu0Kind::ic0 ? "make_ic0" : "make_ilu0");
     check_sweeps(options.factorization_sweeps, "factorization_sweeps", where);
     check_sweeps(options.triangular_sweeps, "triangular_sweeps", where);
+    substitution_ = resolve_triangular_solve(exec, options.triangular_solve, where);
     if (!(options.diagonal_shift >= 0 && options.diagonal_shift <= 1e6)) {
       throw std::invalid_argument(where +
                                   ": Ilu0Options::diagonal_shift must be in [0, 1e6], got " +
@@ -459,8 +515,10 @@ public:
     const std::int64_t nnz = A.nnz();
     diag_ = detail::allocate_view<positions_type>(exec, "SpMVKit::ilu0::diagonal_positions", n_);
     inv_ = detail::allocate_view<vector_type>(exec, "SpMVKit::ilu0::inverse_pivots", n_);
-    work_[0] = detail::allocate_view<vector_type>(exec, "SpMVKit::ilu0::work_lower", n_);
-    work_[1] = detail::allocate_view<vector_type>(exec, "SpMVKit::ilu0::work_upper", n_);
+    if (!substitution_) {
+      work_[0] = detail::allocate_view<vector_type>(exec, "SpMVKit::ilu0::work_lower", n_);
+      work_[1] = detail::allocate_view<vector_type>(exec, "SpMVKit::ilu0::work_upper", n_);
+    }
     using Roots = Kokkos::View<double*, typename matrix_type::device_type>;
     const auto root = detail::allocate_view<Roots>(exec, "SpMVKit::ilu0::diagonal_roots", n_);
     check_pattern(exec, A, root, where);
@@ -521,12 +579,21 @@ public:
   Ilu0Kind kind() const { return kind_; }
   /// The sweep counts it was built with.
   Ilu0Options const& options() const { return options_; }
+  /// How apply() solves: sweeps or substitution (automatic resolved at set-up).
+  Ilu0TriangularSolve triangular_solve() const {
+    return substitution_ ? Ilu0TriangularSolve::substitution : Ilu0TriangularSolve::sweeps;
+  }
 
-  /// z = U⁻¹ L⁻¹ r (IC(0): L⁻ᵀ L⁻¹ r), each triangle solved approximately by
-  /// options().triangular_sweeps Jacobi sweeps: a fixed linear operator.
-  /// Asynchronous on exec; r and z distinct with num_rows() entries; no
-  /// allocation; 2 T kernels.
+  /// z = U⁻¹ L⁻¹ r (IC(0): L⁻ᵀ L⁻¹ r): exactly by substitution (one kernel on
+  /// one thread), or each triangle approximately by options().triangular_sweeps
+  /// Jacobi sweeps (2 T kernels); a fixed linear operator either way
+  /// (triangular_solve()). Asynchronous on exec; r and z distinct with
+  /// num_rows() entries; no allocation.
   void apply(execution_space const& exec, vector_type const& r, vector_type const& z) const {
+    if (substitution_) {
+      substitute(exec, r, z);
+      return;
+    }
     const int T = options_.triangular_sweeps;
     // L: the sweeps alternate between the two work vectors and end in y.
     for (int s = 1; s <= T; ++s) {
@@ -668,6 +735,46 @@ private:
            detail::ilu0_number(shift_);
   }
 
+  /// Whether apply() substitutes: Ilu0Options::triangular_solve, automatic resolved
+  /// by the backend and its thread count; substitution on a device space throws.
+  static bool resolve_triangular_solve(ExecutionSpace const& exec, Ilu0TriangularSolve solve,
+                                       std::string const& where) {
+    switch (solve) {
+    case Ilu0TriangularSolve::sweeps: return false;
+    case Ilu0TriangularSolve::substitution:
+      if (!detail::is_host_space_v<ExecutionSpace>) {
+        throw std::invalid_argument(
+            where +
+            ": Ilu0Options::triangular_solve = substitution runs on one thread and needs "
+            "a host execution space, not " +
+            std::string(ExecutionSpace::name()) + " (use sweeps or automatic)");
+      }
+      return true;
+    case Ilu0TriangularSolve::automatic:
+      return detail::is_host_space_v<ExecutionSpace> &&
+             exec.concurrency() <= ilu0_substitution_max_threads;
+    }
+    throw std::invalid_argument(where + ": Ilu0Options::triangular_solve is not one of automatic, "
+                                        "sweeps, substitution");
+  }
+
+  /// apply() by substitution: one work item runs both triangles.
+  void substitute(ExecutionSpace const& exec, vector_type const& r, vector_type const& z) const {
+    using CValues = Kokkos::View<Scalar const*, typename matrix_type::device_type>;
+    using Range = Kokkos::RangePolicy<ExecutionSpace>;
+    if (kind_ == Ilu0Kind::ic0) {
+      Kokkos::parallel_for("SpMVKit::ilu0::substitution", Range(exec, 0, 1),
+                           detail::Ilu0Substitution<false, decltype(starts_), decltype(cols_),
+                                                    positions_type, CValues, vector_type>{
+                               starts_, cols_, diag_, factors_, inv_, r, z, n_});
+    } else {
+      Kokkos::parallel_for("SpMVKit::ilu0::substitution", Range(exec, 0, 1),
+                           detail::Ilu0Substitution<true, decltype(starts_), decltype(cols_),
+                                                    positions_type, CValues, vector_type>{
+                               starts_, cols_, diag_, factors_, inv_, r, z, n_});
+    }
+  }
+
   /// One triangular sweep (Lower: L's part, else U's), x_new from x_old or, first, from b.
   template <bool Lower, bool Unit>
   void sweep(ExecutionSpace const& exec, bool first, vector_type const& b, vector_type const& x_old,
@@ -693,6 +800,7 @@ private:
   Ilu0Kind kind_;
   Ilu0Options options_;
   double shift_ = 0;
+  bool substitution_ = false;
   std::int64_t n_ = 0;
   typename matrix_type::row_starts_type starts_;
   typename matrix_type::column_indices_type cols_;
