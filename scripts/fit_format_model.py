@@ -11,15 +11,17 @@ is
     seconds = launch + seconds_per_byte * model_bytes + seconds_per_critical_entry * model_critical
 
 and the three constants of each variant are fitted by non-negative least squares on the relative
-error (every matrix counts alike, small or large), separately for the host and the GPU run.
-Matrices named in --holdout are left out of the fit so that the evaluation
+error (every matrix counts alike, small or large), separately for the GPU run and for each
+thread count of the host runs (the context's `concurrency`): a host table per thread count,
+fitted_host_costs_t<N>, listed in fitted_host_tables, of which the model takes the one nearest
+to the execution space's concurrency (select/format_model.hpp). Matrices named in --holdout are left out of the fit so that the evaluation
 (scripts/perf/selection.py) can be run on matrices the model has not seen.
 
     python3 scripts/fit_format_model.py --host cpu.json --gpu gpu_a.json gpu_b.json \\
         --holdout bcsstk14,cage10 --out include/spmvkit/select/detail/fitted_costs.hpp
 
-A backend without a run keeps the table of the existing header (--keep) or gets none, in which
-case make_auto_matrix() falls back to CRS there (and says so). Needs numpy.
+A backend (or host thread count) without a run keeps the table of the existing header (--keep) or
+gets none, in which case make_auto_matrix() falls back to CRS there (and says so). Needs numpy.
 """
 
 import argparse
@@ -79,6 +81,10 @@ def nnls_relative(X, t):
 
 def fit(paths, holdout):
     context, rows, _ = perf_results.load(paths)
+    return fit_rows(context, rows, holdout)
+
+
+def fit_rows(context, rows, holdout):
     by_variant = {}
     matrices = set()
     for r in rows:
@@ -104,6 +110,38 @@ def fit(paths, holdout):
               f"s/crit={c[2]:.3e} median rel err {np.median(err):.2f} max {np.max(err):.2f}",
               file=sys.stderr)
     return context, sorted(matrices), table
+
+
+def host_groups(paths):
+    """The host runs grouped by thread count: {threads: (context, rows)}. One file is one run, so
+    its context's concurrency holds for all its rows."""
+    groups = {}
+    for path in paths:
+        context, rows, _ = perf_results.load([path])
+        threads = int(context.get("concurrency", 0))
+        if threads < 1:
+            sys.exit(f"fit_format_model: {path}: no thread count (context 'concurrency')")
+        if threads in groups:
+            groups[threads][1].extend(rows)
+        else:
+            groups[threads] = (context, list(rows))
+    return groups
+
+
+def existing_host_threads(path):
+    """The thread counts of the host tables of an existing header."""
+    if not os.path.exists(path):
+        return []
+    return sorted(int(t) for t in re.findall(r"KernelCost fitted_host_costs_t(\d+)\[\]",
+                                             open(path).read()))
+
+
+def host_directory(threads):
+    lines = ["// The host tables by thread count; the model takes the nearest (format_model.hpp).",
+             "inline constexpr HostCostTable fitted_host_tables[] = {"]
+    lines += [f"    {{{t}, fitted_host_costs_t{t}}}," for t in sorted(threads)]
+    lines += ["    {0, nullptr},", "};"]
+    return "\n".join(lines) + "\n"
 
 
 def existing_table(path, name):
@@ -139,7 +177,8 @@ def table_text(name, fitted, holdout):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--host", nargs="+", help="spmvkit_perf JSON files of host (OpenMP) runs")
+    ap.add_argument("--host", nargs="+",
+                    help="spmvkit_perf JSON files of host (OpenMP) runs, one table per thread count")
     ap.add_argument("--gpu", nargs="+", help="spmvkit_perf JSON files of GPU runs")
     ap.add_argument("--holdout", default="", help="matrix names left out of the fit")
     ap.add_argument("--keep", action="store_true",
@@ -150,12 +189,22 @@ def main():
     a = ap.parse_args()
     holdout = {m for m in a.holdout.split(",") if m}
     parts = [HEADER]
-    for name, path in (("fitted_host_costs", a.host), ("fitted_gpu_costs", a.gpu)):
-        if path:
-            parts.append(table_text(name, fit(path, holdout), holdout))
-        else:
-            kept = existing_table(a.out, name) if a.keep else None
-            parts.append(kept if kept else table_text(name, None, holdout))
+    fitted = {t: fit_rows(c, rows, holdout) for t, (c, rows) in host_groups(a.host or []).items()}
+    tables = {}
+    if a.keep:
+        for t in existing_host_threads(a.out):
+            if t not in fitted:
+                tables[t] = existing_table(a.out, f"fitted_host_costs_t{t}")
+    for t, f in fitted.items():
+        tables[t] = table_text(f"fitted_host_costs_t{t}", f, holdout)
+    for t in sorted(tables):
+        parts.append(tables[t])
+    parts.append(host_directory(tables))
+    if a.gpu:
+        parts.append(table_text("fitted_gpu_costs", fit(a.gpu, holdout), holdout))
+    else:
+        kept = existing_table(a.out, "fitted_gpu_costs") if a.keep else None
+        parts.append(kept if kept else table_text("fitted_gpu_costs", None, holdout))
     with open(a.out, "w") as f:
         f.write("\n".join(parts) + FOOTER)
     print(f"fit_format_model: wrote {a.out}", file=sys.stderr)

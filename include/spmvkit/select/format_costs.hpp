@@ -57,6 +57,14 @@ struct KernelCost {
   double seconds_per_critical_entry; ///< cost of one entry on the serial path
 };
 
+/// A host table of fitted constants and the thread count it was fitted at: a
+/// host's constants depend on how many threads share its caches and memory
+/// channels, so there is one table per measured thread count.
+struct HostCostTable {
+  int threads;             ///< concurrency() of the fitting run; 0 ends a list
+  KernelCost const* costs; ///< its table, ended by a null variant
+};
+
 /// Trait: the cost estimate of format F. Not specialised: no estimate.
 template <class F>
 struct format_cost {

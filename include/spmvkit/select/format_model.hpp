@@ -43,8 +43,27 @@ struct FormatPrediction {
 
 namespace detail {
 
-/// The fitted constants of variant on the backend family of ExecutionSpace (host
-/// threads or GPU), nullptr if it has none. The tables end with a null name.
+/// The host table fitted at the thread count nearest to `threads` in ratio
+/// (the larger over the smaller, ties to the larger count), nullptr when
+/// `tables` is empty. `tables` is in increasing thread count, ended by {0, nullptr}.
+inline KernelCost const* host_cost_table(int threads, HostCostTable const* tables) {
+  KernelCost const* best = nullptr;
+  double best_distance = 0;
+  const double t = threads < 1 ? 1.0 : static_cast<double>(threads);
+  for (; tables->costs != nullptr; ++tables) {
+    const double table_threads = static_cast<double>(tables->threads);
+    const double d = table_threads > t ? table_threads / t : t / table_threads;
+    if (best == nullptr || d <= best_distance) {
+      best = tables->costs;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+/// The fitted constants of variant on the backend family of ExecutionSpace (the
+/// host table nearest to its concurrency, or the GPU table), nullptr if it has
+/// none. The tables end with a null name.
 template <class ExecutionSpace>
 KernelCost const* find_cost(std::string const& variant, std::vector<KernelCost> const& costs) {
   if (!costs.empty()) {
@@ -53,7 +72,11 @@ KernelCost const* find_cost(std::string const& variant, std::vector<KernelCost> 
     }
     return nullptr;
   }
-  KernelCost const* table = is_host_space_v<ExecutionSpace> ? fitted_host_costs : fitted_gpu_costs;
+  KernelCost const* table =
+      is_host_space_v<ExecutionSpace>
+          ? host_cost_table(ExecutionSpace().concurrency(), fitted_host_tables)
+          : fitted_gpu_costs;
+  if (table == nullptr) return nullptr;
   for (; table->variant != nullptr; ++table) {
     if (variant == table->variant) return table;
   }

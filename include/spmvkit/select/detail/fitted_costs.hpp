@@ -14,11 +14,33 @@ namespace spmvkit::detail {
 // clang-format would make of these tables.
 // clang-format off
 
+// Fitted on AMD EPYC (OpenMP, 2 threads), Kokkos 3.4.01,
+// run of 2026-11-29T01:02:45Z, SpMVKit 48e23e0;
+// 19 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, usroads-48.
+// Held out: bcsstk16, cage10, ct2010, email-Enron, fem_N96, goodwin, rmat_s20_e16, soc-Slashdot0902.
+inline constexpr KernelCost fitted_host_costs_t2[] = {
+    {"coo", 0.000000e+00, 3.952318e-11, 4.226912e-10}, // 19 points, relative error median 0.29, max 0.69
+    {"crs_balanced", 0.000000e+00, 3.337365e-11, 3.992731e-10}, // 19 points, relative error median 0.32, max 0.67
+    {"crs_row_per_thread", 3.633011e-06, 3.367775e-11, 2.719496e-08}, // 19 points, relative error median 0.34, max 0.69
+    {"crs_vector", 3.482784e-06, 3.510416e-11, 2.824127e-08}, // 19 points, relative error median 0.35, max 0.72
+    {"ell", 8.624183e-06, 5.137955e-11, 0.000000e+00}, // 12 points, relative error median 0.09, max 0.46
+    {"ellr", 1.065541e-05, 7.439576e-11, 5.376864e-08}, // 12 points, relative error median 0.16, max 0.32
+    {"sell_c32_s1", 6.990384e-06, 4.633500e-11, 6.774464e-08}, // 19 points, relative error median 0.14, max 0.65
+    {"sell_c4_s1", 5.067010e-06, 3.206351e-11, 1.903789e-08}, // 19 points, relative error median 0.22, max 0.59
+    {"sell_c64_s1", 7.056419e-06, 4.073302e-11, 8.968783e-08}, // 19 points, relative error median 0.15, max 0.51
+    {"sell_c8_s1", 5.844085e-06, 3.175744e-11, 1.607305e-08}, // 19 points, relative error median 0.16, max 0.73
+    {"sell_offset16_c32_s1", 7.978971e-06, 3.587992e-11, 2.887822e-08}, // 11 points, relative error median 0.10, max 0.56
+    {"sell_offset16_c4_s1", 7.830361e-06, 3.294699e-11, 6.299754e-09}, // 11 points, relative error median 0.05, max 0.75
+    {"sell_offset16_c64_s1", 8.308575e-06, 3.904234e-11, 5.612353e-08}, // 11 points, relative error median 0.08, max 0.50
+    {"sell_offset16_c8_s1", 7.563356e-06, 3.337896e-11, 9.373572e-09}, // 11 points, relative error median 0.11, max 0.70
+    {nullptr, 0, 0, 0},
+};
+
 // Fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), Kokkos 4.6.01,
 // run of 2026-11-23T05:51:31Z, SpMVKit 2f2a993;
 // 16 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cvxbqp1, delaunay_n16, fem_N32, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, rmat_s20_e16, usroads-48.
 // Held out: bcsstk16, cage10, ct2010, email-Enron, fem_N96, goodwin, rmat_s21_e16.
-inline constexpr KernelCost fitted_host_costs[] = {
+inline constexpr KernelCost fitted_host_costs_t16[] = {
     {"coo", 0.000000e+00, 8.678082e-12, 6.756366e-10}, // 32 points, relative error median 0.44, max 0.84
     {"crs_balanced", 0.000000e+00, 8.453900e-12, 4.944554e-10}, // 32 points, relative error median 0.28, max 0.71
     {"crs_row_per_thread", 1.225280e-05, 7.918178e-12, 2.022621e-08}, // 32 points, relative error median 0.20, max 0.56
@@ -34,6 +56,13 @@ inline constexpr KernelCost fitted_host_costs[] = {
     {"sell_c64_s1", 1.164403e-05, 6.208669e-12, 1.074637e-07}, // 22 points, relative error median 0.20, max 0.52
     {"sell_c8_s1", 9.631378e-06, 6.910543e-12, 5.623424e-08}, // 32 points, relative error median 0.23, max 0.49
     {nullptr, 0, 0, 0},
+};
+
+// The host tables by thread count; the model takes the nearest (format_model.hpp).
+inline constexpr HostCostTable fitted_host_tables[] = {
+    {2, fitted_host_costs_t2},
+    {16, fitted_host_costs_t16},
+    {0, nullptr},
 };
 
 // Fitted on NVIDIA H200 (Cuda, 270336 threads), Kokkos 4.6.01,
