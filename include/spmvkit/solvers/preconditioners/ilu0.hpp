@@ -72,8 +72,9 @@
 /// so the preconditioner, and the iteration counts, depend on the backend and
 /// its thread count unless sweeps or substitution is named.
 ///
-/// **Measured effect** (unit_tests/solvers/test_ilu0.cpp; double, Serial and
-/// OpenMP alike, relative tolerance 1e-10; default sweeps 3 and 3). 2D
+/// **Measured effect of the sweeps** (unit_tests/solvers/test_ilu0.cpp, before
+/// substitution existed; double, Serial and OpenMP alike, relative tolerance
+/// 1e-10; 3 and 3 sweeps). 2D
 /// convection-diffusion, N = 32 (961 rows): GMRES(30) needs 316 iterations with
 /// point Jacobi and 31 with ILU(0) at Pe = 0.5, 340 and 21 at Pe = 5; BiCGStab
 /// 58 and 19, 61 and 15. FEM Poisson, N = 16 (3375 rows, 27-point), GMRES(30)
