@@ -417,6 +417,9 @@ public:
       ilu_solve = ilu_->triangular_solve() == Ilu0TriangularSolve::substitution
                       ? ";ilu_solve=substitution"
                       : ";ilu_solve=sweeps";
+      ilu_solve += ilu_->factorization() == Ilu0Factorization::sequential
+                       ? ";ilu_factorization=sequential"
+                       : ";ilu_factorization=sweeps";
     }
     return "format=" + p_.auto_matrix->selection().format +
            (m_.preconditioner == "block-jacobi" ? ";block_size=" + std::to_string(s_.block_size)

@@ -220,6 +220,7 @@ TYPED_TEST(Ilu0Test, ManySweepsReachTheExactFactorsAndSolves) {
   many.factorization_sweeps = 30;
   many.triangular_sweeps = 50;
   many.triangular_solve = Ilu0TriangularSolve::sweeps;
+  many.factorization = Ilu0Factorization::sweeps;
   for (auto const& c : small_cases()) {
     const auto A = make_device_crs<Scalar, Exec>(c.A);
     const auto r = random_vector<Vec>(c.A.rows, 7, "r");
@@ -254,6 +255,7 @@ TYPED_TEST(Ilu0Test, DefaultSweepsApproximateTheExactSolve) {
       SCOPED_TRACE(std::string(c.name) + (ic ? " IC(0)" : " ILU(0)"));
       Ilu0Options sweeps;
       sweeps.triangular_solve = Ilu0TriangularSolve::sweeps;
+      sweeps.factorization = Ilu0Factorization::sweeps;
       const auto M = ic ? make_ic0(Exec(), A, sweeps) : make_ilu0(Exec(), A, sweeps);
       EXPECT_EQ(M.options().factorization_sweeps, 3);
       EXPECT_EQ(M.options().triangular_sweeps, 3);
@@ -266,6 +268,43 @@ TYPED_TEST(Ilu0Test, DefaultSweepsApproximateTheExactSolve) {
       // 0.05 (the 4x4 grid) to 0.39 (the tridiagonal Laplacian, whose long
       // dependency chains the sweeps cut shortest), the same in float and double.
       EXPECT_LE(relative_difference(zh, exact), 0.5);
+    }
+  }
+}
+
+// The sequential factorisation is the exact ILU(0)/IC(0): compared with a long double one.
+TYPED_TEST(Ilu0Test, SequentialFactorizationIsTheExactOne) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  Ilu0Options sequential;
+  sequential.factorization = Ilu0Factorization::sequential;
+  std::vector<Case> cases = small_cases();
+  cases.push_back({"convection_diffusion_20x20_pe1", convection_diffusion_2d(20, 1.0), false});
+  cases.push_back({"laplacian_20x20", convection_diffusion_2d(20, 0.0), true});
+  for (auto const& c : cases) {
+    const auto A = make_device_crs<Scalar, Exec>(c.A);
+    const auto lu = exact_ilu0<Scalar>(c.A);
+    for (int ic = 0; ic < (c.symmetric ? 2 : 1); ++ic) {
+      SCOPED_TRACE(std::string(c.name) + (ic ? " IC(0)" : " ILU(0)"));
+      const auto automatic = ic ? make_ic0(Exec(), A) : make_ilu0(Exec(), A);
+      const bool sequential_here = spmvkit::detail::is_host_space_v<Exec> &&
+                                   Exec().concurrency() <= ilu0_substitution_max_threads;
+      EXPECT_EQ(automatic.factorization(),
+                sequential_here ? Ilu0Factorization::sequential : Ilu0Factorization::sweeps);
+      if constexpr (!spmvkit::detail::is_host_space_v<Exec>) {
+        try {
+          ic ? make_ic0(Exec(), A, sequential) : make_ilu0(Exec(), A, sequential);
+          ADD_FAILURE() << "sequential accepted on " << Exec::name();
+        } catch (std::invalid_argument const& e) {
+          EXPECT_TRUE(contains(e.what(), "Ilu0Options::factorization = sequential")) << e.what();
+        }
+      } else {
+        const auto M = ic ? make_ic0(Exec(), A, sequential) : make_ilu0(Exec(), A, sequential);
+        EXPECT_EQ(M.factorization(), Ilu0Factorization::sequential);
+        const auto f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), M.factors());
+        EXPECT_LE(relative_difference(f, ic ? ic0_from_ilu0(c.A, lu) : lu),
+                  200 * std::numeric_limits<Scalar>::epsilon());
+      }
     }
   }
 }
@@ -471,8 +510,9 @@ TYPED_TEST(Ilu0Test, Ic0ShiftsTheDiagonalWhereItBreaksDown) {
   EXPECT_LE(true_relative_residual(to_host(A), x, b), c.relative_tolerance * 1.01);
 }
 
-// The shipped bcsstk08 and bcsstk14 have no IC(0) reachable by the default
-// sweeps (a zero pivot in row 642, 53); shifted, CG with it converges.
+// The shipped bcsstk08 and bcsstk14 have no IC(0) reachable by 3 sweeps (a
+// zero pivot in row 642, 53); shifted, CG with it converges. (bcsstk08's exact
+// IC(0), the sequential factorisation's, needs no shift.)
 TYPED_TEST(Ilu0Test, Ic0OfBcsstkMatricesConvergesWithTheShift) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -482,7 +522,9 @@ TYPED_TEST(Ilu0Test, Ic0OfBcsstkMatricesConvergesWithTheShift) {
     SCOPED_TRACE(file);
     const auto A = read_matrix_market<Scalar, Exec>(std::string(SPMVKIT_TEST_MATRIX_DIR) + "/" +
                                                     file + ".mtx.gz");
-    const auto M = make_ic0(Exec(), A);
+    Ilu0Options sweeps;
+    sweeps.factorization = Ilu0Factorization::sweeps;
+    const auto M = make_ic0(Exec(), A, sweeps);
     EXPECT_GT(M.diagonal_shift(), 0.0);
     const auto J = make_jacobi(Exec(), A);
     const V b = random_vector<V>(A.num_rows(), 17, "b");
@@ -552,12 +594,15 @@ TYPED_TEST(Ilu0Test, RejectsWhatItCannotFactorise) {
   expect_error([&] { make_ic0(Exec(), negative); },
                {"row 0 has the diagonal entry -1, not positive"});
   // A zero pivot: [[1, 1], [1, 1]] has U(1, 1) = 1 − 1·1 = 0 (exactly, after two sweeps).
+  const bool sequential_here = spmvkit::detail::is_host_space_v<Exec> &&
+                               Exec().concurrency() <= ilu0_substitution_max_threads;
   const auto singular = make_device_crs<Scalar, Exec>(
       from_triplets(3, 3, {{0, 0, 4.0}, {1, 1, 1.0}, {1, 2, 1.0}, {2, 1, 1.0}, {2, 2, 1.0}}));
   Ilu0Options no_shift;
   no_shift.shift_on_breakdown = false;
   expect_error([&] { make_ilu0(Exec(), singular, no_shift); },
-               {"spmvkit::make_ilu0", "a zero pivot U(2, 2) = 0 in row 2", "3 factorization"});
+               {"spmvkit::make_ilu0", "a zero pivot U(2, 2) = 0 in row 2",
+                sequential_here ? "in the sequential factorization" : "3 factorization"});
   expect_error([&] { make_ic0(Exec(), singular, no_shift); },
                {"a zero pivot L(2, 2) = 0 in row 2"});
   Ilu0Options fixed_shift = no_shift;

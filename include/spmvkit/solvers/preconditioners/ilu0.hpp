@@ -70,7 +70,9 @@
 /// Ilu0Options::triangular_solve chooses; its default (automatic) substitutes
 /// on host execution spaces of at most ilu0_substitution_max_threads threads,
 /// so the preconditioner, and the iteration counts, depend on the backend and
-/// its thread count unless sweeps or substitution is named.
+/// its thread count unless sweeps or substitution is named. Likewise
+/// Ilu0Options::factorization: on those hosts the exact ILU(0)/IC(0), row by
+/// row by one thread (as PETSc's sequential ILU), is cheaper than the sweeps.
 ///
 /// **Measured effect of the sweeps** (unit_tests/solvers/test_ilu0.cpp, before
 /// substitution existed; double, Serial and OpenMP alike, relative tolerance
@@ -125,10 +127,23 @@ enum class Ilu0TriangularSolve {
   substitution
 };
 
+/// How make_ilu0() and make_ic0() compute the factors.
+enum class Ilu0Factorization {
+  /// sequential on a host execution space of at most ilu0_substitution_max_threads
+  /// threads, sweeps otherwise
+  automatic,
+  /// Ilu0Options::factorization_sweeps Chow-Patel sweeps, parallel over the
+  /// nonzeros: approximate factors, any backend
+  sweeps,
+  /// the exact ILU(0)/IC(0) row by row (IKJ order) by one thread: host
+  /// execution spaces only
+  sequential
+};
+
 /// The most threads of a host execution space on which Ilu0TriangularSolve::automatic
-/// substitutes: one thread reading the factors once beats 2 T parallel sweeps over
-/// them until the threads' bandwidth passes about 2 T times one thread's
-/// (docs/notes/2026-11-29-solvers-host.md).
+/// substitutes and Ilu0Factorization::automatic factorises sequentially: one thread reading the
+/// factors once beats 2 T parallel sweeps over them until the threads' bandwidth passes about 2 T
+/// times one thread's (docs/notes/2026-11-29-solvers-host.md).
 inline constexpr int ilu0_substitution_max_threads = 2;
 
 /// Options of make_ilu0() and make_ic0(): the sweep counts, each in [1, 1000].
@@ -142,6 +157,8 @@ struct Ilu0Options {
   int triangular_sweeps = 3;
   /// How apply() solves with the factors; sweeps use triangular_sweeps.
   Ilu0TriangularSolve triangular_solve = Ilu0TriangularSolve::automatic;
+  /// How the factors are computed; sweeps use factorization_sweeps.
+  Ilu0Factorization factorization = Ilu0Factorization::automatic;
   /// The factors are those of A + s diag(A); the first attempt takes s =
   /// diagonal_shift (in [0, 1e6]).
   double diagonal_shift = 0;
@@ -431,6 +448,53 @@ struct Ilu0TriangularSweep {
   }
 };
 
+/// The exact ILU(0) (or IC(0): the lower triangle of L) of the values f in
+/// place, row by row by one thread. mark(c) holds 1 + the position of column c
+/// in the current row, 0 elsewhere (all 0 before and after).
+template <class Starts, class Columns, class Diag, class Values, class Marks>
+struct Ilu0SequentialFactor {
+  Starts starts;
+  Columns cols;
+  Diag diag;
+  Values f;
+  Marks mark;
+  std::int64_t n;
+  bool ic;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t) const {
+    using Scalar = typename Values::value_type;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto begin = starts(i);
+      const auto end = starts(i + 1);
+      for (auto p = begin; p < end; ++p) mark(cols(p)) = p + 1;
+      if (!ic) {
+        // l_ik = a_ik / u_kk, then row i −= l_ik (row k of U), on row i's pattern.
+        for (auto p = begin; p < diag(i); ++p) {
+          const auto k = cols(p);
+          const Scalar l = f(p) / f(diag(k));
+          f(p) = l;
+          for (auto q = diag(k) + 1; q < starts(k + 1); ++q) {
+            const auto at = mark(cols(q));
+            if (at != 0) f(at - 1) -= l * f(q);
+          }
+        }
+      } else {
+        // l_ik = (a_ik − Σ_{m<k} l_im l_km) / l_kk; l_ii = sqrt(a_ii − Σ_{m<i} l_im²).
+        for (auto p = begin; p <= diag(i); ++p) {
+          const auto k = cols(p);
+          Scalar sum = f(p);
+          for (auto q = starts(k); q < diag(k); ++q) {
+            const auto at = mark(cols(q));
+            if (at != 0) sum -= f(at - 1) * f(q);
+          }
+          f(p) = p == diag(i) ? static_cast<Scalar>(ilu0_sqrt(static_cast<double>(sum)))
+                              : sum / f(diag(k));
+        }
+      }
+      for (auto p = begin; p < end; ++p) mark(cols(p)) = 0;
+    }
+  }
+};
+
 /// z = U⁻¹ L⁻¹ r by forward then back substitution, in place in z, by one
 /// thread (one work item): exact, and each factor read once. D = I for a unit L.
 template <bool UnitLower, class Starts, class Columns, class Diag, class CValues, class Vec>
@@ -502,6 +566,7 @@ public:
     check_sweeps(options.factorization_sweeps, "factorization_sweeps", where);
     check_sweeps(options.triangular_sweeps, "triangular_sweeps", where);
     substitution_ = resolve_triangular_solve(exec, options.triangular_solve, where);
+    sequential_ = resolve_factorization(exec, options.factorization, where);
     if (!(options.diagonal_shift >= 0 && options.diagonal_shift <= 1e6)) {
       throw std::invalid_argument(where +
                                   ": Ilu0Options::diagonal_shift must be in [0, 1e6], got " +
@@ -533,7 +598,12 @@ public:
     factors_ = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::factors", nnz);
     values_type buffer[2] = {
         detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::sweep_a", nnz),
-        detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::sweep_b", nnz)};
+        sequential_ ? values_type()
+                    : detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::sweep_b", nnz)};
+    const positions_type marks =
+        sequential_ ? detail::allocate_view<positions_type>(exec, "SpMVKit::ilu0::marks", n_)
+                    : positions_type();
+    if (sequential_) Kokkos::deep_copy(exec, marks, Offset(0));
     for (shift_ = options.diagonal_shift;;) {
       // The scaled (and shifted) matrix, the start of the sweeps and their
       // right-hand side; its storage takes the factors of A at the end.
@@ -542,7 +612,17 @@ public:
           detail::Ilu0Scale<Rows, decltype(cols_), values_type, Roots, values_type>{
               rows, cols_, A.values(), root, factors_, shift_});
       CValues old = factors_;
-      for (int s = 0; s < options.factorization_sweeps; ++s) {
+      if (sequential_) {
+        // Into a buffer: the unscaling reads entries that it also writes.
+        Kokkos::deep_copy(exec, buffer[0], factors_);
+        Kokkos::parallel_for(
+            "SpMVKit::ilu0::sequential_factor", Range(exec, 0, 1),
+            detail::Ilu0SequentialFactor<decltype(starts_), decltype(cols_), positions_type,
+                                         values_type, positions_type>{
+                starts_, cols_, diag_, buffer[0], marks, n_, kind == Ilu0Kind::ic0});
+        old = buffer[0];
+      }
+      for (int s = 0; s < (sequential_ ? 0 : options.factorization_sweeps); ++s) {
         values_type const& next = buffer[s % 2];
         if (kind == Ilu0Kind::ic0) {
           Kokkos::parallel_for("SpMVKit::ilu0::ic0_sweep", Range(exec, 0, nnz),
@@ -580,6 +660,10 @@ public:
   Ilu0Kind kind() const { return kind_; }
   /// The sweep counts it was built with.
   Ilu0Options const& options() const { return options_; }
+  /// How the factors were computed: sweeps or sequential (automatic resolved).
+  Ilu0Factorization factorization() const {
+    return sequential_ ? Ilu0Factorization::sequential : Ilu0Factorization::sweeps;
+  }
   /// How apply() solves: sweeps or substitution (automatic resolved at set-up).
   Ilu0TriangularSolve triangular_solve() const {
     return substitution_ ? Ilu0TriangularSolve::substitution : Ilu0TriangularSolve::sweeps;
@@ -721,6 +805,11 @@ private:
                                " (its pivot " + entry + " = " + detail::ilu0_number(p) + ")"
                          : std::string(p == 0 ? "a zero" : "a non-finite") + " pivot " + entry +
                                " = " + detail::ilu0_number(p) + " in row " + std::to_string(bad);
+    if (sequential_) {
+      throw std::invalid_argument(where + ": " + what + " in the sequential factorization" +
+                                  shift_text() + "; " + (ic ? "IC(0)" : "ILU(0)") +
+                                  " of this matrix does not exist");
+    }
     throw std::invalid_argument(
         where + ": " + what + " after " + std::to_string(options_.factorization_sweeps) +
         " factorization sweeps" + shift_text() + "; " + (ic ? "IC(0)" : "ILU(0)") +
@@ -757,6 +846,29 @@ private:
     }
     throw std::invalid_argument(where + ": Ilu0Options::triangular_solve is not one of automatic, "
                                         "sweeps, substitution");
+  }
+
+  /// Whether the set-up factorises sequentially (Ilu0Options::factorization, as
+  /// resolve_triangular_solve resolves the solve).
+  static bool resolve_factorization(ExecutionSpace const& exec, Ilu0Factorization f,
+                                    std::string const& where) {
+    switch (f) {
+    case Ilu0Factorization::sweeps: return false;
+    case Ilu0Factorization::sequential:
+      if (!detail::is_host_space_v<ExecutionSpace>) {
+        throw std::invalid_argument(
+            where +
+            ": Ilu0Options::factorization = sequential runs on one thread and needs a "
+            "host execution space, not " +
+            std::string(ExecutionSpace::name()) + " (use sweeps or automatic)");
+      }
+      return true;
+    case Ilu0Factorization::automatic:
+      return detail::is_host_space_v<ExecutionSpace> &&
+             exec.concurrency() <= ilu0_substitution_max_threads;
+    }
+    throw std::invalid_argument(where + ": Ilu0Options::factorization is not one of automatic, "
+                                        "sweeps, sequential");
   }
 
   /// apply() by substitution: one work item runs both triangles.
@@ -802,6 +914,7 @@ private:
   Ilu0Options options_;
   double shift_ = 0;
   bool substitution_ = false;
+  bool sequential_ = false;
   std::int64_t n_ = 0;
   typename matrix_type::row_starts_type starts_;
   typename matrix_type::column_indices_type cols_;
