@@ -569,6 +569,17 @@ TYPED_TEST(Ilu0Test, RejectsWhatItCannotFactorise) {
     expect_error([&] { make_ic0(Exec(), good, o); },
                  {"spmvkit::make_ic0", "Ilu0Options::triangular_sweeps", std::to_string(bad)});
   }
+  // A value outside the enums (a cast): named, with the values there are.
+  {
+    Ilu0Options o;
+    o.triangular_solve = static_cast<Ilu0TriangularSolve>(7);
+    expect_error([&] { make_ilu0(Exec(), good, o); },
+                 {"Ilu0Options::triangular_solve is not one of automatic, sweeps, substitution"});
+    o = Ilu0Options();
+    o.factorization = static_cast<Ilu0Factorization>(-1);
+    expect_error([&] { make_ic0(Exec(), good, o); },
+                 {"Ilu0Options::factorization is not one of automatic, sweeps, sequential"});
+  }
   // Not square.
   const auto wide = make_device_crs<Scalar, Exec>(from_triplets(2, 3, {{0, 0, 1.0}, {1, 1, 1.0}}));
   expect_error([&] { make_ilu0(Exec(), wide); }, {"the matrix is 2 x 3, not square"});

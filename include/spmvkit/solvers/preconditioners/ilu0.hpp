@@ -565,8 +565,10 @@ public:
         std::string("spmvkit::") + (kind == Ilu0Kind::ic0 ? "make_ic0" : "make_ilu0");
     check_sweeps(options.factorization_sweeps, "factorization_sweeps", where);
     check_sweeps(options.triangular_sweeps, "triangular_sweeps", where);
-    substitution_ = resolve_triangular_solve(exec, options.triangular_solve, where);
-    sequential_ = resolve_factorization(exec, options.factorization, where);
+    substitution_ = one_thread(exec, options.triangular_solve, Ilu0TriangularSolve::substitution,
+                               "triangular_solve", "substitution", where);
+    sequential_ = one_thread(exec, options.factorization, Ilu0Factorization::sequential,
+                             "factorization", "sequential", where);
     if (!(options.diagonal_shift >= 0 && options.diagonal_shift <= 1e6)) {
       throw std::invalid_argument(where +
                                   ": Ilu0Options::diagonal_shift must be in [0, 1e6], got " +
@@ -660,7 +662,7 @@ public:
   Ilu0Kind kind() const { return kind_; }
   /// The sweep counts it was built with.
   Ilu0Options const& options() const { return options_; }
-  /// How the factors were computed: sweeps or sequential (automatic resolved).
+  /// How the factors were computed: sweeps or sequential (automatic resolved at set-up).
   Ilu0Factorization factorization() const {
     return sequential_ ? Ilu0Factorization::sequential : Ilu0Factorization::sweeps;
   }
@@ -825,50 +827,28 @@ private:
            detail::ilu0_number(shift_);
   }
 
-  /// Whether apply() substitutes: Ilu0Options::triangular_solve, automatic resolved
-  /// by the backend and its thread count; substitution on a device space throws.
-  static bool resolve_triangular_solve(ExecutionSpace const& exec, Ilu0TriangularSolve solve,
-                                       std::string const& where) {
-    switch (solve) {
-    case Ilu0TriangularSolve::sweeps: return false;
-    case Ilu0TriangularSolve::substitution:
+  /// Whether a choice of Ilu0Options (triangular_solve or factorization: automatic,
+  /// sweeps or a one-thread kind) takes its one-thread kind: named, or automatic on
+  /// a host space of at most ilu0_substitution_max_threads threads. The kind named
+  /// on a device space, or a value outside the enum, throws.
+  template <class Choice>
+  static bool one_thread(ExecutionSpace const& exec, Choice choice, Choice kind, char const* option,
+                         char const* kind_name, std::string const& where) {
+    const std::string named = std::string("Ilu0Options::") + option;
+    if (choice == kind) {
       if (!detail::is_host_space_v<ExecutionSpace>) {
-        throw std::invalid_argument(
-            where +
-            ": Ilu0Options::triangular_solve = substitution runs on one thread and needs "
-            "a host execution space, not " +
-            std::string(ExecutionSpace::name()) + " (use sweeps or automatic)");
+        throw std::invalid_argument(where + ": " + named + " = " + kind_name +
+                                    " runs on one thread and needs a host execution space, not " +
+                                    ExecutionSpace::name() + " (use sweeps or automatic)");
       }
       return true;
-    case Ilu0TriangularSolve::automatic:
-      return detail::is_host_space_v<ExecutionSpace> &&
-             exec.concurrency() <= ilu0_substitution_max_threads;
     }
-    throw std::invalid_argument(where + ": Ilu0Options::triangular_solve is not one of automatic, "
-                                        "sweeps, substitution");
-  }
-
-  /// Whether the set-up factorises sequentially (Ilu0Options::factorization, as
-  /// resolve_triangular_solve resolves the solve).
-  static bool resolve_factorization(ExecutionSpace const& exec, Ilu0Factorization f,
-                                    std::string const& where) {
-    switch (f) {
-    case Ilu0Factorization::sweeps: return false;
-    case Ilu0Factorization::sequential:
-      if (!detail::is_host_space_v<ExecutionSpace>) {
-        throw std::invalid_argument(
-            where +
-            ": Ilu0Options::factorization = sequential runs on one thread and needs a "
-            "host execution space, not " +
-            std::string(ExecutionSpace::name()) + " (use sweeps or automatic)");
-      }
-      return true;
-    case Ilu0Factorization::automatic:
-      return detail::is_host_space_v<ExecutionSpace> &&
-             exec.concurrency() <= ilu0_substitution_max_threads;
+    if (choice != Choice::automatic && choice != Choice::sweeps) {
+      throw std::invalid_argument(where + ": " + named + " is not one of automatic, sweeps, " +
+                                  kind_name);
     }
-    throw std::invalid_argument(where + ": Ilu0Options::factorization is not one of automatic, "
-                                        "sweeps, sequential");
+    return choice == Choice::automatic && detail::is_host_space_v<ExecutionSpace> &&
+           exec.concurrency() <= ilu0_substitution_max_threads;
   }
 
   /// apply() by substitution: one work item runs both triangles.
