@@ -14,8 +14,9 @@ and the three constants of each variant are fitted by non-negative least squares
 error (every matrix counts alike, small or large), separately for the GPU run and for each
 thread count of the host runs (the context's `concurrency`): a host table per thread count,
 fitted_host_costs_t<N>, listed in fitted_host_tables, of which the model takes the one nearest
-to the execution space's concurrency (select/format_model.hpp). Matrices named in --holdout are left out of the fit so that the evaluation
-(scripts/perf/selection.py) can be run on matrices the model has not seen.
+to the execution space's concurrency (select/format_model.hpp). Matrices named in --holdout are
+left out of the fit so that the evaluation (scripts/perf/selection.py) can be run on matrices the
+model has not seen.
 
     python3 scripts/fit_format_model.py --host cpu.json --gpu gpu_a.json gpu_b.json \\
         --holdout bcsstk14,cage10 --out include/spmvkit/select/detail/fitted_costs.hpp

@@ -77,8 +77,8 @@ KOKKOS_INLINE_FUNCTION void gmres_host_subtract(Basis const& V, Vec const& w, Co
 
 /// out[k] = V(:, c + k)ᵀ w over rows [begin, end) for k < m <= 4, two partial
 /// sums per column (even and odd rows) in named scalars: eight accumulators
-/// stay in registers, where a 4 x 4 array of them was spilled (the loop ran at
-/// 20 GB/s, this form at 31 on the 2-core VM's 34 GB/s copy).
+/// stay in registers, where GCC spilled a 4 x 4 array of them for generic
+/// x86-64 (docs/notes/2026-11-29-solvers-host.md).
 template <class Vec, class Basis>
 KOKKOS_INLINE_FUNCTION void gmres_host_dots(Basis const& V, Vec const& w, std::int64_t n, int c,
                                             int m, std::int64_t begin, std::int64_t end,

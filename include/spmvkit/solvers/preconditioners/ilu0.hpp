@@ -142,8 +142,8 @@ enum class Ilu0Factorization {
 
 /// The most threads of a host execution space on which Ilu0TriangularSolve::automatic
 /// substitutes and Ilu0Factorization::automatic factorises sequentially: one thread reading the
-/// factors once beats 2 T parallel sweeps over them until the threads' bandwidth passes about 2 T
-/// times one thread's (docs/notes/2026-11-29-solvers-host.md).
+/// factors once beat the parallel sweeps at the thread counts measured, 1 and 2
+/// (docs/notes/2026-11-29-solvers-host.md); more threads are left to the sweeps.
 inline constexpr int ilu0_substitution_max_threads = 2;
 
 /// Options of make_ilu0() and make_ic0(): the sweep counts, each in [1, 1000].
@@ -607,22 +607,22 @@ public:
                     : positions_type();
     if (sequential_) Kokkos::deep_copy(exec, marks, Offset(0));
     for (shift_ = options.diagonal_shift;;) {
-      // The scaled (and shifted) matrix, the start of the sweeps and their
-      // right-hand side; its storage takes the factors of A at the end.
+      // The scaled (and shifted) matrix: the start of the sweeps and their
+      // right-hand side, its storage taking the factors of A at the end; or
+      // what the sequential factorisation overwrites, in a buffer, since the
+      // unscaling reads entries that it also writes.
+      values_type const& scaled = sequential_ ? buffer[0] : factors_;
       Kokkos::parallel_for(
           "SpMVKit::ilu0::scale", Range(exec, 0, nnz),
           detail::Ilu0Scale<Rows, decltype(cols_), values_type, Roots, values_type>{
-              rows, cols_, A.values(), root, factors_, shift_});
-      CValues old = factors_;
+              rows, cols_, A.values(), root, scaled, shift_});
+      CValues old = scaled;
       if (sequential_) {
-        // Into a buffer: the unscaling reads entries that it also writes.
-        Kokkos::deep_copy(exec, buffer[0], factors_);
         Kokkos::parallel_for(
             "SpMVKit::ilu0::sequential_factor", Range(exec, 0, 1),
             detail::Ilu0SequentialFactor<decltype(starts_), decltype(cols_), positions_type,
                                          values_type, positions_type>{
                 starts_, cols_, diag_, buffer[0], marks, n_, kind == Ilu0Kind::ic0});
-        old = buffer[0];
       }
       for (int s = 0; s < (sequential_ ? 0 : options.factorization_sweeps); ++s) {
         values_type const& next = buffer[s % 2];
