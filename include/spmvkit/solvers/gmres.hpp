@@ -61,8 +61,6 @@ class GmresSolver : KrylovBase<ExecutionSpace, Op, Prec, BView, XView> {
   using typename Base::Vec;
   using Basis = Kokkos::View<Scalar*, typename Vec::device_type>;
   using Coefficients = Kokkos::View<Scalar*, typename Vec::device_type>;
-  using BlockRange = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  static constexpr std::int64_t block = gmres_block<ExecutionSpace>();
 
 public:
   GmresSolver(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b, XView const& x,
@@ -88,6 +86,7 @@ public:
       z_ = allocate_view<Vec>(exec, "SpMVKit::gmres::z", this->n_);
       h_ = allocate_view<Coefficients>(exec, "SpMVKit::gmres::coefficients", m_ + 1);
       h_host_ = Kokkos::create_mirror_view(h_);
+      dots_ = make_gmres_dots_workspace(exec, this->n_);
       H_.assign(static_cast<std::size_t>(m_ + 1) * std::max(m_, 1), 0.0);
       cs_.assign(m_, 0.0);
       sn_.assign(m_, 0.0);
@@ -186,7 +185,7 @@ private:
       std::vector<double>& sums = sums_;
       std::fill(h.begin(), h.begin() + j + 2, 0.0);
       for (int pass = 0; pass < 2; ++pass) {
-        gmres_dots(exec, V_, w_, h_, n, pass == 0 ? 0 : j + 1, j + 1, sums.data());
+        gmres_dots(exec, V_, w_, h_, n, pass == 0 ? 0 : j + 1, j + 1, sums.data(), dots_);
         this->all_reduce(sums.data(), j + 1);
         for (int c = 0; c <= j; ++c) {
           h[c] += sums[c];
@@ -194,12 +193,7 @@ private:
         }
         Kokkos::deep_copy(exec, h_, h_host_);
       }
-      double ww = 0;
-      Kokkos::parallel_reduce(
-          "SpMVKit::gmres::orthogonalise", BlockRange(exec, 0, gmres_items(n, block)),
-          GmresSubtract<Vec, Basis, Coefficients, block, is_host_space_v<ExecutionSpace>>{
-              V_, w_, h_, n, gmres_items(n, block), j + 1},
-          ww);
+      double ww = gmres_subtract(exec, V_, w_, h_, n, j + 1);
       this->all_reduce(&ww, 1);
       const int k = ++res.iterations;
       h[j + 1] = std::sqrt(ww);
@@ -273,6 +267,7 @@ private:
   Vec w_, z_;
   Coefficients h_;
   typename Coefficients::HostMirror h_host_;
+  GmresDotsWorkspace<ExecutionSpace> dots_;
   std::vector<double> H_, cs_, sn_, g_, column_, sums_;
 };
 

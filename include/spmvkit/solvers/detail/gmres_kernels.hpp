@@ -6,25 +6,39 @@
 // GMRES's kernels over the Krylov basis V (column-major, leading dimension n).
 // CGS2 reads V three times per Arnoldi step: h1 = Vᵀw; w −= V h1 fused with
 // h2 = Vᵀw (one read of V for both, row by row); w −= V h2 with ‖w‖².
+// Host spaces walk blocks of rows column by column; GPUs stride rows over a
+// league of teams (docs/notes/2026-11-29-gmres-kernels.md).
 
 #include <spmvkit/core/memory.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
 namespace spmvkit::detail {
 
-/// Rows per work item of the basis kernels. Host backends take a contiguous
-/// block, so that each column is streamed and the block of w stays in L1.
-/// GPUs take rows item, item + items, ... (consecutive threads read
-/// consecutive rows) and keep the item's sums in registers: Kokkos keeps a
-/// reduction value in shared memory, where B sums per thread at a stride of B
-/// doubles meet B-way bank conflicts at every row.
+/// Rows per work item of the host basis kernels: a contiguous block, long
+/// enough that each column is a prefetched stream (1024 rows, 8 KB a column,
+/// ran 1.3-2x slower than 16384 on 10^6 rows), short enough that every thread
+/// gets about eight items. GPUs run gmres_team_dots and strided rows.
+inline std::int64_t gmres_host_block(std::int64_t n, std::int64_t threads) {
+  const std::int64_t per_item = (n + 8 * threads - 1) / (8 * (threads > 0 ? threads : 1));
+  const std::int64_t rounded = (per_item + 255) / 256 * 256;
+  return rounded < 1024 ? 1024 : (rounded > 16384 ? 16384 : rounded);
+}
+
+/// Rows per work item of the GPU subtraction (rows item, item + items, ...).
+inline constexpr std::int64_t gmres_device_rows = 16;
+
+/// Threads per team of the GPU multi-dot: the team's sums of B columns take
+/// B (T + 1) doubles of scratch (33 KB at B = 32), under the 48 KB every
+/// CUDA device gives without opting in. Host spaces run teams of one.
 template <class ExecutionSpace>
-constexpr std::int64_t gmres_block() {
-  return is_host_space_v<ExecutionSpace> ? 1024 : 16;
+constexpr int gmres_team_size() {
+  return is_host_space_v<ExecutionSpace> ? 1 : 128;
 }
 
 /// Widest projection one kernel computes: its sums are one fixed-size value.
@@ -112,16 +126,17 @@ KOKKOS_INLINE_FUNCTION void gmres_host_dots(Basis const& V, Vec const& w, std::i
   for (int k = 0; k < m; ++k) out[k] = sums[k];
 }
 
-/// Optionally w −= V(:, 0:sub) h (sub > 0), then sums[c] = V(:, c0 + c)ᵀ w for
-/// c < count <= B. The subtraction of a row finishes before its products, so
-/// one read of V serves CGS2's subtraction and its second projection.
-template <class Vec, class Basis, class Coefficients, int B, std::int64_t Block, bool Host>
-struct GmresDots {
+/// Host: optionally w −= V(:, 0:sub) h (sub > 0), then sums[c] = V(:, c0 +
+/// c)ᵀ w for c < count <= B, over blocks of `block` rows. The subtraction of a
+/// block finishes before its products, so the second read of the block's
+/// basis comes from cache.
+template <class Vec, class Basis, class Coefficients, int B>
+struct GmresHostDots {
   using value_type = GmresSums<B>;
   Basis V;
   Vec w;
   Coefficients h;
-  std::int64_t n, items;
+  std::int64_t n, block;
   int sub, c0, count;
 
   KOKKOS_INLINE_FUNCTION void init(value_type& a) const {
@@ -137,46 +152,110 @@ struct GmresDots {
 #endif
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, value_type& sums) const {
-    if constexpr (!Host) {
-      double acc[B];
-      for (int c = 0; c < B; ++c) acc[c] = 0;
-      for (std::int64_t i = item; i < n; i += items) {
-        auto wi = w(i);
-        if (sub > 0) {
-          for (int c = 0; c < sub; ++c) wi -= h(c) * V(c * n + i);
-          w(i) = wi;
-        }
-        const double wd = static_cast<double>(wi);
-        // A fixed trip count with a guard keeps acc in registers.
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
-        for (int c = 0; c < B; ++c) {
-          if (c < count) acc[c] += static_cast<double>(V((c0 + c) * n + i)) * wd;
-        }
-      }
-      for (int c = 0; c < B; ++c) sums.v[c] += acc[c];
-    } else {
-      const std::int64_t begin = item * Block;
-      const std::int64_t end = begin + Block < n ? begin + Block : n;
-      if (sub > 0) gmres_host_subtract(V, w, h, n, sub, begin, end);
-      for (int c = 0; c < count; c += gmres_host_columns) {
-        const int m = count - c < gmres_host_columns ? count - c : gmres_host_columns;
-        double out[gmres_host_columns];
-        gmres_host_dots(V, w, n, c0 + c, m, begin, end, out);
-        for (int k = 0; k < m; ++k) sums.v[c + k] += out[k];
-      }
+    const std::int64_t begin = item * block;
+    const std::int64_t end = begin + block < n ? begin + block : n;
+    if (sub > 0) gmres_host_subtract(V, w, h, n, sub, begin, end);
+    for (int c = 0; c < count; c += gmres_host_columns) {
+      const int m = count - c < gmres_host_columns ? count - c : gmres_host_columns;
+      double out[gmres_host_columns];
+      gmres_host_dots(V, w, n, c0 + c, m, begin, end, out);
+      for (int k = 0; k < m; ++k) sums.v[c + k] += out[k];
     }
   }
 };
 
-/// w −= V(:, 0:count) h; sum ‖w‖².
-template <class Vec, class Basis, class Coefficients, std::int64_t Block, bool Host>
+/// Any space (the GPUs' kernel; host spaces run it with teams of one in the
+/// tests): the same, with the rows of the whole league strided over its
+/// threads (consecutive threads, consecutive rows) and each thread's B sums in
+/// registers. The team adds its threads' sums through scratch, transposed so
+/// that neither the writes nor the column sums meet bank conflicts, and
+/// writes them to partial(league_rank B + c); gmres_team_sums adds the teams.
+/// (A Kokkos reduction of B sums per thread keeps them in shared memory at a
+/// stride of B doubles: B-way bank conflicts at every row, measured slower
+/// than cuBLAS gemv on an H200.)
+template <class ExecutionSpace, class Vec, class Basis, class Coefficients, class Partial, int B>
+struct GmresTeamDots {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  using Scratch = Kokkos::View<double*, typename ExecutionSpace::scratch_memory_space,
+                               Kokkos::MemoryUnmanaged>;
+  Basis V;
+  Vec w;
+  Coefficients h;
+  Partial partial;
+  std::int64_t n;
+  int sub, c0, count;
+
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_doubles(int team_size) {
+    return static_cast<std::size_t>(B) * (static_cast<std::size_t>(team_size) + 1);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const int T = team.team_size();
+    const int t = team.team_rank();
+    const std::int64_t stride = static_cast<std::int64_t>(team.league_size()) * T;
+    double acc[B];
+    for (int c = 0; c < B; ++c) acc[c] = 0;
+    for (std::int64_t i = static_cast<std::int64_t>(team.league_rank()) * T + t; i < n;
+         i += stride) {
+      auto wi = w(i);
+      if (sub > 0) {
+        for (int c = 0; c < sub; ++c) wi -= h(c) * V(c * n + i);
+        w(i) = wi;
+      }
+      const double wd = static_cast<double>(wi);
+      // A fixed trip count with a guard keeps acc in registers.
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+      for (int c = 0; c < B; ++c) {
+        if (c < count) acc[c] += static_cast<double>(V((c0 + c) * n + i)) * wd;
+      }
+    }
+    // Column c of the team's sums at c (T + 1): thread t writes word c (T + 1) + t
+    // (consecutive threads, consecutive banks) and column c's thread reads
+    // c (T + 1) + k (columns one bank apart).
+    Scratch s(team.team_scratch(0), scratch_doubles(T));
+    for (int c = 0; c < B; ++c) s(c * (T + 1) + t) = acc[c];
+    team.team_barrier();
+    for (int c = t; c < count; c += T) {
+      double s0 = 0, s1 = 0;
+      int k = 0;
+      for (; k + 2 <= T; k += 2) {
+        s0 += s(c * (T + 1) + k);
+        s1 += s(c * (T + 1) + k + 1);
+      }
+      if (k < T) s0 += s(c * (T + 1) + k);
+      partial(static_cast<std::int64_t>(team.league_rank()) * B + c) = s0 + s1;
+    }
+  }
+};
+
+/// sums(c) = Σ_teams partial(team B + c) for c < count: a team per column.
+template <class ExecutionSpace, class Partial, class Sums, int B>
+struct GmresTeamSums {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  Partial partial;
+  Sums sums;
+  int league;
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const int c = team.league_rank();
+    double total = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, league),
+        [&](const int l, double& s) { s += partial(static_cast<std::int64_t>(l) * B + c); },
+        total);
+    Kokkos::single(Kokkos::PerTeam(team), [&] { sums(c) = total; });
+  }
+};
+
+/// w −= V(:, 0:count) h; sum ‖w‖². Host spaces take blocks of `block` rows,
+/// GPUs rows item, item + items, ...
+template <class Vec, class Basis, class Coefficients, bool Host>
 struct GmresSubtract {
   Basis V;
   Vec w;
   Coefficients h;
-  std::int64_t n, items;
+  std::int64_t n, items, block;
   int count;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, double& ww) const {
     if constexpr (!Host) {
@@ -189,8 +268,8 @@ struct GmresSubtract {
       }
       ww += acc;
     } else {
-      const std::int64_t begin = item * Block;
-      const std::int64_t end = begin + Block < n ? begin + Block : n;
+      const std::int64_t begin = item * block;
+      const std::int64_t end = begin + block < n ? begin + block : n;
       gmres_host_subtract(V, w, h, n, count, begin, end);
       double s[4] = {0, 0, 0, 0};
       std::int64_t i = begin;
@@ -235,27 +314,85 @@ struct GmresAdd {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { x(i) += z(i); }
 };
 
-/// sums[0:count) = V(:, c0:c0+count)ᵀ w on `exec`, after w −= V(:, 0:sub) h
-/// when sub > 0; one kernel per gmres_dot_width columns (the first one also
-/// subtracts), each finished before the host reads its sums.
+/// How gmres_dots computes its sums: `automatic` is `blocks` on host spaces
+/// and `teams` on GPUs; the tests run both everywhere.
+enum class GmresDotsKernel { automatic, blocks, teams };
+
+/// The device buffers of gmres_dots' team kernel, made once per solve.
+template <class ExecutionSpace>
+struct GmresDotsWorkspace {
+  using Buffer = Kokkos::View<double*, typename ExecutionSpace::memory_space>;
+  Buffer partial; ///< league x gmres_dot_width
+  Buffer sums;    ///< gmres_dot_width
+  typename Buffer::HostMirror sums_host;
+  int league = 0;
+  int team = 1;
+};
+
+/// The team kernel's buffers for n rows: on GPUs as many teams as are resident
+/// (the grid-stride loop then reads each row once), on host spaces a few per
+/// thread, never more than the rows need.
+template <class ExecutionSpace>
+GmresDotsWorkspace<ExecutionSpace> make_gmres_dots_workspace(ExecutionSpace const& exec,
+                                                             std::int64_t n) {
+  GmresDotsWorkspace<ExecutionSpace> ws;
+  ws.team = gmres_team_size<ExecutionSpace>();
+  const std::int64_t threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
+  const std::int64_t resident = is_host_space_v<ExecutionSpace> ? 4 * threads : threads / ws.team;
+  const std::int64_t needed = (n + ws.team - 1) / ws.team;
+  ws.league = static_cast<int>(std::max<std::int64_t>(1, std::min(resident, needed)));
+  using Buffer = typename GmresDotsWorkspace<ExecutionSpace>::Buffer;
+  ws.partial = allocate_view<Buffer>(exec, "SpMVKit::gmres::partial_sums",
+                                     static_cast<std::int64_t>(ws.league) * gmres_dot_width);
+  ws.sums = allocate_view<Buffer>(exec, "SpMVKit::gmres::sums", gmres_dot_width);
+  ws.sums_host = Kokkos::create_mirror_view(ws.sums);
+  return ws;
+}
+
+/// sums[0:count) = V(:, 0:count)ᵀ w on `exec`, after w −= V(:, 0:sub) h when
+/// sub > 0; kernels of up to gmres_dot_width columns (the first one also
+/// subtracts), each finished before the host reads its sums. `ws` is used by
+/// the team kernel only.
 template <class ExecutionSpace, class Vec, class Basis, class Coefficients>
 void gmres_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w, Coefficients const& h,
-                std::int64_t n, int sub, int count, double* sums) {
-  constexpr std::int64_t block = gmres_block<ExecutionSpace>();
+                std::int64_t n, int sub, int count, double* sums,
+                GmresDotsWorkspace<ExecutionSpace> const& ws,
+                GmresDotsKernel kernel = GmresDotsKernel::automatic) {
   constexpr bool host = is_host_space_v<ExecutionSpace>;
+  if (kernel == GmresDotsKernel::automatic)
+    kernel = host ? GmresDotsKernel::blocks : GmresDotsKernel::teams;
+  const std::int64_t block = gmres_host_block(n, exec.concurrency());
   const std::int64_t items = gmres_items(n, block);
-  const Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>> range(exec, 0, items);
   for (int c0 = 0; c0 < count; c0 += gmres_dot_width) {
     const int width = count - c0 < gmres_dot_width ? count - c0 : gmres_dot_width;
     const int first_sub = c0 == 0 ? sub : 0;
     auto run = [&](auto width_tag) {
       constexpr int B = decltype(width_tag)::value;
-      GmresSums<B> result;
-      Kokkos::parallel_reduce("SpMVKit::gmres::project", range,
-                              GmresDots<Vec, Basis, Coefficients, B, block, host>{
-                                  V, w, h, n, items, first_sub, c0, width},
-                              result);
-      for (int c = 0; c < width; ++c) sums[c0 + c] = result.v[c];
+      if (kernel == GmresDotsKernel::blocks) {
+        GmresSums<B> result;
+        Kokkos::parallel_reduce(
+            "SpMVKit::gmres::project",
+            Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, items),
+            GmresHostDots<Vec, Basis, Coefficients, B>{V, w, h, n, block, first_sub, c0, width},
+            result);
+        for (int c = 0; c < width; ++c) sums[c0 + c] = result.v[c];
+        return;
+      }
+      using Buffer = typename GmresDotsWorkspace<ExecutionSpace>::Buffer;
+      using Dots = GmresTeamDots<ExecutionSpace, Vec, Basis, Coefficients, Buffer, B>;
+      using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
+      Kokkos::parallel_for(
+          "SpMVKit::gmres::project",
+          Policy(exec, ws.league, ws.team)
+              .set_scratch_size(0, Kokkos::PerTeam(Dots::Scratch::shmem_size(
+                                       Dots::scratch_doubles(ws.team)))),
+          Dots{V, w, h, ws.partial, n, first_sub, c0, width});
+      Kokkos::parallel_for("SpMVKit::gmres::project_sums", Policy(exec, width, Kokkos::AUTO),
+                           GmresTeamSums<ExecutionSpace, Buffer, Buffer, B>{ws.partial, ws.sums,
+                                                                            ws.league});
+      Kokkos::deep_copy(exec, ws.sums_host, ws.sums);
+      exec.fence();
+      for (int c = 0; c < width; ++c) sums[c0 + c] = ws.sums_host(c);
     };
     // Instantiations by width: the registers a thread holds grow with B.
     if (width <= 8) {
@@ -266,6 +403,21 @@ void gmres_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w, Coeffi
       run(std::integral_constant<int, gmres_dot_width>{});
     }
   }
+}
+
+/// w −= V(:, 0:count) h on `exec`; returns ‖w‖² (this process's rows).
+template <class ExecutionSpace, class Vec, class Basis, class Coefficients>
+double gmres_subtract(ExecutionSpace const& exec, Basis const& V, Vec const& w,
+                      Coefficients const& h, std::int64_t n, int count) {
+  constexpr bool host = is_host_space_v<ExecutionSpace>;
+  const std::int64_t block = host ? gmres_host_block(n, exec.concurrency()) : gmres_device_rows;
+  const std::int64_t items = gmres_items(n, block);
+  double ww = 0;
+  Kokkos::parallel_reduce(
+      "SpMVKit::gmres::orthogonalise",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, items),
+      GmresSubtract<Vec, Basis, Coefficients, host>{V, w, h, n, items, block, count}, ww);
+  return ww;
 }
 
 } // namespace spmvkit::detail
