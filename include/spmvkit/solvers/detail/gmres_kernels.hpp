@@ -195,8 +195,34 @@ struct GmresTeamDots {
     const std::int64_t stride = static_cast<std::int64_t>(team.league_size()) * T;
     double acc[B];
     for (int c = 0; c < B; ++c) acc[c] = 0;
-    for (std::int64_t i = static_cast<std::int64_t>(team.league_rank()) * T + t; i < n;
-         i += stride) {
+    const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * T + t;
+    if (sub == count && c0 == 0) {
+      // CGS2's second pass subtracts and projects the same columns: the row's
+      // basis entries stay in registers between the two (one read, not two).
+      for (std::int64_t i = first; i < n; i += stride) {
+        typename Basis::non_const_value_type v[B];
+        auto wi = w(i);
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+        for (int c = 0; c < B; ++c) {
+          v[c] = c < count ? V(c * n + i) : 0;
+        }
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+        for (int c = 0; c < B; ++c) {
+          if (c < count) wi -= h(c) * v[c];
+        }
+        w(i) = wi;
+        const double wd = static_cast<double>(wi);
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+        for (int c = 0; c < B; ++c) acc[c] += static_cast<double>(v[c]) * wd;
+      }
+    }
+    for (std::int64_t i = sub == count && c0 == 0 ? n : first; i < n; i += stride) {
       auto wi = w(i);
       if (sub > 0) {
         for (int c = 0; c < sub; ++c) wi -= h(c) * V(c * n + i);
