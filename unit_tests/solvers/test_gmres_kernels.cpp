@@ -78,9 +78,10 @@ TYPED_TEST(GmresKernelsTest, MultiDotsAndSubtractionMatchLongDouble) {
           ww_ref += static_cast<long double>(wi) * wi;
         }
         for (auto kernel : {detail::GmresDotsKernel::blocks, detail::GmresDotsKernel::teams}) {
-          const std::string where = "n " + std::to_string(n) + ", count " + std::to_string(count) +
-                                    ", sub " + std::to_string(sub) + ", kernel " +
-                                    (kernel == detail::GmresDotsKernel::blocks ? "blocks" : "teams");
+          const std::string where =
+              "n " + std::to_string(n) + ", count " + std::to_string(count) + ", sub " +
+              std::to_string(sub) + ", kernel " +
+              (kernel == detail::GmresDotsKernel::blocks ? "blocks" : "teams");
           Kokkos::deep_copy(w, w0);
           std::vector<double> sums(count, -1.0);
           detail::gmres_dots(exec, V, w, h, n, sub, count, sums.data(), ws, kernel);

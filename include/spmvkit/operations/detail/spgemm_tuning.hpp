@@ -169,11 +169,8 @@ LaunchParameters spgemm_launch_parameters(ExecutionSpace const& exec, SpgemmAccu
 /// read off its marks in order where its column span is at most
 /// spgemm_workspace_scan_ratio times its length (FEM rows: ~9), else sorted
 /// by rank up to spgemm_workspace_rank_sort_max columns, by std::sort beyond.
-/// Measured on the 2-core VM (FP64, one thread, 2026-11-23, shared with a
-/// build, so only the ranking): the rank sort against std::sort took the
-/// fill pass of ct2010 (rows of ~22 columns) from 44-47 to 28-30 ms; spans
-/// of 4 and 16 times the length did alike on ct2010, 16 was better on FEM
-/// and R-MAT, 256 was 1.5-2x slower on ct2010.
+/// The rank sort took the fill pass of ct2010 from 44-47 to 28-30 ms against
+/// std::sort on the 2-core VM (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
 ///
 /// Chosen on host backends only (GPUs keep the binned accumulators: a
 /// workspace per thread of a GPU is beyond any device's memory) when
@@ -258,13 +255,10 @@ LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int t
 /// those products keep the row and chunk kernels) and the product has at most
 /// `most_multiply_adds`: every product is an atomic add in the L2 cache, about
 /// 125-160 G a second on an H200, while the row kernels merge a FEM row's
-/// products in scratch first (H200, FP64 and FP32, 2026-11-24, numeric phase:
-/// FEM N = 64, 191M multiply-adds, 1.22 ms by entry against 0.99 by row;
-/// email-Enron, 51M, 0.84 against 0.77; FEM N = 32, 24M, 0.151 against
-/// 0.144; below 16M every product measured was faster by entry: delaunay_n16
-/// 0.037 against 0.051 ms, FEM_3D_thermal1, 10.7M, 0.085 against 0.096,
-/// bcsstk25 0.048 against 0.083). Host backends keep the scratch kernels
-/// (one-thread teams, no atomics), but for the test hook.
+/// products in scratch first: by entry was slower from 24M multiply-adds up
+/// and faster below 16M on every product measured (docs/notes/2026-11-27-spgemm-tuning.md, "Moved
+/// from the code"). Host backends keep the scratch kernels (one-thread teams, no atomics), but for
+/// the test hook.
 struct SpgemmEntryPlan {
   LaunchParameters starts, values, check;
   std::int64_t fingerprint_items = 0;
@@ -296,11 +290,9 @@ SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_
   l.starts.work_per_team = l.starts.team_size;
   l.values.vector_length = spgemm_vector_lanes(mean_b_row);
   l.values.team_size = 256 / l.values.vector_length;
-  // Four entries a thread, in turn. One a thread (H200, FP64, 2026-11-24,
-  // eighth run against the seventh, ratios to cuSPARSE in each run) sped the
-  // kernel up where rows of B are long (bcsstk08: 47 -> 20 us by ncu, 0.25x
-  // -> 0.42x) and slowed FEM_3D_thermal1 (0.82x -> 0.69x) and bcsstk25 (0.77x
-  // -> 0.62x); not settled, so the measured shape stays.
+  // Four entries a thread, in turn: one a thread helped long rows of B and
+  // hurt FEM-like ones, not settled (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the
+  // code").
   l.values.work_per_team = 4 * l.values.team_size;
   l.check.team_size = 8;
   l.check.vector_length = 32;
@@ -355,10 +347,8 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
   l.scan.work_per_team = l.scan.team_size;
   l.values.team_size = 8;
   l.values.vector_length = 32;
-  // Four entries a lane, in turn. One a lane (H200, FP64, 2026-11-24, eighth
-  // run against the seventh) was faster on bcsstk08 (19 -> 14 us by ncu) and
-  // slower on delaunay_n16 (25 -> 29 us), email-Enron (0.94x -> 0.84x
-  // cuSPARSE's) and R-MAT (0.91x -> 0.80x).
+  // Four entries a lane, in turn: one a lane was faster on bcsstk08 only
+  // (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
   l.values.work_per_team = 4 * l.values.team_size * l.values.vector_length;
   l.check.team_size = 8;
   l.check.vector_length = 32;

@@ -176,8 +176,8 @@ struct GmresHostDots {
 template <class ExecutionSpace, class Vec, class Basis, class Coefficients, class Partial, int B>
 struct GmresTeamDots {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
-  using Scratch = Kokkos::View<double*, typename ExecutionSpace::scratch_memory_space,
-                               Kokkos::MemoryUnmanaged>;
+  using Scratch =
+      Kokkos::View<double*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   Basis V;
   Vec w;
   Coefficients h;
@@ -268,8 +268,7 @@ struct GmresTeamSums {
     double total = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, league),
-        [&](const int l, double& s) { s += partial(static_cast<std::int64_t>(l) * B + c); },
-        total);
+        [&](const int l, double& s) { s += partial(static_cast<std::int64_t>(l) * B + c); }, total);
     Kokkos::single(Kokkos::PerTeam(team), [&] { sums(c) = total; });
   }
 };
@@ -407,15 +406,14 @@ void gmres_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w, Coeffi
       using Buffer = typename GmresDotsWorkspace<ExecutionSpace>::Buffer;
       using Dots = GmresTeamDots<ExecutionSpace, Vec, Basis, Coefficients, Buffer, B>;
       using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
+      Kokkos::parallel_for("SpMVKit::gmres::project",
+                           Policy(exec, ws.league, ws.team)
+                               .set_scratch_size(0, Kokkos::PerTeam(Dots::Scratch::shmem_size(
+                                                        Dots::scratch_doubles(ws.team)))),
+                           Dots{V, w, h, ws.partial, n, first_sub, c0, width});
       Kokkos::parallel_for(
-          "SpMVKit::gmres::project",
-          Policy(exec, ws.league, ws.team)
-              .set_scratch_size(0, Kokkos::PerTeam(Dots::Scratch::shmem_size(
-                                       Dots::scratch_doubles(ws.team)))),
-          Dots{V, w, h, ws.partial, n, first_sub, c0, width});
-      Kokkos::parallel_for("SpMVKit::gmres::project_sums", Policy(exec, width, Kokkos::AUTO),
-                           GmresTeamSums<ExecutionSpace, Buffer, Buffer, B>{ws.partial, ws.sums,
-                                                                            ws.league});
+          "SpMVKit::gmres::project_sums", Policy(exec, width, Kokkos::AUTO),
+          GmresTeamSums<ExecutionSpace, Buffer, Buffer, B>{ws.partial, ws.sums, ws.league});
       Kokkos::deep_copy(exec, ws.sums_host, ws.sums);
       exec.fence();
       for (int c = 0; c < width; ++c) sums[c0 + c] = ws.sums_host(c);

@@ -70,30 +70,13 @@ inline CsrkSizes csrk_gpu_model(double rdensity) {
 /// and recommends one constant, the geometric mean of the per-matrix optima
 /// (96 rows on Ice Lake and Rome).
 ///
-/// Re-fitted that way on the 2-core CI box (Xeon VM, GCC 12, Kokkos 3.4.01
-/// OpenMP, ONE thread, FP64, 2026-11-23; the box was shared with two other
-/// builds, so each time is the smallest of 2-3 runs' medians of 5;
-/// docs/performance.md, "Seed formats", has the table):
-///   spmvkit_perf --families=spmv --precision=double --fem-n=48 --rmat-scale=
-///     --matrix-dir=/work/shared/matrices --rotation-factor=0
-///     --real-matrices=bcsstk25,ct2010,delaunay_n16,cage10,FEM_3D_thermal1,usroads-48
-///     --formats=csrk2,csrk3,crs_row_per_thread --csrk-sizes=16,32,...,3072,16x4,...,192x8
-/// CSR-2, SRS in {16, 32, 64, 96, 192, 384, 768, 1536, 3072}: per-matrix
-/// optima 96 to 3072 rows, geometric mean 768. CSR-3, SRS x SSRS in {16x4,
-/// 32x3, 32x8, 48x16, 48x32, 64x16, 96x8, 96x16, 128x24, 192x8}: optima 768
-/// to 1536 rows per team (geometric mean ~1100), hence 64 x 16 = 1024, also
-/// the best geometric mean of time over the matrices. The curve is flat:
-/// from 192 rows per team up every size is within 2% of the matrix's best
-/// on five matrices and 9% on FEM_3D_thermal1 (whose times moved that much
-/// between runs); 16 rows per team are 10-16% slower (team overhead). FEM N = 48 was
-/// left out: its times jumped by 2x between sizes, identically in every run
-/// and not monotonically in the size (presumably where this VM placed the
-/// arrays, not the groups). Against CRS (row per thread) at these sizes CSR-k took
-/// 0.85-0.92x on ct2010, delaunay_n16, usroads-48 (poor natural orderings),
-/// 0.94-1.09x on FEM_3D_thermal1 and bcsstk25, 1.3x on cage10.
+/// Re-fitted that way on the 2-core CI box, one thread: per-matrix optima of
+/// 96 to 3072 rows per team, geometric means 768 (CSR-2) and 64 x 16 = 1024
+/// (CSR-3), a flat curve (docs/notes/2026-11-23-format-kernel-decisions.md
+/// has the command, the grid and the times).
 ///
 /// To refit (e.g. with all cores of the 16-core node, where team counts
-/// matter for balance): run the command above with OMP_NUM_THREADS set,
+/// matter for balance): run that note's command with OMP_NUM_THREADS set,
 /// --csrk-sizes over the same grid, take each matrix's fastest SRS (CSR-2)
 /// and SRS x SSRS (CSR-3), and put their geometric means here.
 inline CsrkSizes csrk_host_model(int k, double /*rdensity*/) {

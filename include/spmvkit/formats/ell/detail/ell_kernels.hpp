@@ -29,9 +29,9 @@ namespace spmvkit::detail {
 ///   longest row and skips each row's terms past its length: padding never
 ///   enters a sum, though the cache lines it shares with longer rows of the
 ///   strip are read, as in SELL-8. Walking each row of the strip on its own
-///   instead (no padding read at all) ran 4x slower on the 2-core CI machine
-///   (FEM N = 40, 2026-11-23): every step then jumps n entries, to another
-///   page, and the prefetchers lose track.
+///   instead (no padding read at all) ran 4x slower on host: every step jumps
+///   n entries and the prefetchers lose track
+///   (docs/notes/2026-11-23-format-kernel-decisions.md).
 /// The width loop is unrolled Unroll times (loads first, then the multiplies)
 /// so that a GPU thread has that many independent loads in flight; matrix
 /// entries are read once and loaded as streaming data so that x keeps the

@@ -27,10 +27,8 @@ namespace spmvkit::detail {
 /// Index arithmetic stays in 32 bits where the values allow: 64-bit division
 /// per thread costs as much as several multiply-adds on a GPU.
 ///
-/// A variant that also reduced xᵀy for CG's pᵀAp (one team reduction and one
-/// atomic per team) made whole CG solves on an H200 no faster than the
-/// separate dot (FEM N = 161, 2026-11-21: SELL equal in FP64 and 4% slower in
-/// FP32, SellOffset16 3-9% slower), so there is none.
+/// No variant fuses CG's pᵀAp into the product: it made whole CG solves no
+/// faster on an H200 (docs/notes/2026-11-23-format-kernel-decisions.md).
 template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
 struct SellSpmv {
   using Scalar = typename Matrix::value_type;
@@ -66,10 +64,8 @@ struct SellSpmv {
   }
 
   // The decode is a forced-inline function and the row loop sits directly in
-  // the TeamThreadRange lambda: written as a decode lambda and a member
-  // function called from that lambda, the C = 32 host SellOffset16 instantiation
-  // ran 12-21% slower than before the SELL/SellOffset16 unification (GCC 12,
-  // 16-core Xeon, FEM N = 129, FP64, 2026-11-21; docs/perf/supporting/).
+  // the TeamThreadRange lambda: a decode lambda ran 12-21% slower on host
+  // (docs/notes/2026-11-23-format-kernel-decisions.md).
   KOKKOS_FORCEINLINE_FUNCTION static Ordinal column(Stored stored, Ordinal const* row, int r) {
     if constexpr (Columns::relative) {
       return Columns::decode(stored, row[r]);
