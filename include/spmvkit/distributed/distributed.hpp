@@ -14,6 +14,7 @@
 #include <spmvkit/distributed/distributed_fem.hpp>
 #include <spmvkit/distributed/distributed_matrix.hpp>
 #include <spmvkit/distributed/distributed_matrix_market.hpp>
+#include <spmvkit/distributed/distributed_preconditioners.hpp>
 #include <spmvkit/distributed/halo_exchange.hpp>
 #include <spmvkit/distributed/mpi_reduction.hpp>
 #include <spmvkit/distributed/row_partition.hpp>

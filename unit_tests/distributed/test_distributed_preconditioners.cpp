@@ -1,0 +1,215 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Preconditioners over ranks (distributed/distributed_preconditioners.hpp, and
+// Chebyshev on the distributed operator): each distributed solve against a
+// single-process solve with the same preconditioner (the rank-local ones built
+// from the block-diagonal part of the matrix), and a set-up that fails on a
+// rank fails on every rank with the same error.
+#include "mpi_test_utils.hpp"
+
+#include <spmvkit/distributed/distributed_fem.hpp>
+#include <spmvkit/distributed/distributed_preconditioners.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/solvers/gmres.hpp>
+#include <spmvkit/solvers/preconditioner.hpp>
+#include <spmvkit/solvers/preconditioners/chebyshev.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spmvkit::test {
+namespace {
+
+template <class T>
+class DistributedPreconditionerTest : public ::testing::Test {};
+TYPED_TEST_SUITE(DistributedPreconditionerTest, AllConfigs, ConfigNames);
+
+/// The first global row of every rank and the row count, on every rank.
+std::vector<std::int64_t> rank_offsets(RowPartition const& part) {
+  std::vector<std::int64_t> o(static_cast<std::size_t>(part.size()) + 1);
+  for (int r = 0; r <= part.size(); ++r) {
+    o[static_cast<std::size_t>(r)] = r < part.size() ? part.first_row(r) : part.global_rows();
+  }
+  return o;
+}
+
+/// A1 without the entries that couple two ranks' rows: the matrix whose
+/// preconditioner equals the rank-local ones assembled side by side.
+template <class Crs>
+Crs block_diagonal_part(typename Crs::execution_space const& exec, Crs const& A1,
+                        std::vector<std::int64_t> const& offsets) {
+  using Scalar = typename Crs::value_type;
+  auto rs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A1.row_starts());
+  auto cs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A1.column_indices());
+  auto vs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A1.values());
+  const std::int64_t n = A1.num_rows();
+  std::vector<std::int64_t> starts(1, 0), cols;
+  std::vector<Scalar> vals;
+  std::size_t owner = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    while (i >= offsets[owner + 1]) ++owner;
+    for (auto k = rs(i); k < rs(i + 1); ++k) {
+      if (cs(k) >= offsets[owner] && cs(k) < offsets[owner + 1]) {
+        cols.push_back(cs(k));
+        vals.push_back(vs(k));
+      }
+    }
+    starts.push_back(static_cast<std::int64_t>(cols.size()));
+  }
+  Crs B("test::block_diagonal", n, n, static_cast<std::int64_t>(cols.size()));
+  auto bs = Kokkos::create_mirror_view(B.row_starts());
+  auto bc = Kokkos::create_mirror_view(B.column_indices());
+  auto bv = Kokkos::create_mirror_view(B.values());
+  for (std::int64_t i = 0; i <= n; ++i) bs(i) = starts[i];
+  for (std::size_t k = 0; k < cols.size(); ++k) {
+    bc(k) = cols[k];
+    bv(k) = vals[k];
+  }
+  Kokkos::deep_copy(exec, B.row_starts(), bs);
+  Kokkos::deep_copy(exec, B.column_indices(), bc);
+  Kokkos::deep_copy(exec, B.values(), bv);
+  exec.fence();
+  return B;
+}
+
+/// max over this rank's rows of |x(i) − x1(first + i)|, over all ranks.
+template <class X, class X1>
+double max_difference(RowPartition const& part, X const& x, X1 const& x1) {
+  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  auto x1h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x1);
+  double d = 0;
+  for (std::int64_t i = 0; i < part.local_rows(); ++i) {
+    d = std::max(
+        d, std::abs(static_cast<double>(xh(i)) - static_cast<double>(x1h(part.first_row() + i))));
+  }
+  double all = 0;
+  MPI_Allreduce(&d, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return all;
+}
+
+// Each preconditioner over ranks gives the iterations (within 2) and the
+// solution of one process running the same preconditioner: Chebyshev on the
+// whole operator, the rank-local ones on the block-diagonal part.
+TYPED_TEST(DistributedPreconditionerTest, EachMatchesOneProcessWithTheSamePreconditioner) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  Exec exec;
+  const std::int64_t N = 12;
+  auto part = fem_poisson_partition(MPI_COMM_WORLD, exec, N);
+  // SELL diagonal blocks: the rank-local factories convert them back to CRS.
+  auto A = make_distributed_fem_poisson<SellFormat, Scalar, CrsFormat>(part, exec, N);
+  auto A1 = make_fem_poisson_crs<Scalar>(exec, N);
+  const auto offsets = rank_offsets(part);
+  auto D1 = block_diagonal_part(exec, A1, offsets);
+  auto b1 = fem_poisson_rhs<Scalar>(exec, N);
+  auto b = distributed_fem_poisson_rhs<Scalar>(exec, part, N);
+  const double tol = sizeof(Scalar) == 8 ? 1e-10 : 1e-5;
+  const double x_tol = sizeof(Scalar) == 8 ? 1e-6 : 1e-2;
+  for (std::string const way : {"cg/block-jacobi", "cg/chebyshev", "cg/ic0", "gmres/ilu0"}) {
+    SCOPED_TRACE(way);
+    auto x1 = fem_poisson_rough_guess<Scalar>(exec, N);
+    auto x = distributed_fem_poisson_rough_guess<Scalar>(exec, part, N);
+    SolverResult r1, r;
+    CgOptions co;
+    co.relative_tolerance = tol;
+    co.use_initial_guess = true;
+    if (way == "cg/block-jacobi") {
+      // One process with the ranks' blocks: block starts restart at every rank.
+      std::vector<std::int64_t> starts;
+      for (int q = 0; q < part.size(); ++q) {
+        for (std::int64_t s = offsets[q]; s < offsets[q + 1]; s += 4) starts.push_back(s);
+      }
+      starts.push_back(offsets.back());
+      r1 = cg(exec, A1, make_block_jacobi(exec, A1, starts), b1, x1, co);
+      r = cg(exec, A, make_block_jacobi(exec, A, 4), b, x, co);
+    } else if (way == "cg/chebyshev") {
+      r1 = cg(exec, A1, make_chebyshev(exec, A1), b1, x1, co);
+      r = cg(exec, A, make_chebyshev(exec, A), b, x, co);
+    } else if (way == "cg/ic0") {
+      r1 = cg(exec, A1, make_ic0(exec, D1), b1, x1, co);
+      r = cg(exec, A, make_ic0(exec, A), b, x, co);
+    } else {
+      GmresOptions go;
+      go.relative_tolerance = tol;
+      go.use_initial_guess = true;
+      r1 = gmres(exec, A1, make_ilu0(exec, D1), b1, x1, go);
+      r = gmres(exec, A, make_ilu0(exec, A), b, x, go);
+    }
+    EXPECT_TRUE(r1.converged()) << r1.message;
+    EXPECT_TRUE(r.converged()) << r.message;
+    EXPECT_LE(r.true_relative_residual, tol);
+    EXPECT_LE(std::abs(r.iterations - r1.iterations), 2)
+        << "distributed " << r.iterations << ", one process " << r1.iterations;
+    EXPECT_TRUE(same_on_all_ranks(r.iterations));
+    EXPECT_LE(max_difference(part, x, x1), x_tol);
+  }
+}
+
+// A set-up that fails on any rank fails on every rank with the same
+// DistributedError, which names the first failing rank and places its rows.
+TYPED_TEST(DistributedPreconditionerTest, AFailedSetUpIsTheSameErrorOnEveryRank) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  Exec exec;
+  const std::int64_t N = 8;
+  auto part = fem_poisson_partition(MPI_COMM_WORLD, exec, N);
+  auto A = make_distributed_fem_poisson<CrsFormat, Scalar>(part, exec, N);
+  auto expect_collective_error = [&](auto&& build, std::string const& step,
+                                     std::string const& cause) {
+    std::string message;
+    try {
+      build();
+    } catch (DistributedError const& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find(step + " failed on rank 0 of " + std::to_string(part.size())),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find(cause), std::string::npos) << message;
+    EXPECT_NE(message.find("local rows of rank 0, whose first global row is 0"), std::string::npos)
+        << message;
+    EXPECT_TRUE(same_text_on_all_ranks(message));
+  };
+  expect_collective_error([&] { make_block_jacobi(exec, A, 33); },
+                          "spmvkit::make_block_jacobi (distributed)", "block_size = 33");
+
+  // Only the last rank's rows lose their diagonal: its ILU(0) fails, every
+  // rank reports that rank.
+  const HostCrs h = [&] {
+    HostCrs m = two_block_matrix(40 * part.size(), 20);
+    const std::int64_t victim = m.rows - 3;
+    for (auto k = m.row_starts[victim]; k < m.row_starts[victim + 1]; ++k) {
+      if (m.col[k] == victim) m.val[k] = 0.0;
+    }
+    return m;
+  }();
+  std::vector<std::int64_t> even(static_cast<std::size_t>(part.size()) + 1);
+  for (int q = 0; q <= part.size(); ++q) even[q] = 40 * q;
+  auto part2 = RowPartition::from_offsets(MPI_COMM_WORLD, even);
+  auto B = make_distributed_matrix<CrsFormat>(
+      part2, exec, slab_of<Scalar, Exec>(h, part2.first_row(), part2.local_rows()));
+  const int last = part.size() - 1;
+  std::string message;
+  try {
+    make_ilu0(exec, B);
+  } catch (DistributedError const& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("spmvkit::make_ilu0 (distributed) failed on rank " + std::to_string(last) +
+                         " of " + std::to_string(part.size())),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("whose first global row is " + std::to_string(40 * last)),
+            std::string::npos)
+      << message;
+  EXPECT_TRUE(same_text_on_all_ranks(message));
+}
+
+} // namespace
+} // namespace spmvkit::test
