@@ -7,9 +7,14 @@
 
 #include <spmvkit/distributed/distributed_matrix_market.hpp>
 #include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/solvers/bicgstab.hpp>
+#include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/solvers/gmres.hpp>
+#include <spmvkit/solvers/preconditioner.hpp>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -67,6 +72,67 @@ void expect_product_matches(std::string const& path, DistributedReadOptions cons
     const double expected = ygh(part.first_row() + i);
     ASSERT_NEAR(yh(i), expected, 1e-12 * (1 + std::abs(expected)))
         << "global row " << part.first_row() + i;
+  }
+}
+
+// The shipped systems (b = A 1), each solver with Jacobi, on the ranks as on one
+// process: the same status, about the same iterations, the same solution.
+TEST(DistributedMatrixMarketTest, ShippedSystemsSolveAsOnOneProcess) {
+  Exec exec;
+  struct Case {
+    char const* file;
+    char const* solver;
+  };
+  for (Case c : {Case{"bcsstk08.mtx.gz", "cg"}, Case{"bcsstk08.mtx.gz", "pipelined_cg"},
+                 Case{"cage10.mtx.gz", "bicgstab"}, Case{"cage10.mtx.gz", "gmres"}}) {
+    SCOPED_TRACE(std::string(c.file) + " " + c.solver);
+    const std::string path = shipped(c.file);
+    auto A = read_distributed_matrix_market<CrsFormat, double>(MPI_COMM_WORLD, exec, path);
+    auto A1 = read_matrix_market<double, Exec>(path);
+    const auto& part = A.partition();
+    Vector ones1("ones", A1.num_rows()), b1("b1", A1.num_rows()), x1("x1", A1.num_rows());
+    Kokkos::deep_copy(ones1, 1.0);
+    spmv(exec, 1.0, A1, ones1, 0.0, b1);
+    auto ones = local_vector<Vector>(part, [](std::int64_t) { return 1.0; });
+    Vector b("b", part.local_rows()), x("x", part.local_rows());
+    A.apply(exec, ones, b);
+    SolverResult r1, r;
+    const std::string solver = c.solver;
+    if (solver == "cg" || solver == "pipelined_cg") {
+      CgOptions o;
+      o.relative_tolerance = 1e-8;
+      o.max_iterations = 5000;
+      if (solver == "pipelined_cg") o.variant = CgVariant::pipelined;
+      r1 = cg(exec, A1, make_jacobi(exec, A1), b1, x1, o);
+      r = cg(exec, A, make_jacobi(exec, A), b, x, o);
+    } else if (solver == "bicgstab") {
+      BicgstabOptions o;
+      o.relative_tolerance = 1e-10;
+      r1 = bicgstab(exec, A1, make_jacobi(exec, A1), b1, x1, o);
+      r = bicgstab(exec, A, make_jacobi(exec, A), b, x, o);
+    } else {
+      GmresOptions o;
+      o.relative_tolerance = 1e-10;
+      r1 = gmres(exec, A1, make_jacobi(exec, A1), b1, x1, o);
+      r = gmres(exec, A, make_jacobi(exec, A), b, x, o);
+    }
+    EXPECT_TRUE(r1.converged()) << r1.message;
+    EXPECT_TRUE(r.converged()) << r.message;
+    // Within 2, or 5% on bcsstk08 (condition number about 5e7), where finite-precision CG's
+    // count follows the summation order of its dot products: 130-134 on 1-4 ranks.
+    const int slack = std::max(2, static_cast<int>(0.05 * r1.iterations));
+    EXPECT_LE(std::abs(r.iterations - r1.iterations), slack)
+        << "distributed " << r.iterations << ", one process " << r1.iterations;
+    EXPECT_TRUE(same_on_all_ranks(r.iterations));
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    auto x1h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x1);
+    double d = 0;
+    for (std::int64_t i = 0; i < part.local_rows(); ++i) {
+      d = std::max(d, std::abs(xh(i) - x1h(part.first_row() + i)));
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    // Both solutions are 1 to about the condition number times the tolerance.
+    EXPECT_LE(d, 1e-3);
   }
 }
 
