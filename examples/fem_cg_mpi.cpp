@@ -239,6 +239,13 @@ int main(int argc, char* argv[]) {
                                     " contradict each other");
       }
       if (cfg.jacobi) cfg.preconditioner = "jacobi";
+      if (cfg.variant == "pipelined" && (cfg.solver != "cg" || (cfg.preconditioner != "none" &&
+                                                                cfg.preconditioner != "jacobi"))) {
+        throw std::invalid_argument(
+            "--variant pipelined is CG's, with no preconditioner or Jacobi; "
+            "got --solver " +
+            cfg.solver + " --preconditioner " + cfg.preconditioner);
+      }
     } catch (std::exception const& e) {
       if (rank == 0) std::cerr << info.name << ": " << e.what() << "\n";
       status = ex::exit_usage;

@@ -131,7 +131,9 @@ TEST(DistributedMatrixMarketTest, ShippedSystemsSolveAsOnOneProcess) {
       d = std::max(d, std::abs(xh(i) - x1h(part.first_row() + i)));
     }
     MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    // Both solutions are 1 to about the condition number times the tolerance.
+    // The same method to the same tolerance from the same start: the solutions differ by the
+    // rounding carried through the iterations (1e-3 held on 1-4 ranks), far inside the a-priori
+    // bound of condition number times tolerance (0.5 for bcsstk08).
     EXPECT_LE(d, 1e-3);
   }
 }

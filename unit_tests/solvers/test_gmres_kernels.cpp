@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -42,7 +43,11 @@ TYPED_TEST(GmresKernelsTest, MultiDotsAndSubtractionMatchLongDouble) {
   Exec exec;
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(100), std::int64_t(5003),
                          std::int64_t(70001)}) {
+    // The workspace as the solver makes it, and one of 3 teams: there every thread of the
+    // team kernel walks several rows (on a GPU the full league gives each thread one row here).
     auto ws = detail::make_gmres_dots_workspace(exec, n);
+    auto ws3 = ws;
+    ws3.league = std::min(ws.league, 3);
     Vec V("V", n * max_columns), w("w", n), h("h", max_columns);
     auto Vh = Kokkos::create_mirror_view(V);
     auto w0 = Kokkos::create_mirror(w); // a copy on host spaces too: w is overwritten
@@ -77,14 +82,18 @@ TYPED_TEST(GmresKernelsTest, MultiDotsAndSubtractionMatchLongDouble) {
           }
           ww_ref += static_cast<long double>(wi) * wi;
         }
-        for (auto kernel : {detail::GmresDotsKernel::blocks, detail::GmresDotsKernel::teams}) {
-          const std::string where =
-              "n " + std::to_string(n) + ", count " + std::to_string(count) + ", sub " +
-              std::to_string(sub) + ", kernel " +
-              (kernel == detail::GmresDotsKernel::blocks ? "blocks" : "teams");
+        for (int way = 0; way < 3; ++way) {
+          const auto kernel =
+              way == 0 ? detail::GmresDotsKernel::blocks : detail::GmresDotsKernel::teams;
+          const std::string where = "n " + std::to_string(n) + ", count " + std::to_string(count) +
+                                    ", sub " + std::to_string(sub) + ", kernel " +
+                                    (way == 0   ? "blocks"
+                                     : way == 1 ? "teams"
+                                                : "teams, a league of 3");
           Kokkos::deep_copy(w, w0);
           std::vector<double> sums(count, -1.0);
-          detail::gmres_dots(exec, V, w, h, n, sub, count, sums.data(), ws, kernel);
+          detail::gmres_dots(exec, V, w, h, n, sub, count, sums.data(), way == 2 ? ws3 : ws,
+                             kernel);
           auto w_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
           for (std::int64_t i = 0; i < n; ++i) {
             // The same operations in the same order: within one rounding of

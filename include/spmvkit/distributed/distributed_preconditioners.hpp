@@ -33,6 +33,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace spmvkit {
@@ -89,8 +90,10 @@ BlockJacobiPreconditioner<Scalar, ExecutionSpace> make_block_jacobi(
         using Block = BlockJacobiPreconditioner<Scalar, ExecutionSpace>;
         const std::int64_t n = local.num_rows();
         if (block_size < 1 || block_size > Block::max_block_rows) {
-          // The usual message, with this rank's row count in it.
-          return Block(exec, local, block_size);
+          throw std::invalid_argument(
+              "spmvkit::make_block_jacobi: block_size = " + std::to_string(block_size) +
+              " must be in 1.." + std::to_string(Block::max_block_rows) +
+              " (a rank with fewer rows takes them as one block)");
         }
         std::vector<std::int64_t> starts;
         for (std::int64_t s = 0; s < n; s += block_size) starts.push_back(s);

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 
 namespace spmvkit::detail {
@@ -25,7 +26,8 @@ namespace spmvkit::detail {
 /// ran 1.3-2x slower than 16384 on 10^6 rows), short enough that every thread
 /// gets about eight items. GPUs run gmres_team_dots and strided rows.
 inline std::int64_t gmres_host_block(std::int64_t n, std::int64_t threads) {
-  const std::int64_t per_item = (n + 8 * threads - 1) / (8 * (threads > 0 ? threads : 1));
+  const std::int64_t t = threads > 0 ? threads : 1;
+  const std::int64_t per_item = (n + 8 * t - 1) / (8 * t);
   const std::int64_t rounded = (per_item + 255) / 256 * 256;
   return rounded < 1024 ? 1024 : (rounded > 16384 ? 16384 : rounded);
 }
@@ -354,9 +356,10 @@ struct GmresDotsWorkspace {
   int team = 1;
 };
 
-/// The team kernel's buffers for n rows: on GPUs as many teams as are resident
-/// (the grid-stride loop then reads each row once), on host spaces a few per
-/// thread, never more than the rows need.
+/// The team kernel's buffers for n rows: on GPUs one team per T thread slots of
+/// the device (fewer are resident at once where registers and scratch limit
+/// occupancy; the rest run in later waves), on host spaces a few per thread,
+/// never more than the rows need.
 template <class ExecutionSpace>
 GmresDotsWorkspace<ExecutionSpace> make_gmres_dots_workspace(ExecutionSpace const& exec,
                                                              std::int64_t n) {
@@ -386,6 +389,10 @@ void gmres_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w, Coeffi
   constexpr bool host = is_host_space_v<ExecutionSpace>;
   if (kernel == GmresDotsKernel::automatic)
     kernel = host ? GmresDotsKernel::blocks : GmresDotsKernel::teams;
+  if (kernel == GmresDotsKernel::teams && (ws.league < 1 || ws.team < 1)) {
+    throw std::logic_error("spmvkit::detail::gmres_dots: the team kernel needs a workspace from "
+                           "make_gmres_dots_workspace");
+  }
   const std::int64_t block = gmres_host_block(n, exec.concurrency());
   const std::int64_t items = gmres_items(n, block);
   for (int c0 = 0; c0 < count; c0 += gmres_dot_width) {
