@@ -169,8 +169,8 @@ LaunchParameters spgemm_launch_parameters(ExecutionSpace const& exec, SpgemmAccu
 /// read off its marks in order where its column span is at most
 /// spgemm_workspace_scan_ratio times its length (FEM rows: ~9), else sorted
 /// by rank up to spgemm_workspace_rank_sort_max columns, by std::sort beyond.
-/// The rank sort took the fill pass of ct2010 from 44-47 to 28-30 ms against
-/// std::sort on the 2-core VM (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
+/// The rank sort beat std::sort on rows of ~22 columns on the 2-core VM
+/// (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
 ///
 /// Chosen on host backends only (GPUs keep the binned accumulators: a
 /// workspace per thread of a GPU is beyond any device's memory) when
@@ -255,8 +255,8 @@ LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int t
 /// those products keep the row and chunk kernels) and the product has at most
 /// `most_multiply_adds`: every product is an atomic add in the L2 cache, about
 /// 125-160 G a second on an H200, while the row kernels merge a FEM row's
-/// products in scratch first: by entry was slower from 24M multiply-adds up
-/// and faster below 16M on every product measured (docs/notes/2026-11-27-spgemm-tuning.md, "Moved
+/// products in scratch first: by entry won on small products and lost on
+/// large ones (docs/notes/2026-11-27-spgemm-tuning.md, "Moved
 /// from the code"). Host backends keep the scratch kernels (one-thread teams, no atomics), but for
 /// the test hook.
 struct SpgemmEntryPlan {

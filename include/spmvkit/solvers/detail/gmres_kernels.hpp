@@ -22,9 +22,9 @@
 namespace spmvkit::detail {
 
 /// Rows per work item of the host basis kernels: a contiguous block, long
-/// enough that each column is a prefetched stream (1024 rows, 8 KB a column,
-/// ran 1.3-2x slower than 16384 on 10^6 rows), short enough that every thread
-/// gets about eight items. GPUs run gmres_team_dots and strided rows.
+/// enough that each column is a prefetched stream, short enough that every
+/// thread gets about eight items (docs/notes/2026-11-29-gmres-kernels.md).
+/// GPUs run the team kernel and strided rows.
 inline std::int64_t gmres_host_block(std::int64_t n, std::int64_t threads) {
   const std::int64_t t = threads > 0 ? threads : 1;
   const std::int64_t per_item = (n + 8 * t - 1) / (8 * t);
@@ -172,9 +172,8 @@ struct GmresHostDots {
 /// registers. The team adds its threads' sums through scratch, transposed so
 /// that neither the writes nor the column sums meet bank conflicts, and
 /// writes them to partial(league_rank B + c); gmres_team_sums adds the teams.
-/// (A Kokkos reduction of B sums per thread keeps them in shared memory at a
-/// stride of B doubles: B-way bank conflicts at every row, measured slower
-/// than cuBLAS gemv on an H200.)
+/// (A Kokkos reduction with a value of B sums ran slower than cuBLAS gemv on
+/// an H200; Kokkos keeps that value in shared memory, docs/notes/2026-11-29-gmres-kernels.md.)
 template <class ExecutionSpace, class Vec, class Basis, class Coefficients, class Partial, int B>
 struct GmresTeamDots {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;

@@ -70,10 +70,9 @@ inline CsrkSizes csrk_gpu_model(double rdensity) {
 /// and recommends one constant, the geometric mean of the per-matrix optima
 /// (96 rows on Ice Lake and Rome).
 ///
-/// Re-fitted that way on the 2-core CI box, one thread: per-matrix optima of
-/// 96 to 3072 rows per team, geometric means 768 (CSR-2) and 64 x 16 = 1024
-/// (CSR-3), a flat curve (docs/notes/2026-11-23-format-kernel-decisions.md
-/// has the command, the grid and the times).
+/// Re-fitted that way on the 2-core CI box, one thread; the curve is flat
+/// (docs/notes/2026-11-23-format-kernel-decisions.md has the command, the
+/// grid and the times).
 ///
 /// To refit (e.g. with all cores of the 16-core node, where team counts
 /// matter for balance): run that note's command with OMP_NUM_THREADS set,

@@ -29,7 +29,7 @@ namespace spmvkit::detail {
 ///   longest row and skips each row's terms past its length: padding never
 ///   enters a sum, though the cache lines it shares with longer rows of the
 ///   strip are read, as in SELL-8. Walking each row of the strip on its own
-///   instead (no padding read at all) ran 4x slower on host: every step jumps
+///   instead (no padding read at all) ran several times slower on host: every step jumps
 ///   n entries and the prefetchers lose track
 ///   (docs/notes/2026-11-23-format-kernel-decisions.md).
 /// The width loop is unrolled Unroll times (loads first, then the multiplies)

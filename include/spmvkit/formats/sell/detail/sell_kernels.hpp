@@ -64,7 +64,7 @@ struct SellSpmv {
   }
 
   // The decode is a forced-inline function and the row loop sits directly in
-  // the TeamThreadRange lambda: a decode lambda ran 12-21% slower on host
+  // the TeamThreadRange lambda: a decode lambda ran slower on host
   // (docs/notes/2026-11-23-format-kernel-decisions.md).
   KOKKOS_FORCEINLINE_FUNCTION static Ordinal column(Stored stored, Ordinal const* row, int r) {
     if constexpr (Columns::relative) {
