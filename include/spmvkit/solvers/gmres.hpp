@@ -25,7 +25,8 @@
 ///
 /// Per iteration: one operator apply, one preconditioner apply and three
 /// kernels over the basis (reading 3 (j + 1) n scalars: see
-/// detail/gmres_kernels.hpp), three host reads. Memory: m + 1 basis vectors and three work vectors.
+/// detail/gmres_kernels.hpp), three host reads. Memory: m + 1 basis vectors, three work vectors
+/// and, on GPUs, 32 partial sums per team of the projection kernel.
 #include <spmvkit/core/checked_math.hpp>
 #include <spmvkit/solvers/detail/gmres_kernels.hpp>
 #include <spmvkit/solvers/detail/krylov_base.hpp>
@@ -279,7 +280,8 @@ private:
 ///
 /// A, b, x, the status, exceptions and synchrony as for bicgstab(); also throws
 /// std::invalid_argument when restart is not in [1, n]. One iteration is one
-/// Arnoldi step (one apply). Memory: (m + 1) n for the basis and four vectors.
+/// Arnoldi step (one apply). Memory: (m + 1) n for the basis and four vectors (and the
+/// projection's partial sums: 32 doubles per team on GPUs).
 template <class ExecutionSpace, class Matrix, class Prec, class BView, class XView,
           class = std::enable_if_t<is_preconditioner_v<Prec>>>
 SolverResult gmres(ExecutionSpace const& exec, Matrix const& A, Prec const& M, BView const& b,
