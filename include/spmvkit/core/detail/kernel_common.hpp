@@ -10,6 +10,15 @@
 
 namespace spmvkit::detail {
 
+// Kokkos 3.4 keeps sqrt in Experimental; 3.7 moved it to Kokkos:: and 4.x dropped the old name.
+KOKKOS_INLINE_FUNCTION double device_sqrt(double v) {
+#if KOKKOS_VERSION >= 30700
+  return Kokkos::sqrt(v);
+#else
+  return Kokkos::Experimental::sqrt(v);
+#endif
+}
+
 /// The wider of two floating-point types: the accumulation type of a
 /// mixed-precision product (a float matrix with double vectors sums in double,
 /// and so does a double matrix with float vectors, rounding once at the store).

@@ -98,6 +98,7 @@
 /// option off, it is an error naming the row: the matrix has no usable
 /// ILU(0)/IC(0), or the sweeps have not converged (more factorization_sweeps
 /// may help).
+#include <spmvkit/core/detail/kernel_common.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/formats/crs/detail/entry_rows.hpp>
@@ -179,15 +180,6 @@ enum class Ilu0Kind {
 
 namespace detail {
 
-// Kokkos 3.4 keeps sqrt in Experimental; 3.7 moved it to Kokkos:: and 4.x dropped the old name.
-KOKKOS_INLINE_FUNCTION double ilu0_sqrt(double v) {
-#if KOKKOS_VERSION >= 30700
-  return Kokkos::sqrt(v);
-#else
-  return Kokkos::Experimental::sqrt(v);
-#endif
-}
-
 /// A number for an error message (6 significant digits).
 inline std::string ilu0_number(double v) {
   std::ostringstream os;
@@ -257,7 +249,7 @@ struct Ilu0CheckRows {
       if (4 * i + ilu0_bad_diagonal < bad) bad = 4 * i + ilu0_bad_diagonal;
       return;
     }
-    root(i) = ilu0_sqrt(m);
+    root(i) = device_sqrt(m);
   }
 };
 
@@ -359,7 +351,7 @@ struct Ic0FactorSweep {
     } else {
       // A non-positive argument: IC(0) breaks down here; 0 makes the pivot check name the row.
       const double v = static_cast<double>(a(p) - sum);
-      next(p) = v > 0 ? static_cast<Scalar>(ilu0_sqrt(v)) : Scalar(0);
+      next(p) = v > 0 ? static_cast<Scalar>(device_sqrt(v)) : Scalar(0);
     }
   }
 };
@@ -486,7 +478,7 @@ struct Ilu0SequentialFactor {
             const auto at = mark(cols(q));
             if (at != 0) sum -= f(at - 1) * f(q);
           }
-          f(p) = p == diag(i) ? static_cast<Scalar>(ilu0_sqrt(static_cast<double>(sum)))
+          f(p) = p == diag(i) ? static_cast<Scalar>(device_sqrt(static_cast<double>(sum)))
                               : sum / f(diag(k));
         }
       }

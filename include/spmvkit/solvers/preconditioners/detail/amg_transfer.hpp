@@ -1,0 +1,386 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_SOLVERS_PRECONDITIONERS_DETAIL_AMG_TRANSFER_HPP
+#define SPMVKIT_SOLVERS_PRECONDITIONERS_DETAIL_AMG_TRANSFER_HPP
+
+/// \file
+/// AMG set-up, second half: the tentative prolongator (a QR factorisation of
+/// the near-nullspace on every aggregate), its Jacobi smoothing, the
+/// restriction as an explicit transpose with the map that refreshes its
+/// values, and the dense inverse of the coarsest operator.
+#include <spmvkit/core/detail/kernel_common.hpp>
+#include <spmvkit/core/memory.hpp>
+#include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/operations/transpose.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace spmvkit::detail {
+
+/// The rows of each aggregate, in increasing order: rows of aggregate a are
+/// members(starts(a) .. starts(a + 1) - 1).
+template <class Device>
+struct AmgMembers {
+  Kokkos::View<std::int64_t*, Device> starts;
+  Kokkos::View<std::int64_t*, Device> rows;
+};
+
+template <class Agg, class Starts>
+struct AmgCountMembers {
+  Agg agg;
+  Starts count;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    if (agg(i) >= 0) Kokkos::atomic_increment(&count(static_cast<std::int64_t>(agg(i)) + 1));
+  }
+};
+
+template <class Agg, class Starts>
+struct AmgPlaceMembers {
+  Agg agg;
+  Starts cursor, rows;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    if (agg(i) < 0) return;
+    rows(Kokkos::atomic_fetch_add(&cursor(static_cast<std::int64_t>(agg(i))), std::int64_t(1))) =
+        i;
+  }
+};
+
+/// Sorts each aggregate's rows (the atomics placed them in any order):
+/// aggregates are small, an insertion sort per aggregate suffices.
+template <class Starts>
+struct AmgSortMembers {
+  Starts starts, rows;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t a) const {
+    for (auto p = starts(a) + 1; p < starts(a + 1); ++p) {
+      const std::int64_t v = rows(p);
+      auto q = p;
+      for (; q > starts(a) && rows(q - 1) > v; --q) rows(q) = rows(q - 1);
+      rows(q) = v;
+    }
+  }
+};
+
+template <class Starts>
+struct AmgInclusiveScan {
+  Starts s;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& sum, bool final) const {
+    sum += s(i + 1);
+    if (final) s(i + 1) = sum;
+  }
+};
+
+/// The rows of every aggregate, sorted. Synchronous.
+template <class ExecutionSpace, class Agg>
+AmgMembers<typename Agg::device_type> amg_members(ExecutionSpace const& exec, Agg const& agg,
+                                                  std::int64_t count) {
+  using Device = typename Agg::device_type;
+  using Starts = Kokkos::View<std::int64_t*, Device>;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  const std::int64_t n = static_cast<std::int64_t>(agg.extent(0));
+  AmgMembers<Device> m;
+  m.starts = Starts(Kokkos::view_alloc(exec, "SpMVKit::amg::member_starts"), count + 1);
+  Kokkos::parallel_for("SpMVKit::amg::count_members", Range(exec, 0, n),
+                       AmgCountMembers<Agg, Starts>{agg, m.starts});
+  std::int64_t total = 0;
+  Kokkos::parallel_scan("SpMVKit::amg::member_scan", Range(exec, 0, count),
+                        AmgInclusiveScan<Starts>{m.starts}, total);
+  m.rows = allocate_view<Starts>(exec, "SpMVKit::amg::members", total);
+  Starts cursor = allocate_view<Starts>(exec, "SpMVKit::amg::member_cursor", count);
+  Kokkos::deep_copy(exec, cursor, Kokkos::subview(m.starts, Kokkos::make_pair(std::int64_t(0), count)));
+  Kokkos::parallel_for("SpMVKit::amg::place_members", Range(exec, 0, n),
+                       AmgPlaceMembers<Agg, Starts>{agg, cursor, m.rows});
+  Kokkos::parallel_for("SpMVKit::amg::sort_members", Range(exec, 0, count),
+                       AmgSortMembers<Starts>{m.starts, m.rows});
+  exec.fence();
+  return m;
+}
+
+/// Row starts of the tentative prolongator: k entries per aggregated row.
+template <class Agg, class RowStarts>
+struct AmgTentativeStarts {
+  Agg agg;
+  RowStarts rs;
+  int k;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& sum, bool final) const {
+    if (i == 0 && final) rs(0) = 0;
+    sum += agg(i) >= 0 ? k : 0;
+    if (final) rs(i + 1) = static_cast<typename RowStarts::value_type>(sum);
+  }
+};
+
+template <class Agg, class Crs>
+struct AmgTentativeColumns {
+  Agg agg;
+  typename Crs::row_starts_type rs;
+  typename Crs::column_indices_type col;
+  int k;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    if (agg(i) < 0) return;
+    for (int c = 0; c < k; ++c)
+      col(rs(i) + c) = static_cast<typename Crs::ordinal_type>(agg(i)) * k + c;
+  }
+};
+
+/// Modified Gram-Schmidt of the near-nullspace B (n x k, column-major) on the
+/// rows of aggregate a, a thread per aggregate: Q into the tentative
+/// prolongator's row entries, R into the coarse near-nullspace Bc (nc k x k,
+/// column-major). A column that is dependent on the previous ones within the
+/// aggregate (norm below tolerance times its own) becomes zero and is counted.
+template <class Crs, class Starts, class Vec>
+struct AmgQr {
+  Starts mstart, mem;
+  typename Crs::row_starts_type rs;
+  typename Crs::values_type q;
+  Vec B, Bc;
+  int k;
+  std::int64_t n, nck;
+  double tolerance;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t a, std::int64_t& dependent) const {
+    using S = typename Crs::value_type;
+    const std::int64_t first = mstart(a), last = mstart(a + 1);
+    for (int c = 0; c < k; ++c) {
+      double norm0 = 0;
+      for (auto m = first; m < last; ++m) {
+        const std::int64_t i = mem(m);
+        const double v = static_cast<double>(B(c * n + i));
+        q(rs(i) + c) = static_cast<S>(v);
+        norm0 += v * v;
+      }
+      for (int p = 0; p < c; ++p) {
+        double r = 0;
+        for (auto m = first; m < last; ++m) {
+          const auto e = rs(mem(m));
+          r += static_cast<double>(q(e + p)) * static_cast<double>(q(e + c));
+        }
+        for (auto m = first; m < last; ++m) {
+          const auto e = rs(mem(m));
+          q(e + c) = static_cast<S>(static_cast<double>(q(e + c)) - r * static_cast<double>(q(e + p)));
+        }
+        Bc(c * nck + a * k + p) = static_cast<S>(r);
+      }
+      double norm = 0;
+      for (auto m = first; m < last; ++m) {
+        const double v = static_cast<double>(q(rs(mem(m)) + c));
+        norm += v * v;
+      }
+      norm = device_sqrt(norm);
+      const bool ok = norm > 0 && norm > tolerance * device_sqrt(norm0);
+      for (auto m = first; m < last; ++m) {
+        const auto e = rs(mem(m)) + c;
+        q(e) = ok ? static_cast<S>(static_cast<double>(q(e)) / norm) : S(0);
+      }
+      Bc(c * nck + a * k + c) = ok ? static_cast<S>(norm) : S(0);
+      for (int r = c + 1; r < k; ++r) Bc(c * nck + a * k + r) = S(0);
+      dependent += ok ? 0 : 1;
+    }
+  }
+};
+
+/// The tentative prolongator (n x count k) and the coarse near-nullspace.
+template <class Crs>
+struct AmgTentative {
+  Crs P;
+  typename Crs::values_type Bc; ///< count k x k, column-major
+  std::int64_t dependent = 0;   ///< columns dropped as dependent
+};
+
+/// Q R of B on every aggregate. Synchronous.
+template <class Crs, class Agg>
+AmgTentative<Crs> amg_tentative(typename Crs::execution_space const& exec, Agg const& agg,
+                                std::int64_t count,
+                                AmgMembers<typename Crs::device_type> const& members,
+                                typename Crs::values_type const& B, int k) {
+  using Exec = typename Crs::execution_space;
+  using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using S = typename Crs::value_type;
+  const std::int64_t n = static_cast<std::int64_t>(agg.extent(0));
+  const std::int64_t nck = count * k;
+  const std::int64_t nnz = static_cast<std::int64_t>(members.rows.extent(0)) * k;
+  AmgTentative<Crs> t;
+  t.P = Crs("amg_tentative", n, nck, nnz, exec);
+  std::int64_t total = 0;
+  Kokkos::parallel_scan("SpMVKit::amg::tentative_row_starts", Range(exec, 0, n),
+                        AmgTentativeStarts<Agg, typename Crs::row_starts_type>{
+                            agg, t.P.row_starts(), k},
+                        total);
+  Kokkos::parallel_for("SpMVKit::amg::tentative_columns", Range(exec, 0, n),
+                       AmgTentativeColumns<Agg, Crs>{agg, t.P.row_starts(),
+                                                     t.P.column_indices(), k});
+  t.Bc = allocate_view<typename Crs::values_type>(exec, "SpMVKit::amg::coarse_near_nullspace",
+                                                  nck * k);
+  const double tolerance = sizeof(S) < sizeof(double) ? 1e-5 : 1e-10;
+  Kokkos::parallel_reduce("SpMVKit::amg::tentative_qr", Range(exec, 0, count),
+                          AmgQr<Crs, decltype(members.rows), typename Crs::values_type>{
+                              members.starts, members.rows, t.P.row_starts(), t.P.values(), B,
+                              t.Bc, k, n, nck, tolerance},
+                          t.dependent);
+  exec.fence();
+  t.P.trust_structure();
+  return t;
+}
+
+/// P = P_tent − ω D⁻¹ (A P_tent), on the pattern of A P_tent (which holds
+/// P_tent's where every aggregated row has its diagonal entry).
+template <class Crs, class Agg, class Vec>
+struct AmgSmoothProlongator {
+  typename Crs::row_starts_type ap_rs;
+  typename Crs::column_indices_type ap_col;
+  typename Crs::values_type ap_val, p_val;
+  typename Crs::row_starts_type t_rs;
+  typename Crs::values_type t_val;
+  Agg agg;
+  Vec dinv;
+  double omega;
+  int k;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    using S = typename Crs::value_type;
+    const double s = omega * static_cast<double>(dinv(i));
+    const std::int64_t first = agg(i) >= 0 ? static_cast<std::int64_t>(agg(i)) * k : -1;
+    for (auto e = ap_rs(i); e < ap_rs(i + 1); ++e) {
+      double v = -s * static_cast<double>(ap_val(e));
+      const std::int64_t j = ap_col(e);
+      if (first >= 0 && j >= first && j < first + k) v += static_cast<double>(t_val(t_rs(i) + (j - first)));
+      p_val(e) = static_cast<S>(v);
+    }
+  }
+};
+
+template <class Vals, class Map>
+struct AmgGather {
+  Vals src, dst;
+  Map map;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
+    dst(e) = src(static_cast<std::int64_t>(map(e)));
+  }
+};
+
+template <class Vals>
+struct AmgIota {
+  Vals v;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
+    v(e) = static_cast<typename Vals::value_type>(e);
+  }
+};
+
+/// R = Pᵀ and, for each entry of R, the entry of P it copies (kept so that a
+/// refresh copies values instead of transposing again).
+template <class Crs>
+struct AmgRestriction {
+  Crs R;
+  Kokkos::View<double*, typename Crs::device_type> map;
+};
+
+/// Pᵀ through transpose() of P's pattern carrying entry numbers (exact in
+/// double up to 2⁵³ entries). Synchronous.
+template <class Crs>
+AmgRestriction<Crs> amg_restriction(typename Crs::execution_space const& exec, Crs const& P) {
+  using Exec = typename Crs::execution_space;
+  using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using Index = CrsMatrix<double, Exec, typename Crs::ordinal_type, typename Crs::offset_type>;
+  const std::int64_t nnz = P.nnz();
+  auto iota = allocate_view<typename Index::values_type>(exec, "SpMVKit::amg::entry_numbers", nnz);
+  Kokkos::parallel_for("SpMVKit::amg::entry_numbers", Range(exec, 0, nnz),
+                       AmgIota<decltype(iota)>{iota});
+  Index numbered(P.num_rows(), P.num_cols(), P.row_starts(), P.column_indices(), iota);
+  numbered.trust_structure();
+  const Index T = transpose(exec, numbered);
+  AmgRestriction<Crs> r;
+  r.map = T.values();
+  r.R = Crs(T.num_rows(), T.num_cols(), T.row_starts(), T.column_indices(),
+            allocate_view<typename Crs::values_type>(exec, "SpMVKit::amg::restriction_values",
+                                                     nnz));
+  Kokkos::parallel_for("SpMVKit::amg::restriction_values", Range(exec, 0, nnz),
+                       AmgGather<typename Crs::values_type, decltype(r.map)>{P.values(),
+                                                                             r.R.values(), r.map});
+  exec.fence();
+  r.R.trust_structure();
+  return r;
+}
+
+/// The inverse of the dense n x n matrix A (row-major, in place) by
+/// Gauss-Jordan elimination with partial pivoting. Rows and columns that are
+/// entirely zero (coarse unknowns of dropped near-nullspace columns) are
+/// left out: their rows and columns of the inverse are zero. Throws
+/// std::invalid_argument naming `what` and the pivot where A is singular.
+inline void amg_dense_inverse(std::vector<double>& a, std::int64_t n, std::string const& what) {
+  std::vector<char> zero(static_cast<std::size_t>(n), 1);
+  double scale = 0;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double v = std::abs(a[i * n + j]);
+      if (v != 0) zero[i] = zero[j] = 0;
+      scale = v > scale ? v : scale;
+    }
+  for (std::int64_t i = 0; i < n; ++i)
+    if (zero[i]) a[i * n + i] = 1;
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+  const double tiny = scale * 1e-14 * static_cast<double>(n > 0 ? n : 1);
+  for (std::int64_t c = 0; c < n; ++c) {
+    std::int64_t p = c;
+    for (std::int64_t i = c + 1; i < n; ++i)
+      if (std::abs(a[i * n + c]) > std::abs(a[p * n + c])) p = i;
+    const double pivot = a[p * n + c];
+    if (!(std::abs(pivot) > tiny) || !std::isfinite(pivot)) {
+      throw std::invalid_argument(what + " is singular or not finite: pivot " + std::to_string(c) +
+                                  " of " + std::to_string(n) + " is " + std::to_string(pivot) +
+                                  " (largest entry " + std::to_string(scale) + ")");
+    }
+    perm[c] = p;
+    if (p != c)
+      for (std::int64_t j = 0; j < n; ++j) std::swap(a[p * n + j], a[c * n + j]);
+    // Gauss-Jordan in place: column c becomes column c of the inverse.
+    double* rc = &a[c * n];
+    const double inv = 1 / pivot;
+    rc[c] = 1;
+    for (std::int64_t j = 0; j < n; ++j) rc[j] *= inv;
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (i == c) continue;
+      double* ri = &a[i * n];
+      const double f = ri[c];
+      if (f == 0) continue;
+      ri[c] = 0;
+      for (std::int64_t j = 0; j < n; ++j) ri[j] -= f * rc[j];
+    }
+  }
+  // Undo the row swaps as column swaps, in reverse.
+  for (std::int64_t c = n - 1; c >= 0; --c) {
+    const std::int64_t p = perm[c];
+    if (p == c) continue;
+    for (std::int64_t i = 0; i < n; ++i) std::swap(a[i * n + p], a[i * n + c]);
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!zero[i]) continue;
+    for (std::int64_t j = 0; j < n; ++j) a[i * n + j] = a[j * n + i] = 0;
+  }
+}
+
+/// The dense inverse of a CRS matrix, on the device (row-major, n²). Synchronous.
+template <class Crs>
+typename Crs::values_type amg_coarse_inverse(typename Crs::execution_space const& exec,
+                                             Crs const& A, std::string const& what) {
+  const std::int64_t n = A.num_rows();
+  auto rs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_starts());
+  auto col = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.column_indices());
+  auto val = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values());
+  std::vector<double> a(static_cast<std::size_t>(n * n), 0.0);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (auto e = rs(i); e < rs(i + 1); ++e) a[i * n + col(e)] += static_cast<double>(val(e));
+  amg_dense_inverse(a, n, what);
+  auto inv = allocate_view<typename Crs::values_type>(exec, "SpMVKit::amg::coarse_inverse", n * n);
+  auto h = Kokkos::create_mirror_view(inv);
+  for (std::int64_t i = 0; i < n * n; ++i) h(i) = static_cast<typename Crs::value_type>(a[i]);
+  Kokkos::deep_copy(exec, inv, h);
+  exec.fence();
+  return inv;
+}
+
+} // namespace spmvkit::detail
+
+#endif
