@@ -62,7 +62,7 @@ int main(int argc, char* argv[]) {
                         "preconditioner of every solve (ilu0 runs as IC(0), the symmetric "
                         "factorisation CG needs)",
                         cfg.preconditioner,
-                        {"none", "jacobi", "block-jacobi", "chebyshev", "ilu0", "ic0"}),
+                        {"none", "jacobi", "block-jacobi", "chebyshev", "ilu0", "ic0", "amg"}),
       ex::integer_option("block-size", "block-Jacobi block size (0: one grid line, at most 32)",
                          cfg.block_size, 0, 32),
       ex::switch_option("zero-start",

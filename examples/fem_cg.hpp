@@ -28,6 +28,7 @@
 #include <spmvkit/select/matrix_features.hpp>
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/operator.hpp>
+#include <spmvkit/solvers/preconditioners/amg.hpp>
 #include <spmvkit/solvers/preconditioners/block_jacobi.hpp>
 #include <spmvkit/solvers/preconditioners/chebyshev.hpp>
 #include <spmvkit/solvers/preconditioners/ilu0.hpp>
@@ -61,7 +62,7 @@ struct Config {
   int max_iters = 10000;
   int repetitions = on_host ? 3 : 5;
   bool jacobi = false;                 // --jacobi, the same as --preconditioner jacobi
-  std::string preconditioner = "none"; // none, jacobi, block-jacobi, chebyshev, ic0 (ilu0)
+  std::string preconditioner = "none"; // none, jacobi, block-jacobi, chebyshev, ic0 (ilu0), amg
   int block_size = 0;                  // block-Jacobi: 0 = one grid line (N - 1 rows)
   bool zero_start = false;
   int progress_every = 0;
@@ -80,6 +81,7 @@ struct FemPreconditioner {
   std::shared_ptr<const spmvkit::BlockJacobiPreconditioner<Scalar, Exec>> block_jacobi;
   std::shared_ptr<const spmvkit::ChebyshevPreconditioner<CrsOperator>> chebyshev;
   std::shared_ptr<const spmvkit::Ilu0Preconditioner<Scalar, Exec>> ic0;
+  std::shared_ptr<const spmvkit::AmgPreconditioner<Scalar, Exec>> amg;
 
   /// CG on `op` (any operator of the matrix) with this preconditioner.
   template <class Op, class Vec>
@@ -88,6 +90,7 @@ struct FemPreconditioner {
     if (block_jacobi) return spmvkit::cg(exec, op, *block_jacobi, b, x, opts);
     if (chebyshev) return spmvkit::cg(exec, op, *chebyshev, b, x, opts);
     if (ic0) return spmvkit::cg(exec, op, *ic0, b, x, opts);
+    if (amg) return spmvkit::cg(exec, op, *amg, b, x, opts);
     return spmvkit::cg(exec, op, b, x, opts);
   }
 };
@@ -112,6 +115,9 @@ FemPreconditioner<Scalar> make_fem_preconditioner(Exec const& exec, Config const
   } else if (p.name == "ic0") {
     p.ic0 = std::make_shared<const spmvkit::Ilu0Preconditioner<Scalar, Exec>>(
         spmvkit::make_ic0(exec, A));
+  } else if (p.name == "amg") {
+    p.amg = std::make_shared<const spmvkit::AmgPreconditioner<Scalar, Exec>>(
+        spmvkit::make_amg(exec, A));
   }
   exec.fence();
   p.setup_seconds = timer.seconds();
@@ -211,7 +217,7 @@ int run(Config const& cfg) {
   std::cout << "preconditioner: " << precond.name;
   if (precond.name != "none" && !fused_jacobi)
     std::cout << ", set up in " << ex::fixed(precond.setup_seconds, 3) << " s";
-  std::cout << "\n\n";
+  std::cout << "\n" << (precond.amg ? precond.amg->describe() : "") << "\n";
 
   // Every selected format converts the CRS matrix; Kokkos Kernels shares its arrays.
   const auto selected = ex::select_formats<Exec>(cfg.formats, true);

@@ -27,6 +27,7 @@
 #include <spmvkit/solvers/gmres.hpp>
 #include <spmvkit/solvers/operator.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
+#include <spmvkit/solvers/preconditioners/amg.hpp>
 #include <spmvkit/solvers/preconditioners/block_jacobi.hpp>
 #include <spmvkit/solvers/preconditioners/chebyshev.hpp>
 #include <spmvkit/solvers/preconditioners/ilu0.hpp>
@@ -378,6 +379,7 @@ class SpmvkitRunner final : public SolveRunner<Scalar> {
   using Chebyshev = decltype(make_chebyshev(Exec(), std::declval<Crs<Scalar> const&>()));
   using BlockJacobi = BlockJacobiPreconditioner<Scalar, Exec>;
   using Ilu = Ilu0Preconditioner<Scalar, Exec, Ordinal, Offset>;
+  using Amg = AmgPreconditioner<Scalar, Exec, Ordinal, Offset>;
 
 public:
   SpmvkitRunner(SolveProblem<Scalar>& p, SolveMethod const& m, SolveSettings const& s)
@@ -396,6 +398,7 @@ public:
     ilu_options.triangular_solve = s_.ilu_solve;
     if (pc == "ilu0") ilu_.emplace(make_ilu0(exec, p_.A, ilu_options));
     if (pc == "ic0") ilu_.emplace(make_ic0(exec, p_.A, ilu_options));
+    if (pc == "amg") amg_.emplace(make_amg(exec, p_.A));
     exec.fence();
     return {timer.seconds(), p_.auto_seconds};
   }
@@ -424,10 +427,20 @@ public:
     return "format=" + p_.auto_matrix->selection().format +
            (m_.preconditioner == "block-jacobi" ? ";block_size=" + std::to_string(s_.block_size)
                                                 : "") +
-           ilu_solve;
+           ilu_solve + amg_label();
   }
 
 private:
+  std::string amg_label() const {
+    if (!amg_) return "";
+    auto const& r = amg_->report();
+    std::ostringstream os;
+    os << ";amg_levels=" << r.levels.size() << ";operator_complexity=" << r.operator_complexity
+       << ";amg_formats=";
+    for (std::size_t l = 0; l < r.levels.size(); ++l) os << (l ? "/" : "") << r.levels[l].format;
+    return os.str();
+  }
+
   // Only the registered pairs are instantiated (solve_method_table()).
   SolverResult dispatch(Op& op) {
     auto const& pc = m_.preconditioner;
@@ -437,6 +450,7 @@ private:
       if (pc == "block-jacobi") return run_cg(op, *block_jacobi_);
       if (pc == "chebyshev") return run_cg(op, *chebyshev_);
       if (pc == "ic0") return run_cg(op, *ilu_);
+      if (pc == "amg") return run_cg(op, *amg_);
       return run_cg(op, none);
     }
     if (m_.solver == "bicgstab") {
@@ -444,12 +458,14 @@ private:
       if (pc == "jacobi") return bicgstab(Exec(), op, *jacobi_, p_.b, p_.x, o);
       if (pc == "block-jacobi") return bicgstab(Exec(), op, *block_jacobi_, p_.b, p_.x, o);
       if (pc == "ilu0") return bicgstab(Exec(), op, *ilu_, p_.b, p_.x, o);
+      if (pc == "amg") return bicgstab(Exec(), op, *amg_, p_.b, p_.x, o);
       return bicgstab(Exec(), op, none, p_.b, p_.x, o);
     }
     auto o = solver_options<GmresOptions>(s_);
     o.restart = s_.restart;
     if (pc == "block-jacobi") return gmres(Exec(), op, *block_jacobi_, p_.b, p_.x, o);
     if (pc == "ilu0") return gmres(Exec(), op, *ilu_, p_.b, p_.x, o);
+    if (pc == "amg") return gmres(Exec(), op, *amg_, p_.b, p_.x, o);
     return gmres(Exec(), op, *jacobi_, p_.b, p_.x, o);
   }
 
@@ -468,6 +484,7 @@ private:
   std::optional<BlockJacobi> block_jacobi_;
   std::optional<Chebyshev> chebyshev_;
   std::optional<Ilu> ilu_;
+  std::optional<Amg> amg_;
 };
 
 /// The Kokkos user's code: KokkosBlas vector calls and Kokkos Kernels' SpMV with its default
@@ -698,6 +715,11 @@ std::unique_ptr<SolveRunner<Scalar>> make_runner(std::string const& impl, SolveP
 #endif
   if constexpr (std::is_same_v<Scalar, double>) {
     if (impl == "petsc") return std::make_unique<PetscRunner<Scalar>>(p, m, s);
+    if (impl == "petsc_hypre") {
+      SolveMethod hypre = m;
+      hypre.preconditioner = "hypre"; // the same pair with BoomerAMG in place of GAMG
+      return std::make_unique<PetscRunner<Scalar>>(p, hypre, s);
+    }
   }
   return nullptr;
 }
@@ -841,6 +863,7 @@ std::vector<std::string> implementations(SolveMethod const& m) {
   if (std::is_same_v<Scalar, double> && petsc_available() &&
       petsc_supports(m.solver, m.preconditioner)) {
     out.push_back("petsc");
+    if (m.preconditioner == "amg" && petsc_supports(m.solver, "hypre")) out.push_back("petsc_hypre");
   }
   return out;
 }

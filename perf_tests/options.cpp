@@ -324,10 +324,11 @@ std::vector<OptionSpec> make_table() {
                "LIST",
                "solve family implementations: spmvkit, kk (KokkosBlas + Kokkos Kernels' SpMV), "
                "kk_gmres (KokkosSparse::Experimental::gmres, Kokkos Kernels >= 4.0), petsc "
-               "(when PETSc was found at configure time)",
-               "spmvkit,kk,kk_gmres,petsc",
+               "(when PETSc was found at configure time; amg: GAMG), petsc_hypre (amg: PETSc's "
+               "hypre BoomerAMG)",
+               "spmvkit,kk,kk_gmres,petsc,petsc_hypre",
                {},
-               choice_list(&Options::solve_impls, {"spmvkit", "kk", "kk_gmres", "petsc"})});
+               choice_list(&Options::solve_impls, {"spmvkit", "kk", "kk_gmres", "petsc", "petsc_hypre"})});
   t.push_back({"--solve-block-size",
                "INT",
                "rows per block of the solve family's block-Jacobi",
@@ -490,14 +491,17 @@ std::vector<SolveMethod> const& solve_method_table() {
                                               {"cg", "block-jacobi", true},
                                               {"cg", "chebyshev", true},
                                               {"cg", "ic0", true},
+                                              {"cg", "amg", true},
                                               {"pipelined_cg", "jacobi", true},
                                               {"bicgstab", "none", false},
                                               {"bicgstab", "jacobi", false},
                                               {"bicgstab", "block-jacobi", false},
                                               {"bicgstab", "ilu0", false},
+                                              {"bicgstab", "amg", false},
                                               {"gmres", "jacobi", false},
                                               {"gmres", "block-jacobi", false},
-                                              {"gmres", "ilu0", false}};
+                                              {"gmres", "ilu0", false},
+                                              {"gmres", "amg", false}};
   return table;
 }
 

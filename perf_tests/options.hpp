@@ -90,7 +90,7 @@ struct Options {
 };
 
 /// One solver x preconditioner pair of the solve family (--solve-methods): cg, pipelined_cg,
-/// bicgstab, gmres with none, jacobi, block-jacobi, chebyshev, ic0, ilu0.
+/// bicgstab, gmres with none, jacobi, block-jacobi, chebyshev, ic0, ilu0, amg.
 struct SolveMethod {
   std::string solver;
   std::string preconditioner;

@@ -23,9 +23,11 @@ bool petsc_available();
 std::string petsc_version();
 
 /// Whether the anchor has a KSP and PC for the pair: cg with none, jacobi, ic0; bicgstab with
-/// none, jacobi, block-jacobi, ilu0; gmres with jacobi, block-jacobi, ilu0.
+/// none, jacobi, block-jacobi, ilu0; gmres with jacobi, block-jacobi, ilu0; every solver with
+/// amg (PCGAMG, smoothed aggregation) and hypre (PCHYPRE BoomerAMG).
 inline bool petsc_supports(std::string const& solver, std::string const& preconditioner) {
   auto const& p = preconditioner;
+  if (p == "amg" || p == "hypre") return solver == "cg" || solver == "bicgstab" || solver == "gmres";
   if (solver == "cg") return p == "none" || p == "jacobi" || p == "ic0";
   if (solver == "bicgstab") {
     return p == "none" || p == "jacobi" || p == "block-jacobi" || p == "ilu0";
@@ -47,7 +49,7 @@ struct PetscSystem {
 /// What to solve with: the solve family's names and its stopping test.
 struct PetscRequest {
   std::string solver;         // cg, bicgstab, gmres
-  std::string preconditioner; // none, jacobi, block-jacobi, ilu0, ic0
+  std::string preconditioner; // none, jacobi, block-jacobi, ilu0, ic0, amg (GAMG), hypre
   double relative_tolerance = 1e-8;
   int max_iterations = 10000;
   int restart = 30; // GMRES

@@ -152,8 +152,14 @@ int run(int argc, char** argv) {
     if (r.preconditioner == "block-jacobi") pc_type = PCBJACOBI; // sub-solver: ILU(0), the default
     if (r.preconditioner == "ilu0") pc_type = PCILU;
     if (r.preconditioner == "ic0") pc_type = PCICC;
+    if (r.preconditioner == "amg") pc_type = PCGAMG; // smoothed aggregation, its defaults
+    if (r.preconditioner == "hypre") pc_type = PCHYPRE;
     check(PCSetType(pc, pc_type), "PCSetType");
     description += std::string(";pc=") + pc_type;
+    if (r.preconditioner == "hypre") {
+      check(PCHYPRESetType(pc, "boomeramg"), "PCHYPRESetType");
+      description += ";hypre=boomeramg";
+    }
     if (r.preconditioner == "ilu0" || r.preconditioner == "ic0") {
       check(PCFactorSetLevels(pc, 0), "PCFactorSetLevels");
       description += ";levels=0";

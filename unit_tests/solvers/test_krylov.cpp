@@ -72,22 +72,6 @@ HostCrs convection_diffusion_2d(int m, double peclet) {
   return from_triplets(std::int64_t(m) * m, std::int64_t(m) * m, e);
 }
 
-/// ‖b − A x‖ / ‖b‖ in long double on the host.
-template <class XView, class BView>
-double true_relative_residual(HostCrs const& A, XView const& x, BView const& b) {
-  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
-  auto bh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
-  long double rr = 0, bb = 0;
-  for (std::int64_t i = 0; i < A.rows; ++i) {
-    long double s = bh(i);
-    for (auto k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k)
-      s -= static_cast<long double>(A.val[k]) * static_cast<long double>(xh(A.col[k]));
-    rr += s * s;
-    bb += static_cast<long double>(bh(i)) * bh(i);
-  }
-  return static_cast<double>(std::sqrt(rr / bb));
-}
-
 template <class Scalar, class Exec>
 Kokkos::View<Scalar*, typename Exec::memory_space> rhs_of(HostCrs const& A) {
   // b = A 1 + a ripple, so that the solution is not a constant vector.

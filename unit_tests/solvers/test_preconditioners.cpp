@@ -5,6 +5,7 @@
 // block structures; the λmax estimate against the 1D Laplacian's closed form,
 // linearity, bad options; and both inside BiCGStab and GMRES against point
 // Jacobi, with the true residual recomputed in long double.
+#include "solvers/solver_test_utils.hpp"
 #include "test_utils.hpp"
 
 #include <spmvkit/formats/sell/sell_matrix.hpp>
@@ -69,32 +70,6 @@ HostCrs from_triplets(std::int64_t rows, std::int64_t cols, Triplets e) {
   }
   for (std::int64_t i = 0; i < rows; ++i) h.row_starts[i + 1] += h.row_starts[i];
   return h;
-}
-
-template <class Scalar, class Exec>
-using DeviceVector = Kokkos::View<Scalar*, Kokkos::Device<Exec, typename Exec::memory_space>>;
-
-template <class Scalar, class Exec>
-DeviceVector<Scalar, Exec> device_vector(std::vector<double> const& v) {
-  DeviceVector<Scalar, Exec> d("v", v.size());
-  auto h = Kokkos::create_mirror_view(d);
-  for (std::size_t i = 0; i < v.size(); ++i) h(i) = static_cast<Scalar>(v[i]);
-  Kokkos::deep_copy(d, h);
-  return d;
-}
-
-template <class View>
-std::vector<long double> host_values(View const& v) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-  return std::vector<long double>(h.data(), h.data() + h.extent(0));
-}
-
-std::vector<double> random_values(std::int64_t n, unsigned seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> d(-1.0, 1.0);
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = d(gen);
-  return v;
 }
 
 /// z = D_B⁻¹ r_B for every block, in long double: each diagonal block
@@ -186,44 +161,6 @@ std::vector<std::int64_t> uniform_starts(std::int64_t n, std::int64_t size) {
   for (std::int64_t i = 0; i < n; i += size) s.push_back(i);
   s.push_back(n);
   return s;
-}
-
-/// ‖b − A x‖ / ‖b‖ in long double on the host.
-template <class XView, class BView>
-double true_relative_residual(HostCrs const& A, XView const& x, BView const& b) {
-  const auto xh = host_values(x);
-  const auto bh = host_values(b);
-  long double rr = 0, bb = 0;
-  for (std::int64_t i = 0; i < A.rows; ++i) {
-    long double s = bh[i];
-    for (auto k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k)
-      s -= static_cast<long double>(A.val[k]) * xh[A.col[k]];
-    rr += s * s;
-    bb += bh[i] * bh[i];
-  }
-  return static_cast<double>(std::sqrt(rr / bb));
-}
-
-/// The relative tolerance a solve in Scalar can meet on A x = b with solution
-/// x*: 1e-10 (double), 1e-5 (float), or, where that is not safe, 10 times the
-/// attainable accuracy eps·‖|A| |x*|‖ / ‖b‖ (x* itself, rounded to Scalar,
-/// leaves a residual of that size; on the discretised PDEs here |A| |x*| is
-/// some 100 times A x*, which puts float's near 1e-5).
-template <class Scalar, class XView, class BView>
-double tolerance_for(HostCrs const& A, XView const& solution, BView const& b) {
-  const auto x = host_values(solution);
-  const auto bh = host_values(b);
-  long double mm = 0, bb = 0;
-  for (std::int64_t i = 0; i < A.rows; ++i) {
-    long double m = 0;
-    for (auto k = A.row_starts[i]; k < A.row_starts[i + 1]; ++k)
-      m += std::fabs(static_cast<long double>(A.val[k]) * x[A.col[k]]);
-    mm += m * m;
-    bb += bh[i] * bh[i];
-  }
-  const double attainable =
-      std::numeric_limits<Scalar>::epsilon() * static_cast<double>(std::sqrt(mm / bb));
-  return std::max(sizeof(Scalar) == 8 ? 1e-10 : 1e-5, 10 * attainable);
 }
 
 /// Solves with bicgstab (way 0) or gmres(20) (way 1) from x0 (zero when empty)

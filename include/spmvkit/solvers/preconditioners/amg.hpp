@@ -380,6 +380,9 @@ public:
   matrix_type const& prolongator(int l) const { return transfer(l).P; }
   /// The restriction Pᵀ from level l to level l + 1.
   matrix_type const& restriction(int l) const { return transfer(l).R; }
+  /// The tentative prolongator from level l + 1 to level l (its columns
+  /// orthonormal on every aggregate); empty unless keep_for_refresh.
+  matrix_type const& tentative_prolongator(int l) const { return transfer(l).Pt; }
 
   /// z = M⁻¹ r: one cycle from z = 0. Asynchronous on exec; r and z distinct,
   /// of num_rows() entries (std::invalid_argument otherwise).
