@@ -70,7 +70,11 @@ namespace spmvkit {
 
 /// The smoother of every level.
 enum class AmgSmoother {
-  chebyshev, ///< Chebyshev polynomial around Jacobi (default)
+  /// Chebyshev where the matrix passes a symmetry probe, else l1-Jacobi (default):
+  /// a Chebyshev polynomial tuned to a real interval can amplify the complex
+  /// modes of a nonsymmetric D⁻¹A (convection), where l1-Jacobi stays contractive.
+  automatic,
+  chebyshev, ///< Chebyshev polynomial around Jacobi
   l1_jacobi  ///< x += ω D_l1⁻¹ (b − A x), D_l1 the rows' sums of |a_ij|
 };
 
@@ -80,9 +84,11 @@ enum class AmgCycle {
   w  ///< two per level (the coarsest one once)
 };
 
-/// "chebyshev", "l1_jacobi".
+/// "automatic", "chebyshev", "l1_jacobi".
 inline char const* name(AmgSmoother s) {
-  return s == AmgSmoother::chebyshev ? "chebyshev" : "l1_jacobi";
+  return s == AmgSmoother::automatic ? "automatic"
+         : s == AmgSmoother::chebyshev ? "chebyshev"
+                                       : "l1_jacobi";
 }
 /// "V", "W".
 inline char const* name(AmgCycle c) { return c == AmgCycle::v ? "V" : "W"; }
@@ -105,7 +111,7 @@ struct AmgOptions {
   /// Coarsening stops when rows / next rows falls below this, > 1.
   double min_coarsening_ratio = 1.2;
   /// The smoother.
-  AmgSmoother smoother = AmgSmoother::chebyshev;
+  AmgSmoother smoother = AmgSmoother::automatic;
   /// Smoother sweeps before and after the coarse correction, >= 0 (not both 0).
   int pre_sweeps = 1;
   /// Sweeps after it.
@@ -164,6 +170,7 @@ struct AmgReport {
   std::vector<AmgLevelInfo> levels; ///< finest first
   std::string stop_reason;          ///< why coarsening stopped
   std::string coarse_solve;         ///< how the coarsest level is solved
+  std::string smoother;             ///< the smoother used, and why (automatic: the probe)
   double operator_complexity = 0;   ///< sum of the levels' nnz / the finest's
   double grid_complexity = 0;       ///< sum of the levels' rows / the finest's
   AmgSetupTimes times;              ///< of the last set-up or refresh
@@ -186,6 +193,7 @@ inline std::string describe(AmgReport const& r) {
        << std::setw(11) << std::setprecision(4) << v.lambda_max << std::setw(10) << v.isolated_rows
        << "\n";
   }
+  os << "  smoother: " << r.smoother << "\n";
   os << "  stopped: " << r.stop_reason << "; coarsest: " << r.coarse_solve << "\n";
   auto const& t = r.times;
   os << std::setprecision(3) << "  " << (r.refreshed ? "refresh" : "set-up") << " " << t.total * 1e3
@@ -295,6 +303,39 @@ struct AmgDenseApply {
         s);
     Kokkos::single(Kokkos::PerTeam(t),
                    [&]() { x(i) = static_cast<typename Vec::non_const_value_type>(s); });
+  }
+};
+
+/// The symmetry probe's vectors: u_i = hash(i, seed) in [-1, 1).
+KOKKOS_INLINE_FUNCTION double amg_probe_value(std::int64_t i, std::uint64_t seed) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(i) + seed);
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+  h ^= h >> 31;
+  return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0) * 2 - 1;
+}
+
+template <class Vec>
+struct AmgProbeStart {
+  Vec u;
+  std::uint64_t seed;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    u(i) = static_cast<typename Vec::value_type>(amg_probe_value(i, seed));
+  }
+};
+
+/// sums = {vᵀ(A u), ‖v‖², ‖A u‖²} with v generated from `seed`.
+template <class Vec>
+struct AmgProbeDot {
+  using value_type = double[];
+  Vec au;
+  std::uint64_t seed;
+  unsigned value_count = 3;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type sums) const {
+    const double v = amg_probe_value(i, seed), a = static_cast<double>(au(i));
+    sums[0] += v * a;
+    sums[1] += v * v;
+    sums[2] += a * a;
   }
 };
 
@@ -594,10 +635,11 @@ private:
       L.op = make_auto_matrix(exec, L.A, options_.format);
       info.format = L.op.selection().format;
     });
+    if (l == 0 && s_->report.smoother.empty()) phase(exec, t.smoothers, [&] { choose_smoother(exec, L); });
     phase(exec, t.smoothers, [&] {
       if (!L.dinv.data() || static_cast<std::int64_t>(L.dinv.extent(0)) != n)
         L.dinv = detail::allocate_view<vector_type>(exec, "SpMVKit::amg::smoother_dinv", n);
-      const bool l1 = options_.smoother == AmgSmoother::l1_jacobi;
+      const bool l1 = smoother_ == AmgSmoother::l1_jacobi;
       std::int64_t first = n;
       const std::int64_t bad = inverse_diagonal(exec, L.A, L.dinv, l1, first);
       info.zero_diagonal_rows = bad;
@@ -610,7 +652,7 @@ private:
                                     std::to_string(first) + "); the smoother divides by it");
       }
     });
-    const bool need_lambda = options_.smoother == AmgSmoother::chebyshev ||
+    const bool need_lambda = smoother_ == AmgSmoother::chebyshev ||
                              (options_.prolongator_damping > 0 && l + 1 < num_levels_planned_);
     if (need_lambda && n > 0) {
       phase(exec, t.smoothing, [&] { L.lambda = estimate_lambda_max(exec, l, L); });
@@ -620,6 +662,45 @@ private:
     }
   }
 
+  /// Resolves AmgSmoother::automatic with a probe: for a symmetric A, vᵀ(A u)
+  /// equals uᵀ(A v) for any u and v up to rounding (of relative size about
+  /// eps / sqrt(n) with the sums in double); two pseudo-random vectors whose
+  /// difference exceeds 1e-10 (float: 1e-5) relative to ‖u‖‖A v‖ + ‖v‖‖A u‖
+  /// show a nonsymmetric A (two operator applies).
+  void choose_smoother(ExecutionSpace const& exec, Level& L) {
+    using S = Scalar;
+    smoother_ = options_.smoother;
+    if (smoother_ != AmgSmoother::automatic) {
+      s_->report.smoother = std::string(name(smoother_)) + " (chosen)";
+      return;
+    }
+    const std::int64_t n = L.A.num_rows();
+    const Range range(exec, 0, n);
+    constexpr std::uint64_t su = 1, sv = 0x5DEECE66Dull;
+    double a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+    Kokkos::parallel_for("SpMVKit::amg::probe_start", range,
+                         detail::AmgProbeStart<vector_type>{L.d, su});
+    spmv(exec, S(1), L.op, L.d, S(0), L.r);
+    Kokkos::parallel_reduce("SpMVKit::amg::probe_dot", range,
+                            detail::AmgProbeDot<vector_type>{L.r, sv}, a); // vᵀ(A u)
+    Kokkos::parallel_for("SpMVKit::amg::probe_start", range,
+                         detail::AmgProbeStart<vector_type>{L.d, sv});
+    spmv(exec, S(1), L.op, L.d, S(0), L.r);
+    Kokkos::parallel_reduce("SpMVKit::amg::probe_dot", range,
+                            detail::AmgProbeDot<vector_type>{L.r, su}, b); // uᵀ(A v)
+    exec.fence();
+    // a[1] = ‖v‖², a[2] = ‖A u‖², b[1] = ‖u‖², b[2] = ‖A v‖².
+    const double scale = std::sqrt(a[1] * a[2]) + std::sqrt(b[1] * b[2]);
+    const double asymmetry = scale > 0 ? std::abs(a[0] - b[0]) / scale : 0;
+    const double bound = sizeof(Scalar) < sizeof(double) ? 1e-5 : 1e-10;
+    const bool symmetric = !(asymmetry > bound); // NaN: leave it to the λmax check
+    smoother_ = symmetric ? AmgSmoother::chebyshev : AmgSmoother::l1_jacobi;
+    s_->report.smoother =
+        std::string(name(smoother_)) + " (automatic: symmetry probe " + text(asymmetry) +
+        (symmetric ? " <= " : " > ") + text(bound) + (symmetric ? ", symmetric" : ", nonsymmetric") +
+        ")";
+  }
+
   /// λmax of D⁻¹A by power iterations from Chebyshev's deterministic start
   /// (the plain diagonal: the l1 smoother keeps another one, so it is formed here).
   double estimate_lambda_max(ExecutionSpace const& exec, int l, Level& L) {
@@ -627,7 +708,7 @@ private:
     const std::int64_t n = L.A.num_rows();
     const Range range(exec, 0, n);
     vector_type dinv = L.dinv;
-    if (options_.smoother == AmgSmoother::l1_jacobi) {
+    if (smoother_ == AmgSmoother::l1_jacobi) {
       dinv = detail::allocate_view<vector_type>(exec, "SpMVKit::amg::power_dinv", n);
       std::int64_t first = n;
       const std::int64_t bad = inverse_diagonal(exec, L.A, dinv, false, first);
@@ -646,7 +727,7 @@ private:
       double sums[3] = {0, 0, 0};
       Kokkos::parallel_reduce("SpMVKit::amg::power", range,
                               detail::ChebyshevPower<vector_type>{dinv, L.d, L.r}, sums);
-      lambda = sums[0] / sums[1];
+      lambda = std::sqrt(sums[2] / sums[1]);
       if (!std::isfinite(lambda) || !(lambda > 0) || !(sums[2] > 0) || !std::isfinite(sums[2])) {
         throw std::invalid_argument(
             std::string(where) + ": level " + std::to_string(l) + " (" + std::to_string(n) +
@@ -667,7 +748,7 @@ private:
   /// P's values from A P_tent (on its pattern).
   void smooth_prolongator(ExecutionSpace const& exec, Level& L, matrix_type const& ap) {
     vector_type dinv = L.dinv;
-    if (options_.smoother == AmgSmoother::l1_jacobi) {
+    if (smoother_ == AmgSmoother::l1_jacobi) {
       dinv = detail::allocate_view<vector_type>(exec, "SpMVKit::amg::prolongator_dinv",
                                                 L.A.num_rows());
       std::int64_t first = 0;
@@ -883,7 +964,7 @@ private:
       s_->report.coarse_solve = "dense inverse of " + std::to_string(n) + " rows";
     } else {
       s_->report.coarse_solve = std::to_string(options_.coarse_sweeps) + " " +
-                                name(options_.smoother) + " sweeps on " + std::to_string(n) +
+ name(smoother_) + " sweeps on " + std::to_string(n) +
                                 " rows (above direct_limit)";
     }
   }
@@ -924,7 +1005,7 @@ private:
     const Range range(exec, 0, L.A.num_rows());
     for (int s = 0; s < sweeps; ++s) {
       const bool from_zero = zero && s == 0;
-      if (options_.smoother == AmgSmoother::l1_jacobi) {
+      if (smoother_ == AmgSmoother::l1_jacobi) {
         if (!from_zero) spmv(exec, S(1), L.op, x, S(0), L.r);
         Kokkos::parallel_for("SpMVKit::amg::jacobi_sweep", range,
                              detail::AmgJacobiSweep<vector_type>{L.dinv, b, L.r, x,
@@ -992,6 +1073,7 @@ private:
   AmgOptions options_;
   std::shared_ptr<State> s_;
   int num_levels_planned_ = 0;
+  AmgSmoother smoother_ = AmgSmoother::chebyshev; // automatic resolved
 };
 
 /// The AMG hierarchy of the CrsMatrix A (constant near-nullspace).
