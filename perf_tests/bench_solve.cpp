@@ -332,6 +332,7 @@ struct SetupTimes {
   double refresh = -1;       // refresh_s: AMG's numeric re-set-up (same pattern); -1: none
   double spmv = 0;           // spmv_s: one SpMV of the solver's matrix, where AMG reports its
                              // set-up in SpMV-equivalents (setup_spmvs)
+  std::vector<std::pair<std::string, double>> phases; // AMG: amg_<phase>_s of its report
 };
 
 struct Outcome {
@@ -401,7 +402,15 @@ public:
     ilu_options.triangular_solve = s_.ilu_solve;
     if (pc == "ilu0") ilu_.emplace(make_ilu0(exec, p_.A, ilu_options));
     if (pc == "ic0") ilu_.emplace(make_ic0(exec, p_.A, ilu_options));
-    if (pc == "amg") amg_.emplace(make_amg(exec, p_.A));
+    if (pc == "amg") {
+      amg_.emplace(make_amg(exec, p_.A));
+      auto const& r = amg_->report().times;
+      amg_setup_phases_ = {{"amg_strength_s", r.strength},       {"amg_aggregation_s", r.aggregation},
+                           {"amg_tentative_s", r.tentative},     {"amg_smoothing_s", r.smoothing},
+                           {"amg_restriction_s", r.restriction}, {"amg_galerkin_s", r.galerkin},
+                           {"amg_formats_s", r.formats},         {"amg_smoothers_s", r.smoothers},
+                           {"amg_coarse_s", r.coarse_solve}};
+    }
     exec.fence();
     SetupTimes t{timer.seconds(), p_.auto_seconds};
     if (amg_) {
@@ -411,6 +420,11 @@ public:
       amg_->refresh(exec, p_.A);
       exec.fence();
       t.refresh = timer.seconds();
+      auto const& r = amg_->report().times; // of the refresh now; the set-up's were kept below
+      t.phases = amg_setup_phases_;
+      t.phases.emplace_back("amg_refresh_galerkin_s", r.galerkin);
+      t.phases.emplace_back("amg_refresh_formats_s", r.formats);
+      t.phases.emplace_back("amg_refresh_smoothing_s", r.smoothing);
       std::vector<double> spmvs;
       Op op(*p_.auto_matrix);
       for (int k = 0; k < 11; ++k) {
@@ -508,6 +522,7 @@ private:
   std::optional<Chebyshev> chebyshev_;
   std::optional<Ilu> ilu_;
   std::optional<Amg> amg_;
+  std::vector<std::pair<std::string, double>> amg_setup_phases_;
 };
 
 /// The Kokkos user's code: KokkosBlas vector calls and Kokkos Kernels' SpMV with its default
@@ -866,6 +881,7 @@ void bm_solve(benchmark::State& state, Options const& o, std::string const& name
     state.counters["setup_s"] = setup.preconditioner;
     state.counters["matrix_setup_s"] = setup.matrix;
     if (setup.refresh >= 0) state.counters["refresh_s"] = setup.refresh;
+    for (auto const& [key, seconds] : setup.phases) state.counters[key] = seconds;
     if (setup.spmv > 0) {
       state.counters["spmv_s"] = setup.spmv;
       state.counters["setup_spmvs"] = setup.preconditioner / setup.spmv;

@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -137,6 +139,36 @@ TYPED_TEST(SelectTest, ProductsMatchTheReferenceInEveryMode) {
     spmv(Exec(), Scalar(1.5), M, x, Scalar(-0.5), yc);
     EXPECT_TRUE(matches_reference<Scalar>(yc, ref)) << M.describe();
   }
+}
+
+TYPED_TEST(SelectTest, ReconvertedKeepsTheFormatForNewValues) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, typename Exec::memory_space>;
+  auto h = random_crs(500, 500, 20, 0.05, 0, 9);
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  for (auto const& candidates : {std::vector<std::string>{"sell_c32_s1"},
+                                 std::vector<std::string>{"crs"}, std::vector<std::string>{}}) {
+    AutoOptions o;
+    o.candidates = candidates;
+    const auto M = make_auto_matrix(Exec(), A, o);
+    for (auto& v : h.val) v = 2 * v + 0.25; // new values, the same pattern
+    const auto B = make_device_crs<Scalar, Exec>(h);
+    const auto R = M.reconverted(Exec(), B);
+    EXPECT_EQ(R.selection().format, M.selection().format);
+    auto x = random_vector<V>(h.cols, 3, "x");
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    V y("y", h.rows);
+    auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+    const auto ref = reference_spmv<Scalar>(h, 1, xh, 0, yh);
+    spmv(Exec(), Scalar(1), R, x, Scalar(0), y);
+    EXPECT_TRUE(matches_reference<Scalar>(y, ref)) << R.describe();
+  }
+  const auto M = make_auto_matrix(Exec(), A);
+  const auto other = make_device_crs<Scalar, Exec>(random_crs(500, 500, 10, 0.05, 0, 10));
+  EXPECT_THROW(M.reconverted(Exec(), other), std::invalid_argument);
+  const AutoMatrix<Scalar, Exec> empty;
+  EXPECT_THROW(empty.reconverted(Exec(), A), std::logic_error);
 }
 
 TYPED_TEST(SelectTest, TuneModeKeepsTheFastestTimed) {

@@ -112,6 +112,7 @@ std::string describe(FormatSelection const& s);
 /// options its products run with.
 template <class F, class Matrix>
 struct AutoEntry {
+  using format_type = F;            ///< the format tag
   Matrix matrix;                    ///< the converted matrix
   typename F::options_type options; ///< the options its spmv runs with
 };
@@ -178,6 +179,32 @@ public:
   /// products (its forget_transpose()); nothing for an empty handle.
   void forget_transpose() const {
     if (stored_) visit([](auto const& B, auto const&) { B.forget_transpose(); });
+  }
+  /// The same format and options for B, a CRS matrix of this shape and nnz whose values (or
+  /// pattern) changed, such as a multigrid level after a refresh: B's conversion alone,
+  /// without the features or the model. The report is kept, its conversion_seconds
+  /// replaced. Throws std::invalid_argument for another shape or nnz, std::logic_error for
+  /// an empty handle, and what the conversion throws. Synchronous.
+  AutoMatrix reconverted(ExecutionSpace const& exec, crs_type const& B) const {
+    if (!stored_) throw std::logic_error("spmvkit::AutoMatrix::reconverted: empty handle");
+    if (B.num_rows() != num_rows_ || B.num_cols() != num_cols_ || B.nnz() != nnz_) {
+      throw std::invalid_argument(
+          "spmvkit::AutoMatrix::reconverted: the matrix is " + std::to_string(B.num_rows()) +
+          " x " + std::to_string(B.num_cols()) + " with " + std::to_string(B.nnz()) +
+          " entries, this one " + std::to_string(num_rows_) + " x " + std::to_string(num_cols_) +
+          " with " + std::to_string(nnz_));
+    }
+    Kokkos::Timer timer;
+    variant_type v = std::visit(
+        [&](auto const& e) -> variant_type {
+          using E = std::decay_t<decltype(e)>;
+          return E{E::format_type::from_crs(exec, B, e.options), e.options};
+        },
+        *stored_);
+    exec.fence();
+    FormatSelection s = *selection_;
+    s.conversion_seconds = timer.seconds();
+    return AutoMatrix(std::move(v), std::move(s), options_, num_rows_, num_cols_, nnz_);
   }
   /// Calls f(matrix, options) with the chosen matrix and its options, returns its result.
   template <class Visitor>

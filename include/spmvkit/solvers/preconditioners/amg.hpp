@@ -478,6 +478,7 @@ public:
     AmgSetupTimes& t = s_->report.times;
     t = AmgSetupTimes();
     Kokkos::Timer total;
+    s_->report.refreshed = true; // from here on the levels keep their formats
     L0.A = A;
     const int last = num_levels() - 1;
     for (int l = 0; l <= last; ++l) {
@@ -504,7 +505,6 @@ public:
     }
     finish_coarsest(exec);
     t.total = total.seconds();
-    s_->report.refreshed = true;
   }
 
 private:
@@ -632,7 +632,9 @@ private:
       }
     }
     phase(exec, t.formats, [&] {
-      L.op = make_auto_matrix(exec, L.A, options_.format);
+      // A refresh keeps each level's format: the conversion alone.
+      L.op = s_->report.refreshed ? L.op.reconverted(exec, L.A)
+                                       : make_auto_matrix(exec, L.A, options_.format);
       info.format = L.op.selection().format;
     });
     if (l == 0 && s_->report.smoother.empty()) phase(exec, t.smoothers, [&] { choose_smoother(exec, L); });
