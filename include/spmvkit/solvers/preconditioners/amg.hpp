@@ -233,6 +233,16 @@ struct AmgSmootherDiagonal {
   }
 };
 
+/// Counts the entries that are NaN or infinite.
+template <class Vec>
+struct AmgCountNonFinite {
+  Vec v;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& bad) const {
+    const double x = static_cast<double>(v(i));
+    bad += (x - x == 0) ? 0 : 1;
+  }
+};
+
 /// The first row whose inverse diagonal is 0.
 template <class Vec>
 struct AmgFirstZero {
@@ -805,7 +815,7 @@ private:
                            detail::AmgCopyColumns<decltype(B), multi_vector_type>{near_nullspace, B});
       std::int64_t bad = 0;
       Kokkos::parallel_reduce("SpMVKit::amg::near_nullspace_check", Range(exec, 0, n0 * k),
-                              NonFinite{B}, bad);
+                              detail::AmgCountNonFinite<decltype(B)>{B}, bad);
       if (bad > 0) {
         throw std::invalid_argument(std::string(where) + ": the near-nullspace has " +
                                     std::to_string(bad) + " entries that are not finite");
@@ -990,14 +1000,6 @@ private:
     }
     return bytes;
   }
-
-  struct NonFinite {
-    typename matrix_type::values_type v;
-    KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& bad) const {
-      const double x = static_cast<double>(v(i));
-      bad += (x - x == 0) ? 0 : 1;
-    }
-  };
 
   // ------------------------------------------------------------------ cycle
 
