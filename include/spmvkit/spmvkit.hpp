@@ -44,9 +44,10 @@
 ///   preconditioner concept with make_jacobi() (solvers/preconditioner.hpp) and, in
 ///   solvers/preconditioners/, block-Jacobi (make_block_jacobi(): inverted diagonal blocks of a
 ///   CrsMatrix, up to 32 rows), Chebyshev (make_chebyshev(): a fixed polynomial in D⁻¹A of any
-///   matrix or operator) and ILU(0)/IC(0) (make_ilu0(), make_ic0(): fixed-point sweeps,
-///   Jacobi-iterated or, on small hosts, exact triangular solves). docs/solvers.md says which
-///   when.
+///   matrix or operator), ILU(0)/IC(0) (make_ilu0(), make_ic0(): fixed-point sweeps,
+///   Jacobi-iterated or, on small hosts, exact triangular solves) and smoothed-aggregation AMG
+///   (make_amg(): set up on the device, a V- or W-cycle, refresh() for new values).
+///   docs/solvers.md says which when.
 /// - interop/: Kokkos Kernels (to_kokkos_kernels(), from_kokkos_kernels(), KokkosKernelsSpmv,
 ///   KokkosBlasVectors for cg).
 /// - distributed/: the same over MPI (SpMVKit::mpi; distributed/distributed.hpp, not included
@@ -109,6 +110,7 @@
 #include <spmvkit/solvers/operator.hpp>
 #include <spmvkit/solvers/pipelined_cg.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
+#include <spmvkit/solvers/preconditioners/amg.hpp>
 #include <spmvkit/solvers/preconditioners/block_jacobi.hpp>
 #include <spmvkit/solvers/preconditioners/chebyshev.hpp>
 #include <spmvkit/solvers/preconditioners/ilu0.hpp>

@@ -54,6 +54,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -121,8 +122,10 @@ struct AmgOptions {
   int chebyshev_degree = 3;
   /// λmax / λmin of the interval the Chebyshev smoother damps, > 1.
   double chebyshev_ratio = 30;
-  /// Power iterations of the λmax(D⁻¹A) estimate per level, >= 1.
-  int power_iterations = 10;
+  /// Power iterations of the λmax(D⁻¹A) estimate per level, >= 1. The estimate approaches
+  /// λmax from below; an interval that ends below it makes the Chebyshev smoother amplify the
+  /// top modes (docs/notes/2026-11-29-amg.md: 10 left the FEM iterations growing with N).
+  int power_iterations = 30;
   /// ω of the l1-Jacobi smoother, in (0, 2).
   double jacobi_weight = 1;
   /// V or W.
@@ -537,6 +540,7 @@ private:
     Agg agg;
     // Work vectors: b and x of levels below the finest, r (= w) and d everywhere.
     vector_type b, x, r, d;
+    vector_type eigen; // the power iteration's last vector: a refresh starts from it
   };
 
   struct State {
@@ -731,10 +735,20 @@ private:
                                     "); the prolongator smoothing divides by it");
       }
     }
-    Kokkos::parallel_for("SpMVKit::amg::power_start", range,
-                         detail::ChebyshevStart<vector_type>{L.d});
+    // A refresh starts from the vector the last estimate ended with: a third of the
+    // iterations (at least 5) then reach what the set-up's reached from a pseudo-random start.
+    const bool warm = static_cast<std::int64_t>(L.eigen.extent(0)) == n;
+    const int iterations =
+        warm ? std::min(options_.power_iterations, std::max(5, options_.power_iterations / 3))
+             : options_.power_iterations;
+    if (warm) {
+      Kokkos::deep_copy(exec, L.d, L.eigen);
+    } else {
+      Kokkos::parallel_for("SpMVKit::amg::power_start", range,
+                           detail::ChebyshevStart<vector_type>{L.d});
+    }
     double lambda = 0;
-    for (int k = 1; k <= options_.power_iterations; ++k) {
+    for (int k = 1; k <= iterations; ++k) {
       spmv(exec, S(1), L.op, L.d, S(0), L.r);
       double sums[3] = {0, 0, 0};
       Kokkos::parallel_reduce("SpMVKit::amg::power", range,
@@ -748,11 +762,15 @@ private:
             " (not finite or not positive: is the matrix finite, with D⁻¹A's eigenvalues on the "
             "positive side, as for a symmetric positive definite matrix?)");
       }
-      if (k < options_.power_iterations) {
+      if (k < iterations) {
         Kokkos::parallel_for("SpMVKit::amg::power_normalise", range,
                              detail::ChebyshevScale<vector_type>{L.d, L.r,
                                                                  S(1 / std::sqrt(sums[2]))});
       }
+    }
+    if (options_.keep_for_refresh) {
+      if (!warm) L.eigen = detail::allocate_view<vector_type>(exec, "SpMVKit::amg::eigenvector", n);
+      Kokkos::deep_copy(exec, L.eigen, L.d);
     }
     return lambda;
   }
@@ -996,7 +1014,9 @@ private:
       if (L.h_apt) bytes += L.h_apt->memory().output_bytes + L.h_apt->memory().positions_bytes;
       if (L.h_ap) bytes += L.h_ap->memory().output_bytes + L.h_ap->memory().positions_bytes;
       if (L.h_rap) bytes += L.h_rap->memory().positions_bytes; // its output is the next A
-      bytes += (L.dinv.span() + L.b.span() + L.x.span() + L.r.span() + L.d.span()) * sizeof(Scalar);
+      bytes += (L.dinv.span() + L.b.span() + L.x.span() + L.r.span() + L.d.span() +
+                L.eigen.span()) *
+               sizeof(Scalar);
     }
     return bytes;
   }
