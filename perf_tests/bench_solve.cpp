@@ -405,11 +405,12 @@ public:
     if (pc == "amg") {
       amg_.emplace(make_amg(exec, p_.A));
       auto const& r = amg_->report().times;
-      amg_setup_phases_ = {{"amg_strength_s", r.strength},       {"amg_aggregation_s", r.aggregation},
-                           {"amg_tentative_s", r.tentative},     {"amg_smoothing_s", r.smoothing},
-                           {"amg_restriction_s", r.restriction}, {"amg_galerkin_s", r.galerkin},
-                           {"amg_formats_s", r.formats},         {"amg_smoothers_s", r.smoothers},
-                           {"amg_coarse_s", r.coarse_solve}};
+      amg_setup_phases_ = {
+          {"amg_strength_s", r.strength},       {"amg_aggregation_s", r.aggregation},
+          {"amg_tentative_s", r.tentative},     {"amg_smoothing_s", r.smoothing},
+          {"amg_restriction_s", r.restriction}, {"amg_galerkin_s", r.galerkin},
+          {"amg_formats_s", r.formats},         {"amg_smoothers_s", r.smoothers},
+          {"amg_coarse_s", r.coarse_solve}};
     }
     exec.fence();
     SetupTimes t{timer.seconds(), p_.auto_seconds};
@@ -907,7 +908,8 @@ std::vector<std::string> implementations(SolveMethod const& m) {
   if (std::is_same_v<Scalar, double> && petsc_available() &&
       petsc_supports(m.solver, m.preconditioner)) {
     out.push_back("petsc");
-    if (m.preconditioner == "amg" && petsc_supports(m.solver, "hypre")) out.push_back("petsc_hypre");
+    if (m.preconditioner == "amg" && petsc_supports(m.solver, "hypre"))
+      out.push_back("petsc_hypre");
   }
   return out;
 }

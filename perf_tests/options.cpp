@@ -320,15 +320,16 @@ std::vector<OptionSpec> make_table() {
                  }
                  choice_list(&Options::solve_methods, allowed)(o, text);
                }});
-  t.push_back({"--solve-impls",
-               "LIST",
-               "solve family implementations: spmvkit, kk (KokkosBlas + Kokkos Kernels' SpMV), "
-               "kk_gmres (KokkosSparse::Experimental::gmres, Kokkos Kernels >= 4.0), petsc "
-               "(when PETSc was found at configure time; amg: GAMG), petsc_hypre (amg: PETSc's "
-               "hypre BoomerAMG)",
-               "spmvkit,kk,kk_gmres,petsc,petsc_hypre",
-               {},
-               choice_list(&Options::solve_impls, {"spmvkit", "kk", "kk_gmres", "petsc", "petsc_hypre"})});
+  t.push_back(
+      {"--solve-impls",
+       "LIST",
+       "solve family implementations: spmvkit, kk (KokkosBlas + Kokkos Kernels' SpMV), "
+       "kk_gmres (KokkosSparse::Experimental::gmres, Kokkos Kernels >= 4.0), petsc "
+       "(when PETSc was found at configure time; amg: GAMG), petsc_hypre (amg: PETSc's "
+       "hypre BoomerAMG)",
+       "spmvkit,kk,kk_gmres,petsc,petsc_hypre",
+       {},
+       choice_list(&Options::solve_impls, {"spmvkit", "kk", "kk_gmres", "petsc", "petsc_hypre"})});
   t.push_back({"--solve-block-size",
                "INT",
                "rows per block of the solve family's block-Jacobi",

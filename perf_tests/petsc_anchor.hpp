@@ -27,7 +27,8 @@ std::string petsc_version();
 /// amg (PCGAMG, smoothed aggregation) and hypre (PCHYPRE BoomerAMG).
 inline bool petsc_supports(std::string const& solver, std::string const& preconditioner) {
   auto const& p = preconditioner;
-  if (p == "amg" || p == "hypre") return solver == "cg" || solver == "bicgstab" || solver == "gmres";
+  if (p == "amg" || p == "hypre")
+    return solver == "cg" || solver == "bicgstab" || solver == "gmres";
   if (solver == "cg") return p == "none" || p == "jacobi" || p == "ic0";
   if (solver == "bicgstab") {
     return p == "none" || p == "jacobi" || p == "block-jacobi" || p == "ilu0";

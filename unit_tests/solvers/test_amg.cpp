@@ -60,7 +60,8 @@ Rows product(Rows const& A, Rows const& B) {
 Rows transposed(Rows const& A, std::int64_t cols) {
   Rows T(static_cast<std::size_t>(cols));
   for (std::size_t i = 0; i < A.size(); ++i)
-    for (auto const& [j, a] : A[i]) T[static_cast<std::size_t>(j)][static_cast<std::int64_t>(i)] += a;
+    for (auto const& [j, a] : A[i])
+      T[static_cast<std::size_t>(j)][static_cast<std::int64_t>(i)] += a;
   return T;
 }
 
@@ -382,8 +383,9 @@ TYPED_TEST(AmgTest, RefreshRecomputesEveryLevel) {
     // Every level is the Galerkin product of the refreshed transfers, and changed.
     for (int l = 0; l + 1 < levels; ++l) {
       SCOPED_TRACE("level " + std::to_string(l + 1));
-      const Rows ref = product(product(rows_of(to_host(M.restriction(l))), rows_of(to_host(M.matrix(l)))),
-                               rows_of(to_host(M.prolongator(l))));
+      const Rows ref =
+          product(product(rows_of(to_host(M.restriction(l))), rows_of(to_host(M.matrix(l)))),
+                  rows_of(to_host(M.prolongator(l))));
       EXPECT_LE(relative_difference(rows_of(to_host(M.matrix(l + 1))), ref), rounding<Scalar>());
       EXPECT_GT(relative_difference(rows_of(to_host(M.matrix(l + 1))), rows_of(before[l + 1])),
                 1e-2);
@@ -557,19 +559,20 @@ TYPED_TEST(AmgTest, RejectsBadInput) {
   HostCrs z = to_host(A);
   for (auto k = z.row_starts[5]; k < z.row_starts[6]; ++k)
     if (z.col[k] == 5) z.val[k] = 0;
-  EXPECT_TRUE(contains(message([&] { make_amg(Exec(), make_device_crs<Scalar, Exec>(z)); }),
-                       "row 5"));
+  EXPECT_TRUE(
+      contains(message([&] { make_amg(Exec(), make_device_crs<Scalar, Exec>(z)); }), "row 5"));
   // Near-nullspaces of the wrong size or not finite.
-  EXPECT_TRUE(contains(
-      message([&] {
-        make_amg(Exec(), A, near_nullspace<Scalar, Exec>(n - 1, {[](std::int64_t) { return 1.0; }}));
-      }),
-      "near-nullspace"));
+  EXPECT_TRUE(contains(message([&] {
+                         make_amg(Exec(), A, near_nullspace<Scalar, Exec>(n - 1, {[](std::int64_t) {
+                                                                            return 1.0;
+                                                                          }}));
+                       }),
+                       "near-nullspace"));
   EXPECT_TRUE(contains(message([&] {
                          make_amg(Exec(), A,
                                   near_nullspace<Scalar, Exec>(n, {[](std::int64_t i) {
-                                    return i == 3 ? std::nan("") : 1.0;
-                                  }}));
+                                                                 return i == 3 ? std::nan("") : 1.0;
+                                                               }}));
                        }),
                        "not finite"));
   // A singular coarsest operator (Neumann: rows summing to zero), named.
@@ -592,8 +595,8 @@ TYPED_TEST(AmgTest, RejectsBadInput) {
       }
       h.row_starts.push_back(h.nnz());
     }
-    EXPECT_TRUE(contains(message([&] { make_amg(Exec(), make_device_crs<Scalar, Exec>(h)); }),
-                         "singular"));
+    EXPECT_TRUE(
+        contains(message([&] { make_amg(Exec(), make_device_crs<Scalar, Exec>(h)); }), "singular"));
   }
   // A memory limit too small for the first level's set-up, naming the level.
   {

@@ -87,7 +87,7 @@ enum class AmgCycle {
 
 /// "automatic", "chebyshev", "l1_jacobi".
 inline char const* name(AmgSmoother s) {
-  return s == AmgSmoother::automatic ? "automatic"
+  return s == AmgSmoother::automatic   ? "automatic"
          : s == AmgSmoother::chebyshev ? "chebyshev"
                                        : "l1_jacobi";
 }
@@ -142,30 +142,30 @@ struct AmgOptions {
 
 /// One level of the hierarchy, in AmgReport.
 struct AmgLevelInfo {
-  std::int64_t rows = 0;              ///< rows of the level's operator
-  std::int64_t nnz = 0;               ///< its nonzeros
-  std::string format;                 ///< the format it is stored in
-  double lambda_max = 0;              ///< estimate of λmax(D⁻¹A) (0: not needed)
-  std::int64_t isolated_rows = 0;     ///< rows without strong connections, in no aggregate
-  std::int64_t aggregates = 0;        ///< aggregates (0 on the coarsest level)
-  std::int64_t dependent_columns = 0; ///< near-nullspace columns dropped on aggregates
-  std::int64_t prolongator_nnz = 0;   ///< nonzeros of P to the next level
+  std::int64_t rows = 0;               ///< rows of the level's operator
+  std::int64_t nnz = 0;                ///< its nonzeros
+  std::string format;                  ///< the format it is stored in
+  double lambda_max = 0;               ///< estimate of λmax(D⁻¹A) (0: not needed)
+  std::int64_t isolated_rows = 0;      ///< rows without strong connections, in no aggregate
+  std::int64_t aggregates = 0;         ///< aggregates (0 on the coarsest level)
+  std::int64_t dependent_columns = 0;  ///< near-nullspace columns dropped on aggregates
+  std::int64_t prolongator_nnz = 0;    ///< nonzeros of P to the next level
   std::int64_t zero_diagonal_rows = 0; ///< rows the smoother leaves alone (coarse levels)
-  int mis_rounds = 0;                 ///< rounds of the independent-set algorithm
+  int mis_rounds = 0;                  ///< rounds of the independent-set algorithm
 };
 
 /// Set-up time by phase, in seconds (each phase fenced).
 struct AmgSetupTimes {
-  double strength = 0;    ///< strength graphs
-  double aggregation = 0; ///< independent sets and aggregates
-  double tentative = 0;   ///< tentative prolongators (QR)
-  double smoothing = 0;   ///< λmax estimates, A P_tent and P
-  double restriction = 0; ///< R = Pᵀ
-  double galerkin = 0;    ///< A P and Pᵀ (A P)
-  double formats = 0;     ///< make_auto_matrix() per level
-  double smoothers = 0;   ///< smoothers' diagonals
+  double strength = 0;     ///< strength graphs
+  double aggregation = 0;  ///< independent sets and aggregates
+  double tentative = 0;    ///< tentative prolongators (QR)
+  double smoothing = 0;    ///< λmax estimates, A P_tent and P
+  double restriction = 0;  ///< R = Pᵀ
+  double galerkin = 0;     ///< A P and Pᵀ (A P)
+  double formats = 0;      ///< make_auto_matrix() per level
+  double smoothers = 0;    ///< smoothers' diagonals
   double coarse_solve = 0; ///< the dense inverse
-  double total = 0;       ///< the whole set-up (or refresh)
+  double total = 0;        ///< the whole set-up (or refresh)
 };
 
 /// What the set-up built (AmgPreconditioner::report(), describe()).
@@ -202,8 +202,8 @@ inline std::string describe(AmgReport const& r) {
   os << std::setprecision(3) << "  " << (r.refreshed ? "refresh" : "set-up") << " " << t.total * 1e3
      << " ms: strength " << t.strength * 1e3 << ", aggregation " << t.aggregation * 1e3
      << ", tentative " << t.tentative * 1e3 << ", smoothing " << t.smoothing * 1e3
-     << ", restriction " << t.restriction * 1e3 << ", Galerkin " << t.galerkin * 1e3
-     << ", formats " << t.formats * 1e3 << ", smoothers " << t.smoothers * 1e3 << ", coarse "
+     << ", restriction " << t.restriction * 1e3 << ", Galerkin " << t.galerkin * 1e3 << ", formats "
+     << t.formats * 1e3 << ", smoothers " << t.smoothers * 1e3 << ", coarse "
      << t.coarse_solve * 1e3 << " ms; memory " << static_cast<double>(r.memory_bytes) / 1048576.0
      << " MiB\n";
   return os.str();
@@ -443,10 +443,9 @@ public:
   void apply(ExecutionSpace const& exec, vector_type const& r, vector_type const& z) const {
     if (static_cast<std::int64_t>(r.extent(0)) != num_rows() ||
         static_cast<std::int64_t>(z.extent(0)) != num_rows()) {
-      throw std::invalid_argument(std::string(where) + "::apply: r has " +
-                                  std::to_string(r.extent(0)) + " entries, z " +
-                                  std::to_string(z.extent(0)) + ", the hierarchy " +
-                                  std::to_string(num_rows()) + " rows");
+      throw std::invalid_argument(
+          std::string(where) + "::apply: r has " + std::to_string(r.extent(0)) + " entries, z " +
+          std::to_string(z.extent(0)) + ", the hierarchy " + std::to_string(num_rows()) + " rows");
     }
     if (num_rows() == 0) return;
     cycle(exec, 0, r, z, true);
@@ -477,8 +476,7 @@ public:
         A.column_indices().data() != L0.A.column_indices().data()) {
       std::int64_t diff = 0;
       Kokkos::parallel_reduce("SpMVKit::amg::pattern_check", Range(exec, 0, A.num_rows()),
-                              detail::AmgPatternDiff<matrix_type>{A.row_starts(),
-                                                                  L0.A.row_starts(),
+                              detail::AmgPatternDiff<matrix_type>{A.row_starts(), L0.A.row_starts(),
                                                                   A.column_indices(),
                                                                   L0.A.column_indices()},
                               diff);
@@ -528,9 +526,9 @@ private:
   using Agg = Kokkos::View<Ordinal*, device_type>;
 
   struct Level {
-    matrix_type A;          // this level's operator, CRS
-    level_matrix_type op;   // and in its chosen format
-    vector_type dinv;       // the smoother's inverse diagonal (l1 or plain)
+    matrix_type A;               // this level's operator, CRS
+    level_matrix_type op;        // and in its chosen format
+    vector_type dinv;            // the smoother's inverse diagonal (l1 or plain)
     double lower = 0, upper = 0; // the Chebyshev interval
     double lambda = 0;
     // To the next level (empty on the coarsest):
@@ -560,9 +558,8 @@ private:
   }
   Level const& transfer(int l) const {
     if (l < 0 || l + 1 >= num_levels()) {
-      throw std::out_of_range(std::string(where) + ": no transfer from level " +
-                              std::to_string(l) + " (" + std::to_string(num_levels()) +
-                              " levels)");
+      throw std::out_of_range(std::string(where) + ": no transfer from level " + std::to_string(l) +
+                              " (" + std::to_string(num_levels()) + " levels)");
     }
     return *s_->levels[static_cast<std::size_t>(l)];
   }
@@ -581,8 +578,7 @@ private:
     if (!(o.prolongator_damping >= 0 && o.prolongator_damping < 2))
       fail("prolongator_damping = " + text(o.prolongator_damping) + " must be in [0, 2)");
     if (o.max_levels < 1) fail("max_levels = " + std::to_string(o.max_levels) + " must be >= 1");
-    if (o.coarse_size < 1)
-      fail("coarse_size = " + std::to_string(o.coarse_size) + " must be >= 1");
+    if (o.coarse_size < 1) fail("coarse_size = " + std::to_string(o.coarse_size) + " must be >= 1");
     if (o.direct_limit < 0 || o.direct_limit > 20000)
       fail("direct_limit = " + std::to_string(o.direct_limit) +
            " must be in [0, 20000] (a dense inverse of that many rows)");
@@ -591,8 +587,8 @@ private:
     if (!(o.min_coarsening_ratio > 1) || !finite(o.min_coarsening_ratio))
       fail("min_coarsening_ratio = " + text(o.min_coarsening_ratio) + " must be finite and > 1");
     if (o.pre_sweeps < 0 || o.post_sweeps < 0 || o.pre_sweeps + o.post_sweeps == 0)
-      fail("pre_sweeps = " + std::to_string(o.pre_sweeps) + " and post_sweeps = " +
-           std::to_string(o.post_sweeps) + " must be >= 0 and not both 0");
+      fail("pre_sweeps = " + std::to_string(o.pre_sweeps) +
+           " and post_sweeps = " + std::to_string(o.post_sweeps) + " must be >= 0 and not both 0");
     if (o.chebyshev_degree < 1)
       fail("chebyshev_degree = " + std::to_string(o.chebyshev_degree) + " must be >= 1");
     if (!(o.chebyshev_ratio > 1) || !finite(o.chebyshev_ratio))
@@ -648,10 +644,11 @@ private:
     phase(exec, t.formats, [&] {
       // A refresh keeps each level's format: the conversion alone.
       L.op = s_->report.refreshed ? L.op.reconverted(exec, L.A)
-                                       : make_auto_matrix(exec, L.A, options_.format);
+                                  : make_auto_matrix(exec, L.A, options_.format);
       info.format = L.op.selection().format;
     });
-    if (l == 0 && s_->report.smoother.empty()) phase(exec, t.smoothers, [&] { choose_smoother(exec, L); });
+    if (l == 0 && s_->report.smoother.empty())
+      phase(exec, t.smoothers, [&] { choose_smoother(exec, L); });
     phase(exec, t.smoothers, [&] {
       if (!L.dinv.data() || static_cast<std::int64_t>(L.dinv.extent(0)) != n)
         L.dinv = detail::allocate_view<vector_type>(exec, "SpMVKit::amg::smoother_dinv", n);
@@ -711,10 +708,9 @@ private:
     const double bound = sizeof(Scalar) < sizeof(double) ? 1e-5 : 1e-10;
     const bool symmetric = !(asymmetry > bound); // NaN: leave it to the λmax check
     smoother_ = symmetric ? AmgSmoother::chebyshev : AmgSmoother::l1_jacobi;
-    s_->report.smoother =
-        std::string(name(smoother_)) + " (automatic: symmetry probe " + text(asymmetry) +
-        (symmetric ? " <= " : " > ") + text(bound) + (symmetric ? ", symmetric" : ", nonsymmetric") +
-        ")";
+    s_->report.smoother = std::string(name(smoother_)) + " (automatic: symmetry probe " +
+                          text(asymmetry) + (symmetric ? " <= " : " > ") + text(bound) +
+                          (symmetric ? ", symmetric" : ", nonsymmetric") + ")";
   }
 
   /// λmax of D⁻¹A by power iterations from Chebyshev's deterministic start
@@ -763,9 +759,9 @@ private:
             "positive side, as for a symmetric positive definite matrix?)");
       }
       if (k < iterations) {
-        Kokkos::parallel_for("SpMVKit::amg::power_normalise", range,
-                             detail::ChebyshevScale<vector_type>{L.d, L.r,
-                                                                 S(1 / std::sqrt(sums[2]))});
+        Kokkos::parallel_for(
+            "SpMVKit::amg::power_normalise", range,
+            detail::ChebyshevScale<vector_type>{L.d, L.r, S(1 / std::sqrt(sums[2]))});
       }
     }
     if (options_.keep_for_refresh) {
@@ -784,11 +780,11 @@ private:
       std::int64_t first = 0;
       inverse_diagonal(exec, L.A, dinv, false, first);
     }
-    Kokkos::parallel_for(
-        "SpMVKit::amg::smooth_prolongator", Range(exec, 0, L.A.num_rows()),
-        detail::AmgSmoothProlongator<matrix_type, Agg, vector_type>{
-            ap.row_starts(), ap.column_indices(), ap.values(), L.P.values(), L.Pt.row_starts(),
-            L.Pt.values(), L.agg, dinv, options_.prolongator_damping / L.lambda, s_->k});
+    Kokkos::parallel_for("SpMVKit::amg::smooth_prolongator", Range(exec, 0, L.A.num_rows()),
+                         detail::AmgSmoothProlongator<matrix_type, Agg, vector_type>{
+                             ap.row_starts(), ap.column_indices(), ap.values(), L.P.values(),
+                             L.Pt.row_starts(), L.Pt.values(), L.agg, dinv,
+                             options_.prolongator_damping / L.lambda, s_->k});
   }
 
   /// Throws AllocationError naming level l when `bytes` do not fit the limit.
@@ -821,16 +817,17 @@ private:
     if (near_nullspace.extent(0) > 0 || near_nullspace.extent(1) > 0) {
       if (static_cast<std::int64_t>(near_nullspace.extent(0)) != n0 ||
           near_nullspace.extent(1) < 1 || near_nullspace.extent(1) > 64) {
-        throw std::invalid_argument(
-            std::string(where) + ": the near-nullspace is " +
-            std::to_string(near_nullspace.extent(0)) + " x " +
-            std::to_string(near_nullspace.extent(1)) + "; it must have the matrix's " +
-            std::to_string(n0) + " rows and 1 to 64 columns");
+        throw std::invalid_argument(std::string(where) + ": the near-nullspace is " +
+                                    std::to_string(near_nullspace.extent(0)) + " x " +
+                                    std::to_string(near_nullspace.extent(1)) +
+                                    "; it must have the matrix's " + std::to_string(n0) +
+                                    " rows and 1 to 64 columns");
       }
       k = static_cast<int>(near_nullspace.extent(1));
       B = detail::allocate_view<decltype(B)>(exec, "SpMVKit::amg::near_nullspace", n0 * k);
-      Kokkos::parallel_for("SpMVKit::amg::near_nullspace_copy", Range(exec, 0, n0),
-                           detail::AmgCopyColumns<decltype(B), multi_vector_type>{near_nullspace, B});
+      Kokkos::parallel_for(
+          "SpMVKit::amg::near_nullspace_copy", Range(exec, 0, n0),
+          detail::AmgCopyColumns<decltype(B), multi_vector_type>{near_nullspace, B});
       std::int64_t bad = 0;
       Kokkos::parallel_reduce("SpMVKit::amg::near_nullspace_check", Range(exec, 0, n0 * k),
                               detail::AmgCountNonFinite<decltype(B)>{B}, bad);
@@ -858,8 +855,8 @@ private:
       // Whether this level is the coarsest, decided before its smoother's λmax.
       std::string stop;
       if (n <= options_.coarse_size) {
-        stop = "coarse_size reached (" + std::to_string(n) + " <= " +
-               std::to_string(options_.coarse_size) + " rows)";
+        stop = "coarse_size reached (" + std::to_string(n) +
+               " <= " + std::to_string(options_.coarse_size) + " rows)";
       } else if (l + 1 >= options_.max_levels) {
         stop = "max_levels = " + std::to_string(options_.max_levels) + " reached";
       }
@@ -909,7 +906,8 @@ private:
     phase(exec, t.strength,
           [&] { S = detail::amg_strength(exec, L.A, options_.strength_threshold); });
     detail::AmgAggregates<Agg> ag;
-    phase(exec, t.aggregation, [&] { ag = detail::amg_aggregate<ExecutionSpace, Ordinal>(exec, S, n); });
+    phase(exec, t.aggregation,
+          [&] { ag = detail::amg_aggregate<ExecutionSpace, Ordinal>(exec, S, n); });
     info.isolated_rows = ag.isolated;
     info.mis_rounds = ag.mis_rounds;
     info.aggregates = ag.count;
@@ -922,8 +920,8 @@ private:
     if (static_cast<double>(n) / static_cast<double>(nc) < options_.min_coarsening_ratio) {
       num_levels_planned_ = l + 1;
       return "coarsening stagnated at level " + std::to_string(l) + " (" + std::to_string(n) +
-             " rows to " + std::to_string(nc) + ", ratio below min_coarsening_ratio = " +
-             text(options_.min_coarsening_ratio) + ")";
+             " rows to " + std::to_string(nc) +
+             ", ratio below min_coarsening_ratio = " + text(options_.min_coarsening_ratio) + ")";
     }
     detail::checked_index<Ordinal>(nc, "coarse rows", where);
     L.agg = ag.agg;
@@ -986,16 +984,15 @@ private:
     s_->direct = n <= options_.direct_limit;
     if (s_->direct) {
       phase(exec, s_->report.times.coarse_solve, [&] {
-        s_->coarse_inverse = detail::amg_coarse_inverse(
-            exec, C.A,
-            std::string(where) + ": the coarsest operator (level " + std::to_string(l) + ", " +
-                std::to_string(n) + " rows)");
+        s_->coarse_inverse =
+            detail::amg_coarse_inverse(exec, C.A,
+                                       std::string(where) + ": the coarsest operator (level " +
+                                           std::to_string(l) + ", " + std::to_string(n) + " rows)");
       });
       s_->report.coarse_solve = "dense inverse of " + std::to_string(n) + " rows";
     } else {
-      s_->report.coarse_solve = std::to_string(options_.coarse_sweeps) + " " +
- name(smoother_) + " sweeps on " + std::to_string(n) +
-                                " rows (above direct_limit)";
+      s_->report.coarse_solve = std::to_string(options_.coarse_sweeps) + " " + name(smoother_) +
+                                " sweeps on " + std::to_string(n) + " rows (above direct_limit)";
     }
   }
 
@@ -1014,9 +1011,9 @@ private:
       if (L.h_apt) bytes += L.h_apt->memory().output_bytes + L.h_apt->memory().positions_bytes;
       if (L.h_ap) bytes += L.h_ap->memory().output_bytes + L.h_ap->memory().positions_bytes;
       if (L.h_rap) bytes += L.h_rap->memory().positions_bytes; // its output is the next A
-      bytes += (L.dinv.span() + L.b.span() + L.x.span() + L.r.span() + L.d.span() +
-                L.eigen.span()) *
-               sizeof(Scalar);
+      bytes +=
+          (L.dinv.span() + L.b.span() + L.x.span() + L.r.span() + L.d.span() + L.eigen.span()) *
+          sizeof(Scalar);
     }
     return bytes;
   }
@@ -1032,9 +1029,8 @@ private:
       if (smoother_ == AmgSmoother::l1_jacobi) {
         if (!from_zero) spmv(exec, S(1), L.op, x, S(0), L.r);
         Kokkos::parallel_for("SpMVKit::amg::jacobi_sweep", range,
-                             detail::AmgJacobiSweep<vector_type>{L.dinv, b, L.r, x,
-                                                                 S(options_.jacobi_weight),
-                                                                 from_zero});
+                             detail::AmgJacobiSweep<vector_type>{
+                                 L.dinv, b, L.r, x, S(options_.jacobi_weight), from_zero});
         continue;
       }
       const double theta = (L.upper + L.lower) / 2, delta = (L.upper - L.lower) / 2;
@@ -1044,17 +1040,17 @@ private:
                              detail::ChebyshevFirst<vector_type>{L.dinv, b, L.d, x, S(1 / theta)});
       } else {
         spmv(exec, S(1), L.op, x, S(0), L.r);
-        Kokkos::parallel_for("SpMVKit::amg::chebyshev_restart", range,
-                             detail::AmgChebyshevRestart<vector_type>{L.dinv, b, L.r, L.d, x,
-                                                                      S(1 / theta)});
+        Kokkos::parallel_for(
+            "SpMVKit::amg::chebyshev_restart", range,
+            detail::AmgChebyshevRestart<vector_type>{L.dinv, b, L.r, L.d, x, S(1 / theta)});
       }
       double rho = 1 / sigma;
       for (int k = 1; k < options_.chebyshev_degree; ++k) {
         spmv(exec, S(1), L.op, x, S(0), L.r);
         const double next = 1 / (2 * sigma - rho);
         Kokkos::parallel_for("SpMVKit::amg::chebyshev_step", range,
-                             detail::ChebyshevStep<vector_type>{L.dinv, b, L.r, L.d, x,
-                                                                S(next * rho), S(2 * next / delta)});
+                             detail::ChebyshevStep<vector_type>{
+                                 L.dinv, b, L.r, L.d, x, S(next * rho), S(2 * next / delta)});
         rho = next;
       }
     }

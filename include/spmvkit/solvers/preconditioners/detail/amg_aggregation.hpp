@@ -116,16 +116,15 @@ amg_strength(typename Crs::execution_space const& exec, Crs const& A, double the
   const std::int64_t n = A.num_rows();
   Result s;
   Mag d = allocate_view<Mag>(exec, "SpMVKit::amg::diagonal_magnitude", n);
-  s.row_starts = allocate_view<decltype(s.row_starts)>(exec, "SpMVKit::amg::strength_row_starts",
-                                                       n + 1);
+  s.row_starts =
+      allocate_view<decltype(s.row_starts)>(exec, "SpMVKit::amg::strength_row_starts", n + 1);
   Kokkos::deep_copy(exec, Kokkos::subview(s.row_starts, 0), Offset(0));
-  Kokkos::parallel_for("SpMVKit::amg::diagonal_magnitude", Range(exec, 0, n),
-                       AmgDiagonalMagnitude<Crs, Mag>{A.row_starts(), A.column_indices(),
-                                                      A.values(), d});
   Kokkos::parallel_for(
-      "SpMVKit::amg::strength_count", Range(exec, 0, n),
-      AmgStrongRows<Crs, Mag, Result>{A.row_starts(), A.column_indices(), A.values(), d, theta, s,
-                                      false});
+      "SpMVKit::amg::diagonal_magnitude", Range(exec, 0, n),
+      AmgDiagonalMagnitude<Crs, Mag>{A.row_starts(), A.column_indices(), A.values(), d});
+  Kokkos::parallel_for("SpMVKit::amg::strength_count", Range(exec, 0, n),
+                       AmgStrongRows<Crs, Mag, Result>{A.row_starts(), A.column_indices(),
+                                                       A.values(), d, theta, s, false});
   std::int64_t nnz = 0;
   Kokkos::parallel_scan("SpMVKit::amg::strength_scan", Range(exec, 0, n),
                         AmgScanCounts<decltype(s.row_starts)>{s.row_starts}, nnz);
@@ -134,10 +133,9 @@ amg_strength(typename Crs::execution_space const& exec, Crs const& A, double the
   exec.fence();
   s.columns = allocate_view<decltype(s.columns)>(exec, "SpMVKit::amg::strength_columns", nnz);
   s.measure = allocate_view<decltype(s.measure)>(exec, "SpMVKit::amg::strength_measure", nnz);
-  Kokkos::parallel_for(
-      "SpMVKit::amg::strength_fill", Range(exec, 0, n),
-      AmgStrongRows<Crs, Mag, Result>{A.row_starts(), A.column_indices(), A.values(), d, theta, s,
-                                      true});
+  Kokkos::parallel_for("SpMVKit::amg::strength_fill", Range(exec, 0, n),
+                       AmgStrongRows<Crs, Mag, Result>{A.row_starts(), A.column_indices(),
+                                                       A.values(), d, theta, s, true});
   return s;
 }
 
@@ -320,8 +318,8 @@ amg_aggregate(ExecutionSpace const& exec, Strength const& s, std::int64_t n) {
     }
     Agg roots = allocate_view<Agg>(exec, "SpMVKit::amg::roots", n);
     std::int64_t count = 0;
-    Kokkos::parallel_scan("SpMVKit::amg::number_roots", range, AmgNumberRoots<Keys, Agg>{key, roots},
-                          count);
+    Kokkos::parallel_scan("SpMVKit::amg::number_roots", range,
+                          AmgNumberRoots<Keys, Agg>{key, roots}, count);
     r.count = count;
     r.agg = allocate_view<Agg>(exec, "SpMVKit::amg::aggregates", n);
     Kokkos::parallel_for("SpMVKit::amg::join_roots", range,

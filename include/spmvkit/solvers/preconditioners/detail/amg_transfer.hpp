@@ -47,8 +47,7 @@ struct AmgPlaceMembers {
   Starts cursor, rows;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
     if (agg(i) < 0) return;
-    rows(Kokkos::atomic_fetch_add(&cursor(static_cast<std::int64_t>(agg(i))), std::int64_t(1))) =
-        i;
+    rows(Kokkos::atomic_fetch_add(&cursor(static_cast<std::int64_t>(agg(i))), std::int64_t(1))) = i;
   }
 };
 
@@ -93,7 +92,8 @@ AmgMembers<typename Agg::device_type> amg_members(ExecutionSpace const& exec, Ag
                         AmgInclusiveScan<Starts>{m.starts}, total);
   m.rows = allocate_view<Starts>(exec, "SpMVKit::amg::members", total);
   Starts cursor = allocate_view<Starts>(exec, "SpMVKit::amg::member_cursor", count);
-  Kokkos::deep_copy(exec, cursor, Kokkos::subview(m.starts, Kokkos::make_pair(std::int64_t(0), count)));
+  Kokkos::deep_copy(exec, cursor,
+                    Kokkos::subview(m.starts, Kokkos::make_pair(std::int64_t(0), count)));
   Kokkos::parallel_for("SpMVKit::amg::place_members", Range(exec, 0, n),
                        AmgPlaceMembers<Agg, Starts>{agg, cursor, m.rows});
   Kokkos::parallel_for("SpMVKit::amg::sort_members", Range(exec, 0, count),
@@ -161,7 +161,8 @@ struct AmgQr {
         }
         for (auto m = first; m < last; ++m) {
           const auto e = rs(mem(m));
-          q(e + c) = static_cast<S>(static_cast<double>(q(e + c)) - r * static_cast<double>(q(e + p)));
+          q(e + c) =
+              static_cast<S>(static_cast<double>(q(e + c)) - r * static_cast<double>(q(e + p)));
         }
         Bc(c * nck + a * k + p) = static_cast<S>(r);
       }
@@ -206,20 +207,19 @@ AmgTentative<Crs> amg_tentative(typename Crs::execution_space const& exec, Agg c
   AmgTentative<Crs> t;
   t.P = Crs("amg_tentative", n, nck, nnz, exec);
   std::int64_t total = 0;
-  Kokkos::parallel_scan("SpMVKit::amg::tentative_row_starts", Range(exec, 0, n),
-                        AmgTentativeStarts<Agg, typename Crs::row_starts_type>{
-                            agg, t.P.row_starts(), k},
-                        total);
-  Kokkos::parallel_for("SpMVKit::amg::tentative_columns", Range(exec, 0, n),
-                       AmgTentativeColumns<Agg, Crs>{agg, t.P.row_starts(),
-                                                     t.P.column_indices(), k});
+  Kokkos::parallel_scan(
+      "SpMVKit::amg::tentative_row_starts", Range(exec, 0, n),
+      AmgTentativeStarts<Agg, typename Crs::row_starts_type>{agg, t.P.row_starts(), k}, total);
+  Kokkos::parallel_for(
+      "SpMVKit::amg::tentative_columns", Range(exec, 0, n),
+      AmgTentativeColumns<Agg, Crs>{agg, t.P.row_starts(), t.P.column_indices(), k});
   t.Bc = allocate_view<typename Crs::values_type>(exec, "SpMVKit::amg::coarse_near_nullspace",
                                                   nck * k);
   const double tolerance = sizeof(S) < sizeof(double) ? 1e-5 : 1e-10;
   Kokkos::parallel_reduce("SpMVKit::amg::tentative_qr", Range(exec, 0, count),
                           AmgQr<Crs, decltype(members.rows), typename Crs::values_type>{
-                              members.starts, members.rows, t.P.row_starts(), t.P.values(), B,
-                              t.Bc, k, n, nck, tolerance},
+                              members.starts, members.rows, t.P.row_starts(), t.P.values(), B, t.Bc,
+                              k, n, nck, tolerance},
                           t.dependent);
   exec.fence();
   t.P.trust_structure();
@@ -246,7 +246,8 @@ struct AmgSmoothProlongator {
     for (auto e = ap_rs(i); e < ap_rs(i + 1); ++e) {
       double v = -s * static_cast<double>(ap_val(e));
       const std::int64_t j = ap_col(e);
-      if (first >= 0 && j >= first && j < first + k) v += static_cast<double>(t_val(t_rs(i) + (j - first)));
+      if (first >= 0 && j >= first && j < first + k)
+        v += static_cast<double>(t_val(t_rs(i) + (j - first)));
       p_val(e) = static_cast<S>(v);
     }
   }
@@ -293,12 +294,12 @@ AmgRestriction<Crs> amg_restriction(typename Crs::execution_space const& exec, C
   const Index T = transpose(exec, numbered);
   AmgRestriction<Crs> r;
   r.map = T.values();
-  r.R = Crs(T.num_rows(), T.num_cols(), T.row_starts(), T.column_indices(),
-            allocate_view<typename Crs::values_type>(exec, "SpMVKit::amg::restriction_values",
-                                                     nnz));
-  Kokkos::parallel_for("SpMVKit::amg::restriction_values", Range(exec, 0, nnz),
-                       AmgGather<typename Crs::values_type, decltype(r.map)>{P.values(),
-                                                                             r.R.values(), r.map});
+  r.R =
+      Crs(T.num_rows(), T.num_cols(), T.row_starts(), T.column_indices(),
+          allocate_view<typename Crs::values_type>(exec, "SpMVKit::amg::restriction_values", nnz));
+  Kokkos::parallel_for(
+      "SpMVKit::amg::restriction_values", Range(exec, 0, nnz),
+      AmgGather<typename Crs::values_type, decltype(r.map)>{P.values(), r.R.values(), r.map});
   exec.fence();
   r.R.trust_structure();
   return r;
