@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,24 @@ inline ::testing::AssertionResult same_outcome(CgResult const& r, CgResult const
          << (at_edge ? ", at the precision's edge" : "");
 }
 
-// Vectors and residuals of the preconditioner tests.
+// Vectors, residuals and messages of the preconditioner tests.
+
+/// Whether `part` occurs in `s`.
+inline bool contains(std::string const& s, std::string const& part) {
+  return s.find(part) != std::string::npos;
+}
+
+/// The message of the std::invalid_argument that f throws, or "" (a failure) when none.
+template <class F>
+std::string invalid_argument_of(F&& f) {
+  try {
+    f();
+  } catch (std::invalid_argument const& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no std::invalid_argument";
+  return "";
+}
 
 template <class Scalar, class Exec>
 using DeviceVector = Kokkos::View<Scalar*, Kokkos::Device<Exec, typename Exec::memory_space>>;

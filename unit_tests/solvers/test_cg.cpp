@@ -33,6 +33,7 @@ using spmvkit::CgOptions;
 using spmvkit::CgResult;
 using spmvkit::CgStatus;
 using spmvkit::FemPoisson;
+using spmvkit::test::contains;
 using spmvkit::test::HostCrs;
 
 template <class Config>
@@ -219,10 +220,6 @@ spmvkit::fem_vector_t<Scalar, Exec> vector_of(std::vector<double> const& v) {
   for (std::size_t i = 0; i < v.size(); ++i) h(i) = static_cast<Scalar>(v[i]);
   Kokkos::deep_copy(x, h);
   return x;
-}
-
-bool contains(std::string const& s, std::string const& part) {
-  return s.find(part) != std::string::npos;
 }
 
 // (e) Failure modes are reported, not hidden.

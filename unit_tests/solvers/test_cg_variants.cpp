@@ -29,10 +29,7 @@ using spmvkit::CgOptions;
 using spmvkit::CgResult;
 using spmvkit::CgStatus;
 using spmvkit::CgVariant;
-
-bool contains(std::string const& s, std::string const& part) {
-  return s.find(part) != std::string::npos;
-}
+using spmvkit::test::contains;
 
 /// ‖a − b‖ / ‖b‖ on the host.
 template <class V>

@@ -34,10 +34,6 @@ namespace {
 using namespace spmvkit;
 using namespace spmvkit::test;
 
-bool contains(std::string const& s, std::string const& part) {
-  return s.find(part) != std::string::npos;
-}
-
 /// A matrix from (row, col, value) triplets (any order, no duplicates).
 HostCrs from_triplets(std::int64_t rows, std::int64_t cols,
                       std::vector<std::tuple<std::int64_t, std::int64_t, double>> e) {

@@ -40,22 +40,6 @@ using namespace spmvkit::test;
 
 using Triplets = std::vector<std::tuple<std::int64_t, std::int64_t, double>>;
 
-bool contains(std::string const& s, std::string const& part) {
-  return s.find(part) != std::string::npos;
-}
-
-/// The message of the std::invalid_argument that f throws, or "" (a failure) when none.
-template <class F>
-std::string invalid_argument_of(F&& f) {
-  try {
-    f();
-  } catch (std::invalid_argument const& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no std::invalid_argument";
-  return "";
-}
-
 /// A matrix from (row, col, value) triplets (any order; duplicates are kept).
 HostCrs from_triplets(std::int64_t rows, std::int64_t cols, Triplets e) {
   std::sort(e.begin(), e.end());

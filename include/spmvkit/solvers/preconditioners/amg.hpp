@@ -246,15 +246,6 @@ struct AmgCountNonFinite {
   }
 };
 
-/// The first row whose inverse diagonal is 0.
-template <class Vec>
-struct AmgFirstZero {
-  Vec d;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& first) const {
-    if (d(i) == typename Vec::value_type(0) && i < first) first = i;
-  }
-};
-
 /// B(c n + i) = V(i, c): the near-nullspace column-major in a rank-1 View.
 template <class Vec, class Multi>
 struct AmgCopyColumns {
@@ -621,7 +612,7 @@ private:
                             bad);
     if (bad > 0) {
       Kokkos::parallel_reduce("SpMVKit::amg::first_zero_diagonal", range,
-                              detail::AmgFirstZero<vector_type>{dinv},
+                              detail::JacobiFirstBad<vector_type>{dinv},
                               Kokkos::Min<std::int64_t>(first));
     }
     exec.fence();
