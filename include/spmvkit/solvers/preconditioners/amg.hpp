@@ -529,7 +529,8 @@ private:
     Agg agg;
     // Work vectors: b and x of levels below the finest, r (= w) and d everywhere.
     vector_type b, x, r, d;
-    vector_type eigen; // the power iteration's last vector: a refresh starts from it
+    vector_type eigen;      // the power iteration's last vector: a refresh starts from it
+    vector_type plain_dinv; // l1 smoother: 1 / diag(A) of the λmax estimate and of P's smoothing
   };
 
   struct State {
@@ -712,7 +713,10 @@ private:
     const Range range(exec, 0, n);
     vector_type dinv = L.dinv;
     if (smoother_ == AmgSmoother::l1_jacobi) {
-      dinv = detail::allocate_view<vector_type>(exec, "SpMVKit::amg::power_dinv", n);
+      // Kept for the prolongator smoothing, which divides by the same diagonal.
+      if (static_cast<std::int64_t>(L.plain_dinv.extent(0)) != n)
+        L.plain_dinv = detail::allocate_view<vector_type>(exec, "SpMVKit::amg::plain_dinv", n);
+      dinv = L.plain_dinv;
       std::int64_t first = n;
       const std::int64_t bad = inverse_diagonal(exec, L.A, dinv, false, first);
       if (l == 0 && bad > 0) {
@@ -764,13 +768,8 @@ private:
 
   /// P's values from A P_tent (on its pattern).
   void smooth_prolongator(ExecutionSpace const& exec, Level& L, matrix_type const& ap) {
-    vector_type dinv = L.dinv;
-    if (smoother_ == AmgSmoother::l1_jacobi) {
-      dinv = detail::allocate_view<vector_type>(exec, "SpMVKit::amg::prolongator_dinv",
-                                                L.A.num_rows());
-      std::int64_t first = 0;
-      inverse_diagonal(exec, L.A, dinv, false, first);
-    }
+    // λmax was estimated just before (set-up and refresh alike), with this diagonal.
+    vector_type const& dinv = smoother_ == AmgSmoother::l1_jacobi ? L.plain_dinv : L.dinv;
     Kokkos::parallel_for("SpMVKit::amg::smooth_prolongator", Range(exec, 0, L.A.num_rows()),
                          detail::AmgSmoothProlongator<matrix_type, Agg, vector_type>{
                              ap.row_starts(), ap.column_indices(), ap.values(), L.P.values(),
@@ -1002,9 +1001,9 @@ private:
       if (L.h_apt) bytes += L.h_apt->memory().output_bytes + L.h_apt->memory().positions_bytes;
       if (L.h_ap) bytes += L.h_ap->memory().output_bytes + L.h_ap->memory().positions_bytes;
       if (L.h_rap) bytes += L.h_rap->memory().positions_bytes; // its output is the next A
-      bytes +=
-          (L.dinv.span() + L.b.span() + L.x.span() + L.r.span() + L.d.span() + L.eigen.span()) *
-          sizeof(Scalar);
+      bytes += (L.dinv.span() + L.b.span() + L.x.span() + L.r.span() + L.d.span() + L.eigen.span() +
+                L.plain_dinv.span()) *
+               sizeof(Scalar);
     }
     return bytes;
   }
