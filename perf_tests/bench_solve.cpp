@@ -324,6 +324,7 @@ struct SolveSettings {
   int restart = 30;
   int block_size = 8;
   Ilu0TriangularSolve ilu_solve = Ilu0TriangularSolve::automatic;
+  AmgProduct amg_product = AmgProduct::automatic;
 };
 
 struct SetupTimes {
@@ -403,7 +404,9 @@ public:
     if (pc == "ilu0") ilu_.emplace(make_ilu0(exec, p_.A, ilu_options));
     if (pc == "ic0") ilu_.emplace(make_ic0(exec, p_.A, ilu_options));
     if (pc == "amg") {
-      amg_.emplace(make_amg(exec, p_.A));
+      AmgOptions amg_options;
+      amg_options.prolongator_product = s_.amg_product;
+      amg_.emplace(make_amg(exec, p_.A, amg_options));
       auto const& r = amg_->report().times;
       amg_setup_phases_ = {
           {"amg_strength_s", r.strength},       {"amg_aggregation_s", r.aggregation},
@@ -476,6 +479,7 @@ private:
     os << ";amg_levels=" << r.levels.size() << ";operator_complexity=" << r.operator_complexity
        << ";amg_formats=";
     for (std::size_t l = 0; l < r.levels.size(); ++l) os << (l ? "/" : "") << r.levels[l].format;
+    os << ";amg_product=" << (r.levels.empty() ? "" : r.levels[0].prolongator_product);
     return os.str();
   }
 
@@ -809,6 +813,9 @@ void bm_solve(benchmark::State& state, Options const& o, std::string const& name
     s.ilu_solve = o.solve_ilu_solve == "sweeps"         ? Ilu0TriangularSolve::sweeps
                   : o.solve_ilu_solve == "substitution" ? Ilu0TriangularSolve::substitution
                                                         : Ilu0TriangularSolve::automatic;
+    s.amg_product = o.solve_amg_product == "gather"   ? AmgProduct::gather
+                    : o.solve_amg_product == "spgemm" ? AmgProduct::spgemm
+                                                      : AmgProduct::automatic;
     auto runner = make_runner<Scalar>(impl, p, method, s);
     if (!runner) {
       skip(state, name, "no " + impl + " in this build");

@@ -343,6 +343,13 @@ std::vector<OptionSpec> make_table() {
                "automatic",
                {},
                choice(&Options::solve_ilu_solve, {"automatic", "sweeps", "substitution"})});
+  t.push_back({"--solve-amg-product",
+               "NAME",
+               "how the solve family's AMG forms A P_tent for the prolongator smoothing "
+               "(AmgOptions::prolongator_product): automatic, gather or spgemm",
+               "automatic",
+               {},
+               choice(&Options::solve_amg_product, {"automatic", "gather", "spgemm"})});
   t.push_back({"--csrk-sizes",
                "LIST",
                "CSR-k group sizes to sweep, replacing its variants: SRS (CSR-2) or SRSxSSRS "

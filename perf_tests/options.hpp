@@ -74,6 +74,7 @@ struct Options {
   std::vector<std::string> solve_impls;    // spmvkit, kk, kk_gmres, petsc
   int solve_block_size = 0;                // rows per block of block-Jacobi
   std::string solve_ilu_solve;             // ILU(0)/IC(0) solve: automatic, sweeps, substitution
+  std::string solve_amg_product;           // AMG's A P_tent: automatic, gather, spgemm
   std::vector<CsrkSweepSize> csrk_sizes;   // replace CSR-k's variants (empty: the model's)
   std::vector<CsrkSweepShape> csrk_shapes; // crossed with the sizes (empty: the default shape)
   bool smoke = false;

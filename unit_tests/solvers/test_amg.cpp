@@ -149,6 +149,118 @@ TYPED_TEST(AmgTest, HierarchyIsTheGalerkinProduct) {
   }
 }
 
+/// A 2D five-point Laplacian on m x m points whose first row and column also
+/// couple (weakly) to the next `wide` rows: a row longer than the gather
+/// kernels' cap, SPD by diagonal dominance.
+HostCrs laplacian_with_long_row(std::int64_t m, std::int64_t wide) {
+  const std::int64_t n = m * m;
+  std::vector<std::map<std::int64_t, double>> r(static_cast<std::size_t>(n));
+  for (std::int64_t y = 0; y < m; ++y)
+    for (std::int64_t x = 0; x < m; ++x) {
+      const std::int64_t i = y * m + x;
+      r[i][i] = 4;
+      if (x > 0) r[i][i - 1] = -1;
+      if (x + 1 < m) r[i][i + 1] = -1;
+      if (y > 0) r[i][i - m] = -1;
+      if (y + 1 < m) r[i][i + m] = -1;
+    }
+  for (std::int64_t j = 2; j <= wide; ++j) {
+    r[0][j] = r[j][0] = -0.01;
+    r[j][j] += 0.01;
+  }
+  r[0][0] += 0.01 * static_cast<double>(wide);
+  HostCrs h;
+  h.rows = h.cols = n;
+  for (auto const& row : r) {
+    for (auto const& [j, v] : row) {
+      h.col.push_back(j);
+      h.val.push_back(v);
+    }
+    h.row_starts.push_back(static_cast<std::int64_t>(h.col.size()));
+  }
+  return h;
+}
+
+// P = P_tent − (ω / λmax) D⁻¹ A P_tent with the plain diagonal D, whichever way
+// A P_tent is formed (the gather kernels, k = 1 and 2, or spgemm; automatic
+// takes spgemm for a row beyond the gather kernels' cap) and with either
+// smoother (l1 keeps a second diagonal).
+TYPED_TEST(AmgTest, ProlongatorIsTheSmoothedTentative) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto fem = make_fem_poisson_crs<Scalar>(Exec(), 11);
+  const auto wide = make_device_crs<Scalar, Exec>(laplacian_with_long_row(20, 200));
+  const std::int64_t n = fem.num_rows();
+  const auto linear = near_nullspace<Scalar, Exec>(
+      n, {[](std::int64_t) { return 1.0; },
+          [](std::int64_t i) { return 1.0 + static_cast<double>(i % 11) / 10; }});
+  struct Case {
+    char const* name;
+    decltype(fem) A;
+    bool two_columns;
+    AmgSmoother smoother;
+    AmgProduct product;
+    char const* level0; // the product level 0 takes
+  };
+  constexpr auto gather = AmgProduct::gather, spgemm = AmgProduct::spgemm;
+  for (Case const& c :
+       {Case{"fem, gather", fem, false, AmgSmoother::automatic, gather, "gather"},
+        Case{"fem, spgemm", fem, false, AmgSmoother::automatic, spgemm, "spgemm"},
+        Case{"fem l1, gather", fem, false, AmgSmoother::l1_jacobi, gather, "gather"},
+        Case{"fem l1, spgemm", fem, false, AmgSmoother::l1_jacobi, spgemm, "spgemm"},
+        Case{"fem k = 2, gather", fem, true, AmgSmoother::automatic, gather, "gather"},
+        Case{"fem k = 2, spgemm", fem, true, AmgSmoother::automatic, spgemm, "spgemm"},
+        Case{"long row, automatic", wide, false, AmgSmoother::automatic, AmgProduct::automatic,
+             "spgemm"}}) {
+    SCOPED_TRACE(c.name);
+    AmgOptions o;
+    o.coarse_size = 10;
+    o.smoother = c.smoother;
+    o.prolongator_product = c.product;
+    auto M = c.two_columns ? make_amg(Exec(), c.A, linear, o) : make_amg(Exec(), c.A, o);
+    ASSERT_GE(M.num_levels(), 2) << M.describe();
+    // Then after a refresh with S A S (S diagonal): D⁻¹A, λmax and P change.
+    HostCrs scaled = to_host(c.A);
+    for (std::int64_t i = 0; i < scaled.rows; ++i)
+      for (auto e = scaled.row_starts[i]; e < scaled.row_starts[i + 1]; ++e)
+        scaled.val[e] *= static_cast<double>((1 << (i % 3)) * (1 << (scaled.col[e] % 3)));
+    const auto A2 = make_device_crs<Scalar, Exec>(scaled);
+    for (int pass = 0; pass < 2; ++pass) {
+      if (pass == 1) M.refresh(Exec(), A2);
+      for (int l = 0; l + 1 < M.num_levels(); ++l) {
+        SCOPED_TRACE((pass == 0 ? "set-up, level " : "refresh, level ") + std::to_string(l));
+        std::string const& used = M.report().levels[l].prolongator_product;
+        if (c.product != AmgProduct::automatic || l == 0) {
+          EXPECT_EQ(used, l == 0 ? c.level0 : name(c.product));
+        }
+        EXPECT_TRUE(contains(M.describe(), used));
+        const HostCrs Al = to_host(M.matrix(l));
+        const Rows A = rows_of(Al), T = rows_of(to_host(M.tentative_prolongator(l)));
+        const long double scale =
+            static_cast<long double>(o.prolongator_damping / M.report().levels[l].lambda_max);
+        Rows ref = T;
+        const Rows AT = product(A, T);
+        for (std::size_t i = 0; i < A.size(); ++i) {
+          auto d = A[i].find(static_cast<std::int64_t>(i));
+          ASSERT_TRUE(d != A[i].end() && d->second != 0) << "row " << i;
+          for (auto const& [j, v] : AT[i]) ref[i][j] -= scale * v / d->second;
+        }
+        EXPECT_LE(relative_difference(rows_of(to_host(M.prolongator(l))), ref), rounding<Scalar>());
+      }
+    }
+  }
+  // Forced onto a row longer than its kernels take, gather is refused, naming the row's length.
+  AmgOptions o;
+  o.prolongator_product = gather;
+  try {
+    make_amg(Exec(), wide, o);
+    ADD_FAILURE() << "gather took a row of 201 entries";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_TRUE(contains(e.what(), "prolongator_product = gather")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "level 0 has a row of 201 entries")) << e.what();
+  }
+}
+
 TYPED_TEST(AmgTest, TentativeProlongatorReproducesTheNearNullspace) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

@@ -85,6 +85,23 @@ enum class AmgCycle {
   w  ///< two per level (the coarsest one once)
 };
 
+/// How the prolongator smoothing forms A P_tent.
+enum class AmgProduct {
+  /// gather on GPUs where every row fits the gather kernels (at most 127
+  /// entries), spgemm on host spaces and otherwise (default; the measurements
+  /// behind it: docs/notes/2026-11-29-amg.md).
+  automatic,
+  /// Kernels of its own: P_tent has k entries per row, so A P_tent groups a
+  /// row's entries by aggregate (no hash table, no SpGEMM plan kept).
+  gather,
+  spgemm ///< spgemm() symbolic and numeric, the plan kept for refresh()
+};
+
+/// "automatic", "gather", "spgemm".
+inline char const* name(AmgProduct p) {
+  return p == AmgProduct::automatic ? "automatic" : p == AmgProduct::gather ? "gather" : "spgemm";
+}
+
 /// "automatic", "chebyshev", "l1_jacobi".
 inline char const* name(AmgSmoother s) {
   return s == AmgSmoother::automatic   ? "automatic"
@@ -130,6 +147,9 @@ struct AmgOptions {
   double jacobi_weight = 1;
   /// V or W.
   AmgCycle cycle = AmgCycle::v;
+  /// How A P_tent is formed for the prolongator smoothing (gather: an error
+  /// naming the row when a row is too long for it).
+  AmgProduct prolongator_product = AmgProduct::automatic;
   /// How each level's format is chosen (make_auto_matrix(); candidates = {"crs"}
   /// keeps every level CRS).
   AutoOptions format;
@@ -152,6 +172,7 @@ struct AmgLevelInfo {
   std::int64_t prolongator_nnz = 0;    ///< nonzeros of P to the next level
   std::int64_t zero_diagonal_rows = 0; ///< rows the smoother leaves alone (coarse levels)
   int mis_rounds = 0;                  ///< rounds of the independent-set algorithm
+  std::string prolongator_product;     ///< "gather" or "spgemm" (smoothed P), else empty
 };
 
 /// Set-up time by phase, in seconds (each phase fenced).
@@ -186,7 +207,8 @@ inline std::string describe(AmgReport const& r) {
   std::ostringstream os;
   os << "AMG: " << r.levels.size() << " levels, operator complexity " << std::setprecision(4)
      << r.operator_complexity << ", grid complexity " << r.grid_complexity << "\n";
-  os << "  level       rows         nnz  nnz/row  format                 λmax(D⁻¹A)  isolated\n";
+  os << "  level       rows         nnz  nnz/row  format                 λmax(D⁻¹A)  isolated  A "
+        "P_tent\n";
   for (std::size_t l = 0; l < r.levels.size(); ++l) {
     auto const& v = r.levels[l];
     os << "  " << std::setw(5) << l << std::setw(11) << v.rows << std::setw(12) << v.nnz
@@ -194,7 +216,7 @@ inline std::string describe(AmgReport const& r) {
        << (v.rows > 0 ? static_cast<double>(v.nnz) / static_cast<double>(v.rows) : 0.0)
        << std::defaultfloat << "  " << std::left << std::setw(22) << v.format << std::right
        << std::setw(11) << std::setprecision(4) << v.lambda_max << std::setw(10) << v.isolated_rows
-       << "\n";
+       << "  " << v.prolongator_product << "\n";
   }
   os << "  smoother: " << r.smoother << "\n";
   os << "  stopped: " << r.stop_reason << "; coarsest: " << r.coarse_solve << "\n";
@@ -490,8 +512,9 @@ public:
       Level& N = *s_->levels[l + 1];
       if (options_.prolongator_damping > 0) {
         phase(exec, t.smoothing, [&] {
-          const matrix_type ap = spgemm_numeric(exec, *L.h_apt, L.A, L.Pt);
-          smooth_prolongator(exec, L, ap);
+          if (!L.gather) L.ap = spgemm_numeric(exec, *L.h_apt, L.A, L.Pt);
+          smooth_prolongator(exec, L);
+          L.ap = matrix_type();
         });
       }
       phase(exec, t.restriction, [&] {
@@ -526,6 +549,8 @@ private:
     matrix_type Pt, P, R;
     Map rmap;
     std::unique_ptr<Handle> h_apt, h_ap, h_rap;
+    bool gather = false; // P from A P_tent by the gather kernels, not spgemm (h_apt)
+    matrix_type ap;      // A P_tent from spgemm while P's values are formed
     Agg agg;
     // Work vectors: b and x of levels below the finest, r (= w) and d everywhere.
     vector_type b, x, r, d;
@@ -766,15 +791,35 @@ private:
     return lambda;
   }
 
-  /// P's values from A P_tent (on its pattern).
-  void smooth_prolongator(ExecutionSpace const& exec, Level& L, matrix_type const& ap) {
+  /// Whether level l forms A P_tent by the gather kernels (AmgOptions::prolongator_product).
+  bool use_gather(ExecutionSpace const& exec, int l, matrix_type const& A) const {
+    const AmgProduct p = options_.prolongator_product;
+    if (p == AmgProduct::spgemm) return false;
+    if (p == AmgProduct::automatic && detail::is_host_space_v<ExecutionSpace>) return false;
+    const std::int64_t longest = detail::amg_longest_row(exec, A);
+    if (longest < detail::amg_gather_row_cap) return true;
+    if (p == AmgProduct::automatic) return false;
+    throw std::invalid_argument(std::string(where) + ": prolongator_product = gather, but level " +
+                                std::to_string(l) + " has a row of " + std::to_string(longest) +
+                                " entries; the gather kernels take rows of at most " +
+                                std::to_string(detail::amg_gather_row_cap - 1) +
+                                " (choose spgemm or automatic)");
+  }
+
+  /// P's values: by the gather kernel, else from A P_tent in L.ap (on its pattern).
+  void smooth_prolongator(ExecutionSpace const& exec, Level& L) {
     // λmax was estimated just before (set-up and refresh alike), with this diagonal.
     vector_type const& dinv = smoother_ == AmgSmoother::l1_jacobi ? L.plain_dinv : L.dinv;
+    const double omega = options_.prolongator_damping / L.lambda;
+    if (L.gather) {
+      detail::amg_gather_values(exec, L.A, L.agg, L.Pt, dinv, omega, s_->k, L.P);
+      return;
+    }
+    matrix_type const& ap = L.ap;
     Kokkos::parallel_for("SpMVKit::amg::smooth_prolongator", Range(exec, 0, L.A.num_rows()),
                          detail::AmgSmoothProlongator<matrix_type, Agg, vector_type>{
                              ap.row_starts(), ap.column_indices(), ap.values(), L.P.values(),
-                             L.Pt.row_starts(), L.Pt.values(), L.agg, dinv,
-                             options_.prolongator_damping / L.lambda, s_->k});
+                             L.Pt.row_starts(), L.Pt.values(), L.agg, dinv, omega, s_->k});
   }
 
   /// Throws AllocationError naming level l when `bytes` do not fit the limit.
@@ -927,13 +972,33 @@ private:
     so.memory_limit = options_.memory_limit;
     if (options_.prolongator_damping > 0) {
       phase(exec, t.smoothing, [&] {
-        L.h_apt = std::make_unique<Handle>(so);
-        spgemm_symbolic(exec, *L.h_apt, L.A, L.Pt);
-        const matrix_type ap = spgemm_numeric(exec, *L.h_apt, L.A, L.Pt);
-        L.P = matrix_type(ap.num_rows(), ap.num_cols(), ap.row_starts(), ap.column_indices(),
-                          detail::allocate_view<typename matrix_type::values_type>(
-                              exec, "SpMVKit::amg::prolongator_values", ap.nnz()));
-        smooth_prolongator(exec, L, ap);
+        L.gather = use_gather(exec, l, L.A);
+        info.prolongator_product = L.gather ? "gather" : "spgemm";
+        if (L.gather) {
+          // P_tent has k entries a row: A P_tent groups A's entries by aggregate.
+          auto starts = detail::allocate_view<typename matrix_type::row_starts_type>(
+              exec, "SpMVKit::amg::prolongator_row_starts", n + 1);
+          const std::int64_t pnnz = detail::amg_gather_count(exec, L.A, L.agg, k, starts);
+          detail::checked_index<Offset>(pnnz, "prolongator entries", where);
+          check_memory(l, n, pnnz,
+                       static_cast<std::uint64_t>(pnnz) * (sizeof(Ordinal) + sizeof(Scalar)));
+          L.P = matrix_type(n, nc, starts,
+                            detail::allocate_view<typename matrix_type::column_indices_type>(
+                                exec, "SpMVKit::amg::prolongator_columns", pnnz),
+                            detail::allocate_view<typename matrix_type::values_type>(
+                                exec, "SpMVKit::amg::prolongator_values", pnnz));
+          detail::amg_gather_pattern(exec, L.A, L.agg, k, L.P);
+        } else {
+          L.h_apt = std::make_unique<Handle>(so);
+          spgemm_symbolic(exec, *L.h_apt, L.A, L.Pt);
+          const matrix_type ap = spgemm_numeric(exec, *L.h_apt, L.A, L.Pt);
+          L.P = matrix_type(ap.num_rows(), ap.num_cols(), ap.row_starts(), ap.column_indices(),
+                            detail::allocate_view<typename matrix_type::values_type>(
+                                exec, "SpMVKit::amg::prolongator_values", ap.nnz()));
+          L.ap = ap;
+        }
+        smooth_prolongator(exec, L);
+        L.ap = matrix_type();
         L.P.trust_structure();
       });
     } else {

@@ -9,6 +9,7 @@
 /// restriction as an explicit transpose with the map that refreshes its
 /// values, and the dense inverse of the coarsest operator.
 #include <spmvkit/core/detail/kernel_common.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/operations/transpose.hpp>
@@ -252,6 +253,231 @@ struct AmgSmoothProlongator {
     }
   }
 };
+
+/// Rows of A at least this long (with the row's own aggregate, longer than the
+/// scratch) cannot take the gather kernels below, which compare every pair of
+/// a row's aggregates staged in scratch.
+inline constexpr std::int64_t amg_gather_row_cap = 128;
+
+/// Launch shape of the gather kernels: a row per thread, its entries over the
+/// vector lanes (27-point rows fill a warp on GPUs).
+template <class ExecutionSpace>
+LaunchParameters amg_gather_launch(std::int64_t rows) {
+  LaunchParameters p;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    p.team_size = 1;
+    p.vector_length = 1;
+    p.work_per_team = 256;
+  } else {
+    p.team_size = 4;
+    p.vector_length = 32;
+    p.work_per_team = 16;
+  }
+  p.league_size = std::max<std::int64_t>(1, (rows + p.work_per_team - 1) / p.work_per_team);
+  return p;
+}
+
+/// P = P_tent − ω D⁻¹ A P_tent without spgemm: P_tent has k entries per
+/// aggregated row (columns agg·k .. agg·k + k − 1), so row i of P holds, for
+/// each distinct aggregate among i's own and its neighbours', k columns, and
+/// its values are sums of A's entries grouped by aggregate. mode count: the
+/// row's length into counts(i); columns: the sorted columns; values: the
+/// values (set-up and refresh), each slot summing its entries in row order
+/// (deterministic).
+template <class Crs, class Agg, class Vec>
+struct AmgGatherProlongator {
+  enum Mode { count, columns, values };
+  using Exec = typename Crs::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  using O = typename Crs::ordinal_type;
+  using Scratch = Kokkos::View<O*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  typename Crs::row_starts_type a_rs;
+  typename Crs::column_indices_type a_col;
+  typename Crs::values_type a_val;
+  Agg agg;
+  Kokkos::View<std::int64_t*, typename Crs::device_type> counts;
+  typename Crs::row_starts_type p_rs;
+  typename Crs::column_indices_type p_col;
+  typename Crs::values_type p_val;
+  typename Crs::row_starts_type t_rs;
+  typename Crs::values_type t_val;
+  Vec dinv;
+  double omega = 0;
+  std::int64_t n = 0, rows_per_team = 1;
+  int k = 1;
+  Mode mode = count;
+
+  static std::size_t scratch_bytes() { return 2 * Scratch::shmem_size(amg_gather_row_cap + 1); }
+
+  // Whether entry e holds the first occurrence of its aggregate in the row.
+  KOKKOS_INLINE_FUNCTION static bool first_of(Scratch const& s, std::int64_t e) {
+    const O a = s(e);
+    if (a < 0) return false;
+    for (std::int64_t f = 0; f < e; ++f)
+      if (s(f) == a) return false;
+    return true;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    using S = typename Crs::value_type;
+    const Scratch s(team.thread_scratch(0), amg_gather_row_cap + 1);
+    const Scratch u(team.thread_scratch(0), amg_gather_row_cap + 1);
+    const std::int64_t r0 = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+    const std::int64_t r1 = r0 + rows_per_team < n ? r0 + rows_per_team : n;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1), [&](std::int64_t i) {
+      const std::int64_t b = a_rs(i), len = a_rs(i + 1) - b;
+      // The row's aggregates, then its own (P_tent's entry of row i).
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len + 1),
+                           [&](std::int64_t e) { s(e) = e < len ? agg(a_col(b + e)) : agg(i); });
+      if (mode == count) {
+        std::int64_t d = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, len + 1),
+            [&](std::int64_t e, std::int64_t& c) { c += first_of(s, e) ? 1 : 0; }, d);
+        Kokkos::single(Kokkos::PerThread(team), [&] { counts(i) = d * k; });
+      } else if (mode == columns) {
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len + 1),
+                             [&](std::int64_t e) { u(e) = first_of(s, e) ? s(e) : O(-1); });
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len + 1), [&](std::int64_t e) {
+          const O a = u(e);
+          if (a < 0) return;
+          std::int64_t rank = 0;
+          for (std::int64_t f = 0; f <= len; ++f) rank += u(f) >= 0 && u(f) < a ? 1 : 0;
+          for (int c = 0; c < k; ++c)
+            p_col(p_rs(i) + rank * k + c) = static_cast<O>(static_cast<std::int64_t>(a) * k + c);
+        });
+      } else {
+        const std::int64_t slots = (p_rs(i + 1) - p_rs(i)) / k;
+        const double si = omega * static_cast<double>(dinv(i));
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, slots), [&](std::int64_t q) {
+          const auto pe = p_rs(i) + q * k;
+          const O a = static_cast<O>(static_cast<std::int64_t>(p_col(pe)) / k);
+          for (int c = 0; c < k; ++c) {
+            double sum = 0;
+            for (std::int64_t e = 0; e < len; ++e) {
+              if (s(e) != a) continue;
+              sum += static_cast<double>(a_val(b + e)) *
+                     static_cast<double>(t_val(t_rs(a_col(b + e)) + c));
+            }
+            const double own = s(len) == a ? static_cast<double>(t_val(t_rs(i) + c)) : 0.0;
+            p_val(pe + c) = static_cast<S>(own - si * sum);
+          }
+        });
+      }
+    });
+  }
+};
+
+template <class Offset, class Device>
+struct AmgCountsToStarts {
+  Kokkos::View<std::int64_t*, Device> counts;
+  Kokkos::View<Offset*, Device> starts;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& sum, bool final) const {
+    if (i == 0 && final) starts(0) = 0;
+    sum += counts(i);
+    if (final) starts(i + 1) = static_cast<Offset>(sum);
+  }
+};
+
+template <class Crs>
+struct AmgLongestRow {
+  typename Crs::row_starts_type rs;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& m) const {
+    const std::int64_t len = static_cast<std::int64_t>(rs(i + 1) - rs(i));
+    if (len > m) m = len;
+  }
+};
+
+/// The length of A's longest row. Synchronous.
+template <class Crs>
+std::int64_t amg_longest_row(typename Crs::execution_space const& exec, Crs const& A) {
+  using Range = Kokkos::RangePolicy<typename Crs::execution_space, Kokkos::IndexType<std::int64_t>>;
+  std::int64_t longest = 0;
+  Kokkos::parallel_reduce("SpMVKit::amg::longest_row", Range(exec, 0, A.num_rows()),
+                          AmgLongestRow<Crs>{A.row_starts()}, Kokkos::Max<std::int64_t>(longest));
+  exec.fence();
+  return longest;
+}
+
+template <class Crs, class Agg, class Vec>
+void amg_gather_run(typename Crs::execution_space const& exec,
+                    AmgGatherProlongator<Crs, Agg, Vec> f, char const* label) {
+  using Exec = typename Crs::execution_space;
+  const LaunchParameters lp = amg_gather_launch<Exec>(f.n);
+  f.rows_per_team = lp.work_per_team;
+  Kokkos::TeamPolicy<Exec> policy(exec, lp.league_size, lp.team_size, lp.vector_length);
+  policy.set_scratch_size(0, Kokkos::PerThread(f.scratch_bytes()));
+  Kokkos::parallel_for(label, policy, f);
+}
+
+/// Row starts of P (A P_tent's pattern with each row's own aggregate): the
+/// number of entries; the row starts in `starts` (n + 1). The caller checks
+/// the total against Offset and the memory limit before amg_gather_pattern().
+template <class Crs, class Agg>
+std::int64_t amg_gather_count(typename Crs::execution_space const& exec, Crs const& A,
+                              Agg const& agg, int k, typename Crs::row_starts_type const& starts) {
+  using Exec = typename Crs::execution_space;
+  using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using F = AmgGatherProlongator<Crs, Agg, typename Crs::values_type>;
+  const std::int64_t n = A.num_rows();
+  F f;
+  f.a_rs = A.row_starts();
+  f.a_col = A.column_indices();
+  f.agg = agg;
+  f.counts = allocate_view<decltype(f.counts)>(exec, "SpMVKit::amg::prolongator_counts", n);
+  f.n = n;
+  f.k = k;
+  f.mode = F::count;
+  amg_gather_run(exec, f, "SpMVKit::amg::prolongator_count");
+  std::int64_t total = 0;
+  Kokkos::parallel_scan(
+      "SpMVKit::amg::prolongator_row_starts", Range(exec, 0, n),
+      AmgCountsToStarts<typename Crs::offset_type, typename Crs::device_type>{f.counts, starts},
+      total);
+  exec.fence();
+  return total;
+}
+
+/// P's sorted columns (its row starts from amg_gather_count()). Synchronous.
+template <class Crs, class Agg>
+void amg_gather_pattern(typename Crs::execution_space const& exec, Crs const& A, Agg const& agg,
+                        int k, Crs const& P) {
+  using F = AmgGatherProlongator<Crs, Agg, typename Crs::values_type>;
+  F f;
+  f.a_rs = A.row_starts();
+  f.a_col = A.column_indices();
+  f.agg = agg;
+  f.p_rs = P.row_starts();
+  f.p_col = P.column_indices();
+  f.n = A.num_rows();
+  f.k = k;
+  f.mode = F::columns;
+  amg_gather_run(exec, f, "SpMVKit::amg::prolongator_columns");
+  exec.fence();
+}
+
+/// P's values = P_tent − omega D⁻¹ A P_tent on the pattern of
+/// amg_gather_pattern(). Asynchronous.
+template <class Crs, class Agg, class Vec>
+void amg_gather_values(typename Crs::execution_space const& exec, Crs const& A, Agg const& agg,
+                       Crs const& Pt, Vec const& dinv, double omega, int k, Crs const& P) {
+  AmgGatherProlongator<Crs, Agg, Vec> f;
+  f.a_rs = A.row_starts();
+  f.a_col = A.column_indices();
+  f.a_val = A.values();
+  f.agg = agg;
+  f.p_rs = P.row_starts();
+  f.p_col = P.column_indices();
+  f.p_val = P.values();
+  f.t_rs = Pt.row_starts();
+  f.t_val = Pt.values();
+  f.dinv = dinv;
+  f.omega = omega;
+  f.n = A.num_rows();
+  f.k = k;
+  f.mode = decltype(f)::values;
+  amg_gather_run(exec, f, "SpMVKit::amg::prolongator_values");
+}
 
 template <class Vals, class Map>
 struct AmgGather {
