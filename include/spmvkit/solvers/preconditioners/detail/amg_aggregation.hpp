@@ -10,6 +10,7 @@
 /// 2012), all on the device and deterministic: priorities are a hash of the
 /// row, every tie is broken by the smaller index, no atomics decide anything.
 #include <spmvkit/core/detail/kernel_common.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 
@@ -20,6 +21,87 @@
 #include <utility>
 
 namespace spmvkit::detail {
+
+/// Launch shape of the set-up's row kernels (strength graph, independent
+/// sets, joins): a row per thread, its entries over vector lanes sized like
+/// the CRS SpMV's; host spaces: teams of one thread over blocks of rows.
+template <class ExecutionSpace>
+LaunchParameters amg_row_launch(std::int64_t rows, std::int64_t nnz) {
+  LaunchParameters p;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    p.team_size = 1;
+    p.vector_length = 1;
+    p.work_per_team = 512;
+  } else {
+    p.vector_length =
+        crs_vector_lanes(rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 1.0);
+    p.team_size = 128 / p.vector_length;
+    p.work_per_team = p.team_size;
+  }
+  p.league_size = std::max<std::int64_t>(1, (rows + p.work_per_team - 1) / p.work_per_team);
+  return p;
+}
+
+/// Runs op(team, i) for the rows i of [0, n), a row per thread (op splits
+/// the row over the vector lanes).
+template <class RowOp>
+struct AmgRowTeams {
+  RowOp op;
+  std::int64_t n = 0, rows_per_team = 1;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& team) const {
+    const std::int64_t r0 = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+    const std::int64_t r1 = r0 + rows_per_team < n ? r0 + rows_per_team : n;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1),
+                         [&](std::int64_t i) { op(team, i); });
+  }
+};
+
+/// The same, summing op's results.
+template <class RowOp>
+struct AmgRowTeamsCount {
+  using value_type = std::int64_t;
+  RowOp op;
+  std::int64_t n = 0, rows_per_team = 1;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& team, std::int64_t& count) const {
+    const std::int64_t r0 = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+    const std::int64_t r1 = r0 + rows_per_team < n ? r0 + rows_per_team : n;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1), [&](std::int64_t i) {
+      const std::int64_t c = op(team, i);
+      Kokkos::single(Kokkos::PerThread(team), [&] { count += c; });
+    });
+  }
+};
+
+template <class ExecutionSpace, class F>
+Kokkos::TeamPolicy<ExecutionSpace> amg_row_policy(ExecutionSpace const& exec, std::int64_t n,
+                                                  std::int64_t nnz, F& f) {
+  const LaunchParameters lp = amg_row_launch<ExecutionSpace>(n, nnz);
+  f.n = n;
+  f.rows_per_team = lp.work_per_team;
+  return Kokkos::TeamPolicy<ExecutionSpace>(exec, lp.league_size, lp.team_size, lp.vector_length);
+}
+
+/// parallel_for of op over the rows.
+template <class ExecutionSpace, class RowOp>
+void amg_for_rows(ExecutionSpace const& exec, char const* label, std::int64_t n, std::int64_t nnz,
+                  RowOp const& op) {
+  AmgRowTeams<RowOp> f{op};
+  const auto policy = amg_row_policy(exec, n, nnz, f);
+  Kokkos::parallel_for(label, policy, f);
+}
+
+/// parallel_reduce of op's counts over the rows.
+template <class ExecutionSpace, class RowOp>
+std::int64_t amg_count_rows(ExecutionSpace const& exec, char const* label, std::int64_t n,
+                            std::int64_t nnz, RowOp const& op) {
+  AmgRowTeamsCount<RowOp> f{op};
+  const auto policy = amg_row_policy(exec, n, nnz, f);
+  std::int64_t count = 0;
+  Kokkos::parallel_reduce(label, policy, f, count);
+  return count;
+}
 
 /// The strength graph: row i lists the j != i with |a_ij| >= θ sqrt(|a_ii a_jj|)
 /// (a_ij != 0), and the measure |a_ij| / sqrt(|a_ii a_jj|) that picks among them.
@@ -39,11 +121,16 @@ struct AmgDiagonalMagnitude {
   typename Crs::column_indices_type col;
   typename Crs::values_type val;
   Mag d;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& team, std::int64_t i) const {
     double s = 0;
-    for (auto e = rs(i); e < rs(i + 1); ++e)
-      if (static_cast<std::int64_t>(col(e)) == i) s += static_cast<double>(val(e));
-    d(i) = s < 0 ? -s : s;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, rs(i), rs(i + 1)),
+        [&](auto e, double& t) {
+          if (static_cast<std::int64_t>(col(e)) == i) t += static_cast<double>(val(e));
+        },
+        s);
+    Kokkos::single(Kokkos::PerThread(team), [&] { d(i) = s < 0 ? -s : s; });
   }
 };
 
@@ -57,7 +144,8 @@ KOKKOS_INLINE_FUNCTION bool amg_strong(double a, double di, double dj, double th
   return true;
 }
 
-/// Counts (fill = false) or lists (fill = true) the strong connections of each row.
+/// Counts (fill = false) or lists in row order (fill = true) the strong
+/// connections of each row.
 template <class Crs, class Mag, class Strength>
 struct AmgStrongRows {
   typename Crs::row_starts_type rs;
@@ -67,20 +155,39 @@ struct AmgStrongRows {
   double theta;
   Strength s;
   bool fill;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    typename decltype(s.row_starts)::value_type c = fill ? s.row_starts(i) : 0;
-    for (auto e = rs(i); e < rs(i + 1); ++e) {
-      const auto j = col(e);
-      if (static_cast<std::int64_t>(j) == i) continue;
-      float m = 0;
-      if (!amg_strong(static_cast<double>(val(e)), d(i), d(j), theta, m)) continue;
-      if (fill) {
-        s.columns(c) = j;
-        s.measure(c) = m;
-      }
-      ++c;
+  KOKKOS_INLINE_FUNCTION bool strong(std::int64_t i, std::int64_t e, float& m) const {
+    const auto j = col(e);
+    return static_cast<std::int64_t>(j) != i &&
+           amg_strong(static_cast<double>(val(e)), d(i), d(j), theta, m);
+  }
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& team, std::int64_t i) const {
+    using O = typename decltype(s.row_starts)::value_type;
+    const std::int64_t b = static_cast<std::int64_t>(rs(i));
+    const std::int64_t len = static_cast<std::int64_t>(rs(i + 1)) - b;
+    if (!fill) {
+      O c = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, len),
+          [&](std::int64_t e, O& t) {
+            float m = 0;
+            t += strong(i, b + e, m) ? 1 : 0;
+          },
+          c);
+      Kokkos::single(Kokkos::PerThread(team), [&] { s.row_starts(i + 1) = c; });
+      return;
     }
-    if (!fill) s.row_starts(i + 1) = c;
+    const O first = s.row_starts(i);
+    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, len),
+                          [&](std::int64_t e, O& before, bool final) {
+                            float m = 0;
+                            const bool st = strong(i, b + e, m);
+                            if (final && st) {
+                              s.columns(first + before) = col(b + e);
+                              s.measure(first + before) = m;
+                            }
+                            before += st ? 1 : 0;
+                          });
   }
 };
 
@@ -119,12 +226,12 @@ amg_strength(typename Crs::execution_space const& exec, Crs const& A, double the
   s.row_starts =
       allocate_view<decltype(s.row_starts)>(exec, "SpMVKit::amg::strength_row_starts", n + 1);
   Kokkos::deep_copy(exec, Kokkos::subview(s.row_starts, 0), Offset(0));
-  Kokkos::parallel_for(
-      "SpMVKit::amg::diagonal_magnitude", Range(exec, 0, n),
-      AmgDiagonalMagnitude<Crs, Mag>{A.row_starts(), A.column_indices(), A.values(), d});
-  Kokkos::parallel_for("SpMVKit::amg::strength_count", Range(exec, 0, n),
-                       AmgStrongRows<Crs, Mag, Result>{A.row_starts(), A.column_indices(),
-                                                       A.values(), d, theta, s, false});
+  const std::int64_t a_nnz = A.nnz();
+  amg_for_rows(exec, "SpMVKit::amg::diagonal_magnitude", n, a_nnz,
+               AmgDiagonalMagnitude<Crs, Mag>{A.row_starts(), A.column_indices(), A.values(), d});
+  amg_for_rows(exec, "SpMVKit::amg::strength_count", n, a_nnz,
+               AmgStrongRows<Crs, Mag, Result>{A.row_starts(), A.column_indices(), A.values(), d,
+                                               theta, s, false});
   std::int64_t nnz = 0;
   Kokkos::parallel_scan("SpMVKit::amg::strength_scan", Range(exec, 0, n),
                         AmgScanCounts<decltype(s.row_starts)>{s.row_starts}, nnz);
@@ -133,9 +240,9 @@ amg_strength(typename Crs::execution_space const& exec, Crs const& A, double the
   exec.fence();
   s.columns = allocate_view<decltype(s.columns)>(exec, "SpMVKit::amg::strength_columns", nnz);
   s.measure = allocate_view<decltype(s.measure)>(exec, "SpMVKit::amg::strength_measure", nnz);
-  Kokkos::parallel_for("SpMVKit::amg::strength_fill", Range(exec, 0, n),
-                       AmgStrongRows<Crs, Mag, Result>{A.row_starts(), A.column_indices(),
-                                                       A.values(), d, theta, s, true});
+  amg_for_rows(exec, "SpMVKit::amg::strength_fill", n, a_nnz,
+               AmgStrongRows<Crs, Mag, Result>{A.row_starts(), A.column_indices(), A.values(), d,
+                                               theta, s, true});
   return s;
 }
 
@@ -168,13 +275,20 @@ template <class Keys, class Strength>
 struct AmgMisPropagate {
   Keys in, out;
   Strength s;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    std::uint64_t m = in(i);
-    for (auto e = s.row_starts(i); e < s.row_starts(i + 1); ++e) {
-      const std::uint64_t k = in(s.columns(e));
-      m = k > m ? k : m;
-    }
-    out(i) = m;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& team, std::int64_t i) const {
+    std::uint64_t m = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, s.row_starts(i), s.row_starts(i + 1)),
+        [&](auto e, std::uint64_t& t) {
+          const std::uint64_t k = in(s.columns(e));
+          t = k > t ? k : t;
+        },
+        Kokkos::Max<std::uint64_t>(m));
+    Kokkos::single(Kokkos::PerThread(team), [&] {
+      const std::uint64_t own = in(i);
+      out(i) = own > m ? own : m;
+    });
   }
 };
 
@@ -218,22 +332,27 @@ template <class Agg, class Strength>
 struct AmgJoinRoots {
   Agg root_agg, agg;
   Strength s;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& team, std::int64_t i) const {
     using A = typename Agg::value_type;
-    if (root_agg(i) >= 0) {
-      agg(i) = root_agg(i);
-      return;
-    }
-    if (s.row_starts(i + 1) == s.row_starts(i)) {
-      agg(i) = A(amg_isolated);
-      return;
-    }
-    A best = -1;
-    for (auto e = s.row_starts(i); e < s.row_starts(i + 1); ++e) {
-      const A a = root_agg(s.columns(e));
-      if (a >= 0 && (best < 0 || a < best)) best = a;
-    }
-    agg(i) = best;
+    constexpr A none = Kokkos::reduction_identity<A>::min();
+    A best = none;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, s.row_starts(i), s.row_starts(i + 1)),
+        [&](auto e, A& t) {
+          const A a = root_agg(s.columns(e));
+          if (a >= 0 && a < t) t = a;
+        },
+        Kokkos::Min<A>(best));
+    Kokkos::single(Kokkos::PerThread(team), [&] {
+      if (root_agg(i) >= 0) {
+        agg(i) = root_agg(i);
+      } else if (s.row_starts(i + 1) == s.row_starts(i)) {
+        agg(i) = A(amg_isolated);
+      } else {
+        agg(i) = best == none ? A(-1) : best;
+      }
+    });
   }
 };
 
@@ -243,25 +362,32 @@ template <class Agg, class Strength>
 struct AmgJoinNeighbours {
   Agg in, out;
   Strength s;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& left) const {
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(Member const& team, std::int64_t i) const {
     using A = typename Agg::value_type;
     const A own = in(i);
-    if (own != -1) {
-      out(i) = own;
-      return;
+    constexpr A none = Kokkos::reduction_identity<A>::min();
+    float top = -1;
+    A best = none;
+    if (own == -1) {
+      const auto b = s.row_starts(i), e1 = s.row_starts(i + 1);
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, b, e1),
+          [&](auto e, float& t) {
+            if (in(s.columns(e)) >= 0 && s.measure(e) > t) t = s.measure(e);
+          },
+          Kokkos::Max<float>(top));
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, b, e1),
+          [&](auto e, A& t) {
+            const A a = in(s.columns(e));
+            if (a >= 0 && s.measure(e) == top && a < t) t = a;
+          },
+          Kokkos::Min<A>(best));
     }
-    A best = -1;
-    float best_m = 0;
-    for (auto e = s.row_starts(i); e < s.row_starts(i + 1); ++e) {
-      const A a = in(s.columns(e));
-      const float m = s.measure(e);
-      if (a >= 0 && (best < 0 || m > best_m || (m == best_m && a < best))) {
-        best = a;
-        best_m = m;
-      }
-    }
-    out(i) = best;
-    left += best < 0 ? 1 : 0;
+    const A chosen = own != -1 ? own : best == none ? A(-1) : best;
+    Kokkos::single(Kokkos::PerThread(team), [&] { out(i) = chosen; });
+    return chosen < 0 && own == -1 ? 1 : 0;
   }
 };
 
@@ -298,6 +424,7 @@ amg_aggregate(ExecutionSpace const& exec, Strength const& s, std::int64_t n) {
   const Range range(exec, 0, n);
   AmgAggregates<Agg> r;
   r.isolated = s.isolated;
+  const std::int64_t snnz = static_cast<std::int64_t>(s.columns.extent(0));
   {
     Keys key = allocate_view<Keys>(exec, "SpMVKit::amg::mis_keys", n);
     Keys t1 = allocate_view<Keys>(exec, "SpMVKit::amg::mis_t1", n);
@@ -307,10 +434,10 @@ amg_aggregate(ExecutionSpace const& exec, Strength const& s, std::int64_t n) {
     std::int64_t undecided = n;
     // Each round decides at least the undecided row with the largest key.
     while (undecided > 0) {
-      Kokkos::parallel_for("SpMVKit::amg::mis_propagate", range,
-                           AmgMisPropagate<Keys, Strength>{key, t1, s});
-      Kokkos::parallel_for("SpMVKit::amg::mis_propagate", range,
-                           AmgMisPropagate<Keys, Strength>{t1, t2, s});
+      amg_for_rows(exec, "SpMVKit::amg::mis_propagate", n, snnz,
+                   AmgMisPropagate<Keys, Strength>{key, t1, s});
+      amg_for_rows(exec, "SpMVKit::amg::mis_propagate", n, snnz,
+                   AmgMisPropagate<Keys, Strength>{t1, t2, s});
       undecided = 0;
       Kokkos::parallel_reduce("SpMVKit::amg::mis_decide", range, AmgMisDecide<Keys>{key, t2},
                               undecided);
@@ -322,14 +449,13 @@ amg_aggregate(ExecutionSpace const& exec, Strength const& s, std::int64_t n) {
                           AmgNumberRoots<Keys, Agg>{key, roots}, count);
     r.count = count;
     r.agg = allocate_view<Agg>(exec, "SpMVKit::amg::aggregates", n);
-    Kokkos::parallel_for("SpMVKit::amg::join_roots", range,
-                         AmgJoinRoots<Agg, Strength>{roots, r.agg, s});
+    amg_for_rows(exec, "SpMVKit::amg::join_roots", n, snnz,
+                 AmgJoinRoots<Agg, Strength>{roots, r.agg, s});
     Agg other = roots; // reused as the second buffer of pass 2
     std::int64_t left = 0, before = n + 1;
     for (;;) {
-      left = 0;
-      Kokkos::parallel_reduce("SpMVKit::amg::join_neighbours", range,
-                              AmgJoinNeighbours<Agg, Strength>{r.agg, other, s}, left);
+      left = amg_count_rows(exec, "SpMVKit::amg::join_neighbours", n, snnz,
+                            AmgJoinNeighbours<Agg, Strength>{r.agg, other, s});
       std::swap(r.agg, other);
       exec.fence();
       if (left == 0 || left >= before) break;
