@@ -234,6 +234,9 @@ TYPED_TEST(AmgTest, ProlongatorIsTheSmoothedTentative) {
           EXPECT_EQ(used, l == 0 ? c.level0 : name(c.product));
         }
         EXPECT_TRUE(contains(M.describe(), used));
+        // Lanczos needs a symmetric A: the l1 smoother (chosen for nonsymmetric ones) takes power.
+        EXPECT_EQ(M.report().levels[l].eigen_estimate,
+                  c.smoother == AmgSmoother::l1_jacobi ? "power" : "lanczos");
         const HostCrs Al = to_host(M.matrix(l));
         const Rows A = rows_of(Al), T = rows_of(to_host(M.tentative_prolongator(l)));
         const long double scale =
@@ -259,6 +262,71 @@ TYPED_TEST(AmgTest, ProlongatorIsTheSmoothedTentative) {
     EXPECT_TRUE(contains(e.what(), "prolongator_product = gather")) << e.what();
     EXPECT_TRUE(contains(e.what(), "level 0 has a row of 201 entries")) << e.what();
   }
+}
+
+// λmax(D⁻¹A) of the finest level: Lanczos (15 steps) within 1% of a converged
+// host estimate, from below; power iterations (30) from below too. A matrix
+// with negative diagonal entries (−A) falls back to power iterations under
+// automatic and is refused when Lanczos is forced.
+TYPED_TEST(AmgTest, EstimatesLambdaMax) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto A = make_fem_poisson_crs<Scalar>(Exec(), 10);
+  const HostCrs h = to_host(A);
+  // The reference: 4000 power iterations on D^{-1/2} A D^{-1/2} in long double.
+  std::vector<long double> dis(static_cast<std::size_t>(h.rows)), x(dis.size(), 1), y(dis.size());
+  for (std::int64_t i = 0; i < h.rows; ++i)
+    for (auto e = h.row_starts[i]; e < h.row_starts[i + 1]; ++e)
+      if (h.col[e] == i) dis[i] = 1 / std::sqrt(static_cast<long double>(h.val[e]));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1 + static_cast<long double>(i % 7) / 10;
+  long double reference = 0;
+  for (int it = 0; it < 4000; ++it) {
+    long double norm = 0, dot = 0;
+    for (std::int64_t i = 0; i < h.rows; ++i) {
+      long double s = 0;
+      for (auto e = h.row_starts[i]; e < h.row_starts[i + 1]; ++e)
+        s += dis[i] * h.val[e] * dis[h.col[e]] * x[h.col[e]];
+      y[i] = s;
+      dot += s * x[i];
+      norm += x[i] * x[i];
+    }
+    reference = dot / norm;
+    long double ny = 0;
+    for (auto v : y) ny += v * v;
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = y[i] / std::sqrt(ny);
+  }
+  const double ref = static_cast<double>(reference);
+  const double slack = sizeof(Scalar) == 8 ? 1e-8 : 1e-4;
+  for (AmgEigenEstimate e : {AmgEigenEstimate::automatic, AmgEigenEstimate::lanczos}) {
+    AmgOptions o;
+    o.eigen_estimate = e;
+    const auto M = make_amg(Exec(), A, o);
+    auto const& v = M.report().levels[0];
+    EXPECT_EQ(v.eigen_estimate, "lanczos");
+    EXPECT_EQ(v.eigen_steps, 15);
+    EXPECT_LE(v.lambda_max, ref * (1 + slack));
+    EXPECT_GE(v.lambda_max, 0.99 * ref) << "reference " << ref;
+    EXPECT_TRUE(contains(M.describe(), "level 0 lanczos 15")) << M.describe();
+  }
+  AmgOptions o;
+  o.eigen_estimate = AmgEigenEstimate::power;
+  const auto P = make_amg(Exec(), A, o);
+  EXPECT_EQ(P.report().levels[0].eigen_estimate, "power");
+  EXPECT_EQ(P.report().levels[0].eigen_steps, 30);
+  EXPECT_LE(P.report().levels[0].lambda_max, ref * (1 + slack));
+  EXPECT_GE(P.report().levels[0].lambda_max, 0.9 * ref);
+  // −A: D⁻¹(−A) = D⁻¹A with D = diag(−A) < 0.
+  HostCrs negated = h;
+  for (auto& v : negated.val) v = -v;
+  const auto N = make_device_crs<Scalar, Exec>(negated);
+  const auto F = make_amg(Exec(), N);
+  EXPECT_EQ(F.report().levels[0].eigen_estimate, "power");
+  EXPECT_NEAR(F.report().levels[0].lambda_max, ref, 0.1 * ref);
+  AmgOptions forced;
+  forced.eigen_estimate = AmgEigenEstimate::lanczos;
+  const std::string m = invalid_argument_of([&] { make_amg(Exec(), N, forced); });
+  EXPECT_TRUE(contains(m, "eigen_estimate = lanczos")) << m;
+  EXPECT_TRUE(contains(m, "negative diagonal")) << m;
 }
 
 TYPED_TEST(AmgTest, TentativeProlongatorReproducesTheNearNullspace) {
@@ -646,6 +714,7 @@ TYPED_TEST(AmgTest, RejectsBadInput) {
       {"chebyshev_degree", [](AmgOptions& o) { o.chebyshev_degree = 0; }},
       {"chebyshev_ratio", [](AmgOptions& o) { o.chebyshev_ratio = std::nan(""); }},
       {"power_iterations", [](AmgOptions& o) { o.power_iterations = 0; }},
+      {"lanczos_steps", [](AmgOptions& o) { o.lanczos_steps = 0; }},
       {"jacobi_weight", [](AmgOptions& o) { o.jacobi_weight = 2; }}};
   for (auto const& [option, set] : bad) {
     AmgOptions o;

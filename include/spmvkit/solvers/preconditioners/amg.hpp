@@ -22,7 +22,9 @@
 ///    given: rigid-body modes for elasticity) orthonormalised on every
 ///    aggregate (QR); R gives the next level's near-nullspace;
 /// 4. smoothing: P = (I − ω D⁻¹A) P_tent with ω = prolongator_damping / λmax(D⁻¹A),
-///    λmax from power iterations (the Chebyshev smoother uses the same estimate);
+///    λmax from Lanczos steps (symmetric A) or power iterations (eigen_estimate; the
+///    Chebyshev smoother uses the same estimate), A P_tent by gather kernels or
+///    spgemm() (prolongator_product);
 /// 5. R = Pᵀ by transpose(), and the Galerkin operator A_c = Pᵀ (A P) as two
 ///    products of spgemm() (A P first: its rows are as many as A's and short,
 ///    then Pᵀ times it), whose symbolic phases are kept for refresh();
@@ -51,6 +53,7 @@
 #include <spmvkit/solvers/preconditioners/chebyshev.hpp>
 #include <spmvkit/solvers/preconditioners/detail/amg_aggregation.hpp>
 #include <spmvkit/solvers/preconditioners/detail/amg_transfer.hpp>
+#include <spmvkit/solvers/preconditioners/detail/lanczos.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -96,6 +99,23 @@ enum class AmgProduct {
   gather,
   spgemm ///< spgemm() symbolic and numeric, the plan kept for refresh()
 };
+
+/// How each level's λmax(D⁻¹A) is estimated (Chebyshev's interval, ω of the
+/// prolongator smoothing).
+enum class AmgEigenEstimate {
+  /// Lanczos where the smoother is Chebyshev (a symmetric matrix, by the probe
+  /// or by choice) and no diagonal entry is negative, else power iterations (default).
+  automatic,
+  lanczos, ///< lanczos_steps steps on D^{-1/2} A D^{-1/2} (symmetric A, diagonal >= 0)
+  power    ///< power_iterations power iterations on D⁻¹A
+};
+
+/// "automatic", "lanczos", "power".
+inline char const* name(AmgEigenEstimate e) {
+  return e == AmgEigenEstimate::automatic ? "automatic"
+         : e == AmgEigenEstimate::lanczos ? "lanczos"
+                                          : "power";
+}
 
 /// "automatic", "gather", "spgemm".
 inline char const* name(AmgProduct p) {
@@ -143,6 +163,11 @@ struct AmgOptions {
   /// λmax from below; an interval that ends below it makes the Chebyshev smoother amplify the
   /// top modes (docs/notes/2026-11-29-amg.md: 10 left the FEM iterations growing with N).
   int power_iterations = 30;
+  /// How λmax(D⁻¹A) is estimated.
+  AmgEigenEstimate eigen_estimate = AmgEigenEstimate::automatic;
+  /// Lanczos steps of the λmax estimate per level, >= 1 (15 get closer to λmax
+  /// than 60 power iterations on FEM Poisson: docs/notes/2026-11-29-amg.md).
+  int lanczos_steps = 15;
   /// ω of the l1-Jacobi smoother, in (0, 2).
   double jacobi_weight = 1;
   /// V or W.
@@ -173,6 +198,8 @@ struct AmgLevelInfo {
   std::int64_t zero_diagonal_rows = 0; ///< rows the smoother leaves alone (coarse levels)
   int mis_rounds = 0;                  ///< rounds of the independent-set algorithm
   std::string prolongator_product;     ///< "gather" or "spgemm" (smoothed P), else empty
+  std::string eigen_estimate;          ///< "lanczos" or "power" (empty: no λmax needed)
+  int eigen_steps = 0;                 ///< its steps or iterations (the last set-up or refresh)
 };
 
 /// Set-up time by phase, in seconds (each phase fenced).
@@ -219,6 +246,13 @@ inline std::string describe(AmgReport const& r) {
        << "  " << v.prolongator_product << "\n";
   }
   os << "  smoother: " << r.smoother << "\n";
+  os << "  λmax estimates:";
+  for (std::size_t l = 0; l < r.levels.size(); ++l) {
+    auto const& v = r.levels[l];
+    if (!v.eigen_estimate.empty())
+      os << " level " << l << " " << v.eigen_estimate << " " << v.eigen_steps << ";";
+  }
+  os << "\n";
   os << "  stopped: " << r.stop_reason << "; coarsest: " << r.coarse_solve << "\n";
   auto const& t = r.times;
   os << std::setprecision(3) << "  " << (r.refreshed ? "refresh" : "set-up") << " " << t.total * 1e3
@@ -265,6 +299,14 @@ struct AmgCountNonFinite {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& bad) const {
     const double x = static_cast<double>(v(i));
     bad += (x - x == 0) ? 0 : 1;
+  }
+};
+
+template <class Vec>
+struct AmgCountNegative {
+  Vec v;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& bad) const {
+    bad += v(i) < 0 ? 1 : 0;
   }
 };
 
@@ -612,6 +654,8 @@ private:
       fail("chebyshev_ratio = " + text(o.chebyshev_ratio) + " must be finite and > 1");
     if (o.power_iterations < 1)
       fail("power_iterations = " + std::to_string(o.power_iterations) + " must be >= 1");
+    if (o.lanczos_steps < 1)
+      fail("lanczos_steps = " + std::to_string(o.lanczos_steps) + " must be >= 1");
     if (!(o.jacobi_weight > 0 && o.jacobi_weight < 2))
       fail("jacobi_weight = " + text(o.jacobi_weight) + " must be in (0, 2)");
     return o;
@@ -685,7 +729,7 @@ private:
     const bool need_lambda = smoother_ == AmgSmoother::chebyshev ||
                              (options_.prolongator_damping > 0 && l + 1 < num_levels_planned_);
     if (need_lambda && n > 0) {
-      phase(exec, t.smoothing, [&] { L.lambda = estimate_lambda_max(exec, l, L); });
+      phase(exec, t.smoothing, [&] { L.lambda = estimate_lambda_max(exec, l, L, info); });
       info.lambda_max = L.lambda;
       L.upper = 1.1 * L.lambda;
       L.lower = L.lambda / options_.chebyshev_ratio;
@@ -732,7 +776,7 @@ private:
 
   /// λmax of D⁻¹A by power iterations from Chebyshev's deterministic start
   /// (the plain diagonal: the l1 smoother keeps another one, so it is formed here).
-  double estimate_lambda_max(ExecutionSpace const& exec, int l, Level& L) {
+  double estimate_lambda_max(ExecutionSpace const& exec, int l, Level& L, AmgLevelInfo& info) {
     using S = Scalar;
     const std::int64_t n = L.A.num_rows();
     const Range range(exec, 0, n);
@@ -751,12 +795,35 @@ private:
                                     "); the prolongator smoothing divides by it");
       }
     }
+    if (use_lanczos(exec, l, dinv)) {
+      info.eigen_estimate = "lanczos";
+      const auto u = detail::allocate_view<vector_type>(exec, "SpMVKit::amg::lanczos_u", n);
+      const auto t = detail::allocate_view<vector_type>(exec, "SpMVKit::amg::lanczos_t", n);
+      Kokkos::parallel_for("SpMVKit::amg::lanczos_start", range,
+                           detail::ChebyshevStart<vector_type>{L.d});
+      const auto e = detail::lanczos_lambda_max(exec, dinv, L.d, u, L.r, t, options_.lanczos_steps,
+                                                [&](vector_type const& in, vector_type const& out) {
+                                                  spmv(exec, S(1), L.op, in, S(0), out);
+                                                });
+      info.eigen_steps = e.steps;
+      if (!(e.lambda > 0) || !std::isfinite(e.lambda)) {
+        throw std::invalid_argument(
+            std::string(where) + ": level " + std::to_string(l) + " (" + std::to_string(n) +
+            " rows): the Lanczos estimate of λmax(D⁻¹A) is " + text(e.lambda) + " after " +
+            std::to_string(e.steps) +
+            " steps (not finite or not positive: is the matrix finite and symmetric positive "
+            "definite?)");
+      }
+      return e.lambda;
+    }
+    info.eigen_estimate = "power";
     // A refresh starts from the vector the last estimate ended with: a third of the
     // iterations (at least 5) then reach what the set-up's reached from a pseudo-random start.
     const bool warm = static_cast<std::int64_t>(L.eigen.extent(0)) == n;
     const int iterations =
         warm ? std::min(options_.power_iterations, std::max(5, options_.power_iterations / 3))
              : options_.power_iterations;
+    info.eigen_steps = iterations;
     if (warm) {
       Kokkos::deep_copy(exec, L.d, L.eigen);
     } else {
@@ -789,6 +856,24 @@ private:
       Kokkos::deep_copy(exec, L.eigen, L.d);
     }
     return lambda;
+  }
+
+  /// Whether level l estimates λmax by Lanczos (AmgOptions::eigen_estimate).
+  bool use_lanczos(ExecutionSpace const& exec, int l, vector_type const& dinv) const {
+    const AmgEigenEstimate e = options_.eigen_estimate;
+    if (e == AmgEigenEstimate::power) return false;
+    if (e == AmgEigenEstimate::automatic && smoother_ != AmgSmoother::chebyshev) return false;
+    std::int64_t negative = 0;
+    Kokkos::parallel_reduce("SpMVKit::amg::negative_diagonal",
+                            Range(exec, 0, static_cast<std::int64_t>(dinv.extent(0))),
+                            detail::AmgCountNegative<vector_type>{dinv}, negative);
+    exec.fence();
+    if (negative == 0) return true;
+    if (e == AmgEigenEstimate::automatic) return false;
+    throw std::invalid_argument(std::string(where) + ": eigen_estimate = lanczos, but level " +
+                                std::to_string(l) + " has " + std::to_string(negative) +
+                                " negative diagonal entries (Lanczos needs D^{-1/2}; choose power "
+                                "or automatic)");
   }
 
   /// Whether level l forms A P_tent by the gather kernels (AmgOptions::prolongator_product).
