@@ -264,8 +264,8 @@ TYPED_TEST(AmgTest, ProlongatorIsTheSmoothedTentative) {
   }
 }
 
-// λmax(D⁻¹A) of the finest level: Lanczos (15 steps) within 1% of a converged
-// host estimate, from below; power iterations (30) from below too. A matrix
+// λmax(D⁻¹A) of the finest level: Lanczos (10 steps) within 2% of a converged
+// host estimate, from below, and closer than 30 power iterations. A matrix
 // with negative diagonal entries (−A) falls back to power iterations under
 // automatic and is refused when Lanczos is forced.
 TYPED_TEST(AmgTest, EstimatesLambdaMax) {
@@ -303,10 +303,10 @@ TYPED_TEST(AmgTest, EstimatesLambdaMax) {
     const auto M = make_amg(Exec(), A, o);
     auto const& v = M.report().levels[0];
     EXPECT_EQ(v.eigen_estimate, "lanczos");
-    EXPECT_EQ(v.eigen_steps, 15);
+    EXPECT_EQ(v.eigen_steps, 10);
     EXPECT_LE(v.lambda_max, ref * (1 + slack));
-    EXPECT_GE(v.lambda_max, 0.99 * ref) << "reference " << ref;
-    EXPECT_TRUE(contains(M.describe(), "level 0 lanczos 15")) << M.describe();
+    EXPECT_GE(v.lambda_max, 0.98 * ref) << "reference " << ref;
+    EXPECT_TRUE(contains(M.describe(), "level 0 lanczos 10")) << M.describe();
   }
   AmgOptions o;
   o.eigen_estimate = AmgEigenEstimate::power;
@@ -315,6 +315,7 @@ TYPED_TEST(AmgTest, EstimatesLambdaMax) {
   EXPECT_EQ(P.report().levels[0].eigen_steps, 30);
   EXPECT_LE(P.report().levels[0].lambda_max, ref * (1 + slack));
   EXPECT_GE(P.report().levels[0].lambda_max, 0.9 * ref);
+  EXPECT_LT(P.report().levels[0].lambda_max, make_amg(Exec(), A).report().levels[0].lambda_max);
   // −A: D⁻¹(−A) = D⁻¹A with D = diag(−A) < 0.
   HostCrs negated = h;
   for (auto& v : negated.val) v = -v;

@@ -165,9 +165,9 @@ struct AmgOptions {
   int power_iterations = 30;
   /// How λmax(D⁻¹A) is estimated.
   AmgEigenEstimate eigen_estimate = AmgEigenEstimate::automatic;
-  /// Lanczos steps of the λmax estimate per level, >= 1 (15 get closer to λmax
-  /// than 60 power iterations on FEM Poisson: docs/notes/2026-11-29-amg.md).
-  int lanczos_steps = 15;
+  /// Lanczos steps of the λmax estimate per level, >= 1 (10 get closer to λmax
+  /// than 30 power iterations on FEM Poisson: docs/notes/2026-11-29-amg.md).
+  int lanczos_steps = 10;
   /// ω of the l1-Jacobi smoother, in (0, 2).
   double jacobi_weight = 1;
   /// V or W.
