@@ -7,9 +7,11 @@
 # is the cached, uninstrumented build: ASan still sees every access SpMVKit's kernels make,
 # since they are templates compiled here.
 #
-# Usage: run_sanitizers.sh [--domains LIST] [ctest arguments]
-#   --domains LIST  build and run only these folders of unit_tests/ (comma-separated, e.g.
-#                   core,io,formats,distributed); the examples always run. Default: all.
+# Usage: run_sanitizers.sh [--domains LIST] [--examples LIST] [ctest arguments]
+#   --domains LIST   build and run only these folders of unit_tests/ (comma-separated, e.g.
+#                    core,io,formats,distributed). Default: all.
+#   --examples LIST  build and run only these examples' tests (comma-separated program names,
+#                    e.g. matrix_market_spmv,solve_mtx). Default: every example.
 # -O1 -g1 rather than -O2 -g: half the compile time (the full suite still takes ~25 min to build
 # on two cores), the same findings, and line numbers in every report. CI runs the input-facing
 # domains (.ci/run); run the whole suite before merging a change to kernels or solvers.
@@ -23,6 +25,7 @@ die() {
 }
 
 domains=""
+examples=""
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --domains)
@@ -34,12 +37,33 @@ while [ "$#" -gt 0 ]; do
       domains=${1#--domains=}
       shift
       ;;
+    --examples)
+      [ "$#" -ge 2 ] || die "--examples needs a comma-separated list of example programs"
+      examples=$2
+      shift 2
+      ;;
+    --examples=*)
+      examples=${1#--examples=}
+      shift
+      ;;
     *) break ;;
   esac
 done
 case "$domains" in
   *[!a-z,]*) die "--domains '$domains': folder names of unit_tests/, comma-separated" ;;
 esac
+case "$examples" in
+  *[!a-z0-9_,]*) die "--examples '$examples': example program names, comma-separated" ;;
+esac
+build_targets=()
+test_filter=()
+if [ -n "$examples" ]; then
+  for name in ${examples//,/ }; do
+    [ -f "$repo/examples/$name.cpp" ] || die "--examples: no example '$name' (examples/$name.cpp)"
+  done
+  build_targets=(--target spmvkit_unit_tests ${examples//,/ })
+  test_filter=(-R "^(spmvkit_unit_tests_.*|example_(${examples//,/|})(_.*)?)\$")
+fi
 
 kokkos_args=()
 if [ -n "${Kokkos_ROOT:-}" ] && [ -n "${KokkosKernels_ROOT:-}" ]; then
@@ -50,7 +74,7 @@ else
 fi
 
 flags="-O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-echo "[sanitizers] configuring $build_dir ($flags; unit tests: ${domains:-all})" >&2
+echo "[sanitizers] configuring $build_dir ($flags; unit tests: ${domains:-all}; examples: ${examples:-all})" >&2
 # CMAKE_BUILD_TYPE=None: the optimisation level is the one in $flags, not a build type's.
 cmake -S "$repo" -B "$build_dir" -DCMAKE_BUILD_TYPE=None "${kokkos_args[@]}" \
   "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" \
@@ -58,7 +82,7 @@ cmake -S "$repo" -B "$build_dir" -DCMAKE_BUILD_TYPE=None "${kokkos_args[@]}" \
   -DSPMVKIT_ENABLE_BENCHMARKS=OFF -DSPMVKIT_ENABLE_FUZZING=OFF >&2
 echo "[sanitizers] building with $(nproc) jobs" >&2
 start=$SECONDS
-cmake --build "$build_dir" -j "$(nproc)" >&2
+cmake --build "$build_dir" -j "$(nproc)" "${build_targets[@]}" >&2
 echo "[sanitizers] build took $((SECONDS - start)) s" >&2
 cd "$build_dir"
 # detect_leaks=0: Kokkos keeps allocations alive until exit by design (host-space tracking),
@@ -66,5 +90,5 @@ cd "$build_dir"
 export ASAN_OPTIONS=halt_on_error=1:detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 start=$SECONDS
-ctest --output-on-failure -LE install "$@"
+ctest --output-on-failure -LE install "${test_filter[@]}" "$@"
 echo "[sanitizers] tests took $((SECONDS - start)) s" >&2
