@@ -323,6 +323,17 @@ TYPED_TEST(AmgTest, EstimatesLambdaMax) {
   const auto F = make_amg(Exec(), N);
   EXPECT_EQ(F.report().levels[0].eigen_estimate, "power");
   EXPECT_NEAR(F.report().levels[0].lambda_max, ref, 0.1 * ref);
+  // A chosen Chebyshev smoother: Lanczos where the probe finds the matrix symmetric only.
+  AmgOptions cheb;
+  cheb.smoother = AmgSmoother::chebyshev;
+  const auto C = make_amg(Exec(), A, cheb);
+  EXPECT_EQ(C.report().levels[0].eigen_estimate, "lanczos");
+  EXPECT_TRUE(contains(C.report().smoother, "chosen: symmetry probe")) << C.report().smoother;
+  const auto nonsymmetric =
+      make_convection_diffusion_crs<Scalar>(Exec(), ConvectionDiffusion(3, 10, 1.0));
+  const auto D = make_amg(Exec(), nonsymmetric, cheb);
+  EXPECT_EQ(D.report().levels[0].eigen_estimate, "power");
+  EXPECT_TRUE(contains(D.report().smoother, "nonsymmetric")) << D.report().smoother;
   AmgOptions forced;
   forced.eigen_estimate = AmgEigenEstimate::lanczos;
   const std::string m = invalid_argument_of([&] { make_amg(Exec(), N, forced); });

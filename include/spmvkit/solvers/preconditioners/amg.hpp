@@ -103,8 +103,8 @@ enum class AmgProduct {
 /// How each level's λmax(D⁻¹A) is estimated (Chebyshev's interval, ω of the
 /// prolongator smoothing).
 enum class AmgEigenEstimate {
-  /// Lanczos where the smoother is Chebyshev (a symmetric matrix, by the probe
-  /// or by choice) and no diagonal entry is negative, else power iterations (default).
+  /// Lanczos where the smoother is Chebyshev and the symmetry probe found the
+  /// matrix symmetric and no diagonal entry is negative, else power iterations (default).
   automatic,
   lanczos, ///< lanczos_steps steps on D^{-1/2} A D^{-1/2} (symmetric A, diagonal >= 0)
   power    ///< power_iterations power iterations on D⁻¹A
@@ -740,11 +740,16 @@ private:
   /// equals uᵀ(A v) for any u and v up to rounding (of relative size about
   /// eps / sqrt(n) with the sums in double); two pseudo-random vectors whose
   /// difference exceeds 1e-10 (float: 1e-5) relative to ‖u‖‖A v‖ + ‖v‖‖A u‖
-  /// show a nonsymmetric A (two operator applies).
+  /// show a nonsymmetric A (two operator applies). The probe also runs for a
+  /// chosen Chebyshev smoother under eigen_estimate = automatic: Lanczos needs symmetry.
   void choose_smoother(ExecutionSpace const& exec, Level& L) {
     using S = Scalar;
     smoother_ = options_.smoother;
-    if (smoother_ != AmgSmoother::automatic) {
+    symmetric_ = false;
+    const bool probe = smoother_ == AmgSmoother::automatic ||
+                       (smoother_ == AmgSmoother::chebyshev &&
+                        options_.eigen_estimate == AmgEigenEstimate::automatic);
+    if (!probe) {
       s_->report.smoother = std::string(name(smoother_)) + " (chosen)";
       return;
     }
@@ -768,10 +773,12 @@ private:
     const double asymmetry = scale > 0 ? std::abs(a[0] - b[0]) / scale : 0;
     const double bound = sizeof(Scalar) < sizeof(double) ? 1e-5 : 1e-10;
     const bool symmetric = !(asymmetry > bound); // NaN: leave it to the λmax check
-    smoother_ = symmetric ? AmgSmoother::chebyshev : AmgSmoother::l1_jacobi;
-    s_->report.smoother = std::string(name(smoother_)) + " (automatic: symmetry probe " +
-                          text(asymmetry) + (symmetric ? " <= " : " > ") + text(bound) +
-                          (symmetric ? ", symmetric" : ", nonsymmetric") + ")";
+    symmetric_ = symmetric;
+    const bool chosen = smoother_ != AmgSmoother::automatic;
+    if (!chosen) smoother_ = symmetric ? AmgSmoother::chebyshev : AmgSmoother::l1_jacobi;
+    s_->report.smoother = std::string(name(smoother_)) + (chosen ? " (chosen" : " (automatic") +
+                          ": symmetry probe " + text(asymmetry) + (symmetric ? " <= " : " > ") +
+                          text(bound) + (symmetric ? ", symmetric" : ", nonsymmetric") + ")";
   }
 
   /// λmax of D⁻¹A by power iterations from Chebyshev's deterministic start
@@ -862,7 +869,9 @@ private:
   bool use_lanczos(ExecutionSpace const& exec, int l, vector_type const& dinv) const {
     const AmgEigenEstimate e = options_.eigen_estimate;
     if (e == AmgEigenEstimate::power) return false;
-    if (e == AmgEigenEstimate::automatic && smoother_ != AmgSmoother::chebyshev) return false;
+    // automatic: a Chebyshev smoother on a matrix the probe found symmetric.
+    if (e == AmgEigenEstimate::automatic && (smoother_ != AmgSmoother::chebyshev || !symmetric_))
+      return false;
     std::int64_t negative = 0;
     Kokkos::parallel_reduce("SpMVKit::amg::negative_diagonal",
                             Range(exec, 0, static_cast<std::int64_t>(dinv.extent(0))),
@@ -1149,6 +1158,10 @@ private:
                L.agg.span() * sizeof(Ordinal);
       if (L.P.values().data() != L.Pt.values().data()) bytes += crs(L.Pt);
       if (L.h_apt) bytes += L.h_apt->memory().output_bytes + L.h_apt->memory().positions_bytes;
+      if (L.gather) { // P's structure is its own (spgemm: in h_apt's output)
+        bytes += L.P.row_starts().span() * sizeof(Offset) +
+                 L.P.column_indices().span() * sizeof(Ordinal);
+      }
       if (L.h_ap) bytes += L.h_ap->memory().output_bytes + L.h_ap->memory().positions_bytes;
       if (L.h_rap) bytes += L.h_rap->memory().positions_bytes; // its output is the next A
       bytes += (L.dinv.span() + L.b.span() + L.x.span() + L.r.span() + L.d.span() + L.eigen.span() +
@@ -1234,6 +1247,7 @@ private:
   std::shared_ptr<State> s_;
   int num_levels_planned_ = 0;
   AmgSmoother smoother_ = AmgSmoother::chebyshev; // automatic resolved
+  bool symmetric_ = false;                        // the symmetry probe's verdict (if it ran)
 };
 
 /// The AMG hierarchy of the CrsMatrix A (constant near-nullspace).

@@ -142,8 +142,11 @@ LanczosEstimate lanczos_lambda_max(ExecutionSpace const& exec, Vec const& dinv, 
                        LanczosNext<Vec>{u, uprev, u, 1 / std::sqrt(norm2)});
   Kokkos::deep_copy(exec, uprev, typename Vec::non_const_value_type(0));
   std::vector<double> alpha, beta;
-  double b = 0;
-  for (int j = 0; j < steps; ++j) {
+  double b = 0, scale = 0;
+  // At most n steps; a β below rounding of ‖T‖ (the largest |α_j| + β_{j-1} + β_j) ends them.
+  const double tol = sizeof(typename Vec::value_type) < sizeof(double) ? 1e-5 : 1e-12;
+  const int last = static_cast<int>(std::min<std::int64_t>(steps, n));
+  for (int j = 0; j < last; ++j) {
     Kokkos::parallel_for("SpMVKit::lanczos::scale_in", range, LanczosScaleIn<Vec>{dinv, u, t});
     apply(t, w);
     double a = 0;
@@ -160,9 +163,11 @@ LanczosEstimate lanczos_lambda_max(ExecutionSpace const& exec, Vec const& dinv, 
     }
     alpha.push_back(a);
     ++e.steps;
+    const double previous = b;
     b = std::sqrt(wn2);
+    scale = std::max(scale, std::abs(a) + previous + b);
     // An invariant subspace: T's eigenvalues are exact ones of S.
-    if (j + 1 == steps || !(b > 1e-14 * std::abs(a))) break;
+    if (j + 1 == last || !(b > tol * scale)) break;
     beta.push_back(b);
     Kokkos::parallel_for("SpMVKit::lanczos::next", range, LanczosNext<Vec>{u, uprev, w, 1 / b});
   }
