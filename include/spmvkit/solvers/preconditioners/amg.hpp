@@ -161,12 +161,12 @@ struct AmgOptions {
   double chebyshev_ratio = 30;
   /// Power iterations of the λmax(D⁻¹A) estimate per level, >= 1. The estimate approaches
   /// λmax from below; an interval that ends below it makes the Chebyshev smoother amplify the
-  /// top modes (docs/notes/2026-11-29-amg.md: 10 left the FEM iterations growing with N).
+  /// top modes (why 30: docs/notes/2026-11-29-amg.md).
   int power_iterations = 30;
   /// How λmax(D⁻¹A) is estimated.
   AmgEigenEstimate eigen_estimate = AmgEigenEstimate::automatic;
-  /// Lanczos steps of the λmax estimate per level, >= 1 (10 get closer to λmax
-  /// than 30 power iterations on FEM Poisson: docs/notes/2026-11-29-amg.md).
+  /// Lanczos steps of the λmax estimate per level, >= 1 (why 10:
+  /// docs/notes/2026-11-29-amg.md).
   int lanczos_steps = 10;
   /// ω of the l1-Jacobi smoother, in (0, 2).
   double jacobi_weight = 1;

@@ -23,18 +23,18 @@
 namespace spmvkit::detail {
 
 /// Launch shape of the set-up's row kernels (strength graph, independent
-/// sets, joins): a row per thread, its entries over vector lanes sized like
-/// the CRS SpMV's; host spaces: teams of one thread over blocks of rows.
+/// sets, joins, the gather prolongator): a row per thread, its entries over
+/// `lanes` vector lanes (a power of two up to 32) on GPUs; host spaces: teams
+/// of one thread over blocks of rows.
 template <class ExecutionSpace>
-LaunchParameters amg_row_launch(std::int64_t rows, std::int64_t nnz) {
+LaunchParameters amg_row_launch(std::int64_t rows, int lanes) {
   LaunchParameters p;
   if constexpr (is_host_space_v<ExecutionSpace>) {
     p.team_size = 1;
     p.vector_length = 1;
     p.work_per_team = 512;
   } else {
-    p.vector_length =
-        crs_vector_lanes(rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 1.0);
+    p.vector_length = lanes;
     p.team_size = 128 / p.vector_length;
     p.work_per_team = p.team_size;
   }
@@ -77,7 +77,9 @@ struct AmgRowTeamsCount {
 template <class ExecutionSpace, class F>
 Kokkos::TeamPolicy<ExecutionSpace> amg_row_policy(ExecutionSpace const& exec, std::int64_t n,
                                                   std::int64_t nnz, F& f) {
-  const LaunchParameters lp = amg_row_launch<ExecutionSpace>(n, nnz);
+  // As many lanes as the CRS SpMV gives rows of this mean length.
+  const LaunchParameters lp = amg_row_launch<ExecutionSpace>(
+      n, crs_vector_lanes(n > 0 ? static_cast<double>(nnz) / static_cast<double>(n) : 1.0));
   f.n = n;
   f.rows_per_team = lp.work_per_team;
   return Kokkos::TeamPolicy<ExecutionSpace>(exec, lp.league_size, lp.team_size, lp.vector_length);

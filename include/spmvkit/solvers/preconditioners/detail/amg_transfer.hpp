@@ -13,6 +13,7 @@
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/operations/transpose.hpp>
+#include <spmvkit/solvers/preconditioners/detail/amg_aggregation.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -256,32 +257,15 @@ struct AmgSmoothProlongator {
 
 /// Rows of A at least this long (with the row's own aggregate, longer than the
 /// scratch) cannot take the gather kernels below, which compare every pair of
-/// a row's aggregates staged in scratch.
+/// a row's aggregates staged in scratch. On GPUs a row takes 32 vector lanes
+/// (27-point rows fill a warp).
 inline constexpr std::int64_t amg_gather_row_cap = 128;
-
-/// Launch shape of the gather kernels: a row per thread, its entries over the
-/// vector lanes (27-point rows fill a warp on GPUs).
-template <class ExecutionSpace>
-LaunchParameters amg_gather_launch(std::int64_t rows) {
-  LaunchParameters p;
-  if constexpr (is_host_space_v<ExecutionSpace>) {
-    p.team_size = 1;
-    p.vector_length = 1;
-    p.work_per_team = 256;
-  } else {
-    p.team_size = 4;
-    p.vector_length = 32;
-    p.work_per_team = 16;
-  }
-  p.league_size = std::max<std::int64_t>(1, (rows + p.work_per_team - 1) / p.work_per_team);
-  return p;
-}
 
 /// P = P_tent − ω D⁻¹ A P_tent without spgemm: P_tent has k entries per
 /// aggregated row (columns agg·k .. agg·k + k − 1), so row i of P holds, for
 /// each distinct aggregate among i's own and its neighbours', k columns, and
 /// its values are sums of A's entries grouped by aggregate. mode count: the
-/// row's length into counts(i); columns: the sorted columns; values: the
+/// row's length into p_rs(i + 1); columns: the sorted columns; values: the
 /// values (set-up and refresh), each slot summing its entries in row order
 /// (deterministic).
 template <class Crs, class Agg, class Vec>
@@ -295,7 +279,6 @@ struct AmgGatherProlongator {
   typename Crs::column_indices_type a_col;
   typename Crs::values_type a_val;
   Agg agg;
-  Kokkos::View<std::int64_t*, typename Crs::device_type> counts;
   typename Crs::row_starts_type p_rs;
   typename Crs::column_indices_type p_col;
   typename Crs::values_type p_val;
@@ -334,7 +317,8 @@ struct AmgGatherProlongator {
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(team, len + 1),
             [&](std::int64_t e, std::int64_t& c) { c += first_of(s, e) ? 1 : 0; }, d);
-        Kokkos::single(Kokkos::PerThread(team), [&] { counts(i) = d * k; });
+        Kokkos::single(Kokkos::PerThread(team),
+                       [&] { p_rs(i + 1) = static_cast<typename Crs::offset_type>(d * k); });
       } else if (mode == columns) {
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len + 1),
                              [&](std::int64_t e) { u(e) = first_of(s, e) ? s(e) : O(-1); });
@@ -368,17 +352,6 @@ struct AmgGatherProlongator {
   }
 };
 
-template <class Offset, class Device>
-struct AmgCountsToStarts {
-  Kokkos::View<std::int64_t*, Device> counts;
-  Kokkos::View<Offset*, Device> starts;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& sum, bool final) const {
-    if (i == 0 && final) starts(0) = 0;
-    sum += counts(i);
-    if (final) starts(i + 1) = static_cast<Offset>(sum);
-  }
-};
-
 template <class Crs>
 struct AmgLongestRow {
   typename Crs::row_starts_type rs;
@@ -403,37 +376,43 @@ template <class Crs, class Agg, class Vec>
 void amg_gather_run(typename Crs::execution_space const& exec,
                     AmgGatherProlongator<Crs, Agg, Vec> f, char const* label) {
   using Exec = typename Crs::execution_space;
-  const LaunchParameters lp = amg_gather_launch<Exec>(f.n);
+  const LaunchParameters lp = amg_row_launch<Exec>(f.n, 32);
   f.rows_per_team = lp.work_per_team;
   Kokkos::TeamPolicy<Exec> policy(exec, lp.league_size, lp.team_size, lp.vector_length);
   policy.set_scratch_size(0, Kokkos::PerThread(f.scratch_bytes()));
   Kokkos::parallel_for(label, policy, f);
 }
 
-/// Row starts of P (A P_tent's pattern with each row's own aggregate): the
-/// number of entries; the row starts in `starts` (n + 1). The caller checks
-/// the total against Offset and the memory limit before amg_gather_pattern().
+/// The gather kernel's fields shared by its three modes (P's row starts: the
+/// count mode's output).
+template <class Vec, class Crs, class Agg>
+AmgGatherProlongator<Crs, Agg, Vec> amg_gather_functor(Crs const& A, Agg const& agg, int k,
+                                                       typename Crs::row_starts_type const& p_rs) {
+  AmgGatherProlongator<Crs, Agg, Vec> f;
+  f.a_rs = A.row_starts();
+  f.a_col = A.column_indices();
+  f.a_val = A.values();
+  f.agg = agg;
+  f.p_rs = p_rs;
+  f.n = A.num_rows();
+  f.k = k;
+  return f;
+}
+
+/// Row starts of P (A P_tent's pattern with each row's own aggregate) into
+/// starts (n + 1); returns the number of entries, which the caller
+/// checks against Offset and the memory limit before amg_gather_pattern().
 template <class Crs, class Agg>
 std::int64_t amg_gather_count(typename Crs::execution_space const& exec, Crs const& A,
                               Agg const& agg, int k, typename Crs::row_starts_type const& starts) {
-  using Exec = typename Crs::execution_space;
-  using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-  using F = AmgGatherProlongator<Crs, Agg, typename Crs::values_type>;
-  const std::int64_t n = A.num_rows();
-  F f;
-  f.a_rs = A.row_starts();
-  f.a_col = A.column_indices();
-  f.agg = agg;
-  f.counts = allocate_view<decltype(f.counts)>(exec, "SpMVKit::amg::prolongator_counts", n);
-  f.n = n;
-  f.k = k;
-  f.mode = F::count;
+  using Range = Kokkos::RangePolicy<typename Crs::execution_space, Kokkos::IndexType<std::int64_t>>;
+  auto f = amg_gather_functor<typename Crs::values_type>(A, agg, k, starts);
+  f.mode = decltype(f)::count;
+  Kokkos::deep_copy(exec, Kokkos::subview(starts, 0), typename Crs::offset_type(0));
   amg_gather_run(exec, f, "SpMVKit::amg::prolongator_count");
   std::int64_t total = 0;
-  Kokkos::parallel_scan(
-      "SpMVKit::amg::prolongator_row_starts", Range(exec, 0, n),
-      AmgCountsToStarts<typename Crs::offset_type, typename Crs::device_type>{f.counts, starts},
-      total);
+  Kokkos::parallel_scan("SpMVKit::amg::prolongator_row_starts", Range(exec, 0, A.num_rows()),
+                        AmgScanCounts<typename Crs::row_starts_type>{starts}, total);
   exec.fence();
   return total;
 }
@@ -442,16 +421,9 @@ std::int64_t amg_gather_count(typename Crs::execution_space const& exec, Crs con
 template <class Crs, class Agg>
 void amg_gather_pattern(typename Crs::execution_space const& exec, Crs const& A, Agg const& agg,
                         int k, Crs const& P) {
-  using F = AmgGatherProlongator<Crs, Agg, typename Crs::values_type>;
-  F f;
-  f.a_rs = A.row_starts();
-  f.a_col = A.column_indices();
-  f.agg = agg;
-  f.p_rs = P.row_starts();
+  auto f = amg_gather_functor<typename Crs::values_type>(A, agg, k, P.row_starts());
   f.p_col = P.column_indices();
-  f.n = A.num_rows();
-  f.k = k;
-  f.mode = F::columns;
+  f.mode = decltype(f)::columns;
   amg_gather_run(exec, f, "SpMVKit::amg::prolongator_columns");
   exec.fence();
 }
@@ -461,20 +433,13 @@ void amg_gather_pattern(typename Crs::execution_space const& exec, Crs const& A,
 template <class Crs, class Agg, class Vec>
 void amg_gather_values(typename Crs::execution_space const& exec, Crs const& A, Agg const& agg,
                        Crs const& Pt, Vec const& dinv, double omega, int k, Crs const& P) {
-  AmgGatherProlongator<Crs, Agg, Vec> f;
-  f.a_rs = A.row_starts();
-  f.a_col = A.column_indices();
-  f.a_val = A.values();
-  f.agg = agg;
-  f.p_rs = P.row_starts();
+  auto f = amg_gather_functor<Vec>(A, agg, k, P.row_starts());
   f.p_col = P.column_indices();
   f.p_val = P.values();
   f.t_rs = Pt.row_starts();
   f.t_val = Pt.values();
   f.dinv = dinv;
   f.omega = omega;
-  f.n = A.num_rows();
-  f.k = k;
   f.mode = decltype(f)::values;
   amg_gather_run(exec, f, "SpMVKit::amg::prolongator_values");
 }
