@@ -9,6 +9,7 @@
 /// (core/format_concept.hpp). Adding a format: its folder under formats/, its
 /// header included here, and one entry in format_list.
 #include <spmvkit/core/format_concept.hpp>
+#include <spmvkit/formats/bsr/bsr_matrix.hpp>
 #include <spmvkit/formats/coo/coo_matrix.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/formats/csrk/csrk_matrix.hpp>
@@ -21,13 +22,13 @@
 namespace spmvkit {
 
 /// Every format tag of SpMVKit, in a fixed order: CrsFormat, SellFormat, SellOffset16Format,
-/// EllFormat, EllrFormat, CsrkFormat, CooFormat, HybFormat.
+/// EllFormat, EllrFormat, CsrkFormat, CooFormat, HybFormat, BsrFormat.
 ///
 /// A type_list: walk it with for_each_type() to do something for every format (tests,
 /// benchmarks, the examples' `--formats`). Formats that cannot store a given matrix say so
 /// through their `obstacle()` (see core/format_concept.hpp) rather than by leaving the list.
 using format_list = type_list<CrsFormat, SellFormat, SellOffset16Format, EllFormat, EllrFormat,
-                              CsrkFormat, CooFormat, HybFormat>;
+                              CsrkFormat, CooFormat, HybFormat, BsrFormat>;
 
 } // namespace spmvkit
 

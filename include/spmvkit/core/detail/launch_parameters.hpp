@@ -273,6 +273,46 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
   return p;
 }
 
+/// The BSR kernel's launch (formats/bsr/detail/bsr_kernels.hpp) for a matrix
+/// of num_block_rows block rows and num_blocks blocks of b x b.
+/// - Host: teams of one thread over consecutive block rows, sized like the
+///   CRS row kernel's (about 32 teams per thread, at least ~16K entries each).
+/// - GPU: a group of G vector lanes per block row, 128 threads per team. A
+///   lane keeps one piece of every block it visits (pieces_per_block pieces of
+///   a block: entries for b <= 4, block rows above), so G is a power of two
+///   of at least pieces_per_block; from there it grows (to 32 at most) while
+///   the block row has pieces for about four more steps and the lanes left
+///   idle by G % pieces_per_block shrink (b = 3: 16 lanes use 9, 32 use 27).
+template <class ExecutionSpace>
+LaunchParameters bsr_launch_parameters(ExecutionSpace const& exec, std::int64_t num_block_rows,
+                                       std::int64_t num_blocks, int b, int pieces_per_block) {
+  LaunchParameters p;
+  const double entries = static_cast<double>(num_blocks) * b * b;
+  if (num_block_rows == 0) return p;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    const std::int64_t threads = std::max<std::int64_t>(1, exec.concurrency());
+    const double target = std::max(16384.0, entries / static_cast<double>(32 * threads));
+    const double per_block_row = std::max(1.0, entries / static_cast<double>(num_block_rows));
+    p.work_per_team = std::clamp<std::int64_t>(static_cast<std::int64_t>(target / per_block_row), 1,
+                                               num_block_rows);
+  } else {
+    (void)exec;
+    const double pieces =
+        static_cast<double>(num_blocks) * pieces_per_block / static_cast<double>(num_block_rows);
+    int g = 1;
+    while (g < pieces_per_block) g *= 2;
+    auto used = [&](int lanes) {
+      return static_cast<double>(lanes / pieces_per_block * pieces_per_block) / lanes;
+    };
+    while (g < 32 && (pieces >= 4.0 * g || used(2 * g) > used(g) + 0.1)) g *= 2;
+    p.vector_length = g;
+    p.team_size = 128 / g;
+    p.work_per_team = p.team_size;
+  }
+  p.league_size = (num_block_rows + p.work_per_team - 1) / p.work_per_team;
+  return p;
+}
+
 /// CrsKernel::automatic (detail::spmv_crs) from the matrix's row statistics:
 /// balanced where a row-owned kernel would wait on long rows, else the kernel
 /// chosen before (row per thread on the host; vector lanes sized by the mean

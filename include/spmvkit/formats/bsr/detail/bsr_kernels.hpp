@@ -1,0 +1,190 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_FORMATS_BSR_DETAIL_BSR_KERNELS_HPP
+#define SPMVKIT_FORMATS_BSR_DETAIL_BSR_KERNELS_HPP
+
+// SpMV of the BSR format: a host kernel (a thread per block row, the block's
+// b sums in registers) and a GPU kernel (a group of vector lanes per block
+// row). Templated on the matrix type, so this header does not need
+// bsr_matrix.hpp.
+#include <spmvkit/core/detail/kernel_common.hpp>
+#include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/formats/bsr/detail/bsr_layout.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace spmvkit::detail {
+
+/// Host: a team is one thread and walks block_rows_per_team block rows; per
+/// block it reads the B x entries of the block column once and adds the B x B
+/// products into B sums (Lanes of K for a block of K columns).
+template <int B, class Matrix, class X, class Y>
+struct BsrSpmvHost {
+  using Scalar = typename Matrix::value_type;
+  using Acc = spmv_scalar_t<Matrix, Y>;
+  using Sum = spmv_sum_t<Acc, Y>;
+  using Ordinal = typename Matrix::ordinal_type;
+  using Offset = typename Matrix::offset_type;
+  using Device = typename Matrix::device_type;
+  using member_type = typename Kokkos::TeamPolicy<typename Matrix::execution_space>::member_type;
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  ro_view<Offset> block_starts;
+  ro_view<Ordinal> block_cols;
+  ro_view<Scalar> vals;
+  X x;
+  Y y;
+  Acc alpha, beta;
+  Ordinal num_block_rows;
+  std::int64_t block_rows_per_team;
+  BsrStrides strides;
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t first = team.league_rank() * block_rows_per_team;
+    const std::int64_t last =
+        first + block_rows_per_team < num_block_rows ? first + block_rows_per_team : num_block_rows;
+    const int rs = strides.row_stride, cs = strides.col_stride;
+    for (std::int64_t I = first; I < last; ++I) {
+      Sum sum[B];
+      for (int r = 0; r < B; ++r) sum[r] = 0;
+      for (Offset k = block_starts(I); k < block_starts(I + 1); ++k) {
+        const Ordinal col = block_cols(k) * B;
+        Scalar const* const v = vals.data() + k * (B * B);
+        for (int c = 0; c < B; ++c) {
+          const auto xc = x(col + c);
+          for (int r = 0; r < B; ++r) sum[r] += widened_product<Sum>(v[r * rs + c * cs], xc);
+        }
+      }
+      for (int r = 0; r < B; ++r) store_row(y, I * B + r, alpha, beta, sum[r]);
+    }
+  }
+};
+
+/// GPU: a group of G vector lanes per block row (G = the launch's
+/// vector_length). The block row's values are one contiguous stretch, and the
+/// lanes read it in steps of m whole blocks, so each lane keeps one fixed
+/// piece of every block it visits: one entry (W = 1, B <= 4: B * B pieces per
+/// block) or one row of B entries (W = B, B >= 5: B pieces). A lane's piece
+/// belongs to one row of the block, so it carries a single sum; the B row sums
+/// are reduced over the lanes at the end. Values and block columns are read
+/// once, as streaming loads, so that x keeps the cache.
+template <int B, class Matrix, class X, class Y>
+struct BsrSpmvLanes {
+  static constexpr int W = B <= 4 ? 1 : B;           // entries per piece
+  static constexpr int pieces_per_block = B * B / W; // B * B or B
+  using Scalar = typename Matrix::value_type;
+  using Acc = spmv_scalar_t<Matrix, Y>;
+  using Sum = spmv_sum_t<Acc, Y>;
+  using Ordinal = typename Matrix::ordinal_type;
+  using Offset = typename Matrix::offset_type;
+  using Device = typename Matrix::device_type;
+  using member_type = typename Kokkos::TeamPolicy<typename Matrix::execution_space>::member_type;
+  template <class T>
+  using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  ro_view<Offset> block_starts;
+  ro_view<Ordinal> block_cols;
+  ro_view<Scalar> vals;
+  X x;
+  Y y;
+  Acc alpha, beta;
+  Ordinal num_block_rows;
+  std::int64_t block_rows_per_team;
+  int lanes;           // G
+  int blocks_per_step; // m = G / pieces_per_block
+  BsrStrides strides;
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t first = team.league_rank() * block_rows_per_team;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, block_rows_per_team), [&](std::int64_t t) {
+      const std::int64_t I = first + t;
+      if (I >= num_block_rows) return;
+      const Offset begin = block_starts(I);
+      const Offset end = block_starts(I + 1);
+      // Each lane's piece lies in one row r of the block: it adds its sum to
+      // lane r of the B row sums (a select chain keeps them in registers).
+      Lanes<Sum, B> sums;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, lanes),
+          [&](int l, Lanes<Sum, B>& part) {
+            const int step_block = l / pieces_per_block;
+            if (step_block >= blocks_per_step) return;
+            const int piece = l - step_block * pieces_per_block;
+            int r = piece, c = 0;   // W = B: the piece is row r
+            if constexpr (W == 1) { // the piece is the entry at this position of the block
+              r = strides.row_stride == 1 ? piece % B : piece / B;
+              c = strides.row_stride == 1 ? piece / B : piece % B;
+            }
+            Sum s = 0;
+            for (Offset k = begin + step_block; k < end; k += blocks_per_step) {
+              const Ordinal col = load_streaming(block_cols.data() + k) * B;
+              Scalar const* const v = vals.data() + k * (B * B);
+              if constexpr (W == 1) {
+                s += widened_product<Sum>(load_streaming(v + piece), x(col + c));
+              } else {
+                for (int cc = 0; cc < B; ++cc)
+                  s += widened_product<Sum>(
+                      load_streaming(v + r * strides.row_stride + cc * strides.col_stride),
+                      x(col + cc));
+              }
+            }
+            for (int q = 0; q < B; ++q)
+              if (q == r) part.v[q] += s;
+          },
+          sums);
+      Kokkos::single(Kokkos::PerThread(team), [&]() {
+        for (int r = 0; r < B; ++r) store_row(y, I * B + r, alpha, beta, sums.v[r]);
+      });
+    });
+  }
+};
+
+template <int B, class ExecutionSpace, class Matrix, class X, class Y>
+void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
+                X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y) {
+  using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  const BsrStrides strides = bsr_strides(B, A.block_layout());
+  const auto nbr = A.num_block_rows();
+  const LaunchParameters p = bsr_launch_parameters(exec, nbr, A.num_blocks(), B,
+                                                   BsrSpmvLanes<B, Matrix, X, Y>::pieces_per_block);
+  if (p.league_size == 0) return;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    Kokkos::parallel_for("SpMVKit::spmv::bsr", Policy(exec, p.league_size, 1, 1),
+                         BsrSpmvHost<B, Matrix, X, Y>{A.block_row_starts(), A.block_columns(),
+                                                      A.values(), x, y, alpha, beta, nbr,
+                                                      p.work_per_team, strides});
+  } else {
+    Kokkos::parallel_for(
+        "SpMVKit::spmv::bsr", Policy(exec, p.league_size, p.team_size, p.vector_length),
+        BsrSpmvLanes<B, Matrix, X, Y>{
+            A.block_row_starts(), A.block_columns(), A.values(), x, y, alpha, beta, nbr,
+            p.work_per_team, p.vector_length,
+            p.vector_length / BsrSpmvLanes<B, Matrix, X, Y>::pieces_per_block, strides});
+  }
+}
+
+/// y = beta y + alpha A x for a BSR matrix, the kernel instantiated for its
+/// block size.
+template <class ExecutionSpace, class Matrix, class X, class Y>
+void spmv_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
+              X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y) {
+  switch (A.block_size()) {
+  case 1: launch_bsr<1>(exec, alpha, A, x, beta, y); break;
+  case 2: launch_bsr<2>(exec, alpha, A, x, beta, y); break;
+  case 3: launch_bsr<3>(exec, alpha, A, x, beta, y); break;
+  case 4: launch_bsr<4>(exec, alpha, A, x, beta, y); break;
+  case 5: launch_bsr<5>(exec, alpha, A, x, beta, y); break;
+  case 6: launch_bsr<6>(exec, alpha, A, x, beta, y); break;
+  case 7: launch_bsr<7>(exec, alpha, A, x, beta, y); break;
+  case 8: launch_bsr<8>(exec, alpha, A, x, beta, y); break;
+  default: break; // the class refuses other sizes at construction
+  }
+}
+
+} // namespace spmvkit::detail
+
+#endif

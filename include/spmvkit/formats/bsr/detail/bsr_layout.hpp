@@ -1,0 +1,300 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef SPMVKIT_FORMATS_BSR_DETAIL_BSR_LAYOUT_HPP
+#define SPMVKIT_FORMATS_BSR_DETAIL_BSR_LAYOUT_HPP
+
+// BSR's storage rules and its conversion from CRS: the walk of a block row,
+// the block-size detection, the counts, the fill and the row source that reads
+// a BSR matrix back in CRS order. Templated on Views, so this header does not
+// need bsr_matrix.hpp.
+#include <spmvkit/core/memory.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace spmvkit {
+
+/// How the b x b entries of one block are laid out in BSR's values array.
+enum class BsrBlockLayout {
+  row_major,   ///< entry (r, c) of a block at r * b + c (Kokkos Kernels' BsrMatrix, cuSPARSE's
+               ///< default)
+  column_major ///< entry (r, c) of a block at c * b + r (PETSc BAIJ)
+};
+
+namespace detail {
+
+/// The largest block size BSR stores: a block's pattern mask is one 64-bit word.
+inline constexpr int bsr_max_block_size = 8;
+
+/// Positions of (r, c) in a block: r * row_stride + c * col_stride.
+struct BsrStrides {
+  int row_stride = 1;
+  int col_stride = 1;
+};
+inline BsrStrides bsr_strides(int b, BsrBlockLayout layout) {
+  return layout == BsrBlockLayout::row_major ? BsrStrides{b, 1} : BsrStrides{1, b};
+}
+
+/// Walks the b rows of block row I of a CRS matrix together, block column by
+/// block column in increasing order (a b-way merge; each row's columns must
+/// increase strictly). For each block column J it calls begin(J), then
+/// entry(r, c, k) for every entry k of row I * b + r in column J * b + c, then
+/// end(J). Returns the first row whose columns do not increase strictly, or -1;
+/// the walk stops there.
+template <class RowStarts, class Columns>
+struct BsrBlockRowWalk {
+  using Ordinal = typename Columns::non_const_value_type;
+  using Offset = typename RowStarts::non_const_value_type;
+  RowStarts row_starts;
+  Columns cols;
+  int b;
+
+  template <class Begin, class Entry, class End>
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t I, Begin&& begin, Entry&& entry,
+                                                 End&& end) const {
+    Offset pos[bsr_max_block_size], stop[bsr_max_block_size];
+    Ordinal last[bsr_max_block_size];
+    for (int r = 0; r < b; ++r) {
+      pos[r] = row_starts(I * b + r);
+      stop[r] = row_starts(I * b + r + 1);
+      last[r] = -1;
+    }
+    while (true) {
+      Ordinal J = -1;
+      for (int r = 0; r < b; ++r) {
+        if (pos[r] < stop[r]) {
+          const Ordinal j = cols(pos[r]) / b;
+          if (J < 0 || j < J) J = j;
+        }
+      }
+      if (J < 0) return -1;
+      begin(J);
+      for (int r = 0; r < b; ++r) {
+        while (pos[r] < stop[r]) {
+          const Ordinal c = cols(pos[r]);
+          if (c / b != J) break;
+          if (c <= last[r]) return I * b + r;
+          last[r] = c;
+          entry(r, static_cast<int>(c - J * b), pos[r]);
+          ++pos[r];
+        }
+      }
+      end(J);
+    }
+  }
+};
+
+/// What the count pass learns about blocking a CRS matrix with block size b.
+struct BsrCount {
+  std::int64_t blocks = 0;        ///< blocks a conversion would store
+  std::int64_t unsorted_row = -1; ///< first row whose columns do not increase strictly, or -1
+  std::int64_t partial_row = -1;  ///< first block row with a block the pattern fills only partly
+  std::int64_t partial_block_col = -1; ///< that block's block column
+  std::int64_t partial_entries = 0;    ///< that block's entries (of b * b)
+};
+
+/// Per block row: the blocks it needs (written to counts(I + 1) when counts
+/// is given) and the first unsorted row and partly filled block, reduced to
+/// the smallest row.
+template <class RowStarts, class Columns, class Counts>
+struct BsrCountBlocks {
+  struct value_type {
+    std::int64_t blocks;
+    std::int64_t unsorted;
+    std::int64_t partial; // I * num_block_cols + J of the first partly filled block
+    std::int64_t partial_entries;
+  };
+  static constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  BsrBlockRowWalk<RowStarts, Columns> walk;
+  Counts counts; // extent 0: not written
+  std::int64_t num_block_cols;
+
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
+    v.blocks = 0;
+    v.unsorted = none;
+    v.partial = none;
+    v.partial_entries = 0;
+  }
+  KOKKOS_INLINE_FUNCTION void join(value_type& a, value_type const& b) const {
+    a.blocks += b.blocks;
+    if (b.unsorted < a.unsorted) a.unsorted = b.unsorted;
+    if (b.partial < a.partial) {
+      a.partial = b.partial;
+      a.partial_entries = b.partial_entries;
+    }
+  }
+#if KOKKOS_VERSION < 30700 // older Kokkos joins through volatile references only
+  KOKKOS_INLINE_FUNCTION void join(value_type volatile& a, value_type const volatile& b) const {
+    a.blocks = a.blocks + b.blocks;
+    if (b.unsorted < a.unsorted) a.unsorted = b.unsorted;
+    if (b.partial < a.partial) {
+      a.partial = b.partial;
+      a.partial_entries = b.partial_entries;
+    }
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t I, value_type& v) const {
+    const int bb = walk.b * walk.b;
+    std::int64_t blocks = 0;
+    int in_block = 0;
+    std::int64_t first_partial = none;
+    int first_partial_entries = 0;
+    const std::int64_t bad = walk(
+        I, [&](std::int64_t) { in_block = 0; },
+        [&](int, int, typename BsrBlockRowWalk<RowStarts, Columns>::Offset) { ++in_block; },
+        [&](std::int64_t J) {
+          ++blocks;
+          if (in_block != bb && first_partial == none) {
+            first_partial = I * num_block_cols + J;
+            first_partial_entries = in_block;
+          }
+        });
+    if (bad >= 0) {
+      if (bad < v.unsorted) v.unsorted = bad;
+      return;
+    }
+    if (counts.extent(0) > 0) counts(I + 1) = static_cast<typename Counts::value_type>(blocks);
+    v.blocks += blocks;
+    if (first_partial < v.partial) {
+      v.partial = first_partial;
+      v.partial_entries = first_partial_entries;
+    }
+  }
+};
+
+/// Bit k of the result: every row's length is a multiple of k + 1 (k = 0..7);
+/// the cheap test that rules block sizes out before the count pass.
+template <class RowStarts>
+struct BsrLengthDivisors {
+  RowStarts row_starts;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, unsigned& bits) const {
+    const auto length = static_cast<std::int64_t>(row_starts(i + 1) - row_starts(i));
+    unsigned mine = 0;
+    for (int k = 0; k < bsr_max_block_size; ++k)
+      if (length % (k + 1) == 0) mine |= 1u << k;
+    bits &= mine;
+  }
+};
+
+/// Fills block row I: block columns, values (zero where the pattern has no
+/// entry) and, when masks is not empty, each block's pattern (bit r * b + c).
+template <class RowStarts, class Columns, class Values, class BlockStarts, class BlockColumns,
+          class BlockValues, class Masks>
+struct BsrFill {
+  BsrBlockRowWalk<RowStarts, Columns> walk;
+  Values vals;
+  BlockStarts block_starts;
+  BlockColumns block_cols;
+  BlockValues block_vals;
+  Masks masks;
+  BsrStrides strides;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t I) const {
+    const int b = walk.b;
+    const std::int64_t bb = static_cast<std::int64_t>(b) * b;
+    std::int64_t k = block_starts(I);
+    std::uint64_t mask = 0;
+    walk(
+        I,
+        [&](std::int64_t J) {
+          block_cols(k) = static_cast<typename BlockColumns::value_type>(J);
+          for (std::int64_t e = 0; e < bb; ++e) block_vals(k * bb + e) = 0;
+          mask = 0;
+        },
+        [&](int r, int c, typename BsrBlockRowWalk<RowStarts, Columns>::Offset p) {
+          block_vals(k * bb + r * strides.row_stride + c * strides.col_stride) = vals(p);
+          mask |= std::uint64_t(1) << (r * b + c);
+        },
+        [&](std::int64_t) {
+          if (masks.extent(0) > 0) masks(k) = mask;
+          ++k;
+        });
+  }
+};
+
+/// Block starts from counts(I + 1) (counts(0) = 0), in place.
+template <class Counts>
+struct BsrScanCounts {
+  Counts counts;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t I, typename Counts::value_type& sum,
+                                         bool final) const {
+    sum += counts(I + 1);
+    if (final) counts(I + 1) = sum;
+  }
+};
+
+/// The row source (core/format_concept.hpp) of a BSR matrix: row i walks the
+/// blocks of block row i / b, entry c of each block's row i % b, and skips
+/// the padding (mask bits clear) when the matrix has masks.
+template <class Scalar, class Ordinal, class Offset, class Device>
+struct BsrRowSource {
+  using value_type = Scalar;
+  using ordinal_type = Ordinal;
+  using offset_type = Offset;
+  Kokkos::View<const Offset*, Device> block_starts;
+  Kokkos::View<const Ordinal*, Device> block_cols;
+  Kokkos::View<const Scalar*, Device> vals;
+  Kokkos::View<const std::uint64_t*, Device> masks; // empty: every block full
+  int b = 1;
+  BsrStrides strides;
+
+  KOKKOS_INLINE_FUNCTION std::uint64_t row_bits(Offset k, int r) const {
+    const std::uint64_t row = (std::uint64_t(1) << b) - 1;
+    return masks.extent(0) == 0 ? row : (masks(k) >> (r * b)) & row;
+  }
+  KOKKOS_INLINE_FUNCTION Ordinal length(Ordinal row) const {
+    const Ordinal I = row / b;
+    const int r = static_cast<int>(row - I * b);
+    if (masks.extent(0) == 0)
+      return static_cast<Ordinal>((block_starts(I + 1) - block_starts(I)) * b);
+    Ordinal n = 0;
+    for (Offset k = block_starts(I); k < block_starts(I + 1); ++k)
+      for (std::uint64_t bits = row_bits(k, r); bits != 0; bits &= bits - 1) ++n;
+    return n;
+  }
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_entry(Ordinal row, F&& f) const {
+    const Ordinal I = row / b;
+    const int r = static_cast<int>(row - I * b);
+    const Offset bb = static_cast<Offset>(b) * b;
+    for (Offset k = block_starts(I); k < block_starts(I + 1); ++k) {
+      const std::uint64_t bits = row_bits(k, r);
+      const Ordinal first = block_cols(k) * b;
+      for (int c = 0; c < b; ++c)
+        if ((bits >> c) & 1u)
+          f(static_cast<Ordinal>(first + c),
+            vals(k * bb + r * strides.row_stride + c * strides.col_stride));
+    }
+  }
+};
+
+/// d(i) = entry (i % b, i % b) of block (i / b, i / b), 0 without that
+/// block: a BSR matrix stores each (row, column) once, and the diagonal of a
+/// square blocked matrix lies in its diagonal blocks.
+template <class Source, class Diag>
+struct BsrDiagonal {
+  Source source;
+  Diag diag;
+  KOKKOS_INLINE_FUNCTION void operator()(typename Source::ordinal_type row) const {
+    using Offset = typename Source::offset_type;
+    const int b = source.b;
+    const auto I = row / b;
+    const int r = static_cast<int>(row - I * b);
+    typename Source::value_type d = 0;
+    for (Offset k = source.block_starts(I); k < source.block_starts(I + 1); ++k) {
+      if (source.block_cols(k) == I) {
+        d = source.vals(k * b * b + r * source.strides.row_stride + r * source.strides.col_stride);
+        break;
+      }
+    }
+    diag(row) = static_cast<typename Diag::value_type>(d);
+  }
+};
+
+} // namespace detail
+} // namespace spmvkit
+
+#endif
