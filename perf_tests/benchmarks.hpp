@@ -18,11 +18,11 @@ struct Implementation;
 
 /// Where a benchmark's matrix comes from.
 struct MatrixSource {
-  enum class Kind { fem, mtx, rmat };
+  enum class Kind { fem, mtx, rmat, elasticity };
   Kind kind = Kind::fem;
   std::string name; // fem_N64, 1138_bus, rmat_s18_e16: the third part of benchmark names
   std::string path; // mtx
-  int fem_n = 0;
+  int fem_n = 0; // also the elasticity problem's N
   int rmat_scale = 0;
   int rmat_edge_factor = 0;
   bool in_sweep = true;   // spmv / spmv200 / transfer run on it

@@ -7,6 +7,7 @@
 #include "rmat.hpp"
 
 #include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/problems/elasticity.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
 
 #include <dirent.h>
@@ -111,6 +112,13 @@ std::vector<MatrixSource> matrix_sources(Options const& o) {
     s.in_spgemm = in(o.spgemm_fem_n, n);
     out.push_back(s);
   }
+  for (int n : o.elasticity_n) {
+    MatrixSource s;
+    s.kind = MatrixSource::Kind::elasticity;
+    s.fem_n = n;
+    s.name = "elasticity_N" + std::to_string(n);
+    out.push_back(s);
+  }
   for (auto const& path : list_matrix_dir(o.matrix_dir)) {
     if (!o.wants_real_matrix(file_stem(path))) continue;
     MatrixSource s;
@@ -155,6 +163,9 @@ Crs<Scalar> const& load_matrix(Options const& options, MatrixSource const& sourc
   switch (source.kind) {
   case MatrixSource::Kind::fem:
     cache.matrix = make_fem_poisson_crs<Scalar, Exec>(exec, source.fem_n);
+    break;
+  case MatrixSource::Kind::elasticity:
+    cache.matrix = make_elasticity<CrsFormat, Scalar>(exec, source.fem_n);
     break;
   case MatrixSource::Kind::mtx:
     cache.matrix = read_matrix_market<Scalar, Exec>(source.path, exec);

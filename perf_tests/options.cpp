@@ -175,6 +175,10 @@ std::vector<OptionSpec> make_table() {
                "(GPU builds default to 32,64,96,128,161)",
                host ? "16,32,64" : "32,64,96,128,161", "8",
                integer_list(&Options::fem_n, 2, 1290)});
+  t.push_back({"--elasticity-n", "LIST",
+               "3D linear elasticity sizes N (Q1, 3 unknowns per node, 3 x 3 blocks; "
+               "3N(N+1)^2 rows) of spmv, spmv200, transfer (empty: none)",
+               "", "3", integer_list(&Options::elasticity_n, 2, 700)});
   t.push_back({"--cg-n",
                "LIST",
                "FEM sizes of cg (unset: those of --fem-n)",

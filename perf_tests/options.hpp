@@ -39,6 +39,7 @@ struct Options {
   std::vector<std::string> precisions;  // double, float
   std::vector<std::string> families;    // copy, read, spmv, spmv200, transfer, cg, spgemm, ...
   std::vector<int> fem_n;               // FEM sweep (N intervals, (N-1)^3 rows)
+  std::vector<int> elasticity_n;        // elasticity sweep (N intervals, 3N(N+1)^2 rows)
   std::optional<std::vector<int>> cg_n; // FEM sizes for CG; unset: fem_n
   std::vector<int> rmat_scales;
   int rmat_edge_factor = 0;

@@ -16,6 +16,9 @@
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/interop/kokkos_blas.hpp>
 #include <spmvkit/interop/kokkos_kernels.hpp>
+#if __has_include(<KokkosSparse_BsrMatrix.hpp>)
+#include <KokkosSparse_BsrMatrix.hpp>
+#endif
 #include <spmvkit/select/auto_matrix.hpp>
 #include <spmvkit/select/format_costs.hpp>
 #include <spmvkit/select/variant_names.hpp>
@@ -27,6 +30,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -293,6 +297,73 @@ private:
   std::unique_ptr<KokkosKernelsOperator<KKMatrix<Scalar>>> op_;
 };
 
+#if SPMVKIT_KOKKOS_KERNELS_HAS_SPMV_HANDLE && __has_include(<KokkosSparse_BsrMatrix.hpp>)
+#define SPMVKIT_PERF_HAS_KK_BSR 1
+/// Kokkos Kernels' BsrMatrix with the block size SpMVKit's BSR detects (its own conversion
+/// from the CRS matrix), applied with KokkosSparse::spmv: native, or default (cuSPARSE's
+/// bsrmv on CUDA builds with that TPL). Matrices without blocks (b = 1) are left out.
+template <class Scalar>
+class KokkosKernelsBsrRunner final : public Runner<Scalar> {
+  using Bsr = KokkosSparse::Experimental::BsrMatrix<Scalar, int, typename Exec::device_type, void,
+                                                    int>;
+  using Spmv = KokkosKernelsSpmv<Bsr, Vector<Scalar>, Vector<Scalar>>;
+
+public:
+  explicit KokkosKernelsBsrRunner(KokkosKernelsAlgorithm algorithm) : algorithm_(algorithm) {}
+
+  std::string obstacle(Crs<Scalar> const& A) const override {
+    const auto plan = detail::bsr_plan(exec_, A, BsrOptions{});
+    if (!plan.obstacle.empty()) return plan.obstacle;
+    return plan.block_size == 1 ? "no block structure (b = 1)" : "";
+  }
+  void add_copy(Crs<Scalar> const& A) override {
+    const auto plan = detail::bsr_plan(exec_, A, BsrOptions{});
+    block_size_ = plan.block_size;
+    blocks_ = plan.blocks;
+    rows_ = A.num_rows();
+    cols_ = A.num_cols();
+    bsr_.push_back(Bsr(to_kokkos_kernels(A), block_size_));
+    spmv_.push_back(std::make_unique<Spmv>(algorithm_));
+  }
+  void apply(int k, Vector<Scalar> const& x, Vector<Scalar> const& y) override {
+    const auto i = static_cast<std::size_t>(k);
+    spmv_[i]->apply(exec_, Scalar(1), bsr_[i], x, Scalar(0), y);
+  }
+  /// BSR's byte model: b * b values and one block column per block, block row starts.
+  SpmvBytes bytes() const override {
+    SpmvBytes b;
+    b.matrix = static_cast<double>(blocks_) * block_size_ * block_size_ * sizeof(Scalar) +
+               static_cast<double>(blocks_) * sizeof(int) +
+               (static_cast<double>(rows_ / block_size_) + 1) * sizeof(int);
+    b.x = static_cast<double>(cols_) * sizeof(Scalar);
+    b.y = static_cast<double>(rows_) * sizeof(Scalar);
+    return b;
+  }
+  std::int64_t stored_entries() const override { return blocks_ * block_size_ * block_size_; }
+  std::string storage_label(std::string const&) const override { return label(algorithm_); }
+  typename Runner<Scalar>::Solve cg(Vector<Scalar> const&, Vector<Scalar> const&, CgOptions const&,
+                                    bool) override {
+    throw std::logic_error("spmvkit_perf: " + name(algorithm_) + " has no CG");
+  }
+
+  static std::string name(KokkosKernelsAlgorithm a) {
+    return a == KokkosKernelsAlgorithm::native ? "kk_bsr_native" : "kk_bsr_default";
+  }
+  static std::string label(KokkosKernelsAlgorithm a) {
+    return "family=kk;format=" + name(a) +
+           (a == KokkosKernelsAlgorithm::native ? ";algorithm=native" : ";algorithm=default");
+  }
+
+private:
+  Exec exec_;
+  KokkosKernelsAlgorithm algorithm_;
+  int block_size_ = 1;
+  std::int64_t blocks_ = 0, rows_ = 0, cols_ = 0;
+  std::deque<Bsr> bsr_;
+  std::vector<std::unique_ptr<Spmv>> spmv_;
+};
+#endif
+
 // ---------------------------------------------------------------------------------------------
 // The registry.
 // ---------------------------------------------------------------------------------------------
@@ -370,6 +441,17 @@ std::vector<Implementation<Scalar>> spmv_implementations(Options const* options 
                    [a] { return std::make_unique<KokkosKernelsRunner<Scalar>>(a); },
                    {}});
   }
+#ifdef SPMVKIT_PERF_HAS_KK_BSR
+  for (auto a : {KokkosKernelsAlgorithm::native, KokkosKernelsAlgorithm::vendor_default}) {
+    out.push_back({KokkosKernelsBsrRunner<Scalar>::name(a),
+                   "kk",
+                   KokkosKernelsBsrRunner<Scalar>::label(a),
+                   true,
+                   false,
+                   [a] { return std::make_unique<KokkosKernelsBsrRunner<Scalar>>(a); },
+                   {}});
+  }
+#endif
   return out;
 }
 
