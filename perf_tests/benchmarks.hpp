@@ -22,7 +22,7 @@ struct MatrixSource {
   Kind kind = Kind::fem;
   std::string name; // fem_N64, 1138_bus, rmat_s18_e16: the third part of benchmark names
   std::string path; // mtx
-  int fem_n = 0; // also the elasticity problem's N
+  int fem_n = 0;    // also the elasticity problem's N
   int rmat_scale = 0;
   int rmat_edge_factor = 0;
   bool in_sweep = true;   // spmv / spmv200 / transfer run on it

@@ -304,8 +304,8 @@ private:
 /// bsrmv on CUDA builds with that TPL). Matrices without blocks (b = 1) are left out.
 template <class Scalar>
 class KokkosKernelsBsrRunner final : public Runner<Scalar> {
-  using Bsr = KokkosSparse::Experimental::BsrMatrix<Scalar, int, typename Exec::device_type, void,
-                                                    int>;
+  using Bsr =
+      KokkosSparse::Experimental::BsrMatrix<Scalar, int, typename Exec::device_type, void, int>;
   using Spmv = KokkosKernelsSpmv<Bsr, Vector<Scalar>, Vector<Scalar>>;
 
 public:

@@ -143,14 +143,14 @@ TEST(ElasticityBadInput, NamesTheValue) {
   };
   EXPECT_NE(message([] { make_elasticity<CrsFormat, double>(Exec(), 1); }).find("N"),
             std::string::npos);
-  EXPECT_NE(
-      message([] { make_elasticity<CrsFormat, double>(Exec(), 4, ElasticityMaterial{1.0, 0.5}); })
-          .find("Poisson's ratio"),
-      std::string::npos);
-  EXPECT_NE(
-      message([] { make_elasticity<CrsFormat, double>(Exec(), 4, ElasticityMaterial{1.0, -1.0}); })
-          .find("Poisson's ratio"),
-      std::string::npos);
+  EXPECT_NE(message([] {
+              make_elasticity<CrsFormat, double>(Exec(), 4, ElasticityMaterial{1.0, 0.5});
+            }).find("Poisson's ratio"),
+            std::string::npos);
+  EXPECT_NE(message([] {
+              make_elasticity<CrsFormat, double>(Exec(), 4, ElasticityMaterial{1.0, -1.0});
+            }).find("Poisson's ratio"),
+            std::string::npos);
   EXPECT_NE(message([] {
               make_elasticity<CrsFormat, double>(Exec(), 4, ElasticityMaterial{0.0, 0.3});
             }).find("Young's modulus"),

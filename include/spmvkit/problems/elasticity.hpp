@@ -64,8 +64,9 @@ struct Elasticity {
                               " is too large (max 20000)");
     }
     if (!(m.youngs_modulus > 0) || !std::isfinite(m.youngs_modulus)) {
-      throw std::invalid_argument(std::string(where) + "Young's modulus must be positive and "
-                                                       "finite, got " +
+      throw std::invalid_argument(std::string(where) +
+                                  "Young's modulus must be positive and "
+                                  "finite, got " +
                                   std::to_string(m.youngs_modulus));
     }
     if (!(m.poisson_ratio > -1.0 && m.poisson_ratio < 0.5)) {
@@ -123,7 +124,8 @@ elasticity_sample(ExecutionSpace const& exec, Elasticity const& p, std::string c
   using V = elasticity_vector_t<Scalar, ExecutionSpace>;
   auto v = allocate_view<V>(exec, label, p.num_rows);
   Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, p.num_rows),
+      label,
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, p.num_rows),
       KOKKOS_LAMBDA(std::int64_t row) { v(row) = static_cast<Scalar>(f(row)); });
   return v;
 }
@@ -134,7 +136,8 @@ elasticity_sample(ExecutionSpace const& exec, Elasticity const& p, std::string c
 /// double, rounded to Scalar). A new View, filled asynchronously on exec.
 template <class Scalar, class ExecutionSpace>
 elasticity_vector_t<Scalar, ExecutionSpace>
-elasticity_rhs(ExecutionSpace const& exec, std::int64_t N, ElasticityMaterial const& material = {}) {
+elasticity_rhs(ExecutionSpace const& exec, std::int64_t N,
+               ElasticityMaterial const& material = {}) {
   const Elasticity p(N, material);
   return detail::elasticity_sample<Scalar>(
       exec, p, "SpMVKit::elasticity::rhs",
