@@ -8,8 +8,10 @@
 #include "solvers/solver_test_utils.hpp"
 #include "test_utils.hpp"
 
+#include <spmvkit/formats/bsr/bsr_matrix.hpp>
 #include <spmvkit/formats/sell/sell_matrix.hpp>
 #include <spmvkit/problems/convection_diffusion.hpp>
+#include <spmvkit/problems/elasticity.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/solvers/bicgstab.hpp>
 #include <spmvkit/solvers/gmres.hpp>
@@ -303,6 +305,46 @@ TYPED_TEST(PreconditionerTest, BlockJacobiNamesTheFirstSingularBlock) {
   // An entry that is NaN outside every block is not block-Jacobi's concern.
   Triplets outside{{0, 15, std::nan("")}};
   EXPECT_NO_THROW(make_block_jacobi(Exec(), make_device_crs<Scalar, Exec>(with(outside, {})), 4));
+}
+
+// From a BSR matrix: its own b x b diagonal blocks, the same preconditioner
+// as block-Jacobi of the CRS matrix with blocks of b; a block row without its
+// diagonal block is a singular block, named.
+TYPED_TEST(PreconditionerTest, BlockJacobiTakesTheBlocksOfABsrMatrix) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  const auto A = make_elasticity<CrsFormat, Scalar>(Exec(), 3);
+  const auto B = make_bsr(Exec(), A);
+  ASSERT_EQ(B.block_size(), 3);
+  const auto from_bsr = make_block_jacobi(Exec(), B);
+  const auto from_crs = make_block_jacobi(Exec(), A, 3);
+  EXPECT_EQ(from_bsr.num_blocks(), A.num_rows() / 3);
+  const V r = random_vector<V>(A.num_rows(), 8, "r");
+  V z1("z1", A.num_rows()), z2("z2", A.num_rows());
+  from_bsr.apply(Exec(), r, z1);
+  from_crs.apply(Exec(), r, z2);
+  auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z1);
+  auto h2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z2);
+  for (std::size_t i = 0; i < h1.extent(0); ++i) ASSERT_EQ(h1(i), h2(i)) << "row " << i;
+  // Block row 1 of a 2 x 2-blocked matrix has only an off-diagonal block.
+  const HostCrs h = from_triplets(6, 6,
+                                  {{0, 0, 2.0},
+                                   {0, 1, 1.0},
+                                   {1, 0, 1.0},
+                                   {1, 1, 2.0},
+                                   {2, 4, 1.0},
+                                   {2, 5, 1.0},
+                                   {3, 4, 1.0},
+                                   {3, 5, 1.0},
+                                   {4, 4, 1.0},
+                                   {4, 5, 0.5},
+                                   {5, 4, 0.5},
+                                   {5, 5, 1.0}});
+  const auto S = make_bsr(Exec(), make_device_crs<Scalar, Exec>(h));
+  ASSERT_EQ(S.block_size(), 2);
+  const std::string what = invalid_argument_of([&] { make_block_jacobi(Exec(), S); });
+  EXPECT_TRUE(contains(what, "block 1 (rows 2..3) is singular")) << what;
 }
 
 TYPED_TEST(PreconditionerTest, BlockJacobiUserBlocksAndBadArguments) {
