@@ -22,7 +22,15 @@ model has not seen.
         --holdout bcsstk14,cage10 --out include/spmvkit/select/detail/fitted_costs.hpp
 
 A backend (or host thread count) without a run keeps the table of the existing header (--keep) or
-gets none, in which case make_auto_matrix() falls back to CRS there (and says so). Needs numpy.
+gets none, in which case make_auto_matrix() falls back to CRS there (and says so).
+
+--only PREFIX fits just the variants whose names start with PREFIX (a new format measured on its
+own, e.g. --only bsr on runs of blocked matrices) and puts their rows into the existing header's
+tables, replacing rows of the same name and keeping every other row and table as they are:
+
+    python3 scripts/fit_format_model.py --only bsr --gpu bsr_gpu.json --host bsr_host.json
+
+Needs numpy.
 """
 
 import argparse
@@ -80,16 +88,67 @@ def nnls_relative(X, t):
     return best[1]
 
 
-def fit(paths, holdout):
+def fit(paths, holdout, only=""):
     context, rows, _ = perf_results.load(paths)
-    return fit_rows(context, rows, holdout)
+    return fit_rows(context, rows, holdout, only)
 
 
-def fit_rows(context, rows, holdout):
+def merge_rows(path, name, fitted, only):
+    """Table `name` of the existing header with the rows of `fitted` (variants starting with
+    `only`) put in: same-named rows replaced, the others kept, a comment saying where they came
+    from."""
+    text = existing_table(path, name)
+    if text is None:
+        sys.exit(f"fit_format_model: --only: {path} has no table {name} to put rows into")
+    context, matrices, table = fitted
+    lines = text.rstrip("\n").split("\n")
+    keep = [ln for ln in lines if not re.match(r'\s*\{"' + re.escape(only), ln)
+            and not ln.startswith(f"// {only}* rows:")]
+    end = keep.index("    {nullptr, 0, 0, 0},")
+    head = [ln for ln in keep[:end] if ln.startswith("//")]
+    body = [ln for ln in keep[:end] if not ln.startswith("//")]
+    note = (f"// {only}* rows: fitted on {context.get('device_name', '?')} "
+            f"({context.get('execution_space', '?')}, {context.get('concurrency', '?')} threads), "
+            f"run of {context.get('spmvkit_date', '?')}, SpMVKit "
+            f"{context.get('spmvkit_git_hash', '?')[:12]}; {len(matrices)} matrices: "
+            f"{', '.join(matrices)}.")
+    new = [f"    {{\"{v}\", {c[0]:.6e}, {c[1]:.6e}, {c[2]:.6e}}}, "
+           f"// {n} points, relative error median {med:.2f}, max {mx:.2f}"
+           for v, c, n, med, mx in table]
+    decl = [ln for ln in body if ln.startswith("inline constexpr")]
+    rows = sorted([ln for ln in body if not ln.startswith("inline constexpr")] + new)
+    return "\n".join(head + [note] + decl + rows + keep[end:]) + "\n"
+
+
+def main_only(a, holdout):
+    parts = [HEADER]
+    threads = existing_host_threads(a.out)
+    host = host_groups(a.host or [])
+    tables = {}
+    for t in threads:
+        name = f"fitted_host_costs_t{t}"
+        tables[t] = (merge_rows(a.out, name, fit_rows(*host[t], holdout, a.only), a.only)
+                     if t in host else existing_table(a.out, name))
+    for t in host:
+        if t not in tables:
+            sys.exit(f"fit_format_model: --only: no host table for {t} threads to put rows into")
+    for t in sorted(tables):
+        parts.append(tables[t])
+    parts.append(host_directory(tables))
+    parts.append(merge_rows(a.out, "fitted_gpu_costs", fit(a.gpu, holdout, a.only), a.only)
+                 if a.gpu else existing_table(a.out, "fitted_gpu_costs"))
+    with open(a.out, "w") as f:
+        f.write("\n".join(parts) + FOOTER)
+    print(f"fit_format_model: wrote {a.out} ({a.only}* rows)", file=sys.stderr)
+
+
+def fit_rows(context, rows, holdout, only=""):
     by_variant = {}
     matrices = set()
     for r in rows:
         if r.bench != "spmv" or r.is_reference or "model_bytes" not in r.row:
+            continue
+        if only and not r.format.startswith(only):
             continue
         if r.matrix in holdout:
             continue
@@ -184,11 +243,16 @@ def main():
     ap.add_argument("--holdout", default="", help="matrix names left out of the fit")
     ap.add_argument("--keep", action="store_true",
                     help="keep the existing header's table of a backend without a run")
+    ap.add_argument("--only", default="",
+                    help="fit only variants starting with this prefix, into the existing tables")
     ap.add_argument("--out", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "include", "spmvkit", "select",
         "detail", "fitted_costs.hpp"))
     a = ap.parse_args()
     holdout = {m for m in a.holdout.split(",") if m}
+    if a.only:
+        main_only(a, holdout)
+        return
     parts = [HEADER]
     fitted = {t: fit_rows(c, rows, holdout) for t, (c, rows) in host_groups(a.host or []).items()}
     tables = {}

@@ -9,6 +9,8 @@
 #include <spmvkit/formats/sell_offset16/sell_offset16_matrix.hpp>
 #include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/operations/spmv.hpp>
+#include <spmvkit/problems/elasticity.hpp>
+#include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
 
 #include <algorithm>
@@ -68,6 +70,29 @@ TYPED_TEST(SelectTest, FeaturesMatchHostCounts) {
     EXPECT_EQ(f.sell_offset16_eligible, can_use_sell_offset16(Exec(), A)) << h.rows << " rows";
     EXPECT_GE(f.seconds, 0.0);
   }
+}
+
+// BSR's block features: the detected b and its blocks, b = 1 (no blocks
+// counted) for a scalar problem; the model then weighs BSR's byte model.
+TYPED_TEST(SelectTest, BlockFeaturesAndTheBsrEstimate) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto E = make_elasticity<CrsFormat, Scalar>(Exec(), 4);
+  const auto fe = compute_features(Exec(), E);
+  EXPECT_EQ(fe.bsr_block_size, 3);
+  EXPECT_EQ(fe.bsr_blocks * 9, static_cast<std::int64_t>(E.nnz()));
+  const auto fp = compute_features(Exec(), make_fem_poisson_crs<Scalar>(Exec(), 8));
+  EXPECT_EQ(fp.bsr_block_size, 1);
+  EXPECT_EQ(fp.bsr_blocks, 0);
+  const TypeSizes sizes{static_cast<int>(sizeof(Scalar)), 4, 4};
+  EXPECT_FALSE(format_cost<BsrFormat>::estimate<Exec>(fp, BsrOptions{}, sizes));
+  const auto e = format_cost<BsrFormat>::estimate<Exec>(fe, BsrOptions{}, sizes);
+  ASSERT_TRUE(e);
+  EXPECT_DOUBLE_EQ(e->bytes, BsrFormat::bytes(make_bsr(Exec(), E)).total());
+  // A model that prices bytes alone picks BSR over CRS for the blocked matrix.
+  AutoOptions o;
+  o.costs = std::vector<KernelCost>{{"crs_vector", 1e-6, 1e-12, 0.0}, {"bsr", 1e-6, 1e-12, 0.0}};
+  EXPECT_EQ(make_auto_matrix(Exec(), E, o).selection().format, "bsr");
 }
 
 TYPED_TEST(SelectTest, SellOffset16EligibilityAtTheInt16Limits) {

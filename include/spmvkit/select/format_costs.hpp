@@ -24,7 +24,8 @@
 /// purpose: CSR-k, whose conversion reorders the matrix on the host (Band-k)
 /// and would cost far more than the model's budget of a few SpMVs, and HYB,
 /// whose ELL width rule needs the row-length distribution beyond the
-/// features (name them in AutoOptions::candidates to have them timed).
+/// features (name them in AutoOptions::candidates to have them timed). BSR
+/// is estimated for its detected block size only.
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/select/matrix_features.hpp>
@@ -181,6 +182,32 @@ struct format_cost<CooFormat> {
               (tiles + 1) * (s.ordinal + s.offset) + 2 * tiles * s.scalar +
               detail::vector_bytes(f, s);
     e.critical_entries = static_cast<double>(p.items_per_thread);
+    return e;
+  }
+};
+
+/// BSR with the detected block size b >= 2 (none below: 1 x 1 blocks are CRS
+/// with nothing gained). A GPU block row is one group of up to 32 lanes, a
+/// host block row one thread walking b rows: the serial path is the longest
+/// row times b, over 32 lanes on a GPU.
+template <>
+struct format_cost<BsrFormat> {
+  /// true: estimated.
+  static constexpr bool available = true;
+  /// The estimate of BSR with options o: the detected b only (a given or
+  /// padded block size is not among the features).
+  template <class ExecutionSpace>
+  static std::optional<SpmvEstimate> estimate(MatrixFeatures const& f, BsrOptions const& o,
+                                              TypeSizes s) {
+    if (o.block_size != 0 || o.allow_padding || f.bsr_block_size < 2) return std::nullopt;
+    const double b = f.bsr_block_size;
+    const double blocks = static_cast<double>(f.bsr_blocks);
+    SpmvEstimate e;
+    e.bytes = blocks * (b * b * s.scalar + s.ordinal) +
+              (static_cast<double>(f.rows.num_rows) / b + 1) * s.offset +
+              detail::vector_bytes(f, s);
+    const double path = static_cast<double>(f.rows.max_row_length) * b;
+    e.critical_entries = detail::is_host_space_v<ExecutionSpace> ? path : path / 32;
     return e;
   }
 };

@@ -5,15 +5,18 @@
 
 /// \file
 /// What the automatic format choice knows about a matrix before it converts
-/// anything: MatrixFeatures and compute_features(). Three passes on the
-/// device, two over the row starts (the row-length statistics of
+/// anything: MatrixFeatures and compute_features(). Four passes on the
+/// device, three over the row starts (the row-length statistics of
 /// core/matrix_statistics.hpp; the SELL padding at every chunk size the model
-/// considers) and one over the column indices (the column reach of each row,
-/// which decides SellOffset16 and is the bandwidth that reordering narrows). Each
+/// considers; the row-length divisors that rule BSR block sizes out) and one
+/// over the column indices (the column reach of each row, which decides
+/// SellOffset16 and is the bandwidth that reordering narrows), plus one over
+/// the column indices per block size the divisors leave (BSR's blocks). Each
 /// format's cost estimate (select/format_costs.hpp) is a function of these
 /// numbers only, so the model never converts a matrix it will not keep.
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/matrix_statistics.hpp>
+#include <spmvkit/formats/bsr/bsr_matrix.hpp>
 #include <spmvkit/select/detail/features_tuning.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -41,6 +44,10 @@ struct MatrixFeatures {
   /// Whether every entry lies within int16 reach of its row and no empty row
   /// lies beyond x's reach: the SellOffset16 condition (formats/sell_offset16).
   bool sell_offset16_eligible = false;
+  /// The block size BSR detects (the largest b of 8..2 whose full b x b
+  /// blocks tile the pattern; 1 when none does) and its blocks (0 for b = 1).
+  int bsr_block_size = 1;
+  std::int64_t bsr_blocks = 0; ///< blocks of bsr_block_size BSR would store
   /// Seconds compute_features() took, fences included.
   double seconds = 0;
 
@@ -201,6 +208,13 @@ MatrixFeatures compute_features(ExecutionSpace const& exec, Crs const& A) {
     }
     f.max_offset_above = reach.above;
     f.max_offset_below = reach.below;
+  }
+  // BSR's detection: a pass over the row starts rules most block sizes out;
+  // a remaining one costs a pass over the column indices.
+  const auto plan = detail::bsr_plan(exec, A, BsrOptions{}, false);
+  if (plan.obstacle.empty() && plan.block_size > 1) {
+    f.bsr_block_size = plan.block_size;
+    f.bsr_blocks = plan.blocks;
   }
   // The SellOffset16 rule (formats/sell_offset16): offsets in [-32768, 32767], and an
   // empty row's padding (its own row number as column) must reach x.

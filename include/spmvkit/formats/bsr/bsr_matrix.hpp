@@ -247,8 +247,13 @@ inline std::string bsr_unsorted_reason(std::int64_t row) {
          "column order; sort the rows and sum duplicates first)";
 }
 
+/// With count_unit_blocks false, a detection that finds no b >= 2 stops
+/// there (block_size 1, blocks 0) instead of walking the pattern once more
+/// for b = 1: what the format model's features need (BSR with 1 x 1 blocks is
+/// never its choice).
 template <class ExecutionSpace, class Crs>
-BsrPlan bsr_plan(ExecutionSpace const& exec, Crs const& A, BsrOptions const& o) {
+BsrPlan bsr_plan(ExecutionSpace const& exec, Crs const& A, BsrOptions const& o,
+                 bool count_unit_blocks = true) {
   BsrPlan plan;
   if (o.block_size < 0 || o.block_size > bsr_max_block_size) {
     plan.obstacle = "block size " + std::to_string(o.block_size) + " is outside 1..8 (0: detect)";
@@ -284,6 +289,7 @@ BsrPlan bsr_plan(ExecutionSpace const& exec, Crs const& A, BsrOptions const& o) 
         return plan;
       }
     }
+    if (!count_unit_blocks) return plan;
     const BsrCount c = bsr_count(exec, A, 1, Counts());
     if (c.unsorted_row >= 0) plan.obstacle = bsr_unsorted_reason(c.unsorted_row);
     plan.blocks = c.blocks;
