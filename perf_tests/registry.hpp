@@ -131,6 +131,11 @@ inline std::string option_fields(CsrkOptions const& o) {
   }
   return s;
 }
+inline std::string option_fields(BsrOptions const& o) {
+  return "b=" + std::to_string(o.block_size) + ";C=" + std::to_string(o.chunk_size) +
+         ";layout=" + (o.layout == BsrBlockLayout::row_major ? "row" : "column") +
+         (o.allow_padding ? ";padding=1" : "");
+}
 inline std::string option_fields(AutoOptions const& o) {
   return o.mode == SelectMode::model ? "mode=model" : "mode=tune";
 }

@@ -30,6 +30,7 @@
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/select/matrix_features.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -187,9 +188,11 @@ struct format_cost<CooFormat> {
 };
 
 /// BSR with the detected block size b >= 2 (none below: 1 x 1 blocks are CRS
-/// with nothing gained). A GPU block row is one group of up to 32 lanes, a
-/// host block row one thread walking b rows: the serial path is the longest
-/// row times b, over 32 lanes on a GPU.
+/// with nothing gained). Chunks of C block rows pad like SELL-C of C b
+/// scalar rows (the measured padding at min(C b, 64) rows, a block row being
+/// b rows of equal length). A GPU block row is one thread (C > 1) or a group
+/// of up to 32 lanes (C = 1), a host block row one thread: the serial path is
+/// the longest row times b, over 32 lanes for plain BSR on a GPU.
 template <>
 struct format_cost<BsrFormat> {
   /// true: estimated.
@@ -200,14 +203,21 @@ struct format_cost<BsrFormat> {
   static std::optional<SpmvEstimate> estimate(MatrixFeatures const& f, BsrOptions const& o,
                                               TypeSizes s) {
     if (o.block_size != 0 || o.allow_padding || f.bsr_block_size < 2) return std::nullopt;
-    const double b = f.bsr_block_size;
+    const int b = f.bsr_block_size;
+    const int C = detail::bsr_chunk_size<ExecutionSpace>(o);
     const double blocks = static_cast<double>(f.bsr_blocks);
+    const double block_rows = static_cast<double>(f.rows.num_rows) / b;
+    double slots = blocks;
+    if (C > 1 && f.rows.nnz > 0) {
+      slots = blocks * static_cast<double>(f.sell_padded(C * b < 64 ? C * b : 64)) /
+              static_cast<double>(f.rows.nnz);
+    }
     SpmvEstimate e;
-    e.bytes = blocks * (b * b * s.scalar + s.ordinal) +
-              (static_cast<double>(f.rows.num_rows) / b + 1) * s.offset +
+    e.bytes = slots * (static_cast<double>(b) * b * s.scalar + s.ordinal) +
+              (std::ceil(block_rows / C) + 1) * s.offset + (C > 1 ? block_rows * s.ordinal : 0.0) +
               detail::vector_bytes(f, s);
     const double path = static_cast<double>(f.rows.max_row_length) * b;
-    e.critical_entries = detail::is_host_space_v<ExecutionSpace> ? path : path / 32;
+    e.critical_entries = detail::is_host_space_v<ExecutionSpace> || C > 1 ? path : path / 32;
     return e;
   }
 };

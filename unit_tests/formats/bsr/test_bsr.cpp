@@ -294,12 +294,83 @@ TYPED_TEST(BsrTest, RejectsBadOptionsAndUnsortedRows) {
 
   // Constructor checks.
   using Bsr = BsrMatrix<Scalar, Exec>;
-  EXPECT_THROW(Bsr(4, 4, 0, 3, BsrBlockLayout::row_major, typename Bsr::offsets_type("s", 2),
-                   typename Bsr::ordinals_type("c", 0), typename Bsr::values_type("v", 0)),
+  using Offsets = typename Bsr::offsets_type;
+  using Ordinals = typename Bsr::ordinals_type;
+  using Values = typename Bsr::values_type;
+  EXPECT_THROW(Bsr(4, 4, 0, 3, BsrBlockLayout::row_major, 1, Offsets("s", 2), Ordinals(),
+                   Ordinals("c", 0), Values("v", 0)),
                std::invalid_argument);
-  EXPECT_THROW(Bsr(4, 4, 4, 2, BsrBlockLayout::row_major, typename Bsr::offsets_type("s", 3),
-                   typename Bsr::ordinals_type("c", 1), typename Bsr::values_type("v", 3)),
+  EXPECT_THROW(Bsr(4, 4, 4, 2, BsrBlockLayout::row_major, 1, Offsets("s", 3), Ordinals(),
+                   Ordinals("c", 1), Values("v", 3)),
                std::invalid_argument);
+  EXPECT_THROW(Bsr(4, 4, 0, 2, BsrBlockLayout::row_major, 2, Offsets("s", 2), Ordinals(),
+                   Ordinals("c", 0), Values("v", 0)),
+               std::invalid_argument); // C = 2 needs the block row lengths
+  EXPECT_THROW(Bsr(4, 4, 0, 2, BsrBlockLayout::row_major, 0, Offsets("s", 2), Ordinals(),
+                   Ordinals("c", 0), Values("v", 0)),
+               std::invalid_argument);
+}
+
+// Chunks of C block rows: padded to their widest block row, the entries of a
+// chunk's blocks interleaved; the same products, diagonal and CRS as plain BSR.
+TYPED_TEST(BsrTest, ChunksPadAndInterleaveWithTheSameResults) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  for (int b : {1, 2, 3, 5, 8}) {
+    const HostCrs h = blocked_crs(45, 41, b, 20, 400 + b);
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    const HostCrs expected = to_host(A);
+    for (int C : {1, 2, 3, 8, 32, 64}) {
+      for (auto layout : {BsrBlockLayout::row_major, BsrBlockLayout::column_major}) {
+        SCOPED_TRACE("b = " + std::to_string(b) + ", C = " + std::to_string(C) +
+                     (layout == BsrBlockLayout::row_major ? " row-major" : " column-major"));
+        BsrOptions o;
+        o.chunk_size = C;
+        o.layout = layout;
+        const auto B = make_bsr(Exec(), A, o);
+        EXPECT_EQ(B.chunk_size(), C);
+        EXPECT_EQ(B.num_blocks() * b * b, h.nnz());
+        EXPECT_GE(B.stored_blocks(), B.num_blocks());
+        if (C == 1) {
+          EXPECT_EQ(B.stored_blocks(), B.num_blocks());
+        } else {
+          EXPECT_THROW(B.block_row_starts(), std::logic_error);
+        }
+        const HostCrs back = to_host(to_crs(Exec(), B));
+        EXPECT_EQ(back.row_starts, expected.row_starts);
+        EXPECT_EQ(back.col, expected.col);
+        EXPECT_EQ(back.val, expected.val);
+        const V x = random_vector<V>(h.cols, 50 + C, "x");
+        expect_product<Scalar, Exec>(h, B, x, 1.0, 0.0);
+        expect_product<Scalar, Exec>(h, B, x, 0.5, -2.0);
+        EXPECT_EQ(BsrFormat::options(B).chunk_size, C);
+      }
+    }
+  }
+  // Chunks with partly filled blocks: masks and chunk padding together.
+  const HostCrs full = blocked_crs(30, 30, 4, 6, 17);
+  const std::int64_t gone = full.col[full.row_starts[13]];
+  const HostCrs h = without(full, [&](auto i, auto c) { return i == 13 && c == gone; });
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  BsrOptions o;
+  o.block_size = 4;
+  o.allow_padding = true;
+  o.chunk_size = 8;
+  const auto B = make_bsr(Exec(), A, o);
+  EXPECT_EQ(B.nnz(), h.nnz());
+  const HostCrs back = to_host(to_crs(Exec(), B));
+  EXPECT_EQ(back.col, to_host(A).col);
+  expect_product<Scalar, Exec>(h, B, random_vector<V>(h.cols, 2, "x"), 1.0, 0.0);
+  V d("d", h.rows);
+  BsrFormat::diagonal(Exec(), B, d);
+  auto dh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+  for (std::int64_t i = 0; i < h.rows; ++i) {
+    Scalar want = 0;
+    for (std::int64_t k = h.row_starts[i]; k < h.row_starts[i + 1]; ++k)
+      if (h.col[k] == i) want = static_cast<Scalar>(h.val[k]);
+    EXPECT_EQ(dh(i), want) << "row " << i;
+  }
 }
 
 TYPED_TEST(BsrTest, DiagonalAndEmptyMatrices) {

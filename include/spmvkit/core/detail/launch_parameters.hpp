@@ -273,19 +273,24 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
   return p;
 }
 
-/// The BSR kernel's launch (formats/bsr/detail/bsr_kernels.hpp) for a matrix
-/// of num_block_rows block rows and num_blocks blocks of b x b.
+/// The BSR kernels' launch (formats/bsr/detail/bsr_kernels.hpp) for a matrix
+/// of num_block_rows block rows and num_blocks blocks of b x b, sliced in
+/// chunks of chunk_size block rows.
 /// - Host: teams of one thread over consecutive block rows, sized like the
 ///   CRS row kernel's (about 32 teams per thread, at least ~16K entries each).
-/// - GPU: a group of G vector lanes per block row, 128 threads per team. A
-///   lane keeps one piece of every block it visits (pieces_per_block pieces of
-///   a block: entries for b <= 4, block rows above), so G is a power of two
-///   of at least pieces_per_block; from there it grows (to 32 at most) while
-///   the block row has pieces for about four more steps and the lanes left
-///   idle by G % pieces_per_block shrink (b = 3: 16 lanes use 9, 32 use 27).
+/// - GPU, chunks (C > 1): a thread per block row, 128 threads per team
+///   (128 / C chunks; one chunk when C > 128), as SELL-C's teams.
+/// - GPU, plain BSR (C = 1): a group of G vector lanes per block row, 128
+///   threads per team. A lane keeps one piece of every block it visits
+///   (pieces_per_block pieces of a block: entries for b <= 4, block rows
+///   above), so G is a power of two of at least pieces_per_block; from there
+///   it grows (to 32 at most) while the block row has pieces for about four
+///   more steps and the lanes left idle by G % pieces_per_block shrink (b = 3:
+///   16 lanes use 9, 32 use 27).
 template <class ExecutionSpace>
 LaunchParameters bsr_launch_parameters(ExecutionSpace const& exec, std::int64_t num_block_rows,
-                                       std::int64_t num_blocks, int b, int pieces_per_block) {
+                                       std::int64_t num_blocks, int b, int pieces_per_block,
+                                       std::int64_t chunk_size) {
   LaunchParameters p;
   const double entries = static_cast<double>(num_blocks) * b * b;
   if (num_block_rows == 0) return p;
@@ -295,8 +300,19 @@ LaunchParameters bsr_launch_parameters(ExecutionSpace const& exec, std::int64_t 
     const double per_block_row = std::max(1.0, entries / static_cast<double>(num_block_rows));
     p.work_per_team = std::clamp<std::int64_t>(static_cast<std::int64_t>(target / per_block_row), 1,
                                                num_block_rows);
-  } else {
+    p.league_size = (num_block_rows + p.work_per_team - 1) / p.work_per_team;
+  } else if (chunk_size > 1) {
     (void)exec;
+    if (chunk_size > 1024) {
+      throw std::invalid_argument(
+          "spmvkit::spmv: BSR chunk size C = " + std::to_string(chunk_size) +
+          " exceeds 1024 threads per team on this backend");
+    }
+    p.work_per_team = std::max<std::int64_t>(1, 128 / chunk_size); // chunks per team
+    p.team_size = static_cast<int>(p.work_per_team * chunk_size);
+    const std::int64_t chunks = (num_block_rows + chunk_size - 1) / chunk_size;
+    p.league_size = (chunks + p.work_per_team - 1) / p.work_per_team;
+  } else {
     const double pieces =
         static_cast<double>(num_blocks) * pieces_per_block / static_cast<double>(num_block_rows);
     int g = 1;
@@ -308,9 +324,18 @@ LaunchParameters bsr_launch_parameters(ExecutionSpace const& exec, std::int64_t 
     p.vector_length = g;
     p.team_size = 128 / g;
     p.work_per_team = p.team_size;
+    p.league_size = (num_block_rows + p.work_per_team - 1) / p.work_per_team;
   }
-  p.league_size = (num_block_rows + p.work_per_team - 1) / p.work_per_team;
   return p;
+}
+
+/// The BSR chunk size (block rows per chunk) when BsrOptions leaves it to the
+/// backend: 32 on GPUs, so that a warp's threads take one chunk's block rows
+/// and read each entry position of their blocks in one coalesced load; 1
+/// (plain BSR) on hosts, where a thread walks a block row's contiguous blocks.
+template <class ExecutionSpace>
+constexpr int default_bsr_chunk_size() {
+  return is_host_space_v<ExecutionSpace> ? 1 : 32;
 }
 
 /// CrsKernel::automatic (detail::spmv_crs) from the matrix's row statistics:

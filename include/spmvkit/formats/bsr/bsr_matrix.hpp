@@ -37,10 +37,17 @@ struct BsrFormat;
 /// together: for 3 x 3 blocks 76 bytes of matrix per 9 FP64 entries instead of
 /// 108 in CRS.
 ///
-/// Block row I holds rows I b .. I b + b - 1; its blocks are
-/// [block_row_starts(I), block_row_starts(I + 1)) of block_columns (block
-/// column J covers columns J b .. J b + b - 1, increasing within a block row)
-/// and of values, b * b entries per block in block_layout() order.
+/// Block row I holds rows I b .. I b + b - 1; block column J covers columns
+/// J b .. J b + b - 1, increasing within a block row; b * b entries per block
+/// in block_layout() order. The block rows are stored in chunks of C =
+/// chunk_size() (detail::BsrSlot says where each block lives):
+/// - C = 1 (hosts' default): plain BSR, block row I's blocks
+///   [block_row_starts(I), block_row_starts(I + 1)) of block_columns and of
+///   values, block after block (Kokkos Kernels' and cuSPARSE's layout);
+/// - C > 1 (GPUs' default, 32): a chunk of C block rows padded to its widest
+///   (zeros, a valid block column) with entry q of the C rows' j-th blocks
+///   side by side, so that a warp reads them in one coalesced load (SELL-C
+///   for blocks); block_row_lengths() keeps each block row's own blocks.
 ///
 /// A pattern that is not made of full blocks is either refused (the default;
 /// the reason names the first block row and block) or, with
@@ -65,7 +72,7 @@ public:
   using value_type = Scalar;
   /// Row and column index type (also of block rows and block columns).
   using ordinal_type = Ordinal;
-  /// Block offset type (block_row_starts); entry offsets are computed in 64 bits.
+  /// Block offset type (chunk starts); entry offsets are computed in 64 bits.
   using offset_type = Offset;
   /// Where the arrays live and the kernels run.
   using execution_space = ExecutionSpace;
@@ -73,9 +80,9 @@ public:
   using memory_space = typename ExecutionSpace::memory_space;
   /// Kokkos::Device of execution_space and memory_space.
   using device_type = Kokkos::Device<execution_space, memory_space>;
-  /// View of block row starts.
+  /// View of chunk (block row) starts.
   using offsets_type = Kokkos::View<Offset*, device_type>;
-  /// View of block columns.
+  /// View of block columns and block row lengths.
   using ordinals_type = Kokkos::View<Ordinal*, device_type>;
   /// View of the values.
   using values_type = Kokkos::View<Scalar*, device_type>;
@@ -86,43 +93,67 @@ public:
 
   BsrMatrix() = default;
 
-  /// Takes ownership of already-built arrays: block_row_starts
-  /// (num_rows / b + 1 entries), block_columns (one per block), values
-  /// (b * b per block, in `layout`) and masks (one per block, or empty when
-  /// every block is full; nnz is then blocks * b * b). Use make_bsr() or
-  /// BsrFormat::from_crs() to convert a CrsMatrix.
+  /// Takes ownership of already-built arrays: chunk_starts (ceil(num_rows /
+  /// b / C) + 1 entries, in block slots), block_row_lengths (num_rows / b
+  /// entries; empty when C = 1), block_columns (one per slot), values (b * b
+  /// per slot, in `layout` and the chunk order of detail::BsrSlot) and masks
+  /// (one per slot, or empty when every block is full). Use make_bsr() or
+  /// BsrFormat::from_crs() to convert a CrsMatrix. Throws
+  /// std::invalid_argument naming the first array whose size is wrong.
   BsrMatrix(std::int64_t num_rows, std::int64_t num_cols, std::int64_t nnz, int block_size,
-            BsrBlockLayout layout, offsets_type block_row_starts, ordinals_type block_columns,
-            values_type values, masks_type masks = {})
+            BsrBlockLayout layout, int chunk_size, offsets_type chunk_starts,
+            ordinals_type block_row_lengths, ordinals_type block_columns, values_type values,
+            masks_type masks = {})
       : num_rows_(detail::checked_index<Ordinal>(num_rows, "num_rows", "spmvkit::BsrMatrix")),
         num_cols_(detail::checked_index<Ordinal>(num_cols, "num_cols", "spmvkit::BsrMatrix")),
-        nnz_(nnz), block_size_(block_size), layout_(layout), block_row_starts_(block_row_starts),
-        block_columns_(block_columns), values_(values), masks_(masks) {
+        nnz_(nnz), block_size_(block_size), chunk_size_(chunk_size), layout_(layout),
+        chunk_starts_(chunk_starts), lengths_(block_row_lengths), block_columns_(block_columns),
+        values_(values), masks_(masks) {
     const std::string where = "spmvkit::BsrMatrix: ";
     if (block_size < 1 || block_size > detail::bsr_max_block_size) {
       throw std::invalid_argument(where + "block size " + std::to_string(block_size) +
                                   " is outside 1..8");
+    }
+    if (chunk_size < 1 || chunk_size > 1024) {
+      throw std::invalid_argument(where + "chunk size " + std::to_string(chunk_size) +
+                                  " is outside 1..1024");
     }
     if (num_rows % block_size != 0 || num_cols % block_size != 0) {
       throw std::invalid_argument(where + "block size " + std::to_string(block_size) +
                                   " does not divide the dimensions " + std::to_string(num_rows) +
                                   " x " + std::to_string(num_cols));
     }
-    const std::int64_t blocks = static_cast<std::int64_t>(block_columns_.extent(0));
-    detail::checked_index<Offset>(blocks, "blocks", "spmvkit::BsrMatrix");
-    if (static_cast<std::int64_t>(block_row_starts_.extent(0)) != num_rows / block_size + 1) {
-      throw std::invalid_argument(where + "block_row_starts must have num_rows / b + 1 = " +
-                                  std::to_string(num_rows / block_size + 1) + " entries");
+    const std::int64_t slots = static_cast<std::int64_t>(block_columns_.extent(0));
+    detail::checked_index<Offset>(slots, "blocks", "spmvkit::BsrMatrix");
+    const std::int64_t nbr = num_rows / block_size;
+    if (static_cast<std::int64_t>(chunk_starts_.extent(0)) !=
+        (nbr + chunk_size - 1) / chunk_size + 1) {
+      throw std::invalid_argument(where + "chunk_starts must have ceil(num_rows / b / C) + 1 = " +
+                                  std::to_string((nbr + chunk_size - 1) / chunk_size + 1) +
+                                  " entries");
     }
-    if (static_cast<std::int64_t>(values_.extent(0)) != blocks * block_size * block_size) {
+    if (static_cast<std::int64_t>(lengths_.extent(0)) != (chunk_size == 1 ? 0 : nbr)) {
+      throw std::invalid_argument(where + "block_row_lengths must have " +
+                                  (chunk_size == 1
+                                       ? std::string("no entries when C = 1")
+                                       : std::to_string(nbr) + " entries (num_rows / b)"));
+    }
+    if (static_cast<std::int64_t>(values_.extent(0)) != slots * block_size * block_size) {
       throw std::invalid_argument(
           where + "values must have b * b = " + std::to_string(block_size * block_size) +
-          " entries per block (" + std::to_string(blocks) + " blocks)");
+          " entries per block (" + std::to_string(slots) + " blocks)");
     }
-    if (masks_.extent(0) != 0 && static_cast<std::int64_t>(masks_.extent(0)) != blocks) {
+    if (masks_.extent(0) != 0 && static_cast<std::int64_t>(masks_.extent(0)) != slots) {
       throw std::invalid_argument(where + "masks must be empty or have one entry per block");
     }
-    if (masks_.extent(0) == 0 && nnz != blocks * block_size * block_size) {
+    blocks_ = slots;
+    if (chunk_size > 1 && nbr > 0) { // the blocks without the chunks' padding
+      Kokkos::parallel_reduce(
+          "SpMVKit::Bsr::blocks",
+          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(0, nbr),
+          detail::BsrSumLengths<ordinals_type>{lengths_}, blocks_);
+    }
+    if (masks_.extent(0) == 0 && nnz != blocks_ * block_size * block_size) {
       throw std::invalid_argument(where + "without masks nnz must be blocks * b * b");
     }
   }
@@ -135,33 +166,50 @@ public:
   KOKKOS_INLINE_FUNCTION std::int64_t nnz() const { return nnz_; }
   /// b: rows and columns of each block.
   KOKKOS_INLINE_FUNCTION int block_size() const { return block_size_; }
+  /// C: block rows per chunk (1: plain BSR).
+  KOKKOS_INLINE_FUNCTION int chunk_size() const { return chunk_size_; }
   /// How entries are ordered within a block.
   BsrBlockLayout block_layout() const { return layout_; }
   /// num_rows / b.
   KOKKOS_INLINE_FUNCTION Ordinal num_block_rows() const { return num_rows_ / block_size_; }
   /// num_cols / b.
   KOKKOS_INLINE_FUNCTION Ordinal num_block_cols() const { return num_cols_ / block_size_; }
-  /// Blocks stored.
-  std::int64_t num_blocks() const { return static_cast<std::int64_t>(block_columns_.extent(0)); }
-  /// Entries stored: num_blocks * b * b, padding included.
+  /// Blocks of the matrix (partly filled ones included, the chunks' padding not).
+  std::int64_t num_blocks() const { return blocks_; }
+  /// Block slots stored: num_blocks() plus the chunks' padding.
+  std::int64_t stored_blocks() const { return static_cast<std::int64_t>(block_columns_.extent(0)); }
+  /// Entries stored: stored_blocks() * b * b, padding included.
   std::int64_t stored_entries() const { return static_cast<std::int64_t>(values_.extent(0)); }
   /// stored_entries / nnz: 1 means no padding. 1 for an empty matrix.
   double padding_ratio() const {
     return nnz_ == 0 ? 1.0 : static_cast<double>(stored_entries()) / static_cast<double>(nnz_);
   }
-  /// Start of each block row in block_columns (num_block_rows + 1 entries).
-  offsets_type const& block_row_starts() const { return block_row_starts_; }
-  /// Block column of each block.
+  /// Start of each chunk in block slots (ceil(num_block_rows / C) + 1 entries).
+  offsets_type const& chunk_starts() const { return chunk_starts_; }
+  /// Plain BSR (C = 1): the start of each block row in block_columns, the
+  /// CRS-of-blocks row map. Throws std::logic_error for C > 1.
+  offsets_type const& block_row_starts() const {
+    if (chunk_size_ != 1) {
+      throw std::logic_error("spmvkit::BsrMatrix::block_row_starts: the matrix is sliced in "
+                             "chunks of " +
+                             std::to_string(chunk_size_) +
+                             " block rows; use chunk_starts() and block_row_lengths()");
+    }
+    return chunk_starts_;
+  }
+  /// Blocks of each block row (C > 1; empty for C = 1).
+  ordinals_type const& block_row_lengths() const { return lengths_; }
+  /// Block column of each slot.
   ordinals_type const& block_columns() const { return block_columns_; }
-  /// b * b values per block.
+  /// b * b values per slot.
   values_type const& values() const { return values_; }
-  /// Each block's pattern (bit r * b + c), or empty when every block is full.
+  /// Each slot's pattern (bit r * b + c), or empty when every block is full.
   masks_type const& masks() const { return masks_; }
-  /// The matrix as a row source (core/format_concept.hpp).
+  /// The matrix as a row source (core/format_concept.hpp); the kernels read
+  /// the matrix through it too.
   row_source_type row_source() const {
-    return {block_row_starts_, block_columns_,
-            values_,           masks_,
-            block_size_,       detail::bsr_strides(block_size_, layout_)};
+    return {chunk_starts_, lengths_,    block_columns_, values_,
+            masks_,        block_size_, chunk_size_,    detail::bsr_strides(block_size_, layout_)};
   }
 
   /// Frees the transposed twin the first transposed product built and kept
@@ -176,9 +224,12 @@ private:
   Ordinal num_rows_ = 0;
   Ordinal num_cols_ = 0;
   std::int64_t nnz_ = 0;
+  std::int64_t blocks_ = 0;
   int block_size_ = 1;
+  int chunk_size_ = 1;
   BsrBlockLayout layout_ = BsrBlockLayout::row_major;
-  offsets_type block_row_starts_ = offsets_type("SpMVKit::Bsr::block_row_starts", 1);
+  offsets_type chunk_starts_ = offsets_type("SpMVKit::Bsr::chunk_starts", 1);
+  ordinals_type lengths_;
   ordinals_type block_columns_;
   values_type values_;
   masks_type masks_;
@@ -192,6 +243,9 @@ struct BsrOptions {
   int block_size = 0;
   /// Entry order within a block.
   BsrBlockLayout layout = BsrBlockLayout::row_major;
+  /// C, block rows per chunk (1: plain BSR); 0 (default): the backend's
+  /// (detail::default_bsr_chunk_size: 32 on GPUs, 1 on hosts).
+  int chunk_size = 0;
   /// Store blocks the pattern fills only partly, with explicit zeros (a given
   /// block_size only; detection looks for exact blocks). false: refused,
   /// naming the first such block.
@@ -329,43 +383,74 @@ BsrPlan bsr_plan(ExecutionSpace const& exec, Crs const& A, BsrOptions const& o,
   return plan;
 }
 
+/// The chunk size options ask for on ExecutionSpace (0: the backend's).
+template <class ExecutionSpace>
+int bsr_chunk_size(BsrOptions const& o) {
+  return o.chunk_size != 0 ? o.chunk_size : default_bsr_chunk_size<ExecutionSpace>();
+}
+
 template <class ExecutionSpace, class Crs>
 BsrMatrix<typename Crs::value_type, ExecutionSpace, typename Crs::ordinal_type,
           typename Crs::offset_type>
 make_bsr_from_crs(ExecutionSpace const& exec, Crs const& A, BsrOptions const& o) {
   using Bsr = BsrMatrix<typename Crs::value_type, ExecutionSpace, typename Crs::ordinal_type,
                         typename Crs::offset_type>;
+  using Offset = typename Crs::offset_type;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   constexpr char const* where = "spmvkit::make_bsr";
   if (o.check_structure) ensure_structure(exec, A);
   const BsrPlan plan = bsr_plan(exec, A, o);
   if (!plan.obstacle.empty())
     throw std::invalid_argument(std::string(where) + ": " + plan.obstacle);
   const int b = plan.block_size;
+  const std::int64_t C = bsr_chunk_size<ExecutionSpace>(o);
   const std::int64_t nbr = A.num_rows() / b;
-  const std::int64_t blocks =
-      checked_index<typename Crs::offset_type>(plan.blocks, "blocks", where);
-  const std::int64_t stored = blocks * b * b;
-  auto starts =
-      allocate_view<typename Bsr::offsets_type>(exec, "SpMVKit::Bsr::block_row_starts", nbr + 1);
-  Kokkos::deep_copy(exec, Kokkos::subview(starts, 0), typename Crs::offset_type(0));
-  if (nbr > 0) {
-    bsr_count(exec, A, b, starts);
-    Kokkos::parallel_scan(
-        "SpMVKit::Bsr::block_row_starts",
-        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, nbr),
-        BsrScanCounts<typename Bsr::offsets_type>{starts});
+  const std::int64_t chunks = (nbr + C - 1) / C;
+  checked_index<Offset>(plan.blocks, "blocks", where);
+  // Block counts per block row at counts(I + 1); for C = 1 they become the
+  // block row starts in place.
+  auto counts =
+      allocate_view<typename Bsr::offsets_type>(exec, "SpMVKit::Bsr::block_counts", nbr + 1);
+  Kokkos::deep_copy(exec, Kokkos::subview(counts, 0), Offset(0));
+  if (nbr > 0) bsr_count(exec, A, b, counts);
+  typename Bsr::offsets_type starts;
+  typename Bsr::ordinals_type lengths;
+  if (C == 1) {
+    starts = counts;
+  } else {
+    starts =
+        allocate_view<typename Bsr::offsets_type>(exec, "SpMVKit::Bsr::chunk_starts", chunks + 1);
+    lengths =
+        allocate_view<typename Bsr::ordinals_type>(exec, "SpMVKit::Bsr::block_row_lengths", nbr);
+    Kokkos::deep_copy(exec, Kokkos::subview(starts, 0), Offset(0));
+    Kokkos::parallel_for(
+        "SpMVKit::Bsr::chunk_widths", Range(exec, 0, chunks),
+        BsrChunkWidths<typename Bsr::offsets_type, typename Bsr::offsets_type,
+                       typename Bsr::ordinals_type>{counts, starts, lengths, C, nbr});
   }
+  // Slots: the plan's blocks for C = 1, else the chunks' padded total (the
+  // one value read back), checked against Offset before the arrays exist.
+  std::int64_t slots = plan.blocks;
+  if (chunks > 0) {
+    Offset total = 0;
+    Kokkos::parallel_scan("SpMVKit::Bsr::chunk_starts", Range(exec, 0, C == 1 ? nbr : chunks),
+                          BsrScanCounts<typename Bsr::offsets_type>{starts});
+    Kokkos::deep_copy(exec, total, Kokkos::subview(starts, C == 1 ? nbr : chunks));
+    exec.fence();
+    slots = static_cast<std::int64_t>(total);
+  }
+  checked_index<Offset>(slots, "block slots (chunks padded to their widest block row)", where);
+  const std::int64_t stored = slots * b * b;
   auto cols =
-      allocate_view<typename Bsr::ordinals_type>(exec, "SpMVKit::Bsr::block_columns", blocks);
+      allocate_view<typename Bsr::ordinals_type>(exec, "SpMVKit::Bsr::block_columns", slots);
   auto vals = allocate_view<typename Bsr::values_type>(exec, "SpMVKit::Bsr::values", stored);
-  const bool padded = stored != static_cast<std::int64_t>(A.nnz());
-  auto masks = padded ? allocate_view<typename Bsr::masks_type>(exec, "SpMVKit::Bsr::masks", blocks)
-                      : typename Bsr::masks_type();
+  const bool partial = plan.blocks * b * b != static_cast<std::int64_t>(A.nnz());
+  auto masks = partial ? allocate_view<typename Bsr::masks_type>(exec, "SpMVKit::Bsr::masks", slots)
+                       : typename Bsr::masks_type();
   using RowStarts = typename Crs::row_starts_type::const_type;
   using Columns = typename Crs::column_indices_type::const_type;
   Kokkos::parallel_for(
-      "SpMVKit::Bsr::fill",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, nbr),
+      "SpMVKit::Bsr::fill", Range(exec, 0, chunks * C),
       BsrFill<RowStarts, Columns, typename Crs::values_type::const_type, typename Bsr::offsets_type,
               typename Bsr::ordinals_type, typename Bsr::values_type, typename Bsr::masks_type>{
           {A.row_starts(), A.column_indices(), b},
@@ -374,8 +459,11 @@ make_bsr_from_crs(ExecutionSpace const& exec, Crs const& A, BsrOptions const& o)
           cols,
           vals,
           masks,
-          bsr_strides(b, o.layout)});
-  return Bsr(A.num_rows(), A.num_cols(), A.nnz(), b, o.layout, starts, cols, vals, masks);
+          bsr_strides(b, o.layout),
+          C,
+          nbr});
+  return Bsr(A.num_rows(), A.num_cols(), A.nnz(), b, o.layout, static_cast<int>(C), starts, lengths,
+             cols, vals, masks);
 }
 
 } // namespace detail
@@ -398,11 +486,13 @@ struct BsrFormat {
   template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
   using matrix_type = BsrMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
 
-  /// "bsr", plus "_b<b>" for a given block size, "_cm" for column-major
-  /// blocks and "_pad<min_fill>" when padding is allowed.
+  /// "bsr", plus "_b<b>" for a given block size, "_c<C>" for a given chunk
+  /// size, "_cm" for column-major blocks and "_pad<min_fill>" when padding is
+  /// allowed.
   static std::string name(options_type const& o) {
     std::string s = family;
     if (o.block_size != 0) s += "_b" + std::to_string(o.block_size);
+    if (o.chunk_size != 0) s += "_c" + std::to_string(o.chunk_size);
     if (o.layout == BsrBlockLayout::column_major) s += "_cm";
     if (o.allow_padding) {
       char fill[32];
@@ -411,12 +501,15 @@ struct BsrFormat {
     }
     return s;
   }
-  /// The detected block size in either block layout.
+  /// The detected block size in either block layout with the backend's chunk
+  /// size, and the other storage: plain BSR (C = 1) on GPUs, chunks of 8
+  /// block rows on hosts.
   template <class ExecutionSpace>
   static std::vector<options_type> variants() {
-    options_type cm;
+    options_type cm, other;
     cm.layout = BsrBlockLayout::column_major;
-    return {options_type{}, cm};
+    other.chunk_size = detail::default_bsr_chunk_size<ExecutionSpace>() == 1 ? 8 : 1;
+    return {options_type{}, cm, other};
   }
   /// Why A cannot be stored as BSR with options o ("" if it can): a block
   /// size outside 1..8 or not dividing the dimensions, a row whose columns do
@@ -456,6 +549,7 @@ struct BsrFormat {
     options_type o;
     o.block_size = A.block_size();
     o.layout = A.block_layout();
+    o.chunk_size = A.chunk_size();
     o.allow_padding = A.masks().extent(0) != 0;
     // Its own fill, less a rounding margin, passes the min_fill test again.
     if (o.allow_padding) o.min_fill = (1.0 - 1e-12) / A.padding_ratio();
@@ -477,14 +571,17 @@ struct BsrFormat {
             exec, 0, A.num_rows()),
         detail::BsrDiagonal<typename Bsr::row_source_type, D>{A.row_source(), d});
   }
-  /// Blocks x (b * b values + one block column) + block row starts + x + y.
+  /// Stored slots x (b * b values + one block column) + chunk starts (+ block
+  /// row lengths for C > 1) + x + y.
   template <class Bsr>
   static SpmvBytes bytes(Bsr const& A) {
     using S = typename Bsr::value_type;
     SpmvBytes b;
-    b.matrix = static_cast<double>(A.stored_entries()) * sizeof(S) +
-               static_cast<double>(A.num_blocks()) * sizeof(typename Bsr::ordinal_type) +
-               (static_cast<double>(A.num_block_rows()) + 1) * sizeof(typename Bsr::offset_type);
+    b.matrix =
+        static_cast<double>(A.stored_entries()) * sizeof(S) +
+        static_cast<double>(A.stored_blocks()) * sizeof(typename Bsr::ordinal_type) +
+        static_cast<double>(A.chunk_starts().extent(0)) * sizeof(typename Bsr::offset_type) +
+        static_cast<double>(A.block_row_lengths().extent(0)) * sizeof(typename Bsr::ordinal_type);
     b.x = static_cast<double>(A.num_cols()) * sizeof(S);
     b.y = static_cast<double>(A.num_rows()) * sizeof(S);
     return b;

@@ -443,19 +443,16 @@ struct BsrDiagonalBlockRows {
   Columns cols;
   Values vals;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row) const {
-    using Offset = typename Bsr::offset_type;
     const int b = source.b;
     const std::int64_t I = row / b;
     const int r = static_cast<int>(row - I * b);
-    Offset diagonal = -1;
-    for (Offset k = source.block_starts(I); k < source.block_starts(I + 1); ++k)
-      if (source.block_cols(k) == I) diagonal = k;
+    std::int64_t diagonal = -1;
+    const auto at = source.at(I);
+    for (std::int64_t j = 0; j < source.blocks(I); ++j)
+      if (source.block_cols(at.slot(j)) == I) diagonal = j;
     for (int c = 0; c < b; ++c) {
       cols(row * b + c) = static_cast<typename Columns::value_type>(I * b + c);
-      vals(row * b + c) = diagonal < 0
-                              ? 0
-                              : source.vals(diagonal * b * b + r * source.strides.row_stride +
-                                            c * source.strides.col_stride);
+      vals(row * b + c) = diagonal < 0 ? 0 : source.entry(I, diagonal, r, c);
     }
   }
 };

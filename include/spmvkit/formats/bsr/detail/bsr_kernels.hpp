@@ -20,7 +20,8 @@ namespace spmvkit::detail {
 
 /// Host: a team is one thread and walks block_rows_per_team block rows; per
 /// block it reads the B x entries of the block column once and adds the B x B
-/// products into B sums (Lanes of K for a block of K columns).
+/// products into B sums (Lanes of K for a block of K columns). Any chunk size
+/// (hosts default to C = 1, plain BSR: a block's entries are contiguous).
 template <int B, class Matrix, class X, class Y>
 struct BsrSpmvHost {
   using Scalar = typename Matrix::value_type;
@@ -33,30 +34,32 @@ struct BsrSpmvHost {
   template <class T>
   using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-  ro_view<Offset> block_starts;
-  ro_view<Ordinal> block_cols;
-  ro_view<Scalar> vals;
+  typename Matrix::row_source_type source;
   X x;
   Y y;
   Acc alpha, beta;
   Ordinal num_block_rows;
   std::int64_t block_rows_per_team;
-  BsrStrides strides;
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const std::int64_t first = team.league_rank() * block_rows_per_team;
     const std::int64_t last =
         first + block_rows_per_team < num_block_rows ? first + block_rows_per_team : num_block_rows;
-    const int rs = strides.row_stride, cs = strides.col_stride;
+    const int rs = source.strides.row_stride, cs = source.strides.col_stride;
+    const std::int64_t C = source.chunk_size;
+    Scalar const* const vals = source.vals.data();
+    Ordinal const* const cols = source.block_cols.data();
     for (std::int64_t I = first; I < last; ++I) {
       Sum sum[B];
       for (int r = 0; r < B; ++r) sum[r] = 0;
-      for (Offset k = block_starts(I); k < block_starts(I + 1); ++k) {
-        const Ordinal col = block_cols(k) * B;
-        Scalar const* const v = vals.data() + k * (B * B);
+      const BsrSlot at = source.at(I);
+      const std::int64_t n = source.blocks(I);
+      for (std::int64_t j = 0; j < n; ++j) {
+        const Ordinal col = cols[at.slot(j)] * B;
+        Scalar const* const v = vals + at.value(j, 0, B * B); // entry q at v[q * C]
         for (int c = 0; c < B; ++c) {
           const auto xc = x(col + c);
-          for (int r = 0; r < B; ++r) sum[r] += widened_product<Sum>(v[r * rs + c * cs], xc);
+          for (int r = 0; r < B; ++r) sum[r] += widened_product<Sum>(v[(r * rs + c * cs) * C], xc);
         }
       }
       for (int r = 0; r < B; ++r) store_row(y, I * B + r, alpha, beta, sum[r]);
@@ -64,7 +67,71 @@ struct BsrSpmvHost {
   }
 };
 
-/// GPU: a group of G vector lanes per block row (G = the launch's
+/// GPU, chunks of C > 1 block rows (the default, C = 32): a thread per block
+/// row walks its chunk's width, each step one block: its B x entries and the
+/// B x B values, entry q of the C block rows' j-th blocks in C consecutive
+/// values (one coalesced load per warp per q), B sums in registers, no
+/// reduction across lanes (SELL-C's scheme with b x b entries). Steps are
+/// unrolled by Unroll (loads first) so that a thread has that many blocks'
+/// loads in flight. Padding slots hold zeros and a valid column.
+template <int B, int Unroll, class Matrix, class X, class Y>
+struct BsrSpmvSliced {
+  using Scalar = typename Matrix::value_type;
+  using Acc = spmv_scalar_t<Matrix, Y>;
+  using Sum = spmv_sum_t<Acc, Y>;
+  using Ordinal = typename Matrix::ordinal_type;
+  using member_type = typename Kokkos::TeamPolicy<typename Matrix::execution_space>::member_type;
+
+  typename Matrix::row_source_type source;
+  X x;
+  Y y;
+  Acc alpha, beta;
+  Ordinal num_block_rows;
+  int chunks_per_team;
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t C = source.chunk_size;
+    const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * chunks_per_team * C;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, chunks_per_team * C), [&](std::int64_t t) {
+      const std::int64_t I = first + t;
+      if (I >= num_block_rows) return;
+      const BsrSlot at = source.at(I);
+      const std::int64_t s = I / C;
+      const std::int64_t width = (source.chunk_starts(s + 1) - source.chunk_starts(s)) / C;
+      const int rs = source.strides.row_stride, cs = source.strides.col_stride;
+      Ordinal const* const cols = source.block_cols.data() + at.slot(0);
+      Scalar const* const vals = source.vals.data() + at.value(0, 0, B * B);
+      Sum sum[B];
+      for (int r = 0; r < B; ++r) sum[r] = 0;
+      std::int64_t j = 0;
+      for (; j + Unroll <= width; j += Unroll) {
+        Ordinal col[Unroll];
+        for (int u = 0; u < Unroll; ++u) col[u] = load_streaming(cols + (j + u) * C) * B;
+        for (int u = 0; u < Unroll; ++u) {
+          Scalar const* const v = vals + (j + u) * (B * B) * C;
+          for (int c = 0; c < B; ++c) {
+            const auto xc = x(col[u] + c);
+            for (int r = 0; r < B; ++r)
+              sum[r] += widened_product<Sum>(load_streaming(v + (r * rs + c * cs) * C), xc);
+          }
+        }
+      }
+      for (; j < width; ++j) {
+        const Ordinal col = load_streaming(cols + j * C) * B;
+        Scalar const* const v = vals + j * (B * B) * C;
+        for (int c = 0; c < B; ++c) {
+          const auto xc = x(col + c);
+          for (int r = 0; r < B; ++r)
+            sum[r] += widened_product<Sum>(load_streaming(v + (r * rs + c * cs) * C), xc);
+        }
+      }
+      for (int r = 0; r < B; ++r) store_row(y, I * B + r, alpha, beta, sum[r]);
+    });
+  }
+};
+
+/// GPU, plain BSR (C = 1: Kokkos Kernels' and cuSPARSE's layout): a group of
+/// G vector lanes per block row (G = the launch's
 /// vector_length). The block row's values are one contiguous stretch, and the
 /// lanes read it in steps of m whole blocks, so each lane keeps one fixed
 /// piece of every block it visits: one entry (W = 1, B <= 4: B * B pieces per
@@ -86,7 +153,7 @@ struct BsrSpmvLanes {
   template <class T>
   using ro_view = Kokkos::View<const T*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-  ro_view<Offset> block_starts;
+  ro_view<Offset> block_starts; // C = 1: the block row starts
   ro_view<Ordinal> block_cols;
   ro_view<Scalar> vals;
   X x;
@@ -147,23 +214,28 @@ template <int B, class ExecutionSpace, class Matrix, class X, class Y>
 void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
                 X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y) {
   using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
-  const BsrStrides strides = bsr_strides(B, A.block_layout());
+  using Lanes = BsrSpmvLanes<B, Matrix, X, Y>;
   const auto nbr = A.num_block_rows();
-  const LaunchParameters p = bsr_launch_parameters(exec, nbr, A.num_blocks(), B,
-                                                   BsrSpmvLanes<B, Matrix, X, Y>::pieces_per_block);
+  const LaunchParameters p =
+      bsr_launch_parameters(exec, nbr, A.num_blocks(), B, Lanes::pieces_per_block, A.chunk_size());
   if (p.league_size == 0) return;
   if constexpr (is_host_space_v<ExecutionSpace>) {
-    Kokkos::parallel_for("SpMVKit::spmv::bsr", Policy(exec, p.league_size, 1, 1),
-                         BsrSpmvHost<B, Matrix, X, Y>{A.block_row_starts(), A.block_columns(),
-                                                      A.values(), x, y, alpha, beta, nbr,
-                                                      p.work_per_team, strides});
+    Kokkos::parallel_for(
+        "SpMVKit::spmv::bsr", Policy(exec, p.league_size, 1, 1),
+        BsrSpmvHost<B, Matrix, X, Y>{A.row_source(), x, y, alpha, beta, nbr, p.work_per_team});
+  } else if (A.chunk_size() > 1) {
+    // Unrolled steps keep B x B values (times the lanes of a block of columns) in registers.
+    constexpr int unroll = B * B * (is_multi_vector_v<Y> ? 2 : 1) <= 16 ? 4 : B * B <= 36 ? 2 : 1;
+    Kokkos::parallel_for("SpMVKit::spmv::bsr_sliced", Policy(exec, p.league_size, p.team_size, 1),
+                         BsrSpmvSliced<B, unroll, Matrix, X, Y>{A.row_source(), x, y, alpha, beta,
+                                                                nbr,
+                                                                static_cast<int>(p.work_per_team)});
   } else {
     Kokkos::parallel_for(
         "SpMVKit::spmv::bsr", Policy(exec, p.league_size, p.team_size, p.vector_length),
-        BsrSpmvLanes<B, Matrix, X, Y>{
-            A.block_row_starts(), A.block_columns(), A.values(), x, y, alpha, beta, nbr,
-            p.work_per_team, p.vector_length,
-            p.vector_length / BsrSpmvLanes<B, Matrix, X, Y>::pieces_per_block, strides});
+        Lanes{A.chunk_starts(), A.block_columns(), A.values(), x, y, alpha, beta, nbr,
+              p.work_per_team, p.vector_length, p.vector_length / Lanes::pieces_per_block,
+              bsr_strides(B, A.block_layout())});
   }
 }
 

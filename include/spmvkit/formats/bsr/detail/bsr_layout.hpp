@@ -38,6 +38,24 @@ inline BsrStrides bsr_strides(int b, BsrBlockLayout layout) {
   return layout == BsrBlockLayout::row_major ? BsrStrides{b, 1} : BsrStrides{1, b};
 }
 
+/// Where block j of block row I lives in a BSR matrix sliced in chunks of C
+/// block rows (C = 1: plain BSR). Chunk s = I / C starts at slot
+/// chunk_starts(s) and holds C * w slots, w its widest block row; block j of
+/// the chunk's block row i = I % C is slot chunk_starts(s) + j C + i, and its
+/// entry q (position q of the block's layout) is value
+/// chunk_starts(s) b² + (j b² + q) C + i. So the C block rows of a chunk read
+/// entry q of their j-th blocks from C consecutive values (a GPU warp's
+/// coalesced load), and C = 1 is the familiar block after block.
+struct BsrSlot {
+  std::int64_t base;  ///< chunk_starts(I / C)
+  std::int64_t lane;  ///< I % C
+  std::int64_t chunk; ///< C
+  KOKKOS_INLINE_FUNCTION std::int64_t slot(std::int64_t j) const { return base + j * chunk + lane; }
+  KOKKOS_INLINE_FUNCTION std::int64_t value(std::int64_t j, std::int64_t q, std::int64_t bb) const {
+    return base * bb + (j * bb + q) * chunk + lane;
+  }
+};
+
 /// Walks the b rows of block row I of a CRS matrix together, block column by
 /// block column in increasing order (a b-way merge; each row's columns must
 /// increase strictly). For each block column J it calls begin(J), then
@@ -179,39 +197,85 @@ struct BsrLengthDivisors {
   }
 };
 
-/// Fills block row I: block columns, values (zero where the pattern has no
-/// entry) and, when masks is not empty, each block's pattern (bit r * b + c).
-template <class RowStarts, class Columns, class Values, class BlockStarts, class BlockColumns,
+/// Fills block row I of a matrix sliced in chunks of C block rows: block
+/// columns, values (zero where the pattern has no entry) and, when masks is
+/// not empty, each block's pattern (bit r * b + c); then the slots from its
+/// length to its chunk's width as padding (value 0, its last block column,
+/// mask 0), which the kernels may multiply but the row source never reads.
+/// Rows I >= num_block_rows of the last chunk are padding throughout.
+template <class RowStarts, class Columns, class Values, class ChunkStarts, class BlockColumns,
           class BlockValues, class Masks>
 struct BsrFill {
   BsrBlockRowWalk<RowStarts, Columns> walk;
   Values vals;
-  BlockStarts block_starts;
+  ChunkStarts chunk_starts;
   BlockColumns block_cols;
   BlockValues block_vals;
   Masks masks;
   BsrStrides strides;
+  std::int64_t chunk_size;
+  std::int64_t num_block_rows;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t I) const {
     const int b = walk.b;
     const std::int64_t bb = static_cast<std::int64_t>(b) * b;
-    std::int64_t k = block_starts(I);
+    const std::int64_t s = I / chunk_size;
+    const BsrSlot at{static_cast<std::int64_t>(chunk_starts(s)), I - s * chunk_size, chunk_size};
+    const std::int64_t width = (chunk_starts(s + 1) - chunk_starts(s)) / chunk_size;
+    std::int64_t j = 0;
+    std::int64_t last_col = 0;
     std::uint64_t mask = 0;
-    walk(
-        I,
-        [&](std::int64_t J) {
-          block_cols(k) = static_cast<typename BlockColumns::value_type>(J);
-          for (std::int64_t e = 0; e < bb; ++e) block_vals(k * bb + e) = 0;
-          mask = 0;
-        },
-        [&](int r, int c, typename BsrBlockRowWalk<RowStarts, Columns>::Offset p) {
-          block_vals(k * bb + r * strides.row_stride + c * strides.col_stride) = vals(p);
-          mask |= std::uint64_t(1) << (r * b + c);
-        },
-        [&](std::int64_t) {
-          if (masks.extent(0) > 0) masks(k) = mask;
-          ++k;
-        });
+    if (I < num_block_rows) {
+      walk(
+          I,
+          [&](std::int64_t J) {
+            block_cols(at.slot(j)) = static_cast<typename BlockColumns::value_type>(J);
+            for (std::int64_t q = 0; q < bb; ++q) block_vals(at.value(j, q, bb)) = 0;
+            mask = 0;
+            last_col = J;
+          },
+          [&](int r, int c, typename BsrBlockRowWalk<RowStarts, Columns>::Offset p) {
+            block_vals(at.value(j, r * strides.row_stride + c * strides.col_stride, bb)) = vals(p);
+            mask |= std::uint64_t(1) << (r * b + c);
+          },
+          [&](std::int64_t) {
+            if (masks.extent(0) > 0) masks(at.slot(j)) = mask;
+            ++j;
+          });
+    }
+    for (; j < width; ++j) {
+      block_cols(at.slot(j)) = static_cast<typename BlockColumns::value_type>(last_col);
+      for (std::int64_t q = 0; q < bb; ++q) block_vals(at.value(j, q, bb)) = 0;
+      if (masks.extent(0) > 0) masks(at.slot(j)) = 0;
+    }
+  }
+};
+
+/// chunk_starts(s + 1) = C * (the most blocks of a block row of chunk s),
+/// from the block counts at counts(I + 1); lengths(I) = the count.
+template <class Counts, class ChunkStarts, class Lengths>
+struct BsrChunkWidths {
+  Counts counts;
+  ChunkStarts chunk_starts;
+  Lengths lengths;
+  std::int64_t chunk_size, num_block_rows;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t s) const {
+    typename Counts::value_type widest = 0;
+    for (std::int64_t I = s * chunk_size; I < (s + 1) * chunk_size && I < num_block_rows; ++I) {
+      const auto n = counts(I + 1);
+      widest = n > widest ? n : widest;
+      lengths(I) = static_cast<typename Lengths::value_type>(n);
+    }
+    chunk_starts(s + 1) = static_cast<typename ChunkStarts::value_type>(widest * chunk_size);
+  }
+};
+
+/// The sum of the block row lengths: a chunked matrix's blocks.
+template <class Lengths>
+struct BsrSumLengths {
+  Lengths lengths;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t I, std::int64_t& sum) const {
+    sum += lengths(I);
   }
 };
 
@@ -234,39 +298,55 @@ struct BsrRowSource {
   using value_type = Scalar;
   using ordinal_type = Ordinal;
   using offset_type = Offset;
-  Kokkos::View<const Offset*, Device> block_starts;
+  Kokkos::View<const Offset*, Device> chunk_starts;
+  Kokkos::View<const Ordinal*, Device> lengths; // empty when C = 1
   Kokkos::View<const Ordinal*, Device> block_cols;
   Kokkos::View<const Scalar*, Device> vals;
   Kokkos::View<const std::uint64_t*, Device> masks; // empty: every block full
   int b = 1;
+  std::int64_t chunk_size = 1;
   BsrStrides strides;
 
-  KOKKOS_INLINE_FUNCTION std::uint64_t row_bits(Offset k, int r) const {
+  KOKKOS_INLINE_FUNCTION BsrSlot at(std::int64_t I) const {
+    const std::int64_t s = I / chunk_size;
+    return {static_cast<std::int64_t>(chunk_starts(s)), I - s * chunk_size, chunk_size};
+  }
+  /// Blocks of block row I (chunk padding excluded).
+  KOKKOS_INLINE_FUNCTION std::int64_t blocks(std::int64_t I) const {
+    return chunk_size == 1 ? static_cast<std::int64_t>(chunk_starts(I + 1) - chunk_starts(I))
+                           : static_cast<std::int64_t>(lengths(I));
+  }
+  KOKKOS_INLINE_FUNCTION std::uint64_t row_bits(std::int64_t slot, int r) const {
     const std::uint64_t row = (std::uint64_t(1) << b) - 1;
-    return masks.extent(0) == 0 ? row : (masks(k) >> (r * b)) & row;
+    return masks.extent(0) == 0 ? row : (masks(slot) >> (r * b)) & row;
+  }
+  /// Entry (r, c) of block j of block row I.
+  KOKKOS_INLINE_FUNCTION Scalar entry(std::int64_t I, std::int64_t j, int r, int c) const {
+    return vals(at(I).value(j, r * strides.row_stride + c * strides.col_stride,
+                            static_cast<std::int64_t>(b) * b));
   }
   KOKKOS_INLINE_FUNCTION Ordinal length(Ordinal row) const {
     const Ordinal I = row / b;
     const int r = static_cast<int>(row - I * b);
-    if (masks.extent(0) == 0)
-      return static_cast<Ordinal>((block_starts(I + 1) - block_starts(I)) * b);
-    Ordinal n = 0;
-    for (Offset k = block_starts(I); k < block_starts(I + 1); ++k)
-      for (std::uint64_t bits = row_bits(k, r); bits != 0; bits &= bits - 1) ++n;
-    return n;
+    const std::int64_t n = blocks(I);
+    if (masks.extent(0) == 0) return static_cast<Ordinal>(n * b);
+    const BsrSlot a = at(I);
+    Ordinal count = 0;
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::uint64_t bits = row_bits(a.slot(j), r); bits != 0; bits &= bits - 1) ++count;
+    return count;
   }
   template <class F>
   KOKKOS_INLINE_FUNCTION void for_each_entry(Ordinal row, F&& f) const {
     const Ordinal I = row / b;
     const int r = static_cast<int>(row - I * b);
-    const Offset bb = static_cast<Offset>(b) * b;
-    for (Offset k = block_starts(I); k < block_starts(I + 1); ++k) {
-      const std::uint64_t bits = row_bits(k, r);
-      const Ordinal first = block_cols(k) * b;
+    const std::int64_t n = blocks(I);
+    const BsrSlot a = at(I);
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::uint64_t bits = row_bits(a.slot(j), r);
+      const Ordinal first = block_cols(a.slot(j)) * b;
       for (int c = 0; c < b; ++c)
-        if ((bits >> c) & 1u)
-          f(static_cast<Ordinal>(first + c),
-            vals(k * bb + r * strides.row_stride + c * strides.col_stride));
+        if ((bits >> c) & 1u) f(static_cast<Ordinal>(first + c), entry(I, j, r, c));
     }
   }
 };
@@ -279,14 +359,14 @@ struct BsrDiagonal {
   Source source;
   Diag diag;
   KOKKOS_INLINE_FUNCTION void operator()(typename Source::ordinal_type row) const {
-    using Offset = typename Source::offset_type;
     const int b = source.b;
     const auto I = row / b;
     const int r = static_cast<int>(row - I * b);
+    const BsrSlot a = source.at(I);
     typename Source::value_type d = 0;
-    for (Offset k = source.block_starts(I); k < source.block_starts(I + 1); ++k) {
-      if (source.block_cols(k) == I) {
-        d = source.vals(k * b * b + r * source.strides.row_stride + r * source.strides.col_stride);
+    for (std::int64_t j = 0; j < source.blocks(I); ++j) {
+      if (source.block_cols(a.slot(j)) == I) {
+        d = source.entry(I, j, r, r);
         break;
       }
     }
