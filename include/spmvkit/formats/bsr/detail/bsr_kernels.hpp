@@ -15,14 +15,21 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace spmvkit::detail {
+
+/// BsrSpmvHost's paths: any chunk size and layout, or plain BSR (C = 1) in
+/// either layout with constant offsets.
+inline constexpr int bsr_host_generic = 0;
+inline constexpr int bsr_host_plain_row_major = 1;
+inline constexpr int bsr_host_plain_column_major = 2;
 
 /// Host: a team is one thread and walks block_rows_per_team block rows; per
 /// block it reads the B x entries of the block column once and adds the B x B
 /// products into B sums (Lanes of K for a block of K columns). Any chunk size
 /// (hosts default to C = 1, plain BSR: a block's entries are contiguous).
-template <int B, class Matrix, class X, class Y>
+template <int B, int Mode, class Matrix, class X, class Y>
 struct BsrSpmvHost {
   using Scalar = typename Matrix::value_type;
   using Acc = spmv_scalar_t<Matrix, Y>;
@@ -54,12 +61,36 @@ struct BsrSpmvHost {
       for (int r = 0; r < B; ++r) sum[r] = 0;
       const BsrSlot at = source.at(I);
       const std::int64_t n = source.blocks(I);
-      for (std::int64_t j = 0; j < n; ++j) {
-        const Ordinal col = cols[at.slot(j)] * B;
-        Scalar const* const v = vals + at.value(j, 0, B * B); // entry q at v[q * C]
-        for (int c = 0; c < B; ++c) {
-          const auto xc = x(col + c);
-          for (int r = 0; r < B; ++r) sum[r] += widened_product<Sum>(v[(r * rs + c * cs) * C], xc);
+      if constexpr (Mode != bsr_host_generic) {
+        // C = 1 (the host default): the blocks one after the other, every
+        // offset a constant, the block read in storage order: row by row
+        // (B dot products) or column by column (B sums updated together,
+        // which vectorises).
+        Ordinal const* const bc = cols + at.slot(0);
+        Scalar const* v = vals + at.value(0, 0, B * B);
+        for (std::int64_t j = 0; j < n; ++j, v += B * B) {
+          const Ordinal col = bc[j] * B;
+          if constexpr (Mode == bsr_host_plain_row_major) {
+            std::decay_t<decltype(x(col))> xs[B];
+            for (int c = 0; c < B; ++c) xs[c] = x(col + c);
+            for (int r = 0; r < B; ++r)
+              for (int c = 0; c < B; ++c) sum[r] += widened_product<Sum>(v[r * B + c], xs[c]);
+          } else {
+            for (int c = 0; c < B; ++c) {
+              const auto xc = x(col + c);
+              for (int r = 0; r < B; ++r) sum[r] += widened_product<Sum>(v[c * B + r], xc);
+            }
+          }
+        }
+      } else {
+        for (std::int64_t j = 0; j < n; ++j) {
+          const Ordinal col = cols[at.slot(j)] * B;
+          Scalar const* const v = vals + at.value(j, 0, B * B); // entry q at v[q * C]
+          for (int c = 0; c < B; ++c) {
+            const auto xc = x(col + c);
+            for (int r = 0; r < B; ++r)
+              sum[r] += widened_product<Sum>(v[(r * rs + c * cs) * C], xc);
+          }
         }
       }
       for (int r = 0; r < B; ++r) store_row(y, I * B + r, alpha, beta, sum[r]);
@@ -220,9 +251,18 @@ void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matr
       bsr_launch_parameters(exec, nbr, A.num_blocks(), B, Lanes::pieces_per_block, A.chunk_size());
   if (p.league_size == 0) return;
   if constexpr (is_host_space_v<ExecutionSpace>) {
-    Kokkos::parallel_for(
-        "SpMVKit::spmv::bsr", Policy(exec, p.league_size, 1, 1),
-        BsrSpmvHost<B, Matrix, X, Y>{A.row_source(), x, y, alpha, beta, nbr, p.work_per_team});
+    auto host = [&](auto mode) {
+      Kokkos::parallel_for("SpMVKit::spmv::bsr", Policy(exec, p.league_size, 1, 1),
+                           BsrSpmvHost<B, decltype(mode)::value, Matrix, X, Y>{
+                               A.row_source(), x, y, alpha, beta, nbr, p.work_per_team});
+    };
+    if (A.chunk_size() != 1) {
+      host(std::integral_constant<int, bsr_host_generic>{});
+    } else if (A.block_layout() == BsrBlockLayout::row_major) {
+      host(std::integral_constant<int, bsr_host_plain_row_major>{});
+    } else {
+      host(std::integral_constant<int, bsr_host_plain_column_major>{});
+    }
   } else if (A.chunk_size() > 1) {
     // Unrolled steps keep B x B values (times the lanes of a block of columns) in registers.
     constexpr int unroll = B * B * (is_multi_vector_v<Y> ? 2 : 1) <= 16 ? 4 : B * B <= 36 ? 2 : 1;
