@@ -18,7 +18,9 @@ namespace spmvkit::detail {
 // run of 2026-11-29T01:02:45Z, SpMVKit 48e23e0;
 // 19 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, usroads-48.
 // Held out: bcsstk16, cage10, ct2010, email-Enron, fem_N96, goodwin, rmat_s20_e16, soc-Slashdot0902.
+// bsr* rows: fitted on AMD EPYC (OpenMP, 2 threads), run of 2026-11-29T15:59:10Z, SpMVKit 9fa74cb; 5 matrices: elasticity_N12, elasticity_N16, elasticity_N24, elasticity_N32, elasticity_N8.
 inline constexpr KernelCost fitted_host_costs_t2[] = {
+    {"bsr", 1.335118e-10, 2.847131e-11, 3.244337e-08}, // 10 points, relative error median 0.02, max 0.09
     {"coo", 0.000000e+00, 3.952318e-11, 4.226912e-10}, // 19 points, relative error median 0.29, max 0.69
     {"crs_balanced", 0.000000e+00, 3.337365e-11, 3.992731e-10}, // 19 points, relative error median 0.32, max 0.67
     {"crs_row_per_thread", 3.633011e-06, 3.367775e-11, 2.719496e-08}, // 19 points, relative error median 0.34, max 0.69
