@@ -4,8 +4,8 @@
 """Charts and tables from spmvkit_perf's Google Benchmark JSON.
 
     spmvkit_perf ... --benchmark_out=run.json --benchmark_out_format=json
-    /usr/bin/python3 scripts/plot_perf.py run.json --out-dir docs/perf/cpu \\
-        [--compact-json docs/perf/cpu/results.json] [--update-doc docs/performance.md --section cpu]
+    /usr/bin/python3 scripts/plot_perf.py run.json --out-dir perf_charts \\
+        [--compact-json perf_charts/results.json] [--update-doc page.md --section cpu]
 
 Writes into --out-dir:
   fem_gbs_<precision>.png      GB/s per format vs N on the FEM sweep (study fig. 2/3), the copy

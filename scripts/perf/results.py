@@ -9,7 +9,7 @@ spmvkit_perf labels every benchmark with "key=value;..." (perf_tests/README.md, 
     family=kk;format=kk_native;algorithm=native      Kokkos Kernels, the reference
     yardstick=copy                                   the copy and read yardsticks
 
-JSON written before the labels existed (docs/perf/*/results.json) has no label: for those rows
+JSON written before the labels existed (runs before 2026-11-22) has no label: for those rows
 only, family and options are recovered from the known format names of that time
 (LEGACY_FORMATS). Rows with a label never go through that table.
 """
