@@ -22,8 +22,8 @@
 /// the rows with an off-process entry are stored in the off-process block
 /// (PETSc's compressed rows): a slab of a 3D mesh has one or two boundary
 /// planes of them, and an off-process SpMV over every local row read the
-/// whole y and the row offsets again (on 2 H200 it cost 64 us of a 427 us
-/// apply, docs/distributed.md). Where those rows are one contiguous
+/// whole y and the row offsets again (15% of an apply,
+/// docs/notes/2026-11-24-distributed-runs.md). Where those rows are one contiguous
 /// range, the block's product is added into that range of y directly;
 /// otherwise it goes to a buffer and a scatter adds it into y. The
 /// matrix models the operator concept of solvers/operator.hpp with local

@@ -32,8 +32,8 @@
 /// them behind the caller's work (CUDA: an event, the host does not wait) and
 /// only launches them, end() waits for them, posts the sends and waits for
 /// the messages. Measured on 2 H200 with a staged (not GPU-aware) MPI: see
-/// docs/distributed.md. Kokkos 3 has no partition_space: the exchange then
-/// runs on the caller's instance.
+/// docs/notes/2026-11-24-distributed-runs.md. Kokkos 3 has no partition_space:
+/// the exchange then runs on the caller's instance.
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/distributed/detail/mpi_utils.hpp>
 
@@ -173,9 +173,8 @@ public:
         // caller's work by an event (order_after), and when that work ends the
         // pack and the caller's next SpMV become ready together; at equal
         // priority the pack's few blocks waited behind the SpMV's thousands
-        // (2 H200: begin + diagonal SpMV + end 1.14-1.19x the SpMV alone,
-        // against 1.06-1.11x with a fence instead of the event, and
-        // 1.004-1.008x with the event at the highest priority).
+        // (the exchange then added up to 19% to the SpMV, under 1% at the
+        // highest priority: docs/notes/2026-11-24-distributed-runs.md).
         int least = 0, greatest = 0;
         cuda_check(cudaDeviceGetStreamPriorityRange(&least, &greatest),
                    "cudaDeviceGetStreamPriorityRange");

@@ -19,10 +19,9 @@
 /// from pageable memory). On CUDA the copy back is not waited for: the next
 /// reduction's copy to the host, on the same stream, is queued behind it (on
 /// another instance that reduction fences the device first). Waiting for it
-/// in end() made one all-reduce of two sums 12.8-13.4 us instead of
-/// 8.9-11.7 (one H200, 1 rank, two jobs of two rounds each); no difference
+/// in end() made an all-reduce of two sums about 1.3x slower; no difference
 /// per CG iteration stood out of the spread between builds and jobs
-/// (docs/distributed.md).
+/// (docs/notes/2026-11-24-distributed-runs.md, third run).
 #include <spmvkit/distributed/detail/mpi_utils.hpp>
 
 #include <Kokkos_Core.hpp>

@@ -41,11 +41,10 @@ struct SpgemmOptions {
   /// multiply-add, 16 where A or B has 2^32 entries or more, and 8 bytes per
   /// nonzero of C, in place of the positions), so that every numeric phase sums
   /// each list in a register: no accumulator to clear, no atomics
-  /// (SpgemmHandle::keeps_product_lists). Off by default: on an H200 (FP64,
-  /// 2026-11-24) the lists' numeric phases were the fastest of SpMVKit's on
-  /// graphs and planar meshes (email-Enron 1.7x, R-MAT 1.3-1.5x, delaunay_n16
-  /// 1.2x the default's) and slower on FEM products, while symbolic phases
-  /// took 5-61% longer. Kept within the memory limit only.
+  /// (SpgemmHandle::keeps_product_lists). Off by default: the lists' numeric
+  /// phases were the fastest of SpMVKit's on graphs and planar meshes (up to
+  /// 1.7x the default's) but slower on FEM products, and symbolic phases took
+  /// longer (docs/notes/2026-11-27-spgemm-tuning.md). Kept within the memory limit only.
   bool product_lists = false;
 };
 

@@ -70,11 +70,9 @@ struct LaunchParameters {
 /// the tiles, and with them the order of every floating-point sum, are the
 /// same for any OMP_NUM_THREADS: results are bit-identical across thread
 /// counts. path / 256 tiles of at least 16K items: each tile costs a
-/// scheduler step, a carry store and an atomic count, which cost ~2 us under
-/// contention on the 16-core Xeon of the H200 node (FP64, email-Enron, 16
-/// threads: 16K-item tiles 95 us, 4K 317 us, 1K 854 us, 64K 201 us (6 tiles
-/// for 16 threads); R-MAT scale 18: 16K 691 us, 4K 700, 64K 845; 2 threads:
-/// 1K to 64K within 8%; 2026-11-23).
+/// scheduler step, a carry store and an atomic count, which under contention
+/// outweigh what shorter tiles balance (16 threads, email-Enron: 4K-item tiles
+/// took 3.3x the time of 16K; docs/notes/2026-11-23-format-kernel-decisions.md).
 ///
 /// A host tile boundary never splits a row shorter than a quarter tile (it
 /// moves to the nearer end of the row; tiles stay within +-25% of equal).
@@ -90,9 +88,9 @@ inline constexpr std::int64_t merge_path_host_whole_row_divisor = 4;
 /// integer counter tells it), saving a second launch. On the host always: a
 /// launch costs as much as a small product. On a GPU only in plans of at
 /// most merge_path_gpu_in_kernel_tiles tiles: against a second launch it
-/// saved 0.4-0.6 us of 9 (H200, FP64, 6 and 15 tiles: 1138_bus, bcsstk08),
-/// gained nothing at 182 tiles (cage10) and cost 1.2 us at 452 (email-Enron),
-/// where one team fixes what a second launch spreads over the GPU.
+/// saved 4-7% on plans of a few tiles and lost on hundreds, where one team
+/// fixes what a second launch spreads over the GPU
+/// (docs/notes/2026-11-23-format-kernel-decisions.md).
 inline constexpr std::int64_t merge_path_gpu_in_kernel_tiles = 128;
 
 /// GPU: teams of 128 threads, 7 path items each (896-item tiles, about 13 KB
@@ -100,11 +98,8 @@ inline constexpr std::int64_t merge_path_gpu_in_kernel_tiles = 128;
 /// so that the threads of a warp, each reading its own stretch of the staged
 /// products, fall on different shared-memory banks. Boundaries are not moved
 /// to row ends: a GPU tile is short, and its threads split rows anyway.
-/// H200 sweep (FP64 unless said, 2026-11-23; teams of 64/128/256 threads x
-/// 3-15 items): R-MAT scale 22 592 us at 128 x 7 (best 591, 128 x 5; 128 x 9
-/// 806), FP32 596 (best 538, 256 x 5); R-MAT 20 156 (best 149); FEM N = 161
-/// 689 (best 671, 128 x 9; 128 x 5 828); email-Enron 12.4 (best 10.5, 3
-/// items). 128 x 7 is within 5% of the best on the large matrices.
+/// Of teams of 64/128/256 threads x 3-15 items, 128 x 7 is within 5% of the
+/// best on the large matrices in double (docs/notes/2026-11-23-format-kernel-decisions.md).
 inline constexpr int merge_path_gpu_team_size = 128;
 inline constexpr int merge_path_gpu_items_per_thread = 7;
 
@@ -141,20 +136,19 @@ LaunchParameters merge_path_parameters(std::int64_t num_rows, std::int64_t nnz) 
 inline constexpr int sell_host_rows_per_thread[] = {1, 2, 4, 8, 16, 32, 64};
 
 /// Width-loop unrolling of the GPU SELL kernel (independent loads in flight
-/// per thread). On an H200 (FP64, FEM N = 161, 2026-11-21) unroll factors 1,
-/// 4, 6, 8, 9 and 12 all ran at 617-642 GFlop/s; 8 is a general-purpose middle
-/// that does not assume the FEM matrix's 27-entry rows.
+/// per thread). Unroll factors 1, 4, 6, 8, 9 and 12 ran within 4% of each
+/// other on FEM N = 161; 8 is a general-purpose middle that does not assume
+/// the FEM matrix's 27-entry rows (docs/notes/2026-11-23-format-kernel-decisions.md).
 inline constexpr int sell_gpu_unroll = 8;
 
 /// Rows per host thread of the column_major_rows shape: an n-row column-major
 /// block puts consecutive entries of a row n entries apart, so a host thread
 /// walks a strip of consecutive rows column by column and each step reads
 /// this many contiguous values (8 doubles: one cache line) with as many
-/// accumulators in registers. On the 2-core CI machine (Xeon VM, ELL of FEM
-/// N = 40, FP64, one OpenMP thread, best of 15 rounds, 2026-11-23) strips of
-/// 1, 4, 8, 16 and 64 rows took 1.39, 0.94, 0.96, 1.00 and 1.44 ms (CRS 1.06,
-/// SELL-4 1.04): 8 is one cache line of doubles (two of floats) per step.
-/// The machine was shared, so only the ranking is worth keeping.
+/// accumulators in registers. Strips of 4 to 16 rows ran alike, about 1.5x
+/// faster than single rows or strips of 64 (ELL of FEM N = 40, one thread);
+/// 8 is one cache line of doubles (two of floats) per step
+/// (docs/notes/2026-11-23-format-kernel-decisions.md).
 inline constexpr int column_major_host_rows_per_thread = 8;
 
 /// Sums a host thread keeps at once in the kernels that walk RowsPerThread
@@ -351,20 +345,13 @@ constexpr int default_bsr_chunk_size() {
 ///   than a few warp passes (GPU), or (GPU) rows are too short for vector
 ///   lanes, where the row-per-thread kernel reads uncoalesced.
 ///
-/// Set from measurements (FP64; "16-core" is the Xeon of the H200 node with
-/// OMP_PROC_BIND=spread, "2-core" the same node with 2 threads; 2026-11-23):
-/// - H200: balanced against the kernel chosen before, 1M rows of 5-15
-///   entries plus hubs: none 110 vs 154 us (row per thread), one row of 64
-///   110 vs 154, one of 256 110 vs 181, 1000 rows of 200 114 vs 187, 10^4
-///   rows of 100 117 vs 162, one of 10^5 119 vs 18476; bcsstk08 8.9 vs 34.9;
-///   email-Enron 13.0 vs 175; R-MAT scale 22 595 vs 18106 (vector). Where
-///   rows are alike and long enough for lanes the vector kernel wins: FEM
-///   N = 161 497 vs 690, cage10 6.8 vs 9.9, bcsstk14 6.6 vs 8.9.
+/// Set from measurements (docs/notes/2026-11-23-format-kernel-decisions.md):
+/// - GPU: balanced beat the kernel chosen before on every matrix measured with
+///   hub rows or rows too short for lanes (bcsstk08: 3.9x); where rows are
+///   alike and long enough for lanes the vector kernel wins.
 /// - Host: balanced is at least as fast as the row kernel on every irregular
-///   matrix measured (16 threads: email-Enron 108 vs 115 us, R-MAT 18 535 vs
-///   653, one row of 10^5 in 2M nonzeros 571 vs 675, of 10^6 622 vs 852;
-///   2 threads: bcsstk08 9.1 vs 13.4, email-Enron 275 vs 293), so the
-///   thresholds only keep it off matrices where rows are alike.
+///   matrix measured, so the thresholds only keep it off matrices where rows
+///   are alike.
 /// The hub-mass floor (5%) and the GPU row floor (256) are not sharp: no
 /// measured irregular matrix fell between them and the alternatives.
 inline constexpr double crs_balanced_min_max_over_mean = 8.0;

@@ -545,10 +545,9 @@ struct SpgemmRows {
   /// was clear. Fill: the set bits are the row's columns in order, so nothing
   /// is sorted, and a product's position is the bits below its own (a place per
   /// word from a scan over the words that have one, found through a summary
-  /// bit per word), so that filling and finding the positions are one pass. On
-  /// an H200 (FEM N = 96, ncu, 2026-11-24) the hash table's three row passes
-  /// took 44.1 ms: count 10.8, fill with a bitonic sort 24.7, position finding
-  /// 8.6; through the window, count 6.0 and fill with the positions 13.0.
+  /// bit per word), so that filling and finding the positions are one pass.
+  /// At FEM N = 96 the window's passes took less than half the hash table's
+  /// time (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
   KOKKOS_INLINE_FUNCTION void window_row(member_type const& team, Ordinal i,
                                          std::uint32_t* bits) const {
     const auto w0 = static_cast<std::int64_t>(window(2 * static_cast<std::int64_t>(i)));
@@ -826,9 +825,9 @@ KOKKOS_INLINE_FUNCTION T spgemm_last_at_most(V const& v, T lo, T hi, std::int64_
 /// sized by the row's bound. Fill: the row's columns into c_ci, sorted by
 /// rank (the table's columns are compacted by a scan of the lanes, then a
 /// column's position is the number of smaller ones among them: len^2 compares,
-/// against P^2 over the whole table: the fill kernel of delaunay_n16 took
-/// 0.43 ms with those, 0.33 with these, on an H200, ncu), its table sized by
-/// the exact length; and,
+/// against P^2 over the whole table, 1.3x slower in delaunay_n16's fill:
+/// docs/notes/2026-11-27-spgemm-tuning.md), its table sized by the exact
+/// length; and,
 /// where `pos` is allocated, the position of every product from the same table
 /// (the positions SpgemmPositionRows<Find> finds for the other bins), so that
 /// filling and finding are one pass.
@@ -876,8 +875,8 @@ struct SpgemmNarrowRows {
   /// flattened, each finding its entry by a binary search of where the
   /// entries' products start (`starts_at`, scanned here), so that they stay busy
   /// however short B's rows are: taken entry by entry, rows of B of a few
-  /// entries left most lanes idle, and the rows of one warp diverged (H200,
-  /// delaunay_n16: 5.9 of 32 threads active, ncu).
+  /// entries left most lanes idle, and the rows of one warp diverged (5.9 of 32
+  /// threads active on delaunay_n16; docs/notes/2026-11-27-spgemm-tuning.md).
   template <class F>
   KOKKOS_INLINE_FUNCTION void products(member_type const& team, Offset a0, Offset a1,
                                        scratch_view<std::int64_t> const& starts_at,
@@ -1167,9 +1166,8 @@ struct SpgemmPositionRows {
       Kokkos::single(Kokkos::PerThread(team), []() {});
       // Entry by entry, the lanes over each row of B (lanes sized to B's
       // rows): the symbolic passes' flattened products (SpgemmNarrowRows::
-      // products) with a search per product were slower here (H200, FP64,
-      // 2026-11-23: FEM N = 64 1.56 against 1.26 ms, delaunay_n16 0.068
-      // against 0.053 ms for this kernel).
+      // products) with a search per product were about 1.25x slower here
+      // (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
       // The next entry's operands are loaded before this entry's products
       // are added: each entry is a chain of dependent loads (its column, the
       // start of that row of B, then positions and values), which a row of a few
@@ -1344,8 +1342,8 @@ struct SpgemmFingerprint {
 /// The pattern fingerprint of a numeric phase (SpgemmFingerprint's sum,
 /// without the symbolic phase's count of rows), a team per `items` indices,
 /// each adding its sum to `out`, which starts at zero: one atomic per team
-/// instead of Kokkos' reduction of an array (H200, FP64: delaunay_n16's
-/// fingerprint took 14-21 us, the multiprocessors idle half of it).
+/// instead of Kokkos' reduction of an array, which left the multiprocessors
+/// idle half of the time (docs/notes/2026-11-27-spgemm-tuning.md).
 template <class Ordinal, class Offset, class Device>
 struct SpgemmFingerprintTeams {
   using execution_space = typename Device::execution_space;
@@ -1384,9 +1382,8 @@ struct SpgemmFingerprintTeams {
 /// An entry of a list of products (SpgemmListValues): the positions of a_ik in
 /// A's arrays and of b_kj in B's, aligned as one load. 32-bit where A and B
 /// have fewer than 2^32 entries each (8 bytes a product instead of 16: the
-/// list kernel reads them once per product, H200, FP64, kernel time by CUDA
-/// events, 2026-11-24: delaunay_n16 21 against 31 us, FEM_3D_thermal1 66
-/// against 98), else 64-bit.
+/// list kernel reads them once per product and ran about 1.5x faster;
+/// docs/notes/2026-11-27-spgemm-tuning.md), else 64-bit.
 template <class Index>
 struct alignas(2 * sizeof(Index)) SpgemmPair {
   Index a, b;
@@ -1444,9 +1441,9 @@ struct SpgemmListBuild {
 /// Counts to starts in place (SpgemmListBuild), a row of C per thread (its
 /// lanes scan the row): row i's lists start where its products start (the
 /// first product of its first entry of A), so rows need no global scan
-/// (Kokkos' scan over C's entries took 74 us of delaunay_n16's symbolic
-/// phase on an H200, in two launches). Entries whose lists are longer than
-/// `long_list` are appended to `long_entries` (their number in
+/// (Kokkos' scan over C's entries took two launches of its own;
+/// docs/notes/2026-11-27-spgemm-tuning.md). Entries whose lists are longer
+/// than `long_list` are appended to `long_entries` (their number in
 /// long_count(0)): SpgemmListValues gives each of them a thread's vector
 /// lanes instead of one lane. At most multiply-adds / (long_list + 1) of
 /// them exist, which is how many `long_entries` holds.
@@ -1495,15 +1492,13 @@ struct SpgemmListScan {
 /// read out of bounds (the sizes are checked on the host); SpgemmPatternCheck,
 /// launched next, compares the fingerprint.
 ///
-/// Why this shape (H200, FP64, CUDA events, 2026-11-24, the same kernels
-/// outside Kokkos): hashing teams first, so that they overlap the lists
+/// Why this shape: hashing teams first, so that they overlap the lists
 /// instead of trailing them; a last team that counted every team done and
 /// compared in the same launch cost more than a launch of its own (one
-/// counter that thousands of teams increment: delaunay_n16 34 us against 29,
-/// FEM_3D_thermal1 111 against 70); and a lane per entry leaves one lane
-/// walking a list of hundreds of products while its warp waits (bcsstk08
-/// 37 us with a lane for every entry, 11 us with the 139 lists longer than
-/// 32 split over a warp's lanes).
+/// counter that thousands of teams increment); and a lane per entry leaves
+/// one lane walking a list of hundreds of products while its warp waits
+/// (bcsstk08: over 3x faster with its long lists split over a warp's lanes;
+/// docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
 template <class Scalar, class Ordinal, class Offset, class Device, class Index>
 struct SpgemmListValues {
   using execution_space = typename Device::execution_space;
@@ -1529,10 +1524,8 @@ struct SpgemmListValues {
   /// A lane per entry of C, consecutive entries on consecutive lanes (ends
   /// and values read and written coalesced). Latency-bound: a list is a chain
   /// of dependent loads (its start and end, each pair, then the two values).
-  /// Other shapes measured slower (H200, FP64, delaunay_n16, ncu, 64-bit
-  /// pairs): 34 us as here, 40 us with four consecutive entries a thread,
-  /// 58 us with a team's products staged in scratch a lane each and then
-  /// summed per entry.
+  /// Four consecutive entries a thread, or a team's products staged in scratch
+  /// and then summed per entry, measured slower (docs/notes/2026-11-27-spgemm-tuning.md).
   KOKKOS_INLINE_FUNCTION void sum_lists(member_type const& team, std::int64_t rank) const {
     const std::int64_t p0 = rank * entries_per_team;
     const std::int64_t p1 = p0 + entries_per_team < nnz ? p0 + entries_per_team : nnz;
@@ -1643,12 +1636,9 @@ struct SpgemmEntryStarts {
 /// and an entry whose column is no row of B, or whose row of B would end
 /// past B's entries, adds nothing.
 ///
-/// Measured before it was written (H200, FP64, the same kernel outside
-/// Kokkos, CUDA events, 2026-11-24, clearing included, against cuSPARSE's
-/// numeric phase in the same program): delaunay_n16 26.8 against 27.1 us,
-/// ct2010 26.7 against 27.3, cage10 24.8 against 25.2, FEM_3D_thermal1 71.8
-/// (4 lanes) against 73.6, bcsstk08 17.3 against 16.3, email-Enron 555
-/// against 416 (rows of B of up to 1383 entries, a thread's lanes each).
+/// Measured before it was written, against cuSPARSE's numeric phase: within
+/// about 6% where rows of B are short, 1.33x slower on email-Enron's long ones
+/// (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
 template <class Scalar, class Ordinal, class Offset, class Device, class Pos>
 struct SpgemmPositionEntries {
   using execution_space = typename Device::execution_space;

@@ -253,11 +253,11 @@ LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int t
 /// `longest_row` entries (a thread's lanes walk a whole row of B, so a hub
 /// row of a power-law graph would hold one thread for thousands of products;
 /// those products keep the row and chunk kernels) and the product has at most
-/// `most_multiply_adds`: every product is an atomic add in the L2 cache, about
-/// 125-160 G a second on an H200, while the row kernels merge a FEM row's
-/// products in scratch first: by entry won on small products and lost on
-/// large ones (docs/notes/2026-11-27-spgemm-tuning.md, "Moved
-/// from the code"). Host backends keep the scratch kernels (one-thread teams, no atomics), but for
+/// `most_multiply_adds`: every product is an atomic add in the L2 cache,
+/// while the row kernels merge a FEM row's products in scratch first: by
+/// entry won on small products and lost on large ones
+/// (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code"). Host
+/// backends keep the scratch kernels (one-thread teams, no atomics), but for
 /// the test hook.
 struct SpgemmEntryPlan {
   LaunchParameters starts, values, check;

@@ -28,9 +28,8 @@ inline std::int64_t round_half_up(double v) {
 /// d ln(rdensity)⌉, then adjusted per block shape (the four rdensity cases
 /// of detail::row_groups_shape: <= 8, <= 16, <= 32, > 32).
 ///
-/// TO BE FITTED ON THE H200: these are the paper's NVIDIA A100 (Ampere)
-/// constants and adjustments, not measured on our GPUs. To refit, as the
-/// paper did (section 4.1):
+/// TO BE FITTED ON THE H200: the paper's A100 constants and adjustments, unmeasured here.
+/// To refit, as the paper did (section 4.1):
 /// 1. On a CUDA build, time CSR-3 for every (SRS, SSRS) pair of a grid over
 ///    the real set and FEM sizes, with the default block shapes:
 ///      spmvkit_perf --families=spmv --precision=double --fem-n=64,96,128,161
@@ -44,8 +43,9 @@ inline std::int64_t round_half_up(double v) {
 ///    against ln(rdensity); lower the slope by hand where the fit drops too
 ///    fast at large rdensity; the per-case factors below are what remains
 ///    between the case's best pairs and the fit.
-/// 4. Replace the constants below and say here what was measured (GPU,
-///    CUDA, Kokkos, date, matrices). Until then, CsrkOptions's sizes and
+/// 4. Replace the constants below, say here in a line what they were fitted
+///    on, and put the sweep (GPU, CUDA, Kokkos, date, matrices, times) in a
+///    dated note in docs/notes/. Until then, CsrkOptions's sizes and
 ///    gpu_* fields override the model for any one matrix.
 inline CsrkSizes csrk_gpu_model(double rdensity) {
   const double l = std::log(std::max(rdensity, 1.0));
