@@ -7,12 +7,15 @@
 # scripts/perf_page.py compact -> docs/perf/<platform>.csv. Regenerate the page afterwards with
 # scripts/perf_page.py page (its --help).
 #
-# Usage: perf_suite.sh PLATFORM TITLE [--build DIR] [--json-dir DIR] [--csv FILE] [--quick]
+# Usage: perf_suite.sh PLATFORM TITLE [--build DIR] [--json-dir DIR] [--csv FILE] [--formats L]
+#                      [--quick]
 #   PLATFORM      short name of the CSV (h200, cpu16, cpu2)
 #   TITLE         the platform's name on the page ("H200 (CUDA)")
 #   --build DIR   build directory with perf_tests/spmvkit_perf (default: <repo>/build)
 #   --json-dir D  where the runs' JSON go (default: a temporary folder, kept and printed)
 #   --csv FILE    the compact CSV (default: <repo>/docs/perf/PLATFORM.csv)
+#   --formats L   the spmv formats (spmvkit_perf --formats grammar; default all: every variant, the
+#                 automatic choice and Kokkos Kernels; "best" on the page is the fastest of them)
 #   --quick       shorter timing (one repetition of 0.01 s): to try the script, not for the page
 # Environment: SPMVKIT_MATRIX_DIR (real matrices; default: the build's), SPMVKIT_GRAPH_DIR
 # (power-law graphs; default ../shared/graphs beside the repository; skipped when absent).
@@ -25,7 +28,7 @@ die() {
 }
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-[ "$#" -ge 2 ] || die "usage: perf_suite.sh PLATFORM TITLE [--build DIR] [--json-dir DIR] [--csv FILE] [--quick]"
+[ "$#" -ge 2 ] || die "usage: perf_suite.sh PLATFORM TITLE [--build DIR] [--json-dir DIR] [--csv FILE] [--formats L] [--quick]"
 platform=$1
 title=$2
 shift 2
@@ -36,6 +39,7 @@ build=$repo/build
 json_dir=""
 csv=$repo/docs/perf/$platform.csv
 timing=(--repetitions=3 --min-time=0.02 --warmup=2 --max-rotation=8)
+formats=all
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --build)
@@ -51,6 +55,11 @@ while [ "$#" -gt 0 ]; do
     --csv)
       [ "$#" -ge 2 ] || die "--csv needs a file name"
       csv=$2
+      shift 2
+      ;;
+    --formats)
+      [ "$#" -ge 2 ] || die "--formats needs a list"
+      formats=$2
       shift 2
       ;;
     --quick)
@@ -87,11 +96,12 @@ echo "[perf_suite] $space: FEM $fem, elasticity $elasticity, R-MAT $rmat, CG $cg
 
 runs=(spmv)
 run spmv --families=copy,read,spmv --precision=double,float "--fem-n=$fem" \
-  "--elasticity-n=$elasticity" "--rmat-scale=$rmat" --real-matrices=all "${timing[@]}"
+  "--elasticity-n=$elasticity" "--rmat-scale=$rmat" --real-matrices=all "--formats=$formats" \
+  "${timing[@]}"
 graphs=${SPMVKIT_GRAPH_DIR:-$repo/../shared/graphs}
 if compgen -G "$graphs/*.mtx.gz" >/dev/null; then
   run graphs --families=spmv --precision=double,float --fem-n= --rmat-scale= \
-    "--matrix-dir=$graphs" --real-matrices=all "${timing[@]}"
+    "--matrix-dir=$graphs" --real-matrices=all "--formats=$formats" "${timing[@]}"
   runs+=(graphs)
 else
   echo "[perf_suite] no graphs in $graphs: the power-law class has R-MAT only" >&2
