@@ -23,7 +23,7 @@
 /// (PETSc's compressed rows): a slab of a 3D mesh has one or two boundary
 /// planes of them, and an off-process SpMV over every local row read the
 /// whole y and the row offsets again (15% of an apply,
-/// docs/notes/2026-11-24-distributed-runs.md). Where those rows are one contiguous
+/// docs/notes/2026-11-24-distributed-h200-scaling.md). Where those rows are one contiguous
 /// range, the block's product is added into that range of y directly;
 /// otherwise it goes to a buffer and a scatter adds it into y. The
 /// matrix models the operator concept of solvers/operator.hpp with local

@@ -32,7 +32,7 @@
 /// them behind the caller's work (CUDA: an event, the host does not wait) and
 /// only launches them, end() waits for them, posts the sends and waits for
 /// the messages. Measured on 2 H200 with a staged (not GPU-aware) MPI: see
-/// docs/notes/2026-11-24-distributed-runs.md. Kokkos 3 has no partition_space:
+/// docs/notes/2026-11-24-distributed-h200-scaling.md. Kokkos 3 has no partition_space:
 /// the exchange then runs on the caller's instance.
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/distributed/detail/mpi_utils.hpp>
@@ -174,7 +174,7 @@ public:
         // pack and the caller's next SpMV become ready together; at equal
         // priority the pack's few blocks waited behind the SpMV's thousands
         // (the exchange then added up to 19% to the SpMV, under 1% at the
-        // highest priority: docs/notes/2026-11-24-distributed-runs.md).
+        // highest priority: docs/notes/2026-11-24-distributed-h200-scaling.md).
         int least = 0, greatest = 0;
         cuda_check(cudaDeviceGetStreamPriorityRange(&least, &greatest),
                    "cudaDeviceGetStreamPriorityRange");

@@ -21,7 +21,7 @@
 /// another instance that reduction fences the device first). Waiting for it
 /// in end() made an all-reduce of two sums about 1.3x slower; no difference
 /// per CG iteration stood out of the spread between builds and jobs
-/// (docs/notes/2026-11-24-distributed-runs.md, third run).
+/// (docs/notes/2026-11-24-mpi-reduction-pinned.md).
 #include <spmvkit/distributed/detail/mpi_utils.hpp>
 
 #include <Kokkos_Core.hpp>

@@ -44,7 +44,8 @@ struct SpgemmOptions {
   /// (SpgemmHandle::keeps_product_lists). Off by default: the lists' numeric
   /// phases were the fastest of SpMVKit's on graphs and planar meshes (up to
   /// 1.7x the default's) but slower on FEM products, and symbolic phases took
-  /// longer (docs/notes/2026-11-27-spgemm-tuning.md). Kept within the memory limit only.
+  /// longer (docs/notes/2026-11-24-spgemm-product-lists.md). Kept within the memory
+  /// limit only.
   bool product_lists = false;
 };
 

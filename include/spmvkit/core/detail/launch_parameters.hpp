@@ -72,7 +72,7 @@ struct LaunchParameters {
 /// counts. path / 256 tiles of at least 16K items: each tile costs a
 /// scheduler step, a carry store and an atomic count, which under contention
 /// outweigh what shorter tiles balance (16 threads, email-Enron: 4K-item tiles
-/// took 3.3x the time of 16K; docs/notes/2026-11-23-format-kernel-decisions.md).
+/// took 3.3x the time of 16K; docs/notes/2026-11-23-merge-path.md).
 ///
 /// A host tile boundary never splits a row shorter than a quarter tile (it
 /// moves to the nearer end of the row; tiles stay within +-25% of equal).
@@ -90,7 +90,7 @@ inline constexpr std::int64_t merge_path_host_whole_row_divisor = 4;
 /// most merge_path_gpu_in_kernel_tiles tiles: against a second launch it
 /// saved 4-7% on plans of a few tiles and lost on hundreds, where one team
 /// fixes what a second launch spreads over the GPU
-/// (docs/notes/2026-11-23-format-kernel-decisions.md).
+/// (docs/notes/2026-11-23-merge-path.md).
 inline constexpr std::int64_t merge_path_gpu_in_kernel_tiles = 128;
 
 /// GPU: teams of 128 threads, 7 path items each (896-item tiles, about 13 KB
@@ -99,7 +99,7 @@ inline constexpr std::int64_t merge_path_gpu_in_kernel_tiles = 128;
 /// products, fall on different shared-memory banks. Boundaries are not moved
 /// to row ends: a GPU tile is short, and its threads split rows anyway.
 /// Of teams of 64/128/256 threads x 3-15 items, 128 x 7 is within 5% of the
-/// best on the large matrices in double (docs/notes/2026-11-23-format-kernel-decisions.md).
+/// best on the large matrices in double (docs/notes/2026-11-23-merge-path.md).
 inline constexpr int merge_path_gpu_team_size = 128;
 inline constexpr int merge_path_gpu_items_per_thread = 7;
 
@@ -138,7 +138,7 @@ inline constexpr int sell_host_rows_per_thread[] = {1, 2, 4, 8, 16, 32, 64};
 /// Width-loop unrolling of the GPU SELL kernel (independent loads in flight
 /// per thread). Unroll factors 1, 4, 6, 8, 9 and 12 ran within 4% of each
 /// other on FEM N = 161; 8 is a general-purpose middle that does not assume
-/// the FEM matrix's 27-entry rows (docs/notes/2026-11-23-format-kernel-decisions.md).
+/// the FEM matrix's 27-entry rows (docs/notes/2026-11-21-sell-kernels.md).
 inline constexpr int sell_gpu_unroll = 8;
 
 /// Rows per host thread of the column_major_rows shape: an n-row column-major
@@ -148,13 +148,13 @@ inline constexpr int sell_gpu_unroll = 8;
 /// accumulators in registers. Strips of 4 to 16 rows ran alike, about 1.5x
 /// faster than single rows or strips of 64 (ELL of FEM N = 40, one thread);
 /// 8 is one cache line of doubles (two of floats) per step
-/// (docs/notes/2026-11-23-format-kernel-decisions.md).
+/// (docs/notes/2026-11-23-host-strips.md).
 inline constexpr int column_major_host_rows_per_thread = 8;
 
 /// Sums a host thread keeps at once in the kernels that walk RowsPerThread
 /// rows together (SELL chunks, ELL strips): with a block of K columns each row
 /// keeps K, so the rows per thread drop to host_block_sums / K (one row for
-/// K = 8): C rows x K sums per thread spill (docs/notes/2026-11-27-operations.md).
+/// K = 8): C rows x K sums per thread spill (docs/notes/2026-11-27-multivector-host.md).
 inline constexpr int host_block_sums = 8;
 
 /// The rows per thread of such a kernel for blocks of `lanes` columns: at most
@@ -345,7 +345,7 @@ constexpr int default_bsr_chunk_size() {
 ///   than a few warp passes (GPU), or (GPU) rows are too short for vector
 ///   lanes, where the row-per-thread kernel reads uncoalesced.
 ///
-/// Set from measurements (docs/notes/2026-11-23-format-kernel-decisions.md):
+/// Set from measurements (docs/notes/2026-11-23-crs-balanced.md):
 /// - GPU: balanced beat the kernel chosen before on every matrix measured with
 ///   hub rows or rows too short for lanes (bcsstk08: 3.9x); where rows are
 ///   alike and long enough for lanes the vector kernel wins.

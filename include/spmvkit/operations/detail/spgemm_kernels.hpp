@@ -547,7 +547,7 @@ struct SpgemmRows {
   /// word from a scan over the words that have one, found through a summary
   /// bit per word), so that filling and finding the positions are one pass.
   /// At FEM N = 96 the window's passes took less than half the hash table's
-  /// time (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
+  /// time (docs/notes/2026-11-24-spgemm-symbolic-gpu.md).
   KOKKOS_INLINE_FUNCTION void window_row(member_type const& team, Ordinal i,
                                          std::uint32_t* bits) const {
     const auto w0 = static_cast<std::int64_t>(window(2 * static_cast<std::int64_t>(i)));
@@ -826,7 +826,7 @@ KOKKOS_INLINE_FUNCTION T spgemm_last_at_most(V const& v, T lo, T hi, std::int64_
 /// rank (the table's columns are compacted by a scan of the lanes, then a
 /// column's position is the number of smaller ones among them: len^2 compares,
 /// against P^2 over the whole table, 1.3x slower in delaunay_n16's fill:
-/// docs/notes/2026-11-27-spgemm-tuning.md), its table sized by the exact
+/// docs/notes/2026-11-24-spgemm-symbolic-gpu.md), its table sized by the exact
 /// length; and,
 /// where `pos` is allocated, the position of every product from the same table
 /// (the positions SpgemmPositionRows<Find> finds for the other bins), so that
@@ -876,7 +876,7 @@ struct SpgemmNarrowRows {
   /// entries' products start (`starts_at`, scanned here), so that they stay busy
   /// however short B's rows are: taken entry by entry, rows of B of a few
   /// entries left most lanes idle, and the rows of one warp diverged (5.9 of 32
-  /// threads active on delaunay_n16; docs/notes/2026-11-27-spgemm-tuning.md).
+  /// threads active on delaunay_n16; docs/notes/2026-11-24-spgemm-symbolic-gpu.md).
   template <class F>
   KOKKOS_INLINE_FUNCTION void products(member_type const& team, Offset a0, Offset a1,
                                        scratch_view<std::int64_t> const& starts_at,
@@ -1167,7 +1167,7 @@ struct SpgemmPositionRows {
       // Entry by entry, the lanes over each row of B (lanes sized to B's
       // rows): the symbolic passes' flattened products (SpgemmNarrowRows::
       // products) with a search per product were about 1.25x slower here
-      // (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
+      // (docs/notes/2026-11-23-spgemm-gpu-row-kernels.md).
       // The next entry's operands are loaded before this entry's products
       // are added: each entry is a chain of dependent loads (its column, the
       // start of that row of B, then positions and values), which a row of a few
@@ -1343,7 +1343,7 @@ struct SpgemmFingerprint {
 /// without the symbolic phase's count of rows), a team per `items` indices,
 /// each adding its sum to `out`, which starts at zero: one atomic per team
 /// instead of Kokkos' reduction of an array, which left the multiprocessors
-/// idle half of the time (docs/notes/2026-11-27-spgemm-tuning.md).
+/// idle half of the time (docs/notes/2026-11-24-spgemm-numeric-by-entry.md).
 template <class Ordinal, class Offset, class Device>
 struct SpgemmFingerprintTeams {
   using execution_space = typename Device::execution_space;
@@ -1383,7 +1383,7 @@ struct SpgemmFingerprintTeams {
 /// A's arrays and of b_kj in B's, aligned as one load. 32-bit where A and B
 /// have fewer than 2^32 entries each (8 bytes a product instead of 16: the
 /// list kernel reads them once per product and ran about 1.5x faster;
-/// docs/notes/2026-11-27-spgemm-tuning.md), else 64-bit.
+/// docs/notes/2026-11-24-spgemm-product-lists.md), else 64-bit.
 template <class Index>
 struct alignas(2 * sizeof(Index)) SpgemmPair {
   Index a, b;
@@ -1442,7 +1442,7 @@ struct SpgemmListBuild {
 /// lanes scan the row): row i's lists start where its products start (the
 /// first product of its first entry of A), so rows need no global scan
 /// (Kokkos' scan over C's entries took two launches of its own;
-/// docs/notes/2026-11-27-spgemm-tuning.md). Entries whose lists are longer
+/// docs/notes/2026-11-24-spgemm-product-lists.md). Entries whose lists are longer
 /// than `long_list` are appended to `long_entries` (their number in
 /// long_count(0)): SpgemmListValues gives each of them a thread's vector
 /// lanes instead of one lane. At most multiply-adds / (long_list + 1) of
@@ -1498,7 +1498,7 @@ struct SpgemmListScan {
 /// counter that thousands of teams increment); and a lane per entry leaves
 /// one lane walking a list of hundreds of products while its warp waits
 /// (bcsstk08: over 3x faster with its long lists split over a warp's lanes;
-/// docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
+/// docs/notes/2026-11-24-spgemm-product-lists.md).
 template <class Scalar, class Ordinal, class Offset, class Device, class Index>
 struct SpgemmListValues {
   using execution_space = typename Device::execution_space;
@@ -1525,7 +1525,8 @@ struct SpgemmListValues {
   /// and values read and written coalesced). Latency-bound: a list is a chain
   /// of dependent loads (its start and end, each pair, then the two values).
   /// Four consecutive entries a thread, or a team's products staged in scratch
-  /// and then summed per entry, measured slower (docs/notes/2026-11-27-spgemm-tuning.md).
+  /// and then summed per entry, measured slower
+  /// (docs/notes/2026-11-24-spgemm-product-lists.md).
   KOKKOS_INLINE_FUNCTION void sum_lists(member_type const& team, std::int64_t rank) const {
     const std::int64_t p0 = rank * entries_per_team;
     const std::int64_t p1 = p0 + entries_per_team < nnz ? p0 + entries_per_team : nnz;
@@ -1638,7 +1639,7 @@ struct SpgemmEntryStarts {
 ///
 /// Measured before it was written, against cuSPARSE's numeric phase: within
 /// about 6% where rows of B are short, 1.33x slower on email-Enron's long ones
-/// (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
+/// (docs/notes/2026-11-24-spgemm-numeric-by-entry.md).
 template <class Scalar, class Ordinal, class Offset, class Device, class Pos>
 struct SpgemmPositionEntries {
   using execution_space = typename Device::execution_space;

@@ -170,7 +170,7 @@ LaunchParameters spgemm_launch_parameters(ExecutionSpace const& exec, SpgemmAccu
 /// spgemm_workspace_scan_ratio times its length (FEM rows: ~9), else sorted
 /// by rank up to spgemm_workspace_rank_sort_max columns, by std::sort beyond.
 /// The rank sort beat std::sort on rows of ~22 columns on the 2-core VM
-/// (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
+/// (docs/notes/2026-11-23-spgemm-host-workspace.md).
 ///
 /// Chosen on host backends only (GPUs keep the binned accumulators: a
 /// workspace per thread of a GPU is beyond any device's memory) when
@@ -256,7 +256,7 @@ LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int t
 /// `most_multiply_adds`: every product is an atomic add in the L2 cache,
 /// while the row kernels merge a FEM row's products in scratch first: by
 /// entry won on small products and lost on large ones
-/// (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code"). Host
+/// (docs/notes/2026-11-24-spgemm-numeric-by-entry.md). Host
 /// backends keep the scratch kernels (one-thread teams, no atomics), but for
 /// the test hook.
 struct SpgemmEntryPlan {
@@ -291,8 +291,7 @@ SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_
   l.values.vector_length = spgemm_vector_lanes(mean_b_row);
   l.values.team_size = 256 / l.values.vector_length;
   // Four entries a thread, in turn: one a thread helped long rows of B and
-  // hurt FEM-like ones, not settled (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the
-  // code").
+  // hurt FEM-like ones, not settled (docs/notes/2026-11-24-spgemm-product-lists.md).
   l.values.work_per_team = 4 * l.values.team_size;
   l.check.team_size = 8;
   l.check.vector_length = 32;
@@ -348,7 +347,7 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
   l.values.team_size = 8;
   l.values.vector_length = 32;
   // Four entries a lane, in turn: one a lane was faster on bcsstk08 only
-  // (docs/notes/2026-11-27-spgemm-tuning.md, "Moved from the code").
+  // (docs/notes/2026-11-24-spgemm-product-lists.md).
   l.values.work_per_team = 4 * l.values.team_size * l.values.vector_length;
   l.check.team_size = 8;
   l.check.vector_length = 32;
@@ -378,7 +377,7 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
 /// Only where the bin's rows fill the device (`min_rows`: as many as
 /// spgemm_concurrent_teams() teams take): below, a team per row keeps more
 /// lanes busy, and the rows stay in the scratch-hash bin (see
-/// docs/notes/2026-11-27-spgemm-tuning.md).
+/// docs/notes/2026-11-23-spgemm-gpu-row-kernels.md).
 inline constexpr std::size_t spgemm_narrow_row_bytes = 512;
 
 struct SpgemmNarrowPlan {

@@ -71,8 +71,8 @@ inline CsrkSizes csrk_gpu_model(double rdensity) {
 /// (96 rows on Ice Lake and Rome).
 ///
 /// Re-fitted that way on the 2-core CI box, one thread; the curve is flat
-/// (docs/notes/2026-11-23-format-kernel-decisions.md has the command, the
-/// grid and the times).
+/// (docs/notes/2026-11-23-csrk-host-rows-per-team.md has the command, the
+/// grid and the optima).
 ///
 /// To refit (e.g. with all cores of the 16-core node, where team counts
 /// matter for balance): run that note's command with OMP_NUM_THREADS set,

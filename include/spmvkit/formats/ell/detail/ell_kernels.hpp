@@ -31,7 +31,7 @@ namespace spmvkit::detail {
 ///   strip are read, as in SELL-8. Walking each row of the strip on its own
 ///   instead (no padding read at all) ran several times slower on host: every step jumps
 ///   n entries and the prefetchers lose track
-///   (docs/notes/2026-11-23-format-kernel-decisions.md).
+///   (docs/notes/2026-11-23-host-strips.md).
 /// The width loop is unrolled Unroll times (loads first, then the multiplies)
 /// so that a GPU thread has that many independent loads in flight; matrix
 /// entries are read once and loaded as streaming data so that x keeps the

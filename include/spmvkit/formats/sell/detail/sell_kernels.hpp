@@ -28,7 +28,7 @@ namespace spmvkit::detail {
 /// per thread costs as much as several multiply-adds on a GPU.
 ///
 /// No variant fuses CG's pᵀAp into the product: it made whole CG solves no
-/// faster on an H200 (docs/notes/2026-11-23-format-kernel-decisions.md).
+/// faster on an H200 (docs/notes/2026-11-21-sell-kernels.md).
 template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
 struct SellSpmv {
   using Scalar = typename Matrix::value_type;
@@ -65,7 +65,7 @@ struct SellSpmv {
 
   // The decode is a forced-inline function and the row loop sits directly in
   // the TeamThreadRange lambda: a decode lambda ran slower on host
-  // (docs/notes/2026-11-23-format-kernel-decisions.md).
+  // (docs/notes/2026-11-21-sell-kernels.md).
   KOKKOS_FORCEINLINE_FUNCTION static Ordinal column(Stored stored, Ordinal const* row, int r) {
     if constexpr (Columns::relative) {
       return Columns::decode(stored, row[r]);
