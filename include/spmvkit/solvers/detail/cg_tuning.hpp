@@ -26,7 +26,7 @@ constexpr int cg_check_interval() {
 /// Rows per work item of the fused CG kernels. GPUs take one row per thread
 /// (coalesced); host backends take a block, so that the device scalars are
 /// read, divided and tested once per block rather than per row, and the row
-/// loop vectorises (see docs/notes/2026-11-27-solvers.md).
+/// loop vectorises (see docs/notes/2026-11-27-cg-host-blocks.md).
 template <class ExecutionSpace>
 constexpr std::int64_t cg_block() {
   return is_host_space_v<ExecutionSpace> ? 2048 : 1;

@@ -7,7 +7,8 @@
 // CGS2 reads V three times per Arnoldi step: h1 = Vᵀw; w −= V h1 fused with
 // h2 = Vᵀw (one read of V for both, row by row); w −= V h2 with ‖w‖².
 // Host spaces walk blocks of rows column by column; GPUs stride rows over a
-// league of teams (docs/notes/2026-11-29-gmres-kernels.md).
+// league of teams (docs/notes/2026-11-27-gmres-cgs2-three-reads.md,
+// docs/notes/2026-11-29-gmres-host-blocks.md, docs/notes/2026-11-29-gmres-team-dots.md).
 
 #include <spmvkit/core/memory.hpp>
 
@@ -23,7 +24,7 @@ namespace spmvkit::detail {
 
 /// Rows per work item of the host basis kernels: a contiguous block, long
 /// enough that each column is a prefetched stream, short enough that every
-/// thread gets about eight items (docs/notes/2026-11-29-gmres-kernels.md).
+/// thread gets about eight items (docs/notes/2026-11-29-gmres-host-blocks.md).
 /// GPUs run the team kernel and strided rows.
 inline std::int64_t gmres_host_block(std::int64_t n, std::int64_t threads) {
   const std::int64_t t = threads > 0 ? threads : 1;
@@ -94,7 +95,7 @@ KOKKOS_INLINE_FUNCTION void gmres_host_subtract(Basis const& V, Vec const& w, Co
 /// out[k] = V(:, c + k)ᵀ w over rows [begin, end) for k < m <= 4, two partial
 /// sums per column (even and odd rows) in named scalars: eight accumulators
 /// stay in registers, where GCC spilled a 4 x 4 array of them for generic
-/// x86-64 (docs/notes/2026-11-29-solvers-host.md).
+/// x86-64 (docs/notes/2026-11-29-gmres-host-dots.md).
 template <class Vec, class Basis>
 KOKKOS_INLINE_FUNCTION void gmres_host_dots(Basis const& V, Vec const& w, std::int64_t n, int c,
                                             int m, std::int64_t begin, std::int64_t end,
@@ -173,7 +174,7 @@ struct GmresHostDots {
 /// that neither the writes nor the column sums meet bank conflicts, and
 /// writes them to partial(league_rank B + c); gmres_team_sums adds the teams.
 /// (A Kokkos reduction with a value of B sums ran slower than cuBLAS gemv on
-/// an H200; Kokkos keeps that value in shared memory, docs/notes/2026-11-29-gmres-kernels.md.)
+/// an H200; Kokkos keeps that value in shared memory, docs/notes/2026-11-29-gmres-team-dots.md.)
 template <class ExecutionSpace, class Vec, class Basis, class Coefficients, class Partial, int B>
 struct GmresTeamDots {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;

@@ -92,7 +92,7 @@ enum class AmgCycle {
 enum class AmgProduct {
   /// gather on GPUs where every row fits the gather kernels (at most 127
   /// entries), spgemm on host spaces and otherwise (default; the measurements
-  /// behind it: docs/notes/2026-11-29-amg.md).
+  /// behind it: docs/notes/2026-11-29-amg-prolongator-product.md).
   automatic,
   /// Kernels of its own: P_tent has k entries per row, so A P_tent groups a
   /// row's entries by aggregate (no hash table, no SpGEMM plan kept).
@@ -161,12 +161,12 @@ struct AmgOptions {
   double chebyshev_ratio = 30;
   /// Power iterations of the λmax(D⁻¹A) estimate per level, >= 1. The estimate approaches
   /// λmax from below; an interval that ends below it makes the Chebyshev smoother amplify the
-  /// top modes (why 30: docs/notes/2026-11-29-amg.md).
+  /// top modes (why 30: docs/notes/2026-11-29-amg-power-iterations.md).
   int power_iterations = 30;
   /// How λmax(D⁻¹A) is estimated.
   AmgEigenEstimate eigen_estimate = AmgEigenEstimate::automatic;
   /// Lanczos steps of the λmax estimate per level, >= 1 (why 10:
-  /// docs/notes/2026-11-29-amg.md).
+  /// docs/notes/2026-11-29-amg-lanczos.md).
   int lanczos_steps = 10;
   /// ω of the l1-Jacobi smoother, in (0, 2).
   double jacobi_weight = 1;

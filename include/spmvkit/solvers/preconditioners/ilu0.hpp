@@ -144,7 +144,8 @@ enum class Ilu0Factorization {
 /// The most threads of a host execution space on which Ilu0TriangularSolve::automatic
 /// substitutes and Ilu0Factorization::automatic factorises sequentially: one thread reading the
 /// factors once beat the parallel sweeps at the thread counts measured, 1 and 2
-/// (docs/notes/2026-11-29-solvers-host.md); more threads are left to the sweeps.
+/// (docs/notes/2026-11-29-ilu0-substitution.md,
+/// docs/notes/2026-11-29-ilu0-sequential-factorization.md); more threads are left to the sweeps.
 inline constexpr int ilu0_substitution_max_threads = 2;
 
 /// Options of make_ilu0() and make_ic0(): the sweep counts, each in [1, 1000].
