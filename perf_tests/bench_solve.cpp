@@ -328,6 +328,9 @@ struct SolveSettings {
 };
 
 struct SetupTimes {
+  SetupTimes() = default;
+  SetupTimes(double preconditioner_s, double matrix_s)
+      : preconditioner(preconditioner_s), matrix(matrix_s) {}
   double preconditioner = 0; // setup_s
   double matrix = 0;         // matrix_setup_s: the format choice and conversion, or assembly
   double refresh = -1;       // refresh_s: AMG's numeric re-set-up (same pattern); -1: none

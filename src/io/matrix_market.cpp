@@ -84,8 +84,6 @@ std::string quote(char const* token, std::size_t length) {
   return out;
 }
 
-std::string quote(char const* token) { return quote(token, std::strlen(token)); }
-
 /// "1.5 GiB" style rendering of a byte count for messages.
 std::string human_bytes(byte_count bytes) {
   char const* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};

@@ -31,7 +31,7 @@ struct CountColumns {
   Starts counts;
   Columns columns;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const {
-    Kokkos::atomic_increment(&counts(columns(k) + 1));
+    Kokkos::atomic_add(&counts(columns(k) + 1), typename Starts::non_const_value_type(1));
   }
 };
 

@@ -82,8 +82,9 @@ void bucket_order_host(ExecutionSpace const& exec, std::int64_t num_buckets, std
   using Cursor = Kokkos::View<SortKey*, Kokkos::HostSpace>;
   auto cursor = allocate_view<Cursor>(exec, "SpMVKit::bucket_order::cursor", num_buckets + 1);
   Kokkos::deep_copy(exec, cursor, SortKey(0));
-  Kokkos::parallel_for("SpMVKit::bucket_order::count", Range(exec, 0, count),
-                       [=](std::int64_t t) { Kokkos::atomic_increment(&cursor(bucket(t) + 1)); });
+  Kokkos::parallel_for("SpMVKit::bucket_order::count", Range(exec, 0, count), [=](std::int64_t t) {
+    Kokkos::atomic_add(&cursor(bucket(t) + 1), SortKey(1));
+  });
   exec.fence();
   for (std::int64_t b = 0; b < num_buckets; ++b) cursor(b + 1) += cursor(b);
   for (std::int64_t b = 0; b <= num_buckets; ++b) {
@@ -226,7 +227,8 @@ struct FillRuns {
     const SortKey s = run_of(p);
     run_starts(s) = p;
     columns(s) = static_cast<typename Columns::value_type>(source.col(t));
-    Kokkos::atomic_increment(&row_counts(source.row(t) + 1));
+    // atomic_add, not atomic_increment: deprecated in Kokkos 4.
+    Kokkos::atomic_add(&row_counts(source.row(t) + 1), typename Counts::non_const_value_type(1));
   }
 };
 

@@ -39,7 +39,9 @@ struct AmgCountMembers {
   Agg agg;
   Starts count;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    if (agg(i) >= 0) Kokkos::atomic_increment(&count(static_cast<std::int64_t>(agg(i)) + 1));
+    if (agg(i) >= 0)
+      Kokkos::atomic_add(&count(static_cast<std::int64_t>(agg(i)) + 1),
+                         typename Starts::non_const_value_type(1));
   }
 };
 
