@@ -65,22 +65,31 @@ struct BsrSpmvHost {
         // C = 1 (the host default): the blocks one after the other, every
         // offset a constant, the block read in storage order: row by row
         // (B dot products) or column by column (B sums updated together,
-        // which vectorises).
+        // which vectorises). A block's B products per row are summed apart
+        // and added once, so the row sums carry one add per block, not B
+        // dependent ones (the add latency bound the kernel at half the copy
+        // rate: docs/notes/2026-11-29-bsr-host.md).
         Ordinal const* const bc = cols + at.slot(0);
         Scalar const* v = vals + at.value(0, 0, B * B);
         for (std::int64_t j = 0; j < n; ++j, v += B * B) {
           const Ordinal col = bc[j] * B;
+          Sum part[B];
           if constexpr (Mode == bsr_host_plain_row_major) {
             std::decay_t<decltype(x(col))> xs[B];
             for (int c = 0; c < B; ++c) xs[c] = x(col + c);
-            for (int r = 0; r < B; ++r)
-              for (int c = 0; c < B; ++c) sum[r] += widened_product<Sum>(v[r * B + c], xs[c]);
+            for (int r = 0; r < B; ++r) {
+              part[r] = widened_product<Sum>(v[r * B], xs[0]);
+              for (int c = 1; c < B; ++c) part[r] += widened_product<Sum>(v[r * B + c], xs[c]);
+            }
           } else {
-            for (int c = 0; c < B; ++c) {
+            const auto x0 = x(col);
+            for (int r = 0; r < B; ++r) part[r] = widened_product<Sum>(v[r], x0);
+            for (int c = 1; c < B; ++c) {
               const auto xc = x(col + c);
-              for (int r = 0; r < B; ++r) sum[r] += widened_product<Sum>(v[c * B + r], xc);
+              for (int r = 0; r < B; ++r) part[r] += widened_product<Sum>(v[c * B + r], xc);
             }
           }
+          for (int r = 0; r < B; ++r) sum[r] += part[r];
         }
       } else {
         for (std::int64_t j = 0; j < n; ++j) {
