@@ -67,8 +67,8 @@ struct BsrSpmvHost {
         // (B dot products) or column by column (B sums updated together,
         // which vectorises). A block's B products per row are summed apart
         // and added once, so the row sums carry one add per block, not B
-        // dependent ones (the add latency bound the kernel at half the copy
-        // rate: docs/notes/2026-11-29-bsr-host.md).
+        // dependent ones (faster where the matrix is in cache:
+        // docs/notes/2026-11-29-bsr-host-kk-bsrmatrix.md).
         Ordinal const* const bc = cols + at.slot(0);
         Scalar const* v = vals + at.value(0, 0, B * B);
         for (std::int64_t j = 0; j < n; ++j, v += B * B) {
