@@ -71,8 +71,7 @@ struct LaunchParameters {
 /// same for any OMP_NUM_THREADS: results are bit-identical across thread
 /// counts. path / 256 tiles of at least 16K items: each tile costs a
 /// scheduler step, a carry store and an atomic count, which under contention
-/// outweigh what shorter tiles balance (16 threads, email-Enron: 4K-item tiles
-/// took 3.3x the time of 16K; docs/notes/2026-11-23-merge-path.md).
+/// outweigh what shorter tiles balance (docs/notes/2026-11-23-merge-path.md).
 ///
 /// A host tile boundary never splits a row shorter than a quarter tile (it
 /// moves to the nearer end of the row; tiles stay within +-25% of equal).
@@ -87,10 +86,9 @@ inline constexpr std::int64_t merge_path_host_whole_row_divisor = 4;
 /// Rows that cross tiles: the last tile to finish adds the carries (an
 /// integer counter tells it), saving a second launch. On the host always: a
 /// launch costs as much as a small product. On a GPU only in plans of at
-/// most merge_path_gpu_in_kernel_tiles tiles: against a second launch it
-/// saved 4-7% on plans of a few tiles and lost on hundreds, where one team
-/// fixes what a second launch spreads over the GPU
-/// (docs/notes/2026-11-23-merge-path.md).
+/// most merge_path_gpu_in_kernel_tiles tiles: a second launch is slower on
+/// plans of a few tiles and faster on hundreds, where one team would fix what
+/// a second launch spreads over the GPU (docs/notes/2026-11-23-merge-path.md).
 inline constexpr std::int64_t merge_path_gpu_in_kernel_tiles = 128;
 
 /// GPU: teams of 128 threads, 7 path items each (896-item tiles, about 13 KB
@@ -98,8 +96,8 @@ inline constexpr std::int64_t merge_path_gpu_in_kernel_tiles = 128;
 /// so that the threads of a warp, each reading its own stretch of the staged
 /// products, fall on different shared-memory banks. Boundaries are not moved
 /// to row ends: a GPU tile is short, and its threads split rows anyway.
-/// Of teams of 64/128/256 threads x 3-15 items, 128 x 7 is within 5% of the
-/// best on the large matrices in double (docs/notes/2026-11-23-merge-path.md).
+/// 128 threads x 7 items: chosen among the team shapes measured
+/// (docs/notes/2026-11-23-merge-path.md).
 inline constexpr int merge_path_gpu_team_size = 128;
 inline constexpr int merge_path_gpu_items_per_thread = 7;
 
