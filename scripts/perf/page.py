@@ -377,6 +377,27 @@ def solve_table(platforms):
     return table(header, rows) if rows else ["(no solve run in these files)"]
 
 
+def speedup_bars(ax, labels, auto, best, colors):
+    """Bars of the automatic choice and the best format side by side, with the 1.0 line."""
+    x = range(len(labels))
+    ax.bar([i - 0.2 for i in x], auto, 0.4, label="auto", color=colors[0])
+    ax.bar([i + 0.2 for i in x], best, 0.4, label="best format", color=colors[1])
+    ax.axhline(1.0, color="black", linewidth=1, linestyle=":")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
+    ax.legend(fontsize=7)
+
+
+def save(fig, out_dir, name):
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    path = os.path.join(out_dir, name)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def charts(platforms, out_dir):
     """summary.png (the class geomeans), fem.png (GB/s against N), powerlaw.png (per graph)."""
     import matplotlib
@@ -392,22 +413,11 @@ def charts(platforms, out_dir):
     for ax, p in zip(axes[0], platforms):
         s = summary_rows(p, "double")
         cls = [c for c in CLASSES if c in s]
-        x = range(len(cls))
-        ax.bar([i - 0.2 for i in x], [s[c]["auto_default"] for c in cls], 0.4, label="auto",
-               color="#1f77b4")
-        ax.bar([i + 0.2 for i in x], [s[c]["best_default"] for c in cls], 0.4,
-               label="best format", color="#aec7e8")
-        ax.axhline(1.0, color="black", linewidth=1, linestyle=":")
-        ax.set_xticks(list(x))
-        ax.set_xticklabels(cls, rotation=30, fontsize=8)
+        speedup_bars(ax, cls, [s[c]["auto_default"] for c in cls],
+                     [s[c]["best_default"] for c in cls], ("#1f77b4", "#aec7e8"))
         ax.set_title("{}: vs {} (FP64)".format(p.title, p.default_name), fontsize=9)
         ax.set_ylabel("speed-up (geomean)")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = os.path.join(out_dir, "summary.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    made.append(path)
+    made.append(save(fig, out_dir, "summary.png"))
     # 2. The FEM sweep: GB/s against N, with the copy rate.
     fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 3.4), squeeze=False)
     for ax, p in zip(axes[0], platforms):
@@ -432,32 +442,17 @@ def charts(platforms, out_dir):
         ax.set_xlabel("N")
         ax.set_ylabel("GB/s (byte model)")
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = os.path.join(out_dir, "fem.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    made.append(path)
+    made.append(save(fig, out_dir, "fem.png"))
     # 3. Power-law graphs: the automatic choice and the best format against the default SpMV.
     fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 3.4), squeeze=False)
     for ax, p in zip(axes[0], platforms):
         ms = sorted((m for m in spmv_matrices(p, "double") if m.cls == "power-law"),
                     key=lambda m: (m.by_format.get("kk_native") or m.best).get("nnz", 0))
-        x = range(len(ms))
-        ax.bar([i - 0.2 for i in x], [m.ratio("kk_default", "auto") for m in ms], 0.4,
-               label="auto", color="#d62728")
-        ax.bar([i + 0.2 for i in x], [m.ratio("kk_default", "best") for m in ms], 0.4,
-               label="best format", color="#ff9896")
-        ax.axhline(1.0, color="black", linewidth=1, linestyle=":")
-        ax.set_xticks(list(x))
-        ax.set_xticklabels([m.matrix for m in ms], rotation=45, ha="right", fontsize=7)
+        speedup_bars(ax, [m.matrix for m in ms], [m.ratio("kk_default", "auto") for m in ms],
+                     [m.ratio("kk_default", "best") for m in ms], ("#d62728", "#ff9896"))
         ax.set_title("{}: power-law vs {} (FP64)".format(p.title, p.default_name), fontsize=9)
         ax.set_ylabel("speed-up")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = os.path.join(out_dir, "powerlaw.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    made.append(path)
+    made.append(save(fig, out_dir, "powerlaw.png"))
     return made
 
 
