@@ -86,13 +86,29 @@ TYPED_TEST(SelectTest, BlockFeaturesAndTheBsrEstimate) {
   EXPECT_EQ(fp.bsr_blocks, 0);
   const TypeSizes sizes{static_cast<int>(sizeof(Scalar)), 4, 4};
   EXPECT_FALSE(format_cost<BsrFormat>::estimate<Exec>(fp, BsrOptions{}, sizes));
-  const auto e = format_cost<BsrFormat>::estimate<Exec>(fe, BsrOptions{}, sizes);
-  ASSERT_TRUE(e);
-  EXPECT_DOUBLE_EQ(e->bytes, BsrFormat::bytes(make_bsr(Exec(), E)).total());
-  // A model that prices bytes alone picks BSR over CRS for the blocked matrix.
+  // Plain BSR's bytes are exact. Chunks of C block rows are priced with the
+  // padding of the nearest SELL chunk of the features (64 scalar rows for the
+  // 96 of C = 32, b = 3): close, not exact.
+  for (int C : {1, 8, 32}) {
+    SCOPED_TRACE("C = " + std::to_string(C));
+    BsrOptions o;
+    o.chunk_size = C;
+    const auto e = format_cost<BsrFormat>::estimate<Exec>(fe, o, sizes);
+    ASSERT_TRUE(e);
+    const double stored = BsrFormat::bytes(make_bsr(Exec(), E, o)).total();
+    if (C == 1) {
+      EXPECT_DOUBLE_EQ(e->bytes, stored);
+    } else {
+      EXPECT_NEAR(e->bytes / stored, 1.0, 0.2);
+    }
+  }
+  // A model that prices bytes alone picks BSR over CRS for a blocked matrix
+  // whose BSR (the backend's chunks) holds fewer bytes.
+  const auto E8 = make_elasticity<CrsFormat, Scalar>(Exec(), 8);
+  ASSERT_LT(BsrFormat::bytes(make_bsr(Exec(), E8)).total(), CrsFormat::bytes(E8).total());
   AutoOptions o;
   o.costs = std::vector<KernelCost>{{"crs_vector", 1e-6, 1e-12, 0.0}, {"bsr", 1e-6, 1e-12, 0.0}};
-  EXPECT_EQ(make_auto_matrix(Exec(), E, o).selection().format, "bsr");
+  EXPECT_EQ(make_auto_matrix(Exec(), E8, o).selection().format, "bsr");
 }
 
 TYPED_TEST(SelectTest, SellOffset16EligibilityAtTheInt16Limits) {

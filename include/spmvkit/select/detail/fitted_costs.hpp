@@ -71,21 +71,25 @@ inline constexpr HostCostTable fitted_host_tables[] = {
 // run of 2026-11-23T05:25:26Z, SpMVKit 2f2a993;
 // 20 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cvxbqp1, delaunay_n16, fem_N128, fem_N161, fem_N32, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, rmat_s20_e16, rmat_s22_e16, rmat_s23_e16, usroads-48.
 // Held out: bcsstk16, cage10, ct2010, email-Enron, fem_N96, goodwin, rmat_s21_e16.
+// bsr* rows: fitted on NVIDIA H200 (Cuda, 270336 threads), run of 2026-11-29T21:14:56Z, SpMVKit 108b99c; 3 matrices: elasticity_N32, elasticity_N64, elasticity_N96.
 inline constexpr KernelCost fitted_gpu_costs[] = {
+    {"bsr", 2.620576e-05, 2.574848e-13, 0.000000e+00}, // 6 points, relative error median 0.03, max 0.11
+    {"bsr_c1", 2.630850e-07, 5.574379e-13, 1.997801e-06}, // 6 points, relative error median 0.04, max 0.06
+    {"bsr_cm", 4.567284e-10, 2.487665e-13, 1.109850e-07}, // 6 points, relative error median 0.02, max 0.10
     {"coo", 0.000000e+00, 6.257613e-13, 2.842733e-06}, // 40 points, relative error median 0.10, max 0.40
     {"crs_balanced", 3.597236e-07, 6.489401e-13, 2.518066e-06}, // 40 points, relative error median 0.08, max 0.36
     {"crs_row_per_thread", 8.707133e-06, 9.725845e-13, 1.253690e-07}, // 40 points, relative error median 0.20, max 0.73
     {"crs_vector", 1.028073e-05, 3.958329e-13, 3.055322e-07}, // 40 points, relative error median 0.10, max 0.65
     {"ell", 1.123807e-05, 2.323959e-13, 1.078249e-07}, // 24 points, relative error median 0.08, max 0.26
     {"ellr", 1.175364e-05, 2.366548e-13, 8.233802e-08}, // 24 points, relative error median 0.06, max 0.27
-    {"sell_offset16_c32_s1", 1.198631e-05, 2.487849e-13, 9.197918e-08}, // 22 points, relative error median 0.08, max 0.30
-    {"sell_offset16_c4_s1", 1.160762e-05, 4.993454e-13, 8.282574e-08}, // 22 points, relative error median 0.13, max 0.25
-    {"sell_offset16_c64_s1", 1.202922e-05, 2.461136e-13, 9.158226e-08}, // 22 points, relative error median 0.08, max 0.35
-    {"sell_offset16_c8_s1", 1.201124e-05, 3.309212e-13, 9.125218e-08}, // 22 points, relative error median 0.10, max 0.20
     {"sell_c32_s1", 1.019076e-05, 2.382501e-13, 1.564738e-07}, // 40 points, relative error median 0.12, max 0.89
     {"sell_c4_s1", 1.160766e-05, 4.538133e-13, 9.168611e-08}, // 26 points, relative error median 0.12, max 0.39
     {"sell_c64_s1", 1.247295e-05, 2.310834e-13, 8.448460e-08}, // 26 points, relative error median 0.10, max 0.55
     {"sell_c8_s1", 1.021142e-05, 3.260357e-13, 1.586408e-07}, // 40 points, relative error median 0.13, max 0.96
+    {"sell_offset16_c32_s1", 1.198631e-05, 2.487849e-13, 9.197918e-08}, // 22 points, relative error median 0.08, max 0.30
+    {"sell_offset16_c4_s1", 1.160762e-05, 4.993454e-13, 8.282574e-08}, // 22 points, relative error median 0.13, max 0.25
+    {"sell_offset16_c64_s1", 1.202922e-05, 2.461136e-13, 9.158226e-08}, // 22 points, relative error median 0.08, max 0.35
+    {"sell_offset16_c8_s1", 1.201124e-05, 3.309212e-13, 9.125218e-08}, // 22 points, relative error median 0.10, max 0.20
     {nullptr, 0, 0, 0},
 };
 // clang-format on
