@@ -104,8 +104,7 @@ TYPED_TEST(BsrTest, DetectsTheLargestExactBlockSize) {
     EXPECT_EQ(B.nnz(), h.nnz());
     // The backend's chunks pad (GPUs: 32 block rows); the blocks themselves are exact.
     EXPECT_EQ(B.num_blocks() * b * b, h.nnz());
-    EXPECT_EQ(B.stored_entries(),
-              static_cast<std::int64_t>(B.block_columns().extent(0)) * b * b);
+    EXPECT_EQ(B.stored_entries(), static_cast<std::int64_t>(B.block_columns().extent(0)) * b * b);
     EXPECT_GE(B.stored_entries(), h.nnz());
     EXPECT_EQ(B.masks().extent(0), 0u);
     EXPECT_EQ(B.num_block_rows(), 37);
