@@ -497,8 +497,9 @@ def page(platforms, chart_paths, chart_prefix, reproduce, note=""):
         c = p.context
         rows.append([p.title, c.get("device_name", ""), "{} ({})".format(
             c.get("execution_space", ""), c.get("concurrency", "")), c.get("kokkos_version", ""),
-            (c.get("spmvkit_git_hash", "") or "-").replace(" ; ", ", "),
-            ", ".join(d[:16] for d in c.get("date", "").split(" ; "))])
+            # " | " separated the values in CSVs of before 2026-11-29; a table cell cannot hold it
+            (c.get("spmvkit_git_hash", "") or "-").replace(" ; ", ", ").replace(" | ", ", "),
+            ", ".join(d[:16] for d in c.get("date", "").replace(" | ", " ; ").split(" ; "))])
     out += table(header, rows) + [""]
     out += ["## Which format when", "",
             "The fastest SpMVKit formats per class (FP64; how many of the class's matrices each",
