@@ -89,10 +89,17 @@ run probe --families=copy --copy-elements=1024 --copy-iterations=1 --fem-n= --rm
   --real-matrices=none --repetitions=1
 space=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["context"].get("execution_space", ""))' "$json_dir/probe.json")
 case "$space" in
-  OpenMP | Serial | Threads) fem=16,32,48,64,96 elasticity=16,32,48 rmat=16,18,20 cg=32,64,96 solve=32 ;;
-  *) fem=32,64,96,128,161 elasticity=32,64,96 rmat=16,18,20,22 cg=64,128,161 solve=64 ;;
+  OpenMP | Serial | Threads)
+    fem=16,32,48,64,96 elasticity=16,32,48 rmat=16,18,20 cg=32,64,96 solve=32
+    spgemm_fem=16,32 spgemm_rmat=12,14
+    ;;
+  *)
+    fem=32,64,96,128,161 elasticity=32,64,96 rmat=16,18,20,22 cg=64,128,161 solve=64
+    spgemm_fem=32,48,64,96 spgemm_rmat=14,16
+    ;;
 esac
-echo "[perf_suite] $space: FEM $fem, elasticity $elasticity, R-MAT $rmat, CG $cg, solve $solve; JSON in $json_dir" >&2
+echo "[perf_suite] $space: FEM $fem, elasticity $elasticity, R-MAT $rmat, CG $cg, solve $solve," \
+  "SpGEMM FEM $spgemm_fem and R-MAT $spgemm_rmat; JSON in $json_dir" >&2
 
 runs=(spmv)
 run spmv --families=copy,read,spmv --precision=double,float "--fem-n=$fem" \
@@ -110,7 +117,7 @@ run cg --families=copy,cg --precision=double "--cg-n=$cg" --fem-n= --rmat-scale=
   --real-matrices=none --cg-variants=fused,kokkos_blas --formats=sell_offset16,sell_c*,crs,bsr,auto,kk \
   "${timing[@]}"
 run spgemm --families=spgemm --precision=double --fem-n= --rmat-scale= --real-matrices=all \
-  "${timing[@]}"
+  "--spgemm-fem-n=$spgemm_fem" "--spgemm-rmat-scale=$spgemm_rmat" "${timing[@]}"
 run solve --families=solve --precision=double --fem-n= --rmat-scale= --real-matrices=none \
   "--solve-fem-n=$solve" "--solve-cd-n=$solve" "${timing[@]}"
 runs+=(cg spgemm solve)
