@@ -715,6 +715,7 @@ public:
     request.relative_tolerance = s_.tolerance;
     request.max_iterations = s_.max_iterations;
     request.restart = s_.restart;
+    request.block_size = s_.block_size;
     request.solves = 1 + s_.repetitions; // the untimed first solve, then the timed ones
     run_ = run_petsc(system, request);
     // A factorisation PETSc refuses (a zero pivot) is a preconditioner that cannot be built.

@@ -120,7 +120,8 @@ PetscRun run_petsc(PetscSystem const& s, PetscRequest const& r) {
                                 rtol.str(),
                                 std::to_string(r.max_iterations),
                                 std::to_string(r.restart),
-                                std::to_string(r.solves)};
+                                std::to_string(r.solves),
+                                std::to_string(r.block_size)};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

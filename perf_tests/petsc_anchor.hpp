@@ -22,14 +22,16 @@ bool petsc_available();
 /// "PETSc 3.18.5", or "" without PETSc.
 std::string petsc_version();
 
-/// Whether the anchor has a KSP and PC for the pair: cg with none, jacobi, ic0; bicgstab with
-/// none, jacobi, block-jacobi, ilu0; gmres with jacobi, block-jacobi, ilu0; every solver with
-/// amg (PCGAMG, smoothed aggregation) and hypre (PCHYPRE BoomerAMG).
+/// Whether the anchor has a KSP and PC for the pair: cg with none, jacobi, block-jacobi, ic0;
+/// bicgstab with none, jacobi, block-jacobi, ilu0; gmres with jacobi, block-jacobi, ilu0; every
+/// solver with amg (PCGAMG, smoothed aggregation) and hypre (PCHYPRE BoomerAMG). block-jacobi is
+/// PCVPBJACOBI on SpMVKit's blocks (the inverted diagonal blocks of block_size rows), not
+/// PCBJACOBI, whose one block per process is an ILU(0) of the whole matrix.
 inline bool petsc_supports(std::string const& solver, std::string const& preconditioner) {
   auto const& p = preconditioner;
   if (p == "amg" || p == "hypre")
     return solver == "cg" || solver == "bicgstab" || solver == "gmres";
-  if (solver == "cg") return p == "none" || p == "jacobi" || p == "ic0";
+  if (solver == "cg") return p == "none" || p == "jacobi" || p == "block-jacobi" || p == "ic0";
   if (solver == "bicgstab") {
     return p == "none" || p == "jacobi" || p == "block-jacobi" || p == "ilu0";
   }
@@ -53,8 +55,9 @@ struct PetscRequest {
   std::string preconditioner; // none, jacobi, block-jacobi, ilu0, ic0, amg (GAMG), hypre
   double relative_tolerance = 1e-8;
   int max_iterations = 10000;
-  int restart = 30; // GMRES
-  int solves = 1;   // solves from x0 after the set-up; the helper stops after one that fails
+  int restart = 30;   // GMRES
+  int block_size = 8; // block-jacobi: diagonal blocks of this many rows, the last one the rest
+  int solves = 1;     // solves from x0 after the set-up; the helper stops after one that fails
 };
 
 /// What the helper measured.
