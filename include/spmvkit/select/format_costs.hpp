@@ -190,9 +190,10 @@ struct format_cost<CooFormat> {
 /// BSR with the detected block size b >= 2 (none below: 1 x 1 blocks are CRS
 /// with nothing gained). Chunks of C block rows pad like SELL-C of C b
 /// scalar rows (the measured padding at min(C b, 64) rows, a block row being
-/// b rows of equal length). A GPU block row is one thread (C > 1) or a group
-/// of up to 32 lanes (C = 1), a host block row one thread: the serial path is
-/// the longest row times b, over 32 lanes for plain BSR on a GPU.
+/// b rows of equal length). A GPU block row is one thread (C > 1; b threads
+/// with BsrThreads::row) or a group of up to 32 lanes (C = 1), a host block
+/// row one thread: the serial path is the longest row times b (times 1 with
+/// a thread per row), over 32 lanes for plain BSR on a GPU.
 template <>
 struct format_cost<BsrFormat> {
   /// true: estimated.
@@ -216,8 +217,11 @@ struct format_cost<BsrFormat> {
     e.bytes = slots * (static_cast<double>(b) * b * s.scalar + s.ordinal) +
               (std::ceil(block_rows / C) + 1) * s.offset + (C > 1 ? block_rows * s.ordinal : 0.0) +
               detail::vector_bytes(f, s);
-    const double path = static_cast<double>(f.rows.max_row_length) * b;
-    e.critical_entries = detail::is_host_space_v<ExecutionSpace> || C > 1 ? path : path / 32;
+    // A thread's serial work: a block row's b rows (one row with BsrThreads::row).
+    const bool host = detail::is_host_space_v<ExecutionSpace>;
+    const bool rows = !host && C > 1 && o.threads == BsrThreads::row;
+    const double path = static_cast<double>(f.rows.max_row_length) * (rows ? 1 : b);
+    e.critical_entries = host || C > 1 ? path : path / 32;
     return e;
   }
 };

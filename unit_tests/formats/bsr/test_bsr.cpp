@@ -15,6 +15,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -154,6 +155,62 @@ TYPED_TEST(BsrTest, StoresBlocksInEitherLayout) {
   EXPECT_EQ(std::vector<double>(cv.data(), cv.data() + 4), (std::vector<double>{1, 3, 2, 4}));
   EXPECT_EQ(BsrFormat::options(C).layout, BsrBlockLayout::column_major);
   EXPECT_EQ(BsrFormat::options(C).block_size, 2);
+}
+
+// The GPU's kernels for chunks (a thread per block row, and a thread per row
+// of a block row) run here on any backend through their functors, in teams of
+// one thread on hosts, so their indexing is checked where there is no GPU.
+template <int B, class Scalar, class Exec>
+void check_chunk_kernels() {
+  using V = Kokkos::View<Scalar*, Exec>;
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  const HostCrs h = blocked_crs(45, 41, B, 30, 300 + B);
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  constexpr int C = 8, chunks_per_team = 2;
+  constexpr bool host = detail::is_host_space_v<Exec>;
+  for (auto layout : {BsrBlockLayout::row_major, BsrBlockLayout::column_major}) {
+    BsrOptions o;
+    o.chunk_size = C;
+    o.layout = layout;
+    const auto M = make_bsr(Exec(), A, o);
+    using Matrix = std::decay_t<decltype(M)>;
+    ASSERT_EQ(M.block_size(), B);
+    const V x = random_vector<V>(h.cols, 11 + B, "x");
+    const V y0 = random_vector<V>(h.rows, 12 + B, "y0");
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    auto y0h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y0);
+    const auto ref = reference_spmv<Scalar>(h, -1.5, xh, 0.5, y0h);
+    const int chunks = (M.num_block_rows() + C - 1) / C;
+    const int league = (chunks + chunks_per_team - 1) / chunks_per_team;
+    const auto alpha = static_cast<Scalar>(-1.5), beta = static_cast<Scalar>(0.5);
+    for (bool rows : {false, true}) {
+      SCOPED_TRACE(std::string(rows ? "a thread per row" : "a thread per block row") +
+                   (layout == BsrBlockLayout::row_major ? ", row-major" : ", column-major"));
+      V y("y", static_cast<std::size_t>(h.rows));
+      Kokkos::deep_copy(y, y0);
+      if (rows) {
+        Kokkos::parallel_for(
+            Policy(Exec(), league, host ? 1 : chunks_per_team * C * B),
+            detail::BsrSpmvSlicedRows<B, 4, Matrix, V, V>{M.row_source(), x, y, alpha, beta,
+                                                          M.num_block_rows(), chunks_per_team});
+      } else {
+        Kokkos::parallel_for(Policy(Exec(), league, host ? 1 : chunks_per_team * C),
+                             detail::BsrSpmvSliced<B, 2, Matrix, V, V>{M.row_source(), x, y, alpha,
+                                                                       beta, M.num_block_rows(),
+                                                                       chunks_per_team});
+      }
+      Kokkos::fence();
+      EXPECT_TRUE(matches_reference<Scalar>(y, ref)) << "b = " << B;
+    }
+  }
+}
+
+TYPED_TEST(BsrTest, ChunkKernelsMatchTheReferenceOnAnyBackend) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  check_chunk_kernels<2, Scalar, Exec>();
+  check_chunk_kernels<3, Scalar, Exec>();
+  check_chunk_kernels<5, Scalar, Exec>();
 }
 
 TYPED_TEST(BsrTest, ProductsMatchTheReferenceForEveryBlockSize) {

@@ -103,12 +103,12 @@ public:
   BsrMatrix(std::int64_t num_rows, std::int64_t num_cols, std::int64_t nnz, int block_size,
             BsrBlockLayout layout, int chunk_size, offsets_type chunk_starts,
             ordinals_type block_row_lengths, ordinals_type block_columns, values_type values,
-            masks_type masks = {})
+            masks_type masks = {}, BsrThreads threads = BsrThreads::automatic)
       : num_rows_(detail::checked_index<Ordinal>(num_rows, "num_rows", "spmvkit::BsrMatrix")),
         num_cols_(detail::checked_index<Ordinal>(num_cols, "num_cols", "spmvkit::BsrMatrix")),
         nnz_(nnz), block_size_(block_size), chunk_size_(chunk_size), layout_(layout),
         chunk_starts_(chunk_starts), lengths_(block_row_lengths), block_columns_(block_columns),
-        values_(values), masks_(masks) {
+        values_(values), masks_(masks), threads_(threads) {
     const std::string where = "spmvkit::BsrMatrix: ";
     if (block_size < 1 || block_size > detail::bsr_max_block_size) {
       throw std::invalid_argument(where + "block size " + std::to_string(block_size) +
@@ -168,6 +168,8 @@ public:
   KOKKOS_INLINE_FUNCTION int block_size() const { return block_size_; }
   /// C: block rows per chunk (1: plain BSR).
   KOKKOS_INLINE_FUNCTION int chunk_size() const { return chunk_size_; }
+  /// GPU threads per block row of the chunked kernel (BsrOptions::threads).
+  BsrThreads gpu_threads() const { return threads_; }
   /// How entries are ordered within a block.
   BsrBlockLayout block_layout() const { return layout_; }
   /// num_rows / b.
@@ -233,6 +235,7 @@ private:
   ordinals_type block_columns_;
   values_type values_;
   masks_type masks_;
+  BsrThreads threads_ = BsrThreads::automatic;
 };
 
 /// BSR options: the block size (or its detection), the layout of a block and
@@ -246,6 +249,8 @@ struct BsrOptions {
   /// C, block rows per chunk (1: plain BSR); 0 (default): the backend's
   /// (detail::default_bsr_chunk_size: 32 on GPUs, 1 on hosts).
   int chunk_size = 0;
+  /// GPU threads per block row of chunked storage (no effect on hosts or for C = 1).
+  BsrThreads threads = BsrThreads::automatic;
   /// Store blocks the pattern fills only partly, with explicit zeros (a given
   /// block_size only; detection looks for exact blocks). false: refused,
   /// naming the first such block.
@@ -463,7 +468,7 @@ make_bsr_from_crs(ExecutionSpace const& exec, Crs const& A, BsrOptions const& o)
           C,
           nbr});
   return Bsr(A.num_rows(), A.num_cols(), A.nnz(), b, o.layout, static_cast<int>(C), starts, lengths,
-             cols, vals, masks);
+             cols, vals, masks, o.threads);
 }
 
 } // namespace detail
@@ -494,6 +499,8 @@ struct BsrFormat {
     if (o.block_size != 0) s += "_b" + std::to_string(o.block_size);
     if (o.chunk_size != 0) s += "_c" + std::to_string(o.chunk_size);
     if (o.layout == BsrBlockLayout::column_major) s += "_cm";
+    if (o.threads == BsrThreads::block_row) s += "_brows";
+    if (o.threads == BsrThreads::row) s += "_rows";
     if (o.allow_padding) {
       char fill[32];
       std::snprintf(fill, sizeof(fill), "_pad%g", o.min_fill);
@@ -503,12 +510,15 @@ struct BsrFormat {
   }
   /// The detected block size in either block layout with the backend's chunk
   /// size, and the other storage: plain BSR (C = 1) on GPUs, chunks of 8
-  /// block rows on hosts.
+  /// block rows on hosts; on GPUs also a thread per row of a block row.
   template <class ExecutionSpace>
   static std::vector<options_type> variants() {
-    options_type cm, other;
+    options_type cm, other, rows;
     cm.layout = BsrBlockLayout::column_major;
-    other.chunk_size = detail::default_bsr_chunk_size<ExecutionSpace>() == 1 ? 8 : 1;
+    const bool chunked = detail::default_bsr_chunk_size<ExecutionSpace>() > 1;
+    other.chunk_size = chunked ? 1 : 8;
+    rows.threads = BsrThreads::row;
+    if (chunked) return {options_type{}, cm, other, rows};
     return {options_type{}, cm, other};
   }
   /// Why A cannot be stored as BSR with options o ("" if it can): a block
@@ -550,6 +560,7 @@ struct BsrFormat {
     o.block_size = A.block_size();
     o.layout = A.block_layout();
     o.chunk_size = A.chunk_size();
+    o.threads = A.gpu_threads();
     o.allow_padding = A.masks().extent(0) != 0;
     // Its own fill, less a rounding margin, passes the min_fill test again.
     if (o.allow_padding) o.min_fill = (1.0 - 1e-12) / A.padding_ratio();

@@ -170,6 +170,65 @@ struct BsrSpmvSliced {
   }
 };
 
+/// GPU, chunks of C > 1 block rows, BsrThreads::row: a thread per row r of a
+/// block row, b times the threads of BsrSpmvSliced for matrices with fewer
+/// block rows than the device holds threads. The C threads of a warp take row
+/// r of the chunk's C block rows, so each load of entry (r, c) of their j-th
+/// blocks is still one coalesced load; the block column and x are read by
+/// the b threads of a block row (from cache after the first).
+template <int B, int Unroll, class Matrix, class X, class Y>
+struct BsrSpmvSlicedRows {
+  using Scalar = typename Matrix::value_type;
+  using Acc = spmv_scalar_t<Matrix, Y>;
+  using Sum = spmv_sum_t<Acc, Y>;
+  using Ordinal = typename Matrix::ordinal_type;
+  using member_type = typename Kokkos::TeamPolicy<typename Matrix::execution_space>::member_type;
+
+  typename Matrix::row_source_type source;
+  X x;
+  Y y;
+  Acc alpha, beta;
+  Ordinal num_block_rows;
+  int chunks_per_team;
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t C = source.chunk_size;
+    const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * chunks_per_team * C;
+    Kokkos::parallel_for(
+        Kokkos::TeamThreadRange(team, chunks_per_team * C * B), [&](std::int64_t t) {
+          const std::int64_t k = t / (C * B); // chunk of the team
+          const std::int64_t u = t - k * C * B;
+          const int r = static_cast<int>(u / C); // row of the block row
+          const std::int64_t I = first + k * C + (u - r * C);
+          if (I >= num_block_rows) return;
+          const BsrSlot at = source.at(I);
+          const std::int64_t s = I / C;
+          const std::int64_t width = (source.chunk_starts(s + 1) - source.chunk_starts(s)) / C;
+          const int rs = source.strides.row_stride, cs = source.strides.col_stride;
+          Ordinal const* const cols = source.block_cols.data() + at.slot(0);
+          Scalar const* const vals = source.vals.data() + at.value(0, 0, B * B) + r * rs * C;
+          Sum sum = 0;
+          std::int64_t j = 0;
+          for (; j + Unroll <= width; j += Unroll) {
+            Ordinal col[Unroll];
+            for (int w = 0; w < Unroll; ++w) col[w] = load_streaming(cols + (j + w) * C) * B;
+            for (int w = 0; w < Unroll; ++w) {
+              Scalar const* const v = vals + (j + w) * (B * B) * C;
+              for (int c = 0; c < B; ++c)
+                sum += widened_product<Sum>(load_streaming(v + c * cs * C), x(col[w] + c));
+            }
+          }
+          for (; j < width; ++j) {
+            const Ordinal col = load_streaming(cols + j * C) * B;
+            Scalar const* const v = vals + j * (B * B) * C;
+            for (int c = 0; c < B; ++c)
+              sum += widened_product<Sum>(load_streaming(v + c * cs * C), x(col + c));
+          }
+          store_row(y, I * B + r, alpha, beta, sum);
+        });
+  }
+};
+
 /// GPU, plain BSR (C = 1: Kokkos Kernels' and cuSPARSE's layout): a group of
 /// G vector lanes per block row (G = the launch's
 /// vector_length). The block row's values are one contiguous stretch, and the
@@ -273,6 +332,14 @@ void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matr
       host(std::integral_constant<int, bsr_host_plain_column_major>{});
     }
   } else if (A.chunk_size() > 1) {
+    if (A.gpu_threads() == BsrThreads::row && p.team_size * B <= 1024) {
+      // A thread keeps one row sum: unrolled by 4 blocks (B values each) at any B.
+      Kokkos::parallel_for(
+          "SpMVKit::spmv::bsr_sliced_rows", Policy(exec, p.league_size, p.team_size * B, 1),
+          BsrSpmvSlicedRows<B, 4, Matrix, X, Y>{A.row_source(), x, y, alpha, beta, nbr,
+                                                static_cast<int>(p.work_per_team)});
+      return;
+    }
     // Unrolled steps keep B x B values (times the lanes of a block of columns) in registers.
     constexpr int unroll = B * B * (is_multi_vector_v<Y> ? 2 : 1) <= 16 ? 4 : B * B <= 36 ? 2 : 1;
     Kokkos::parallel_for("SpMVKit::spmv::bsr_sliced", Policy(exec, p.league_size, p.team_size, 1),

@@ -24,6 +24,13 @@ enum class BsrBlockLayout {
   column_major ///< entry (r, c) of a block at c * b + r (PETSc BAIJ)
 };
 
+/// GPU threads of a block row of chunked BSR (C > 1); hosts and plain BSR ignore it.
+enum class BsrThreads {
+  automatic, ///< today a thread per block row (the row split is a variant until measured)
+  block_row, ///< a thread per block row: its b row sums in registers, x and the column read once
+  row        ///< a thread per row of a block row: b times the threads, for small block counts
+};
+
 namespace detail {
 
 /// The largest block size BSR stores: a block's pattern mask is one 64-bit word.
