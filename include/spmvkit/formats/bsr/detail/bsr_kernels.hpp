@@ -107,6 +107,31 @@ struct BsrSpmvHost {
   }
 };
 
+/// The sliced kernels' walk of one block row (chunks of C: entry q of its j-th
+/// block at vals[(j * B * B + q) * C]): adds rows r0 .. r0 + NR - 1 of each
+/// block times x into sum. Steps are unrolled by Unroll with their block
+/// columns loaded first, so a thread has that many blocks' loads in flight.
+template <int B, int NR, int Unroll, class Sum, class Scalar, class Ordinal, class X>
+KOKKOS_FORCEINLINE_FUNCTION void bsr_sliced_row_sums(Ordinal const* cols, Scalar const* vals,
+                                                     std::int64_t C, std::int64_t width, int r0,
+                                                     BsrStrides st, X const& x, Sum (&sum)[NR]) {
+  auto block = [&](Ordinal col, Scalar const* v) {
+    for (int c = 0; c < B; ++c) {
+      const auto xc = x(col + c);
+      for (int q = 0; q < NR; ++q)
+        sum[q] += widened_product<Sum>(
+            load_streaming(v + ((r0 + q) * st.row_stride + c * st.col_stride) * C), xc);
+    }
+  };
+  std::int64_t j = 0;
+  for (; j + Unroll <= width; j += Unroll) {
+    Ordinal col[Unroll];
+    for (int u = 0; u < Unroll; ++u) col[u] = load_streaming(cols + (j + u) * C) * B;
+    for (int u = 0; u < Unroll; ++u) block(col[u], vals + (j + u) * (B * B) * C);
+  }
+  for (; j < width; ++j) block(load_streaming(cols + j * C) * B, vals + j * (B * B) * C);
+}
+
 /// GPU, chunks of C > 1 block rows (the default, C = 32): a thread per block
 /// row walks its chunk's width, each step one block: its B x entries and the
 /// B x B values, entry q of the C block rows' j-th blocks in C consecutive
@@ -138,33 +163,11 @@ struct BsrSpmvSliced {
       const BsrSlot at = source.at(I);
       const std::int64_t s = I / C;
       const std::int64_t width = (source.chunk_starts(s + 1) - source.chunk_starts(s)) / C;
-      const int rs = source.strides.row_stride, cs = source.strides.col_stride;
-      Ordinal const* const cols = source.block_cols.data() + at.slot(0);
-      Scalar const* const vals = source.vals.data() + at.value(0, 0, B * B);
       Sum sum[B];
       for (int r = 0; r < B; ++r) sum[r] = 0;
-      std::int64_t j = 0;
-      for (; j + Unroll <= width; j += Unroll) {
-        Ordinal col[Unroll];
-        for (int u = 0; u < Unroll; ++u) col[u] = load_streaming(cols + (j + u) * C) * B;
-        for (int u = 0; u < Unroll; ++u) {
-          Scalar const* const v = vals + (j + u) * (B * B) * C;
-          for (int c = 0; c < B; ++c) {
-            const auto xc = x(col[u] + c);
-            for (int r = 0; r < B; ++r)
-              sum[r] += widened_product<Sum>(load_streaming(v + (r * rs + c * cs) * C), xc);
-          }
-        }
-      }
-      for (; j < width; ++j) {
-        const Ordinal col = load_streaming(cols + j * C) * B;
-        Scalar const* const v = vals + j * (B * B) * C;
-        for (int c = 0; c < B; ++c) {
-          const auto xc = x(col + c);
-          for (int r = 0; r < B; ++r)
-            sum[r] += widened_product<Sum>(load_streaming(v + (r * rs + c * cs) * C), xc);
-        }
-      }
+      bsr_sliced_row_sums<B, B, Unroll>(source.block_cols.data() + at.slot(0),
+                                        source.vals.data() + at.value(0, 0, B * B), C, width, 0,
+                                        source.strides, x, sum);
       for (int r = 0; r < B; ++r) store_row(y, I * B + r, alpha, beta, sum[r]);
     });
   }
@@ -204,27 +207,12 @@ struct BsrSpmvSlicedRows {
           const BsrSlot at = source.at(I);
           const std::int64_t s = I / C;
           const std::int64_t width = (source.chunk_starts(s + 1) - source.chunk_starts(s)) / C;
-          const int rs = source.strides.row_stride, cs = source.strides.col_stride;
-          Ordinal const* const cols = source.block_cols.data() + at.slot(0);
-          Scalar const* const vals = source.vals.data() + at.value(0, 0, B * B) + r * rs * C;
-          Sum sum = 0;
-          std::int64_t j = 0;
-          for (; j + Unroll <= width; j += Unroll) {
-            Ordinal col[Unroll];
-            for (int w = 0; w < Unroll; ++w) col[w] = load_streaming(cols + (j + w) * C) * B;
-            for (int w = 0; w < Unroll; ++w) {
-              Scalar const* const v = vals + (j + w) * (B * B) * C;
-              for (int c = 0; c < B; ++c)
-                sum += widened_product<Sum>(load_streaming(v + c * cs * C), x(col[w] + c));
-            }
-          }
-          for (; j < width; ++j) {
-            const Ordinal col = load_streaming(cols + j * C) * B;
-            Scalar const* const v = vals + j * (B * B) * C;
-            for (int c = 0; c < B; ++c)
-              sum += widened_product<Sum>(load_streaming(v + c * cs * C), x(col + c));
-          }
-          store_row(y, I * B + r, alpha, beta, sum);
+          Sum sum[1];
+          sum[0] = 0;
+          bsr_sliced_row_sums<B, 1, Unroll>(source.block_cols.data() + at.slot(0),
+                                            source.vals.data() + at.value(0, 0, B * B), C, width, r,
+                                            source.strides, x, sum);
+          store_row(y, I * B + r, alpha, beta, sum[0]);
         });
   }
 };
