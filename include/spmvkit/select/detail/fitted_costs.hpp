@@ -42,21 +42,25 @@ inline constexpr KernelCost fitted_host_costs_t2[] = {
 // run of 2026-11-23T05:51:31Z, SpMVKit 2f2a993;
 // 16 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cvxbqp1, delaunay_n16, fem_N32, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, rmat_s20_e16, usroads-48.
 // Held out: bcsstk16, cage10, ct2010, email-Enron, fem_N96, goodwin, rmat_s21_e16.
+// bsr* rows: fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), run of 2026-11-30T00:37:53Z, SpMVKit 0650a01; 3 matrices: elasticity_N16, elasticity_N32, elasticity_N48.
 inline constexpr KernelCost fitted_host_costs_t16[] = {
+    {"bsr", 0.000000e+00, 8.465602e-12, 0.000000e+00}, // 6 points, relative error median 0.23, max 0.51
+    {"bsr_c8", 0.000000e+00, 9.648560e-12, 0.000000e+00}, // 6 points, relative error median 0.14, max 0.35
+    {"bsr_cm", 0.000000e+00, 8.746956e-12, 0.000000e+00}, // 6 points, relative error median 0.23, max 0.50
     {"coo", 0.000000e+00, 8.678082e-12, 6.756366e-10}, // 32 points, relative error median 0.44, max 0.84
     {"crs_balanced", 0.000000e+00, 8.453900e-12, 4.944554e-10}, // 32 points, relative error median 0.28, max 0.71
     {"crs_row_per_thread", 1.225280e-05, 7.918178e-12, 2.022621e-08}, // 32 points, relative error median 0.20, max 0.56
     {"crs_vector", 1.254774e-05, 8.350487e-12, 2.015449e-08}, // 32 points, relative error median 0.17, max 0.50
     {"ell", 1.197253e-05, 7.142698e-12, 1.478499e-07}, // 20 points, relative error median 0.13, max 0.68
     {"ellr", 9.767625e-06, 9.802719e-12, 2.554569e-07}, // 20 points, relative error median 0.23, max 0.57
-    {"sell_offset16_c32_s1", 1.675641e-05, 8.177066e-12, 1.043032e-07}, // 18 points, relative error median 0.11, max 0.46
-    {"sell_offset16_c4_s1", 1.558470e-05, 7.695220e-12, 1.444377e-08}, // 18 points, relative error median 0.16, max 0.41
-    {"sell_offset16_c64_s1", 1.225031e-05, 8.091342e-12, 1.366856e-07}, // 18 points, relative error median 0.19, max 0.47
-    {"sell_offset16_c8_s1", 1.552829e-05, 8.100412e-12, 2.394299e-08}, // 18 points, relative error median 0.17, max 0.28
     {"sell_c32_s1", 1.655272e-05, 9.272936e-12, 1.554346e-07}, // 22 points, relative error median 0.14, max 0.28
     {"sell_c4_s1", 1.227441e-05, 7.144164e-12, 3.582279e-08}, // 32 points, relative error median 0.17, max 0.51
     {"sell_c64_s1", 1.164403e-05, 6.208669e-12, 1.074637e-07}, // 22 points, relative error median 0.20, max 0.52
     {"sell_c8_s1", 9.631378e-06, 6.910543e-12, 5.623424e-08}, // 32 points, relative error median 0.23, max 0.49
+    {"sell_offset16_c32_s1", 1.675641e-05, 8.177066e-12, 1.043032e-07}, // 18 points, relative error median 0.11, max 0.46
+    {"sell_offset16_c4_s1", 1.558470e-05, 7.695220e-12, 1.444377e-08}, // 18 points, relative error median 0.16, max 0.41
+    {"sell_offset16_c64_s1", 1.225031e-05, 8.091342e-12, 1.366856e-07}, // 18 points, relative error median 0.19, max 0.47
+    {"sell_offset16_c8_s1", 1.552829e-05, 8.100412e-12, 2.394299e-08}, // 18 points, relative error median 0.17, max 0.28
     {nullptr, 0, 0, 0},
 };
 
@@ -71,11 +75,13 @@ inline constexpr HostCostTable fitted_host_tables[] = {
 // run of 2026-11-23T05:25:26Z, SpMVKit 2f2a993;
 // 20 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cvxbqp1, delaunay_n16, fem_N128, fem_N161, fem_N32, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, rmat_s20_e16, rmat_s22_e16, rmat_s23_e16, usroads-48.
 // Held out: bcsstk16, cage10, ct2010, email-Enron, fem_N96, goodwin, rmat_s21_e16.
-// bsr* rows: fitted on NVIDIA H200 (Cuda, 270336 threads), run of 2026-11-29T21:14:56Z, SpMVKit 108b99c; 3 matrices: elasticity_N32, elasticity_N64, elasticity_N96.
+// bsr* rows: fitted on NVIDIA H200 (Cuda, 270336 threads), run of 2026-11-30T00:37:38Z, SpMVKit 0650a01; 3 matrices: elasticity_N32, elasticity_N64, elasticity_N96.
+// bsr_c1* rows: fitted on NVIDIA H200 (Cuda, 270336 threads), run of 2026-11-29T21:14:56Z, SpMVKit 108b99c; 3 matrices: elasticity_N32, elasticity_N64, elasticity_N96.
 inline constexpr KernelCost fitted_gpu_costs[] = {
-    {"bsr", 2.620576e-05, 2.574848e-13, 0.000000e+00}, // 6 points, relative error median 0.03, max 0.11
+    {"bsr", 0.000000e+00, 2.484905e-13, 1.046590e-07}, // 6 points, relative error median 0.03, max 0.11
     {"bsr_c1", 2.630850e-07, 5.574379e-13, 1.997801e-06}, // 6 points, relative error median 0.04, max 0.06
-    {"bsr_cm", 4.567284e-10, 2.487665e-13, 1.109850e-07}, // 6 points, relative error median 0.02, max 0.10
+    {"bsr_cm", 4.467891e-10, 2.404240e-13, 1.085698e-07}, // 6 points, relative error median 0.03, max 0.08
+    {"bsr_rows", 2.563022e-09, 2.926889e-13, 2.076047e-07}, // 6 points, relative error median 0.13, max 0.19
     {"coo", 0.000000e+00, 6.257613e-13, 2.842733e-06}, // 40 points, relative error median 0.10, max 0.40
     {"crs_balanced", 3.597236e-07, 6.489401e-13, 2.518066e-06}, // 40 points, relative error median 0.08, max 0.36
     {"crs_row_per_thread", 8.707133e-06, 9.725845e-13, 1.253690e-07}, // 40 points, relative error median 0.20, max 0.73

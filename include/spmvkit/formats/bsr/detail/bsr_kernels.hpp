@@ -320,7 +320,8 @@ void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matr
       host(std::integral_constant<int, bsr_host_plain_column_major>{});
     }
   } else if (A.chunk_size() > 1) {
-    if (A.gpu_threads() == BsrThreads::row && p.team_size * B <= 1024) {
+    if (bsr_row_threads<ExecutionSpace>(A.gpu_threads(), nbr, A.chunk_size(), exec.concurrency()) &&
+        p.team_size * B <= 1024) {
       // A thread keeps one row sum: unrolled by 4 blocks (B values each) at any B.
       Kokkos::parallel_for(
           "SpMVKit::spmv::bsr_sliced_rows", Policy(exec, p.league_size, p.team_size * B, 1),

@@ -26,12 +26,37 @@ enum class BsrBlockLayout {
 
 /// GPU threads of a block row of chunked BSR (C > 1); hosts and plain BSR ignore it.
 enum class BsrThreads {
-  automatic, ///< today a thread per block row (the row split is a variant until measured)
+  automatic, ///< a thread per row when the block rows fill under a quarter of the device's
+             ///< threads (bsr_row_threads), a thread per block row otherwise
   block_row, ///< a thread per block row: its b row sums in registers, x and the column read once
   row        ///< a thread per row of a block row: b times the threads, for small block counts
 };
 
 namespace detail {
+
+/// automatic takes a thread per row while the block rows number under
+/// 1 / bsr_row_threads_fill_divisor of the device's threads: on an H200
+/// (2026-11-30) the row split ran elasticity N = 32 (36K block rows, 0.13 of
+/// its threads) 1.45x faster in FP64 and 1.09x in FP32, and N = 64 (275K,
+/// 1.0 of them) 1.0x and 0.74x (docs/notes/2026-11-30-bsr-row-threads.md).
+inline constexpr std::int64_t bsr_row_threads_fill_divisor = 4;
+
+/// Whether chunked BSR (chunk_size > 1) on a GPU of `concurrency` threads
+/// runs a thread per row of a block row (BsrThreads::row) rather than one per
+/// block row. Hosts and plain BSR have one kernel shape: false.
+inline bool bsr_row_threads(bool host, BsrThreads threads, std::int64_t num_block_rows,
+                            std::int64_t chunk_size, std::int64_t concurrency) {
+  if (host || chunk_size <= 1) return false;
+  if (threads != BsrThreads::automatic) return threads == BsrThreads::row;
+  return num_block_rows * bsr_row_threads_fill_divisor < concurrency;
+}
+/// The same for ExecutionSpace.
+template <class ExecutionSpace>
+bool bsr_row_threads(BsrThreads threads, std::int64_t num_block_rows, std::int64_t chunk_size,
+                     std::int64_t concurrency) {
+  return bsr_row_threads(is_host_space_v<ExecutionSpace>, threads, num_block_rows, chunk_size,
+                         concurrency);
+}
 
 /// The largest block size BSR stores: a block's pattern mask is one 64-bit word.
 inline constexpr int bsr_max_block_size = 8;
