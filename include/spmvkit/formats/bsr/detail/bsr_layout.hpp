@@ -35,10 +35,8 @@ enum class BsrThreads {
 namespace detail {
 
 /// automatic takes a thread per row while the block rows number under
-/// 1 / bsr_row_threads_fill_divisor of the device's threads: on an H200
-/// (2026-11-30) the row split ran elasticity N = 32 (36K block rows, 0.13 of
-/// its threads) 1.45x faster in FP64 and 1.09x in FP32, and N = 64 (275K,
-/// 1.0 of them) 1.0x and 0.74x (docs/notes/2026-11-30-bsr-row-threads.md).
+/// 1 / bsr_row_threads_fill_divisor of the device's threads (H200: 1.45x
+/// faster at 0.13 of them, 0.75x at 1.0 in FP32; docs/notes/2026-11-30-bsr-row-threads.md).
 inline constexpr std::int64_t bsr_row_threads_fill_divisor = 4;
 
 /// Whether chunked BSR (chunk_size > 1) on a GPU of `concurrency` threads
