@@ -59,7 +59,43 @@ struct LaunchParameters {
   /// entries moves to the nearer end of the row, so such rows are never
   /// split (0: boundaries stay where the equal split puts them).
   std::int64_t whole_rows_up_to = 0;
+  /// Host: a static schedule of at most one team per thread (host_static_max_entries) rather
+  /// than dynamic teams.
+  bool static_schedule = false;
 };
+
+/// Host launches over at most this many entries take a static schedule with one team per thread:
+/// Kokkos' dynamic team schedule costs 17 µs a launch on 16 threads against 4.5 µs for the static
+/// one (Xeon host of an H200 node, Kokkos 4.6.01), more than such a product takes; larger
+/// launches keep dynamic teams, which balance (docs/notes/2026-11-30-host-static-schedule.md).
+inline constexpr std::int64_t host_static_max_entries = std::int64_t(1) << 19;
+
+/// `units` of work (rows, chunks, strips, block rows) as one team per thread, in order.
+inline void split_per_thread(LaunchParameters& p, std::int64_t units, std::int64_t threads) {
+  p.static_schedule = true;
+  p.work_per_team = std::max<std::int64_t>(1, (units + threads - 1) / threads);
+  p.league_size = (units + p.work_per_team - 1) / p.work_per_team;
+}
+
+/// parallel_for of f over p's teams: on hosts with p.static_schedule a static schedule of teams
+/// of one thread, otherwise dynamic teams of p.team_size threads and p.vector_length lanes.
+template <class ExecutionSpace, class Functor>
+void parallel_for_teams(std::string const& label, ExecutionSpace const& exec,
+                        LaunchParameters const& p, Functor const& f) {
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    if (p.static_schedule) {
+      Kokkos::parallel_for(label,
+                           Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Static>>(
+                               exec, p.league_size, 1, 1),
+                           f);
+      return;
+    }
+  }
+  Kokkos::parallel_for(label,
+                       Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(
+                           exec, p.league_size, p.team_size, p.vector_length),
+                       f);
+}
 
 /// Merge-path tiles (KernelKind::merge_path). A tile is a fixed number of
 /// consecutive items of the merge path (num_rows row ends interleaved with nnz
@@ -225,6 +261,13 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
                                    1, std::max<std::int64_t>(1, num_rows));
       p.league_size = (num_rows + p.work_per_team - 1) / p.work_per_team;
     }
+    if (nnz <= host_static_max_entries) {
+      const std::int64_t units = kind == KernelKind::sell ? num_chunks
+                                 : kind == KernelKind::column_major_rows
+                                     ? (num_rows + p.rows_per_thread - 1) / p.rows_per_thread
+                                     : num_rows;
+      if (units > 0) split_per_thread(p, units, threads);
+    }
   } else {
     (void)exec;
     switch (kind) {
@@ -293,6 +336,9 @@ LaunchParameters bsr_launch_parameters(ExecutionSpace const& exec, std::int64_t 
     p.work_per_team = std::clamp<std::int64_t>(static_cast<std::int64_t>(target / per_block_row), 1,
                                                num_block_rows);
     p.league_size = (num_block_rows + p.work_per_team - 1) / p.work_per_team;
+    if (entries <= static_cast<double>(host_static_max_entries)) {
+      split_per_thread(p, num_block_rows, threads);
+    }
   } else if (chunk_size > 1) {
     (void)exec;
     if (chunk_size > 1024) {

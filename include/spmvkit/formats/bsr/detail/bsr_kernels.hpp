@@ -13,6 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -308,9 +309,9 @@ void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matr
   if (p.league_size == 0) return;
   if constexpr (is_host_space_v<ExecutionSpace>) {
     auto host = [&](auto mode) {
-      Kokkos::parallel_for("SpMVKit::spmv::bsr", Policy(exec, p.league_size, 1, 1),
-                           BsrSpmvHost<B, decltype(mode)::value, Matrix, X, Y>{
-                               A.row_source(), x, y, alpha, beta, nbr, p.work_per_team});
+      parallel_for_teams("SpMVKit::spmv::bsr", exec, p,
+                         BsrSpmvHost<B, decltype(mode)::value, Matrix, X, Y>{
+                             A.row_source(), x, y, alpha, beta, nbr, p.work_per_team});
     };
     if (A.chunk_size() != 1) {
       host(std::integral_constant<int, bsr_host_generic>{});
@@ -320,14 +321,24 @@ void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matr
       host(std::integral_constant<int, bsr_host_plain_column_major>{});
     }
   } else if (A.chunk_size() > 1) {
-    if (bsr_row_threads<ExecutionSpace>(A.gpu_threads(), nbr, A.chunk_size(), exec.concurrency()) &&
-        p.team_size * B <= 1024) {
+    // automatic splits rows for one vector only: several columns were not measured so.
+    const BsrThreads threads = is_multi_vector_v<Y> && A.gpu_threads() == BsrThreads::automatic
+                                   ? BsrThreads::block_row
+                                   : A.gpu_threads();
+    if (bsr_row_threads<ExecutionSpace>(threads, nbr, A.chunk_size(), exec.concurrency())) {
       // A thread keeps one row sum: unrolled by 4 blocks (B values each) at any B.
-      Kokkos::parallel_for(
-          "SpMVKit::spmv::bsr_sliced_rows", Policy(exec, p.league_size, p.team_size * B, 1),
-          BsrSpmvSlicedRows<B, 4, Matrix, X, Y>{A.row_source(), x, y, alpha, beta, nbr,
-                                                static_cast<int>(p.work_per_team)});
-      return;
+      const BsrSpmvSlicedRows<B, 4, Matrix, X, Y> rows{
+          A.row_source(), x, y, alpha, beta, nbr, static_cast<int>(p.work_per_team)};
+      // b x 128 threads can exceed what the functor's registers allow (several columns, a
+      // wider sum type): fewer threads per team, whole chunks' rows, loop over the rest.
+      const int C = A.chunk_size();
+      const int cap = Policy(exec, 1, 1).team_size_max(rows, Kokkos::ParallelForTag()) / C * C;
+      const int team = std::min<int>(p.team_size * B, cap);
+      if (team > 0) {
+        Kokkos::parallel_for("SpMVKit::spmv::bsr_sliced_rows", Policy(exec, p.league_size, team, 1),
+                             rows);
+        return;
+      }
     }
     // Unrolled steps keep B x B values (times the lanes of a block of columns) in registers.
     constexpr int unroll = B * B * (is_multi_vector_v<Y> ? 2 : 1) <= 16 ? 4 : B * B <= 36 ? 2 : 1;

@@ -26,8 +26,8 @@ enum class BsrBlockLayout {
 
 /// GPU threads of a block row of chunked BSR (C > 1); hosts and plain BSR ignore it.
 enum class BsrThreads {
-  automatic, ///< a thread per row when the block rows fill under a quarter of the device's
-             ///< threads (bsr_row_threads), a thread per block row otherwise
+  automatic, ///< for one vector, a thread per row when the block rows fill under a quarter of
+             ///< the device's threads (bsr_row_threads); a thread per block row otherwise
   block_row, ///< a thread per block row: its b row sums in registers, x and the column read once
   row        ///< a thread per row of a block row: b times the threads, for small block counts
 };

@@ -227,13 +227,11 @@ void spmv_crs(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix
   const auto kind =
       kernel == CrsKernel::vector ? KernelKind::crs_vector : KernelKind::crs_row_per_thread;
   const LaunchParameters p = launch_parameters(exec, kind, A.num_rows(), A.nnz());
-  using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
-  const Policy policy(exec, p.league_size, p.team_size, p.vector_length);
   auto launch = [&](char const* label, auto vector) {
-    Kokkos::parallel_for(label, policy,
-                         CrsSpmv<decltype(vector)::value, Matrix, X, Y>{
-                             A.row_starts(), A.column_indices(), A.values(), x, y, alpha, beta,
-                             A.num_rows(), p.work_per_team});
+    parallel_for_teams(label, exec, p,
+                       CrsSpmv<decltype(vector)::value, Matrix, X, Y>{
+                           A.row_starts(), A.column_indices(), A.values(), x, y, alpha, beta,
+                           A.num_rows(), p.work_per_team});
   };
   if (kernel == CrsKernel::vector) {
     launch("SpMVKit::spmv::crs_vector", std::true_type{});

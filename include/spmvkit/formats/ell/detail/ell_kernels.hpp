@@ -131,13 +131,11 @@ template <int RowsPerThread, int Unroll, class ExecutionSpace, class Matrix, cla
 void launch_ell(ExecutionSpace const& exec, LaunchParameters const& p,
                 spmv_scalar_t<Matrix, Y> alpha, Matrix const& A, X const& x,
                 spmv_scalar_t<Matrix, Y> beta, Y const& y) {
-  using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Width = typename Matrix::width_policy;
-  Kokkos::parallel_for(
-      std::string(Width::label) + "spmv", Policy(exec, p.league_size, p.team_size, 1),
-      EllSpmv<RowsPerThread, Unroll, Matrix, X, Y>{A.column_indices(), A.values(), A.row_lengths(),
-                                                   x, y, alpha, beta, A.num_rows(), A.width(),
-                                                   static_cast<int>(p.work_per_team)});
+  parallel_for_teams(std::string(Width::label) + "spmv", exec, p,
+                     EllSpmv<RowsPerThread, Unroll, Matrix, X, Y>{
+                         A.column_indices(), A.values(), A.row_lengths(), x, y, alpha, beta,
+                         A.num_rows(), A.width(), static_cast<int>(p.work_per_team)});
 }
 
 template <class ExecutionSpace, class Matrix, class X, class Y>

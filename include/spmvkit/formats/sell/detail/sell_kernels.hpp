@@ -142,14 +142,12 @@ template <int RowsPerThread, int Unroll, class ExecutionSpace, class Matrix, cla
 void launch_sell(ExecutionSpace const& exec, LaunchParameters const& p,
                  spmv_scalar_t<Matrix, Y> alpha, Matrix const& A, X const& x,
                  spmv_scalar_t<Matrix, Y> beta, Y const& y) {
-  using Policy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Columns = typename Matrix::column_encoding;
-  Kokkos::parallel_for(std::string(Columns::label) + "spmv",
-                       Policy(exec, p.league_size, p.team_size, 1),
-                       SellSpmv<RowsPerThread, Unroll, Matrix, X, Y>{
-                           A.chunk_starts(), A.chunk_widths(), A.stored_columns(), A.values(),
-                           A.row_permutation(), x, y, alpha, beta, A.num_rows(), A.num_chunks(),
-                           A.chunk_size(), static_cast<int>(p.work_per_team)});
+  parallel_for_teams(std::string(Columns::label) + "spmv", exec, p,
+                     SellSpmv<RowsPerThread, Unroll, Matrix, X, Y>{
+                         A.chunk_starts(), A.chunk_widths(), A.stored_columns(), A.values(),
+                         A.row_permutation(), x, y, alpha, beta, A.num_rows(), A.num_chunks(),
+                         A.chunk_size(), static_cast<int>(p.work_per_team)});
 }
 
 template <class ExecutionSpace, class Matrix, class X, class Y>
