@@ -65,8 +65,7 @@ struct LaunchParameters {
 };
 
 /// Host launches over at most this many entries take a static schedule with one team per thread:
-/// Kokkos' dynamic team schedule costs 17 µs a launch on 16 threads against 4.5 µs for the static
-/// one (Xeon host of an H200 node, Kokkos 4.6.01), more than such a product takes; larger
+/// below it Kokkos' dynamic team schedule costs more per launch than the product takes; larger
 /// launches keep dynamic teams, which balance (docs/notes/2026-11-30-host-static-schedule.md).
 inline constexpr std::int64_t host_static_max_entries = std::int64_t(1) << 19;
 

@@ -35,8 +35,8 @@ enum class BsrThreads {
 namespace detail {
 
 /// automatic takes a thread per row while the block rows number under
-/// 1 / bsr_row_threads_fill_divisor of the device's threads (H200: 1.45x
-/// faster at 0.13 of them, 0.75x at 1.0 in FP32; docs/notes/2026-11-30-bsr-row-threads.md).
+/// 1 / bsr_row_threads_fill_divisor of the device's threads, where the row
+/// split measured faster (docs/notes/2026-11-30-bsr-row-threads.md).
 inline constexpr std::int64_t bsr_row_threads_fill_divisor = 4;
 
 /// Whether chunked BSR (chunk_size > 1) on a GPU of `concurrency` threads
