@@ -96,6 +96,18 @@ View allocate_view(ExecutionSpace const& exec, std::string const& label, std::in
   }
 }
 
+/// Host memory that the device copies to or from on behalf of the host (MPI
+/// buffers, solver sums read back): pinned where Kokkos has a pinned host space
+/// (Kokkos 4: SharedHostPinnedSpace; Kokkos 3 with CUDA: CudaHostPinnedSpace),
+/// so that such copies are asynchronous on an instance's stream.
+#if defined(KOKKOS_HAS_SHARED_HOST_PINNED_SPACE)
+using StagingHostSpace = Kokkos::SharedHostPinnedSpace;
+#elif defined(KOKKOS_ENABLE_CUDA)
+using StagingHostSpace = Kokkos::CudaHostPinnedSpace;
+#else
+using StagingHostSpace = Kokkos::HostSpace;
+#endif
+
 } // namespace detail
 } // namespace spmvkit
 

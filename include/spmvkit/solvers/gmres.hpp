@@ -25,11 +25,15 @@
 ///
 /// Per iteration: one operator apply, one preconditioner apply and three
 /// kernels over the basis (reading 3 (j + 1) n scalars: see
-/// detail/gmres_kernels.hpp), three host reads. Memory: m + 1 basis vectors, three work vectors
+/// detail/gmres_kernels.hpp). On GPUs with a single-process operator the
+/// step's sums stay on the device and the host reads them once per step
+/// (elsewhere three times). Memory: m + 1 basis vectors, three work vectors
 /// and, on GPUs, 32 partial sums per team of the projection kernel.
 #include <spmvkit/core/checked_math.hpp>
+#include <spmvkit/core/memory.hpp>
 #include <spmvkit/solvers/detail/gmres_kernels.hpp>
 #include <spmvkit/solvers/detail/krylov_base.hpp>
+#include <spmvkit/solvers/operator.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
 #include <spmvkit/solvers/solver_options.hpp>
 
@@ -62,6 +66,12 @@ class GmresSolver : KrylovBase<ExecutionSpace, Op, Prec, BView, XView> {
   using typename Base::Vec;
   using Basis = Kokkos::View<Scalar*, typename Vec::device_type>;
   using Coefficients = Kokkos::View<Scalar*, typename Vec::device_type>;
+  using StepSums = Kokkos::View<double*, typename ExecutionSpace::memory_space>;
+  // One host read per Arnoldi step instead of three: on GPUs, where the round
+  // trips cost more than the basis kernels at moderate n; a distributed
+  // operator sums the projections on the host between the passes.
+  static constexpr bool device_steps =
+      !is_host_space_v<ExecutionSpace> && std::is_same_v<typename Base::Reduction, LocalReduction>;
 
 public:
   GmresSolver(ExecutionSpace const& exec, Op& op, Prec const& M, BView const& b, XView const& x,
@@ -88,6 +98,12 @@ public:
       h_ = allocate_view<Coefficients>(exec, "SpMVKit::gmres::coefficients", m_ + 1);
       h_host_ = Kokkos::create_mirror_view(h_);
       dots_ = make_gmres_dots_workspace(exec, this->n_);
+      if constexpr (device_steps) {
+        step_ = allocate_view<StepSums>(exec, "SpMVKit::gmres::step_sums", 2 * (m_ + 1) + 1);
+        step_host_ = Kokkos::View<double*, StagingHostSpace>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "SpMVKit::gmres::step_sums_host"),
+            step_.extent(0));
+      }
       H_.assign(static_cast<std::size_t>(m_ + 1) * std::max(m_, 1), 0.0);
       cs_.assign(m_, 0.0);
       sn_.assign(m_, 0.0);
@@ -185,17 +201,27 @@ private:
       std::vector<double>& h = column_;
       std::vector<double>& sums = sums_;
       std::fill(h.begin(), h.begin() + j + 2, 0.0);
-      for (int pass = 0; pass < 2; ++pass) {
-        gmres_dots(exec, V_, w_, h_, n, pass == 0 ? 0 : j + 1, j + 1, sums.data(), dots_);
-        this->all_reduce(sums.data(), j + 1);
-        for (int c = 0; c <= j; ++c) {
-          h[c] += sums[c];
-          h_host_(c) = static_cast<Scalar>(sums[c]);
+      double ww = 0;
+      if constexpr (device_steps) {
+        // Also stores v_{j+1} = w / ‖w‖ (unused when the cycle ends here).
+        gmres_cgs2_step_on_device(exec, V_, w_, n, j + 1, step_, m_ + 1, dots_);
+        Kokkos::deep_copy(exec, step_host_, step_);
+        exec.fence();
+        for (int c = 0; c <= j; ++c) h[c] = step_host_(c) + step_host_(m_ + 1 + c);
+        ww = step_host_(2 * (m_ + 1));
+      } else {
+        for (int pass = 0; pass < 2; ++pass) {
+          gmres_dots(exec, V_, w_, h_, n, pass == 0 ? 0 : j + 1, j + 1, sums.data(), dots_);
+          this->all_reduce(sums.data(), j + 1);
+          for (int c = 0; c <= j; ++c) {
+            h[c] += sums[c];
+            h_host_(c) = static_cast<Scalar>(sums[c]);
+          }
+          Kokkos::deep_copy(exec, h_, h_host_);
         }
-        Kokkos::deep_copy(exec, h_, h_host_);
+        ww = gmres_subtract(exec, V_, w_, h_, n, j + 1);
+        this->all_reduce(&ww, 1);
       }
-      double ww = gmres_subtract(exec, V_, w_, h_, n, j + 1);
-      this->all_reduce(&ww, 1);
       const int k = ++res.iterations;
       h[j + 1] = std::sqrt(ww);
       bool finite = std::isfinite(h[j + 1]);
@@ -235,7 +261,7 @@ private:
         cycle.status = SolverStatus::converged;
         return cycle;
       }
-      if (j + 1 < m_) {
+      if (!device_steps && j + 1 < m_) {
         Kokkos::parallel_for("SpMVKit::gmres::next_vector", Range(exec, 0, n),
                              GmresStore<Vec, Basis>{V_, w_, n, j + 1, Scalar(1.0 / hj1)});
       }
@@ -269,6 +295,8 @@ private:
   Coefficients h_;
   typename Coefficients::HostMirror h_host_;
   GmresDotsWorkspace<ExecutionSpace> dots_;
+  StepSums step_;
+  Kokkos::View<double*, StagingHostSpace> step_host_;
   std::vector<double> H_, cs_, sn_, g_, column_, sums_;
 };
 

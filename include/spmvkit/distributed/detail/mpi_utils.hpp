@@ -5,6 +5,7 @@
 
 // MPI helpers of the distributed module: datatypes, checked calls, large
 // messages, and the agreement on errors that keeps every rank on the same path.
+#include <spmvkit/core/memory.hpp>
 #include <spmvkit/distributed/distributed_error.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -18,18 +19,6 @@
 #include <vector>
 
 namespace spmvkit::detail {
-
-/// Host memory for what MPI sends or receives on behalf of device memory:
-/// pinned where Kokkos has a pinned host space (Kokkos 4:
-/// SharedHostPinnedSpace; Kokkos 3 with CUDA: CudaHostPinnedSpace), so that
-/// copies to and from the device are asynchronous on an instance's stream.
-#if defined(KOKKOS_HAS_SHARED_HOST_PINNED_SPACE)
-using StagingHostSpace = Kokkos::SharedHostPinnedSpace;
-#elif defined(KOKKOS_ENABLE_CUDA)
-using StagingHostSpace = Kokkos::CudaHostPinnedSpace;
-#else
-using StagingHostSpace = Kokkos::HostSpace;
-#endif
 
 template <class T>
 MPI_Datatype mpi_datatype() {

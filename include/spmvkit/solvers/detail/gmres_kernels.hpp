@@ -10,6 +10,7 @@
 // league of teams (docs/notes/2026-11-27-gmres-cgs2-three-reads.md,
 // docs/notes/2026-11-29-gmres-host-blocks.md, docs/notes/2026-11-29-gmres-team-dots.md).
 
+#include <spmvkit/core/detail/kernel_common.hpp>
 #include <spmvkit/core/memory.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -258,20 +259,21 @@ struct GmresTeamDots {
   }
 };
 
-/// sums(c) = Σ_teams partial(team B + c) for c < count: a team per column.
+/// sums(offset + c) = Σ_teams partial(team B + c) for c < count: a team per column.
 template <class ExecutionSpace, class Partial, class Sums, int B>
 struct GmresTeamSums {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   Partial partial;
   Sums sums;
   int league;
+  int offset = 0;
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const int c = team.league_rank();
     double total = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, league),
         [&](const int l, double& s) { s += partial(static_cast<std::int64_t>(l) * B + c); }, total);
-    Kokkos::single(Kokkos::PerTeam(team), [&] { sums(c) = total; });
+    Kokkos::single(Kokkos::PerTeam(team), [&] { sums(offset + c) = total; });
   }
 };
 
@@ -318,6 +320,19 @@ struct GmresStore {
   std::int64_t n, column;
   typename Vec::non_const_value_type scale;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { V(column * n + i) = scale * w(i); }
+};
+
+/// V(:, column) = w / sqrt(*ww), the norm's square read on the device.
+template <class Vec, class Basis, class Norm>
+struct GmresStoreNormalised {
+  Basis V;
+  Vec w;
+  Norm ww;
+  std::int64_t n, column;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    using Scalar = typename Vec::non_const_value_type;
+    V(column * n + i) = static_cast<Scalar>(1.0 / device_sqrt(ww())) * w(i);
+  }
 };
 
 /// u = V(:, 0:count) y (y on the device).
@@ -434,6 +449,69 @@ void gmres_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w, Coeffi
       run(std::integral_constant<int, gmres_dot_width>{});
     }
   }
+}
+
+/// One CGS2 step of a single process with every sum left on the device, for
+/// GPUs, where each host read of the sums costs a round trip that at
+/// n ~ 10^5..10^6 takes longer than the kernels (docs/notes/2026-11-30-gmres-device-step.md).
+/// Enqueues on `exec`, over the first `count` columns of V: step(0:count) = h1 = Vᵀw;
+/// w −= V h1 and step(stride : stride + count) = h2 = Vᵀw; w −= V h2;
+/// step(2 stride) = ‖w‖²; V(:, count) = w / ‖w‖. Nothing is read back: the caller
+/// copies `step` (2 stride + 1 doubles, stride > count) once. The host's h is h1 + h2.
+template <class ExecutionSpace, class Vec, class Basis, class Step>
+void gmres_cgs2_step_on_device(ExecutionSpace const& exec, Basis const& V, Vec const& w,
+                               std::int64_t n, int count, Step const& step, int stride,
+                               GmresDotsWorkspace<ExecutionSpace> const& ws) {
+  if (ws.league < 1 || ws.team < 1 || stride <= count ||
+      static_cast<std::int64_t>(step.extent(0)) < 2 * static_cast<std::int64_t>(stride) + 1) {
+    throw std::logic_error("spmvkit::detail::gmres_cgs2_step_on_device: needs a workspace from "
+                           "make_gmres_dots_workspace and a step buffer of 2 stride + 1 entries, "
+                           "stride > count");
+  }
+  using Buffer = typename GmresDotsWorkspace<ExecutionSpace>::Buffer;
+  using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
+  using Coefficients = Kokkos::View<const double*, typename ExecutionSpace::memory_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const Coefficients h1(step.data(), stride);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int c0 = 0; c0 < count; c0 += gmres_dot_width) {
+      const int width = count - c0 < gmres_dot_width ? count - c0 : gmres_dot_width;
+      const int sub = pass == 1 && c0 == 0 ? count : 0;
+      auto run = [&](auto width_tag) {
+        constexpr int B = decltype(width_tag)::value;
+        using Dots = GmresTeamDots<ExecutionSpace, Vec, Basis, Coefficients, Buffer, B>;
+        Kokkos::parallel_for("SpMVKit::gmres::project",
+                             Policy(exec, ws.league, ws.team)
+                                 .set_scratch_size(0, Kokkos::PerTeam(Dots::Scratch::shmem_size(
+                                                          Dots::scratch_doubles(ws.team)))),
+                             Dots{V, w, h1, ws.partial, n, sub, c0, width});
+        Kokkos::parallel_for("SpMVKit::gmres::project_sums", Policy(exec, width, Kokkos::AUTO),
+                             GmresTeamSums<ExecutionSpace, Buffer, Step, B>{
+                                 ws.partial, step, ws.league, pass * stride + c0});
+      };
+      if (width <= 8) {
+        run(std::integral_constant<int, 8>{});
+      } else if (width <= 16) {
+        run(std::integral_constant<int, 16>{});
+      } else {
+        run(std::integral_constant<int, gmres_dot_width>{});
+      }
+    }
+  }
+  const Coefficients h2(step.data() + stride, stride);
+  const std::int64_t items = gmres_items(n, gmres_device_rows);
+  const Kokkos::View<double, typename ExecutionSpace::memory_space,
+                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+      ww(step.data() + 2 * static_cast<std::int64_t>(stride));
+  Kokkos::parallel_reduce(
+      "SpMVKit::gmres::orthogonalise",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, items),
+      GmresSubtract<Vec, Basis, Coefficients, false>{V, w, h2, n, items, gmres_device_rows, count},
+      ww);
+  Kokkos::parallel_for(
+      "SpMVKit::gmres::next_vector",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+      GmresStoreNormalised<Vec, Basis, std::decay_t<decltype(ww)>>{V, w, ww, n, count});
 }
 
 /// w −= V(:, 0:count) h on `exec`; returns ‖w‖² (this process's rows).
