@@ -41,6 +41,21 @@ void add_context(spmvkit::perf::Options const& o) {
   benchmark::AddCustomContext("spmvkit_date", utc_date());
   benchmark::AddCustomContext("command_line", o.command_line);
   benchmark::AddCustomContext("smoke", o.smoke ? "true" : "false");
+#ifdef SPMVKIT_PERF_REDUCED_OPTIMIZATION
+  // The test suite's build (scripts/build.sh --tests): results are checked, timings are not
+  // measurements.
+  benchmark::AddCustomContext("perf_optimization", SPMVKIT_PERF_REDUCED_OPTIMIZATION);
+  if (!o.smoke) {
+    std::fprintf(stderr,
+                 "spmvkit_perf: this binary's sources were compiled with %s "
+                 "(SPMVKIT_PERF_OPTIMIZATION, the test suite's build): its timings are not "
+                 "measurements; rebuild with scripts/build.sh (or -DSPMVKIT_PERF_OPTIMIZATION=) "
+                 "to benchmark\n",
+                 SPMVKIT_PERF_REDUCED_OPTIMIZATION);
+  }
+#else
+  benchmark::AddCustomContext("perf_optimization", "build type");
+#endif
   // The solve family's PETSc anchor: which PETSc, if any ("" without).
   benchmark::AddCustomContext("petsc_version", petsc_version());
   // The benchmark labels are "key=value;..." (perf_tests/README.md, "Labels").

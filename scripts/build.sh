@@ -7,9 +7,12 @@
 #    that Kokkos, unless Kokkos_ROOT and KokkosKernels_ROOT are set in the environment,
 #  - cmake --build -j$(nproc), of everything or of the targets given with --target.
 #
-# Usage: build.sh [--target NAME]... [--docs] [--main]
+# Usage: build.sh [--target NAME]... [--docs] [--main] [--tests]
 #   --target NAME  build only NAME (repeatable); everything is still configured
 #   --docs         also install doxygen and configure with -DSPMVKIT_ENABLE_DOCS=ON
+#   --tests        the test suite's build (run_tests.sh): spmvkit_perf's sources at -O1
+#                  (SPMVKIT_PERF_OPTIMIZATION), since its tests check results, not timings;
+#                  without it spmvkit_perf builds at the build type's optimisation
 #   --main         the main job's build: only its Debian packages, and a configuration without
 #                  tests, benchmarks, fuzzing or MPI in ${SPMVKIT_BUILD_DIR:-<repo>/build-main}
 # Extra configure arguments: SPMVKIT_CMAKE_ARGS (split on spaces), e.g. -DCMAKE_CXX_STANDARD=20.
@@ -25,6 +28,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 default_build_dir=$repo/build
 
 targets=()
+perf_optimization=""
 setup_args=()
 config_args=()
 while [ "$#" -gt 0 ]; do
@@ -43,6 +47,10 @@ while [ "$#" -gt 0 ]; do
       ;;
     --target=*)
       targets+=("${1#--target=}")
+      shift
+      ;;
+    --tests)
+      perf_optimization=-O1
       shift
       ;;
     --docs)
@@ -73,7 +81,7 @@ fi
 read -r -a extra_args <<<"${SPMVKIT_CMAKE_ARGS:-}"
 echo "[build] configuring $build_dir" >&2
 cmake -S "$repo" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${kokkos_args[@]}" \
-  "${config_args[@]}" "${extra_args[@]}" >&2
+  "-DSPMVKIT_PERF_OPTIMIZATION=$perf_optimization" "${config_args[@]}" "${extra_args[@]}" >&2
 
 target_args=()
 if [ "${#targets[@]}" -gt 0 ]; then

@@ -71,6 +71,10 @@ while [ "$#" -gt 0 ]; do
 done
 perf=$build/perf_tests/spmvkit_perf
 [ -x "$perf" ] || die "no $perf: build the benchmarks first (scripts/build.sh --target spmvkit_perf)"
+# The test suite's build compiles the benchmark at -O1 (scripts/build.sh --tests): not for the page.
+if [ -f "$build/CMakeCache.txt" ] && grep -Eq '^SPMVKIT_PERF_OPTIMIZATION:[A-Z]+=.+' "$build/CMakeCache.txt"; then
+  die "$perf was built with $(grep -E '^SPMVKIT_PERF_OPTIMIZATION:' "$build/CMakeCache.txt" | cut -d= -f2-) (the test suite's build): rebuild it with scripts/build.sh --target spmvkit_perf"
+fi
 [ -n "$json_dir" ] || json_dir=$(mktemp -d "${TMPDIR:-/tmp}/spmvkit_perf_suite.XXXXXX")
 mkdir -p "$json_dir"
 python=/usr/bin/python3
