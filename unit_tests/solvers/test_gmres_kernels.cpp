@@ -134,11 +134,7 @@ TYPED_TEST(GmresKernelsTest, DeviceStepMatchesLongDoubleCgs2) {
   Exec exec;
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(100), std::int64_t(5003),
                          std::int64_t(70001)}) {
-    // The solver's workspace, and a league of 3 teams: each thread then walks several rows
-    // and the last team adds few partials.
     auto ws = detail::make_gmres_dots_workspace(exec, n);
-    auto ws3 = ws;
-    ws3.league = std::min(ws.league, 3);
     Vec V("V", n * max_columns), w("w", n);
     Step step("step", 2 * stride + 1);
     auto V0 = Kokkos::create_mirror(V);
@@ -150,82 +146,79 @@ TYPED_TEST(GmresKernelsTest, DeviceStepMatchesLongDoubleCgs2) {
     }
     for (std::int64_t i = 0; i < n; ++i) w0(i) = static_cast<Scalar>(2 + ripple(3 * i + 1));
     auto v = [&](int c, std::int64_t i) { return static_cast<LD>(V0(c * n + i)); };
-    for (int way = 0; way < 2; ++way) {
-      for (int count : {1, 8, 9, 17, 32, 33, max_columns - 1}) {
-        const std::string where = "n " + std::to_string(n) + ", count " + std::to_string(count) +
-                                  (way == 0 ? "" : ", a league of 3");
-        std::vector<LD> h1(count, 0), t1(count, 0), h2(count, 0), t2(count, 0);
-        std::vector<LD> w1(n), e1(n), w2(n), e2(n);
-        for (std::int64_t i = 0; i < n; ++i) {
-          for (int c = 0; c < count; ++c) {
-            h1[c] += v(c, i) * w0(i);
-            t1[c] += std::abs(v(c, i) * w0(i));
-          }
-        }
-        for (int c = 0; c < count; ++c) t1[c] *= (n + 2) * sum_eps;
-        // w1 = w0 − V h1: count Scalar roundings of terms up to m, and h1's errors.
-        for (std::int64_t i = 0; i < n; ++i) {
-          w1[i] = w0(i);
-          LD m = std::abs(static_cast<LD>(w0(i))), from_h = 0;
-          for (int c = 0; c < count; ++c) {
-            w1[i] -= h1[c] * v(c, i);
-            m += std::abs(h1[c] * v(c, i));
-            from_h += t1[c] * std::abs(v(c, i));
-          }
-          e1[i] = (count + 2) * eps * m + from_h;
-        }
-        for (std::int64_t i = 0; i < n; ++i) {
-          for (int c = 0; c < count; ++c) {
-            h2[c] += v(c, i) * w1[i];
-            t2[c] += std::abs(v(c, i)) * (e1[i] + (n + 2) * sum_eps * (std::abs(w1[i]) + e1[i]));
-          }
-        }
-        LD ww = 0, tww = 0;
-        for (std::int64_t i = 0; i < n; ++i) {
-          w2[i] = w1[i];
-          LD m = std::abs(w1[i]) + e1[i], from_h = 0;
-          for (int c = 0; c < count; ++c) {
-            w2[i] -= h2[c] * v(c, i);
-            m += std::abs(h2[c] * v(c, i));
-            from_h += t2[c] * std::abs(v(c, i));
-          }
-          e2[i] = e1[i] + (count + 2) * eps * m + from_h;
-          ww += w2[i] * w2[i];
-          tww += 2 * std::abs(w2[i]) * e2[i] + e2[i] * e2[i];
-        }
-        tww += (n + 2) * sum_eps * ww;
-        Kokkos::deep_copy(V, V0);
-        Kokkos::deep_copy(w, w0);
-        Kokkos::deep_copy(step, -1.0);
-        detail::gmres_cgs2_step_on_device(exec, V, w, n, count, step, stride, way == 0 ? ws : ws3);
-        auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), step);
-        auto w_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
-        auto V_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), V);
+    for (int count : {1, 8, 9, 17, 32, 33, max_columns - 1}) {
+      const std::string where = "n " + std::to_string(n) + ", count " + std::to_string(count);
+      std::vector<LD> h1(count, 0), t1(count, 0), h2(count, 0), t2(count, 0);
+      std::vector<LD> w1(n), e1(n), w2(n), e2(n);
+      for (std::int64_t i = 0; i < n; ++i) {
         for (int c = 0; c < count; ++c) {
-          EXPECT_NEAR(s(c), static_cast<double>(h1[c]), static_cast<double>(2 * t1[c]) + 1e-300)
-              << where << ", h1 column " << c;
-          EXPECT_NEAR(s(stride + c), static_cast<double>(h2[c]),
-                      static_cast<double>(2 * t2[c]) + 1e-300)
-              << where << ", h2 column " << c;
+          h1[c] += v(c, i) * w0(i);
+          t1[c] += std::abs(v(c, i) * w0(i));
         }
-        for (int c = count; c < stride; ++c) {
-          ASSERT_EQ(s(c), -1.0) << where << ": h1 entry " << c << " beyond count was written";
-          ASSERT_EQ(s(stride + c), -1.0) << where << ": h2 entry " << c << " beyond count";
-        }
-        EXPECT_NEAR(s(2 * stride), static_cast<double>(ww), static_cast<double>(2 * tww) + 1e-300)
-            << where << ", ‖w‖²";
-        const double norm = std::sqrt(s(2 * stride));
-        for (std::int64_t i = 0; i < n; ++i) {
-          ASSERT_NEAR(w_out(i), static_cast<double>(w2[i]), static_cast<double>(2 * e2[i]))
-              << where << ", w row " << i;
-          // The stored column is the kernel's own w over its own norm.
-          ASSERT_NEAR(V_out(count * n + i), w_out(i) / norm,
-                      4 * static_cast<double>(eps) * std::abs(w_out(i) / norm) + 1e-300)
-              << where << ", stored column row " << i;
-        }
-        // The first `count` columns are read, never written.
-        for (std::int64_t k = 0; k < count * n; ++k) ASSERT_EQ(V_out(k), V0(k)) << where;
       }
+      for (int c = 0; c < count; ++c) t1[c] *= (n + 2) * sum_eps;
+      // w1 = w0 − V h1: count Scalar roundings of terms up to m, and h1's errors.
+      for (std::int64_t i = 0; i < n; ++i) {
+        w1[i] = w0(i);
+        LD m = std::abs(static_cast<LD>(w0(i))), from_h = 0;
+        for (int c = 0; c < count; ++c) {
+          w1[i] -= h1[c] * v(c, i);
+          m += std::abs(h1[c] * v(c, i));
+          from_h += t1[c] * std::abs(v(c, i));
+        }
+        e1[i] = (count + 2) * eps * m + from_h;
+      }
+      for (std::int64_t i = 0; i < n; ++i) {
+        for (int c = 0; c < count; ++c) {
+          h2[c] += v(c, i) * w1[i];
+          t2[c] += std::abs(v(c, i)) * (e1[i] + (n + 2) * sum_eps * (std::abs(w1[i]) + e1[i]));
+        }
+      }
+      LD ww = 0, tww = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        w2[i] = w1[i];
+        LD m = std::abs(w1[i]) + e1[i], from_h = 0;
+        for (int c = 0; c < count; ++c) {
+          w2[i] -= h2[c] * v(c, i);
+          m += std::abs(h2[c] * v(c, i));
+          from_h += t2[c] * std::abs(v(c, i));
+        }
+        e2[i] = e1[i] + (count + 2) * eps * m + from_h;
+        ww += w2[i] * w2[i];
+        tww += 2 * std::abs(w2[i]) * e2[i] + e2[i] * e2[i];
+      }
+      tww += (n + 2) * sum_eps * ww;
+      Kokkos::deep_copy(V, V0);
+      Kokkos::deep_copy(w, w0);
+      Kokkos::deep_copy(step, -1.0);
+      detail::gmres_cgs2_step_on_device(exec, V, w, n, count, step, stride, ws);
+      auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), step);
+      auto w_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+      auto V_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), V);
+      for (int c = 0; c < count; ++c) {
+        EXPECT_NEAR(s(c), static_cast<double>(h1[c]), static_cast<double>(2 * t1[c]) + 1e-300)
+            << where << ", h1 column " << c;
+        EXPECT_NEAR(s(stride + c), static_cast<double>(h2[c]),
+                    static_cast<double>(2 * t2[c]) + 1e-300)
+            << where << ", h2 column " << c;
+      }
+      for (int c = count; c < stride; ++c) {
+        ASSERT_EQ(s(c), -1.0) << where << ": h1 entry " << c << " beyond count was written";
+        ASSERT_EQ(s(stride + c), -1.0) << where << ": h2 entry " << c << " beyond count";
+      }
+      EXPECT_NEAR(s(2 * stride), static_cast<double>(ww), static_cast<double>(2 * tww) + 1e-300)
+          << where << ", ‖w‖²";
+      const double norm = std::sqrt(s(2 * stride));
+      for (std::int64_t i = 0; i < n; ++i) {
+        ASSERT_NEAR(w_out(i), static_cast<double>(w2[i]), static_cast<double>(2 * e2[i]))
+            << where << ", w row " << i;
+        // The stored column is the kernel's own w over its own norm.
+        ASSERT_NEAR(V_out(count * n + i), w_out(i) / norm,
+                    4 * static_cast<double>(eps) * std::abs(w_out(i) / norm) + 1e-300)
+            << where << ", stored column row " << i;
+      }
+      // The first `count` columns are read, never written.
+      for (std::int64_t k = 0; k < count * n; ++k) ASSERT_EQ(V_out(k), V0(k)) << where;
     }
   }
 }

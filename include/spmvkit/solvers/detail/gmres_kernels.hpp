@@ -19,7 +19,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
-#include <string>
 #include <type_traits>
 
 namespace spmvkit::detail {
@@ -174,28 +173,23 @@ struct GmresHostDots {
 /// threads (consecutive threads, consecutive rows) and each thread's B sums in
 /// registers. The team adds its threads' sums through scratch, transposed so
 /// that neither the writes nor the column sums meet bank conflicts, and
-/// writes them to partial(league_rank B + c); the last team to finish adds the teams.
+/// writes them to partial(league_rank B + c); gmres_team_sums adds the teams.
 /// (A Kokkos reduction with a value of B sums ran slower than cuBLAS gemv on
 /// an H200; Kokkos keeps that value in shared memory, docs/notes/2026-11-29-gmres-team-dots.md.)
-template <class ExecutionSpace, class Vec, class Basis, class Coefficients, class Partial,
-          class Sums, int B>
+template <class ExecutionSpace, class Vec, class Basis, class Coefficients, class Partial, int B>
 struct GmresTeamDots {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   using Scratch =
       Kokkos::View<double*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using Counter = Kokkos::View<int, typename ExecutionSpace::memory_space>;
   Basis V;
   Vec w;
   Coefficients h;
   Partial partial;
-  Sums sums;       ///< sums(offset + c), c < count: written by the last team to finish
-  Counter counter; ///< teams finished; zero between launches (the last team resets it)
   std::int64_t n;
-  int sub, c0, count, offset;
+  int sub, c0, count;
 
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_doubles(int team_size) {
-    // B columns of T + 1 words, and one word telling the team whether it finished last.
-    return static_cast<std::size_t>(B) * (static_cast<std::size_t>(team_size) + 1) + 1;
+    return static_cast<std::size_t>(B) * (static_cast<std::size_t>(team_size) + 1);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
@@ -262,35 +256,24 @@ struct GmresTeamDots {
       if (k < T) s0 += s(c * (T + 1) + k);
       partial(static_cast<std::int64_t>(team.league_rank()) * B + c) = s0 + s1;
     }
-    // The last team to finish adds every team's partial sums (one launch, not two): each
-    // team's writes are fenced before it counts itself, the last one fences before reading.
-    Kokkos::memory_fence();
-    team.team_barrier();
-    const std::size_t flag = static_cast<std::size_t>(B) * (static_cast<std::size_t>(T) + 1);
-    if (t == 0) {
-      s(flag) = Kokkos::atomic_fetch_add(&counter(), 1) == team.league_size() - 1 ? 1.0 : 0.0;
-    }
-    team.team_barrier();
-    if (s(flag) == 0.0) return;
-    Kokkos::memory_fence();
-    // Volatile reads: the other teams' partials must not come from a stale cache line.
-    volatile double const* p = partial.data();
-    const int L = team.league_size();
-    // T / count threads per column (at least one), each a strided share of the teams.
-    const int per = count > 0 && T / count > 0 ? T / count : 1;
-    for (int c = t / per; c<count; c += T / per> 0 ? T / per : 1) {
-      double total = 0;
-      for (int l = t % per; l < L; l += per) total += p[static_cast<std::int64_t>(l) * B + c];
-      s(c * (T + 1) + t % per) = total;
-    }
-    team.team_barrier();
-    for (int c = t; c < count; c += T) {
-      const int shares = per;
-      double total = 0;
-      for (int k = 0; k < shares; ++k) total += s(c * (T + 1) + k);
-      sums(offset + c) = total;
-    }
-    if (t == 0) counter() = 0;
+  }
+};
+
+/// sums(offset + c) = Σ_teams partial(team B + c) for c < count: a team per column.
+template <class ExecutionSpace, class Partial, class Sums, int B>
+struct GmresTeamSums {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  Partial partial;
+  Sums sums;
+  int league;
+  int offset = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const int c = team.league_rank();
+    double total = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, league),
+        [&](const int l, double& s) { s += partial(static_cast<std::int64_t>(l) * B + c); }, total);
+    Kokkos::single(Kokkos::PerTeam(team), [&] { sums(offset + c) = total; });
   }
 };
 
@@ -384,24 +367,9 @@ struct GmresDotsWorkspace {
   Buffer partial; ///< league x gmres_dot_width
   Buffer sums;    ///< gmres_dot_width
   typename Buffer::HostMirror sums_host;
-  Kokkos::View<int, typename ExecutionSpace::memory_space> counter; ///< the kernel's finished teams
-  int league = 0; ///< teams of the narrowest instantiation (B = 8); wider ones take fewer
+  int league = 0;
   int team = 1;
 };
-
-/// Teams of the multi-dot of width B: on GPUs about as many as are resident
-/// at once, fewer as B grows (a thread holds 2 B values;
-/// docs/notes/2026-11-30-gmres-device-step.md): every further team adds one scratch reduction and
-/// one partial per column.
-template <int B, class ExecutionSpace>
-int gmres_team_league(GmresDotsWorkspace<ExecutionSpace> const& ws) {
-  if constexpr (is_host_space_v<ExecutionSpace>) {
-    return ws.league;
-  } else {
-    constexpr int per_sm = B <= 8 ? 8 : (B <= 16 ? 6 : 3);
-    return std::max(1, ws.league * per_sm / 8);
-  }
-}
 
 /// The team kernel's buffers for n rows: on GPUs one team per T thread slots of
 /// the device (fewer are resident at once where registers and scratch limit
@@ -413,9 +381,7 @@ GmresDotsWorkspace<ExecutionSpace> make_gmres_dots_workspace(ExecutionSpace cons
   GmresDotsWorkspace<ExecutionSpace> ws;
   ws.team = gmres_team_size<ExecutionSpace>();
   const std::int64_t threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
-  // GPUs: eight 128-thread teams per 2048 thread slots (an NVIDIA multiprocessor's).
-  const std::int64_t resident =
-      is_host_space_v<ExecutionSpace> ? 4 * threads : threads / (2048 / 8);
+  const std::int64_t resident = is_host_space_v<ExecutionSpace> ? 4 * threads : threads / ws.team;
   const std::int64_t needed = (n + ws.team - 1) / ws.team;
   ws.league = static_cast<int>(std::max<std::int64_t>(1, std::min(resident, needed)));
   using Buffer = typename GmresDotsWorkspace<ExecutionSpace>::Buffer;
@@ -423,29 +389,7 @@ GmresDotsWorkspace<ExecutionSpace> make_gmres_dots_workspace(ExecutionSpace cons
                                      static_cast<std::int64_t>(ws.league) * gmres_dot_width);
   ws.sums = allocate_view<Buffer>(exec, "SpMVKit::gmres::sums", gmres_dot_width);
   ws.sums_host = Kokkos::create_mirror_view(ws.sums);
-  ws.counter = Kokkos::View<int, typename ExecutionSpace::memory_space>("SpMVKit::gmres::counter");
   return ws;
-}
-
-/// One launch of the team multi-dot over columns [c0, c0 + width) (width <= B),
-/// after w −= V(:, 0:sub) h; the sums go to sums(offset : offset + width) on the device.
-template <int B, class ExecutionSpace, class Vec, class Basis, class Coefficients, class Sums>
-void gmres_team_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w,
-                     Coefficients const& h, std::int64_t n, int sub, int c0, int width,
-                     Sums const& sums, int offset, GmresDotsWorkspace<ExecutionSpace> const& ws) {
-  using Buffer = typename GmresDotsWorkspace<ExecutionSpace>::Buffer;
-  using Dots = GmresTeamDots<ExecutionSpace, Vec, Basis, Coefficients, Buffer, Sums, B>;
-  const int league = gmres_team_league<B>(ws);
-  if (static_cast<std::int64_t>(ws.partial.extent(0)) < static_cast<std::int64_t>(league) * B) {
-    throw std::logic_error("spmvkit::detail::gmres_team_dots: the workspace's partial sums hold " +
-                           std::to_string(ws.partial.extent(0)) + " entries, a league of " +
-                           std::to_string(league) + " needs " + std::to_string(league * B));
-  }
-  Kokkos::parallel_for("SpMVKit::gmres::project",
-                       Kokkos::TeamPolicy<ExecutionSpace>(exec, league, ws.team)
-                           .set_scratch_size(0, Kokkos::PerTeam(Dots::Scratch::shmem_size(
-                                                    Dots::scratch_doubles(ws.team)))),
-                       Dots{V, w, h, ws.partial, sums, ws.counter, n, sub, c0, width, offset});
 }
 
 /// sums[0:count) = V(:, 0:count)ᵀ w on `exec`, after w −= V(:, 0:sub) h when
@@ -481,7 +425,17 @@ void gmres_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w, Coeffi
         for (int c = 0; c < width; ++c) sums[c0 + c] = result.v[c];
         return;
       }
-      gmres_team_dots<B>(exec, V, w, h, n, first_sub, c0, width, ws.sums, 0, ws);
+      using Buffer = typename GmresDotsWorkspace<ExecutionSpace>::Buffer;
+      using Dots = GmresTeamDots<ExecutionSpace, Vec, Basis, Coefficients, Buffer, B>;
+      using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
+      Kokkos::parallel_for("SpMVKit::gmres::project",
+                           Policy(exec, ws.league, ws.team)
+                               .set_scratch_size(0, Kokkos::PerTeam(Dots::Scratch::shmem_size(
+                                                        Dots::scratch_doubles(ws.team)))),
+                           Dots{V, w, h, ws.partial, n, first_sub, c0, width});
+      Kokkos::parallel_for(
+          "SpMVKit::gmres::project_sums", Policy(exec, width, Kokkos::AUTO),
+          GmresTeamSums<ExecutionSpace, Buffer, Buffer, B>{ws.partial, ws.sums, ws.league});
       Kokkos::deep_copy(exec, ws.sums_host, ws.sums);
       exec.fence();
       for (int c = 0; c < width; ++c) sums[c0 + c] = ws.sums_host(c);
@@ -514,6 +468,8 @@ void gmres_cgs2_step_on_device(ExecutionSpace const& exec, Basis const& V, Vec c
                            "make_gmres_dots_workspace and a step buffer of 2 stride + 1 entries, "
                            "stride > count");
   }
+  using Buffer = typename GmresDotsWorkspace<ExecutionSpace>::Buffer;
+  using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
   using Coefficients = Kokkos::View<const double*, typename ExecutionSpace::memory_space,
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const Coefficients h1(step.data(), stride);
@@ -523,7 +479,15 @@ void gmres_cgs2_step_on_device(ExecutionSpace const& exec, Basis const& V, Vec c
       const int sub = pass == 1 && c0 == 0 ? count : 0;
       auto run = [&](auto width_tag) {
         constexpr int B = decltype(width_tag)::value;
-        gmres_team_dots<B>(exec, V, w, h1, n, sub, c0, width, step, pass * stride + c0, ws);
+        using Dots = GmresTeamDots<ExecutionSpace, Vec, Basis, Coefficients, Buffer, B>;
+        Kokkos::parallel_for("SpMVKit::gmres::project",
+                             Policy(exec, ws.league, ws.team)
+                                 .set_scratch_size(0, Kokkos::PerTeam(Dots::Scratch::shmem_size(
+                                                          Dots::scratch_doubles(ws.team)))),
+                             Dots{V, w, h1, ws.partial, n, sub, c0, width});
+        Kokkos::parallel_for("SpMVKit::gmres::project_sums", Policy(exec, width, Kokkos::AUTO),
+                             GmresTeamSums<ExecutionSpace, Buffer, Step, B>{
+                                 ws.partial, step, ws.league, pass * stride + c0});
       };
       if (width <= 8) {
         run(std::integral_constant<int, 8>{});
