@@ -67,9 +67,9 @@ class GmresSolver : KrylovBase<ExecutionSpace, Op, Prec, BView, XView> {
   using Basis = Kokkos::View<Scalar*, typename Vec::device_type>;
   using Coefficients = Kokkos::View<Scalar*, typename Vec::device_type>;
   using StepSums = Kokkos::View<double*, typename ExecutionSpace::memory_space>;
-  // One host read per Arnoldi step instead of three: on GPUs, where the round
-  // trips cost more than the basis kernels at moderate n; a distributed
-  // operator sums the projections on the host between the passes.
+  // One host read per Arnoldi step instead of three on GPUs, where each is a
+  // fence and an idle device (docs/notes/2026-11-30-gmres-device-step.md); a
+  // distributed operator sums the projections on the host between the passes.
   static constexpr bool device_steps =
       !is_host_space_v<ExecutionSpace> && std::is_same_v<typename Base::Reduction, LocalReduction>;
 

@@ -452,8 +452,8 @@ void gmres_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w, Coeffi
 }
 
 /// One CGS2 step of a single process with every sum left on the device, for
-/// GPUs, where each host read of the sums costs a round trip that at
-/// n ~ 10^5..10^6 takes longer than the kernels (docs/notes/2026-11-30-gmres-device-step.md).
+/// GPUs, where each host read of the sums is a fence and a copy, and the GPU
+/// idles until the host launches again (docs/notes/2026-11-30-gmres-device-step.md).
 /// Enqueues on `exec`, over the first `count` columns of V: step(0:count) = h1 = Vᵀw;
 /// w −= V h1 and step(stride : stride + count) = h2 = Vᵀw; w −= V h2;
 /// step(2 stride) = ‖w‖²; V(:, count) = w / ‖w‖. Nothing is read back: the caller
