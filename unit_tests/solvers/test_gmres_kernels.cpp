@@ -106,12 +106,24 @@ TYPED_TEST(GmresKernelsTest, MultiDotsAndSubtractionMatchLongDouble) {
                 << where << ", column " << c;
           }
         }
-        // The subtraction kernel with ‖w‖², from the same start.
-        Kokkos::deep_copy(w, w0);
-        const double ww = detail::gmres_subtract(exec, V, w, h, n, sub);
-        const double ww_tol = (sub + 2) * 4 * eps * static_cast<double>(ww_ref) + 1e-300;
-        EXPECT_NEAR(ww, static_cast<double>(ww_ref), ww_tol)
-            << "gmres_subtract, n " << n << ", count " << sub;
+        // The subtraction kernel with ‖w‖², from the same start, both ways.
+        for (const auto kernel :
+             {detail::GmresDotsKernel::blocks, detail::GmresDotsKernel::teams}) {
+          const std::string where = "gmres_subtract, n " + std::to_string(n) + ", count " +
+                                    std::to_string(sub) + ", kernel " +
+                                    (kernel == detail::GmresDotsKernel::blocks ? "blocks" : "rows");
+          Kokkos::deep_copy(w, w0);
+          const double ww = detail::gmres_subtract(exec, V, w, h, n, sub, kernel);
+          // Rounding of w' and of a double sum of n terms in any order.
+          const double ww_tol =
+              ((sub + 2) * 4 * eps + (n + 2) * 1.2e-16) * static_cast<double>(ww_ref) + 1e-300;
+          EXPECT_NEAR(ww, static_cast<double>(ww_ref), ww_tol) << where;
+          auto w_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+          for (std::int64_t i = 0; i < n; ++i) {
+            ASSERT_NEAR(w_out(i), w_ref[i], (sub + 1) * 2 * eps * (std::abs(w_ref[i]) + 1))
+                << where << ", row " << i;
+          }
+        }
       }
     }
   }

@@ -34,9 +34,6 @@ inline std::int64_t gmres_host_block(std::int64_t n, std::int64_t threads) {
   return rounded < 1024 ? 1024 : (rounded > 16384 ? 16384 : rounded);
 }
 
-/// Rows per work item of the GPU subtraction (rows item, item + items, ...).
-inline constexpr std::int64_t gmres_device_rows = 16;
-
 /// Threads per team of the GPU multi-dot: the team's sums of B columns take
 /// B (T + 1) doubles of scratch (33 KB at B = 32), under the 48 KB every
 /// CUDA device gives without opting in. Host spaces run teams of one.
@@ -52,6 +49,11 @@ inline constexpr int gmres_dot_width = 32;
 /// with partial sums per column (gmres_host_dots) the add chain no longer
 /// bounds the loop (the compiler may not reorder a floating-point sum).
 inline constexpr int gmres_host_columns = 4;
+
+/// How the basis kernels walk the rows: `automatic` is `blocks` on host spaces
+/// and `teams` (rows strided over the device's threads) on GPUs; the tests run
+/// both everywhere.
+enum class GmresDotsKernel { automatic, blocks, teams };
 
 /// B sums of a multi-dot.
 template <int B>
@@ -277,40 +279,94 @@ struct GmresTeamSums {
   }
 };
 
-/// w −= V(:, 0:count) h; sum ‖w‖². Host spaces take blocks of `block` rows,
-/// GPUs rows item, item + items, ...
-template <class Vec, class Basis, class Coefficients, bool Host>
+/// Host: w −= V(:, 0:count) h over blocks of `block` rows; sum ‖w‖².
+template <class Vec, class Basis, class Coefficients>
 struct GmresSubtract {
   Basis V;
   Vec w;
   Coefficients h;
-  std::int64_t n, items, block;
+  std::int64_t n, block;
   int count;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, double& ww) const {
-    if constexpr (!Host) {
-      double acc = 0;
-      for (std::int64_t i = item; i < n; i += items) {
-        auto wi = w(i);
-        for (int c = 0; c < count; ++c) wi -= h(c) * V(c * n + i);
-        w(i) = wi;
-        acc += static_cast<double>(wi) * static_cast<double>(wi);
-      }
-      ww += acc;
-    } else {
-      const std::int64_t begin = item * block;
-      const std::int64_t end = begin + block < n ? begin + block : n;
-      gmres_host_subtract(V, w, h, n, count, begin, end);
-      double s[4] = {0, 0, 0, 0};
-      std::int64_t i = begin;
-      for (; i + 4 <= end; i += 4) {
-        for (int l = 0; l < 4; ++l)
-          s[l] += static_cast<double>(w(i + l)) * static_cast<double>(w(i + l));
-      }
-      for (; i < end; ++i) s[0] += static_cast<double>(w(i)) * static_cast<double>(w(i));
-      ww += (s[0] + s[1]) + (s[2] + s[3]);
+    const std::int64_t begin = item * block;
+    const std::int64_t end = begin + block < n ? begin + block : n;
+    gmres_host_subtract(V, w, h, n, count, begin, end);
+    double s[4] = {0, 0, 0, 0};
+    std::int64_t i = begin;
+    for (; i + 4 <= end; i += 4) {
+      for (int l = 0; l < 4; ++l)
+        s[l] += static_cast<double>(w(i + l)) * static_cast<double>(w(i + l));
     }
+    for (; i < end; ++i) s[0] += static_cast<double>(w(i)) * static_cast<double>(w(i));
+    ww += (s[0] + s[1]) + (s[2] + s[3]);
   }
 };
+
+/// GPUs: the same for row i, the row's basis entries loaded B at a time in one
+/// unrolled batch, so that a thread has B loads in flight. Rows per thread are
+/// Kokkos' reduction's (about one per resident thread slot); the 16 rows per
+/// thread before left most SMs idle at n = 250K (docs/notes/2026-11-30-gmres-basis-kernels.md).
+template <class Vec, class Basis, class Coefficients, int B>
+struct GmresSubtractRow {
+  Basis V;
+  Vec w;
+  Coefficients h;
+  std::int64_t n;
+  int count;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& ww) const {
+    auto wi = w(i);
+    for (int c0 = 0; c0 < count; c0 += B) {
+      typename Basis::non_const_value_type v[B];
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+      for (int c = 0; c < B; ++c) {
+        v[c] = c0 + c < count ? V(static_cast<std::int64_t>(c0 + c) * n + i) : 0;
+      }
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+      for (int c = 0; c < B; ++c) {
+        if (c0 + c < count) wi -= h(c0 + c) * v[c];
+      }
+    }
+    w(i) = wi;
+    ww += static_cast<double>(wi) * static_cast<double>(wi);
+  }
+};
+
+/// w −= V(:, 0:count) h on `exec`, ‖w‖² reduced into `result` (a double or a
+/// rank-0 View): by blocks (host spaces) or by rows with the width's registers
+/// (GPUs).
+template <class ExecutionSpace, class Vec, class Basis, class Coefficients, class Result>
+void gmres_subtract_into(ExecutionSpace const& exec, Basis const& V, Vec const& w,
+                         Coefficients const& h, std::int64_t n, int count, Result& result,
+                         GmresDotsKernel kernel = GmresDotsKernel::automatic) {
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  if (kernel == GmresDotsKernel::automatic) {
+    kernel = is_host_space_v<ExecutionSpace> ? GmresDotsKernel::blocks : GmresDotsKernel::teams;
+  }
+  if (kernel == GmresDotsKernel::blocks) {
+    const std::int64_t block = gmres_host_block(n, exec.concurrency());
+    Kokkos::parallel_reduce("SpMVKit::gmres::orthogonalise", Range(exec, 0, gmres_items(n, block)),
+                            GmresSubtract<Vec, Basis, Coefficients>{V, w, h, n, block, count},
+                            result);
+    return;
+  }
+  auto run = [&](auto width_tag) {
+    constexpr int B = decltype(width_tag)::value;
+    Kokkos::parallel_reduce("SpMVKit::gmres::orthogonalise", Range(exec, 0, n),
+                            GmresSubtractRow<Vec, Basis, Coefficients, B>{V, w, h, n, count},
+                            result);
+  };
+  if (count <= 8) {
+    run(std::integral_constant<int, 8>{});
+  } else if (count <= 16) {
+    run(std::integral_constant<int, 16>{});
+  } else {
+    run(std::integral_constant<int, gmres_dot_width>{});
+  }
+}
 
 /// V(:, column) = w * scale.
 template <class Vec, class Basis>
@@ -355,10 +411,6 @@ struct GmresAdd {
   Vec x, z;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { x(i) += z(i); }
 };
-
-/// How gmres_dots computes its sums: `automatic` is `blocks` on host spaces
-/// and `teams` on GPUs; the tests run both everywhere.
-enum class GmresDotsKernel { automatic, blocks, teams };
 
 /// The device buffers of gmres_dots' team kernel, made once per solve.
 template <class ExecutionSpace>
@@ -499,15 +551,10 @@ void gmres_cgs2_step_on_device(ExecutionSpace const& exec, Basis const& V, Vec c
     }
   }
   const Coefficients h2(step.data() + stride, stride);
-  const std::int64_t items = gmres_items(n, gmres_device_rows);
   const Kokkos::View<double, typename ExecutionSpace::memory_space,
                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>
       ww(step.data() + 2 * static_cast<std::int64_t>(stride));
-  Kokkos::parallel_reduce(
-      "SpMVKit::gmres::orthogonalise",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, items),
-      GmresSubtract<Vec, Basis, Coefficients, false>{V, w, h2, n, items, gmres_device_rows, count},
-      ww);
+  gmres_subtract_into(exec, V, w, h2, n, count, ww);
   Kokkos::parallel_for(
       "SpMVKit::gmres::next_vector",
       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
@@ -517,15 +564,10 @@ void gmres_cgs2_step_on_device(ExecutionSpace const& exec, Basis const& V, Vec c
 /// w −= V(:, 0:count) h on `exec`; returns ‖w‖² (this process's rows).
 template <class ExecutionSpace, class Vec, class Basis, class Coefficients>
 double gmres_subtract(ExecutionSpace const& exec, Basis const& V, Vec const& w,
-                      Coefficients const& h, std::int64_t n, int count) {
-  constexpr bool host = is_host_space_v<ExecutionSpace>;
-  const std::int64_t block = host ? gmres_host_block(n, exec.concurrency()) : gmres_device_rows;
-  const std::int64_t items = gmres_items(n, block);
+                      Coefficients const& h, std::int64_t n, int count,
+                      GmresDotsKernel kernel = GmresDotsKernel::automatic) {
   double ww = 0;
-  Kokkos::parallel_reduce(
-      "SpMVKit::gmres::orthogonalise",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, items),
-      GmresSubtract<Vec, Basis, Coefficients, host>{V, w, h, n, items, block, count}, ww);
+  gmres_subtract_into(exec, V, w, h, n, count, ww, kernel);
   return ww;
 }
 
