@@ -42,6 +42,12 @@ constexpr int gmres_team_size() {
   return is_host_space_v<ExecutionSpace> ? 1 : 128;
 }
 
+/// Fewest rows per thread of the GPU multi-dot: at n = 250K on an H200, four
+/// rows per thread (a quarter of the teams, each's sums amortised over more
+/// rows) took 7.3-11.6 us where one took 8.8-13.9 for 8 and 16 columns
+/// (docs/notes/2026-11-30-gmres-basis-kernels.md).
+inline constexpr std::int64_t gmres_device_rows_per_thread = 4;
+
 /// Widest projection one kernel computes: its sums are one fixed-size value.
 inline constexpr int gmres_dot_width = 32;
 
@@ -178,7 +184,13 @@ struct GmresHostDots {
 /// writes them to partial(league_rank B + c); gmres_team_sums adds the teams.
 /// (A Kokkos reduction with a value of B sums ran slower than cuBLAS gemv on
 /// an H200; Kokkos keeps that value in shared memory, docs/notes/2026-11-29-gmres-team-dots.md.)
-template <class ExecutionSpace, class Vec, class Basis, class Coefficients, class Partial, int B>
+/// `General` subtracts sub columns other than the projected ones (a step of
+/// more than gmres_dot_width columns); otherwise sub is 0 or `count` with
+/// c0 = 0, and a row's basis entries, loaded once, serve both. Two loop
+/// bodies in one kernel took 126 registers per thread for B = 16 on an H200,
+/// one 94, and ran up to twice as fast (docs/notes/2026-11-30-gmres-basis-kernels.md).
+template <class ExecutionSpace, class Vec, class Basis, class Coefficients, class Partial, int B,
+          bool General = false>
 struct GmresTeamDots {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   using Scratch =
@@ -201,45 +213,45 @@ struct GmresTeamDots {
     double acc[B];
     for (int c = 0; c < B; ++c) acc[c] = 0;
     const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * T + t;
-    if (sub == count && c0 == 0) {
-      // CGS2's second pass subtracts and projects the same columns: the row's
-      // basis entries stay in registers between the two (one read, not two).
+    if constexpr (General) {
+      for (std::int64_t i = first; i < n; i += stride) {
+        auto wi = w(i);
+        for (int c = 0; c < sub; ++c) wi -= h(c) * V(c * n + i);
+        w(i) = wi;
+        const double wd = static_cast<double>(wi);
+        // A fixed trip count with a guard keeps acc in registers.
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+        for (int c = 0; c < B; ++c) {
+          if (c < count) acc[c] += static_cast<double>(V((c0 + c) * n + i)) * wd;
+        }
+      }
+    } else {
+      // All B loads of a row first, so that they are in flight together.
       for (std::int64_t i = first; i < n; i += stride) {
         typename Basis::non_const_value_type v[B];
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+        for (int c = 0; c < B; ++c) {
+          v[c] = c < count ? V((c0 + c) * n + i) : 0;
+        }
         auto wi = w(i);
+        if (sub > 0) {
 #ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
 #pragma unroll
 #endif
-        for (int c = 0; c < B; ++c) {
-          v[c] = c < count ? V(c * n + i) : 0;
+          for (int c = 0; c < B; ++c) {
+            if (c < count) wi -= h(c) * v[c];
+          }
+          w(i) = wi;
         }
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
-        for (int c = 0; c < B; ++c) {
-          if (c < count) wi -= h(c) * v[c];
-        }
-        w(i) = wi;
         const double wd = static_cast<double>(wi);
 #ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
 #pragma unroll
 #endif
         for (int c = 0; c < B; ++c) acc[c] += static_cast<double>(v[c]) * wd;
-      }
-    }
-    for (std::int64_t i = sub == count && c0 == 0 ? n : first; i < n; i += stride) {
-      auto wi = w(i);
-      if (sub > 0) {
-        for (int c = 0; c < sub; ++c) wi -= h(c) * V(c * n + i);
-        w(i) = wi;
-      }
-      const double wd = static_cast<double>(wi);
-      // A fixed trip count with a guard keeps acc in registers.
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
-      for (int c = 0; c < B; ++c) {
-        if (c < count) acc[c] += static_cast<double>(V((c0 + c) * n + i)) * wd;
       }
     }
     // Column c of the team's sums at c (T + 1): thread t writes word c (T + 1) + t
@@ -302,36 +314,40 @@ struct GmresSubtract {
   }
 };
 
-/// GPUs: the same for row i, the row's basis entries loaded B at a time in one
-/// unrolled batch, so that a thread has B loads in flight. Rows per thread are
-/// Kokkos' reduction's (about one per resident thread slot); the 16 rows per
-/// thread before left most SMs idle at n = 250K (docs/notes/2026-11-30-gmres-basis-kernels.md).
+/// GPUs: the same for rows item, item + items, ... (items: about the device's
+/// thread slots), each row's basis entries loaded B at a time in one unrolled
+/// batch, so that a thread has B loads in flight. The 16 rows per thread
+/// before left most SMs idle at n = 250K (docs/notes/2026-11-30-gmres-basis-kernels.md).
 template <class Vec, class Basis, class Coefficients, int B>
-struct GmresSubtractRow {
+struct GmresSubtractRows {
   Basis V;
   Vec w;
   Coefficients h;
-  std::int64_t n;
+  std::int64_t n, items;
   int count;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& ww) const {
-    auto wi = w(i);
-    for (int c0 = 0; c0 < count; c0 += B) {
-      typename Basis::non_const_value_type v[B];
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item, double& ww) const {
+    double acc = 0;
+    for (std::int64_t i = item; i < n; i += items) {
+      auto wi = w(i);
+      for (int c0 = 0; c0 < count; c0 += B) {
+        typename Basis::non_const_value_type v[B];
 #ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
 #pragma unroll
 #endif
-      for (int c = 0; c < B; ++c) {
-        v[c] = c0 + c < count ? V(static_cast<std::int64_t>(c0 + c) * n + i) : 0;
-      }
+        for (int c = 0; c < B; ++c) {
+          v[c] = c0 + c < count ? V(static_cast<std::int64_t>(c0 + c) * n + i) : 0;
+        }
 #ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
 #pragma unroll
 #endif
-      for (int c = 0; c < B; ++c) {
-        if (c0 + c < count) wi -= h(c0 + c) * v[c];
+        for (int c = 0; c < B; ++c) {
+          if (c0 + c < count) wi -= h(c0 + c) * v[c];
+        }
       }
+      w(i) = wi;
+      acc += static_cast<double>(wi) * static_cast<double>(wi);
     }
-    w(i) = wi;
-    ww += static_cast<double>(wi) * static_cast<double>(wi);
+    ww += acc;
   }
 };
 
@@ -353,11 +369,13 @@ void gmres_subtract_into(ExecutionSpace const& exec, Basis const& V, Vec const& 
                             result);
     return;
   }
+  const std::int64_t slots = exec.concurrency() > 0 ? exec.concurrency() : 1;
+  const std::int64_t items = std::max<std::int64_t>(1, std::min(n, slots));
   auto run = [&](auto width_tag) {
     constexpr int B = decltype(width_tag)::value;
-    Kokkos::parallel_reduce("SpMVKit::gmres::orthogonalise", Range(exec, 0, n),
-                            GmresSubtractRow<Vec, Basis, Coefficients, B>{V, w, h, n, count},
-                            result);
+    Kokkos::parallel_reduce(
+        "SpMVKit::gmres::orthogonalise", Range(exec, 0, items),
+        GmresSubtractRows<Vec, Basis, Coefficients, B>{V, w, h, n, items, count}, result);
   };
   if (count <= 8) {
     run(std::integral_constant<int, 8>{});
@@ -425,8 +443,9 @@ struct GmresDotsWorkspace {
 
 /// The team kernel's buffers for n rows: on GPUs one team per T thread slots of
 /// the device (fewer are resident at once where registers and scratch limit
-/// occupancy; the rest run in later waves), on host spaces a few per thread,
-/// never more than the rows need.
+/// occupancy; the rest run in later waves), but no fewer than
+/// gmres_device_rows_per_thread rows per thread; on host spaces a few teams
+/// per thread, never more than the rows need.
 template <class ExecutionSpace>
 GmresDotsWorkspace<ExecutionSpace> make_gmres_dots_workspace(ExecutionSpace const& exec,
                                                              std::int64_t n) {
@@ -434,7 +453,8 @@ GmresDotsWorkspace<ExecutionSpace> make_gmres_dots_workspace(ExecutionSpace cons
   ws.team = gmres_team_size<ExecutionSpace>();
   const std::int64_t threads = exec.concurrency() > 0 ? exec.concurrency() : 1;
   const std::int64_t resident = is_host_space_v<ExecutionSpace> ? 4 * threads : threads / ws.team;
-  const std::int64_t needed = (n + ws.team - 1) / ws.team;
+  const std::int64_t rows = is_host_space_v<ExecutionSpace> ? 1 : gmres_device_rows_per_thread;
+  const std::int64_t needed = (n + ws.team * rows - 1) / (ws.team * rows);
   ws.league = static_cast<int>(std::max<std::int64_t>(1, std::min(resident, needed)));
   using Buffer = typename GmresDotsWorkspace<ExecutionSpace>::Buffer;
   ws.partial = allocate_view<Buffer>(exec, "SpMVKit::gmres::partial_sums",
@@ -442,6 +462,42 @@ GmresDotsWorkspace<ExecutionSpace> make_gmres_dots_workspace(ExecutionSpace cons
   ws.sums = allocate_view<Buffer>(exec, "SpMVKit::gmres::sums", gmres_dot_width);
   ws.sums_host = Kokkos::create_mirror_view(ws.sums);
   return ws;
+}
+
+/// Launches the team multi-dot of `width` <= gmres_dot_width columns from c0
+/// (after w −= V(:, 0:sub) h) and the kernel adding its teams' sums into
+/// sums(offset : offset + width): the widths' instantiations (a thread's
+/// registers grow with B) and the general kernel where sub is neither 0 nor
+/// the projected columns.
+template <class ExecutionSpace, class Vec, class Basis, class Coefficients, class Sums>
+void gmres_team_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w,
+                     Coefficients const& h, std::int64_t n, int sub, int c0, int width,
+                     GmresDotsWorkspace<ExecutionSpace> const& ws, Sums const& sums, int offset) {
+  using Buffer = typename GmresDotsWorkspace<ExecutionSpace>::Buffer;
+  using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
+  const bool general = !(sub == 0 || (sub == width && c0 == 0));
+  auto run = [&](auto width_tag, auto general_tag) {
+    constexpr int B = decltype(width_tag)::value;
+    using Dots = GmresTeamDots<ExecutionSpace, Vec, Basis, Coefficients, Buffer, B,
+                               decltype(general_tag)::value>;
+    Kokkos::parallel_for("SpMVKit::gmres::project",
+                         Policy(exec, ws.league, ws.team)
+                             .set_scratch_size(0, Kokkos::PerTeam(Dots::Scratch::shmem_size(
+                                                      Dots::scratch_doubles(ws.team)))),
+                         Dots{V, w, h, ws.partial, n, sub, c0, width});
+    Kokkos::parallel_for(
+        "SpMVKit::gmres::project_sums", Policy(exec, width, Kokkos::AUTO),
+        GmresTeamSums<ExecutionSpace, Buffer, Sums, B>{ws.partial, sums, ws.league, offset});
+  };
+  if (general) {
+    run(std::integral_constant<int, gmres_dot_width>{}, std::true_type{});
+  } else if (width <= 8) {
+    run(std::integral_constant<int, 8>{}, std::false_type{});
+  } else if (width <= 16) {
+    run(std::integral_constant<int, 16>{}, std::false_type{});
+  } else {
+    run(std::integral_constant<int, gmres_dot_width>{}, std::false_type{});
+  }
 }
 
 /// sums[0:count) = V(:, 0:count)ᵀ w on `exec`, after w −= V(:, 0:sub) h when
@@ -465,32 +521,22 @@ void gmres_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w, Coeffi
   for (int c0 = 0; c0 < count; c0 += gmres_dot_width) {
     const int width = count - c0 < gmres_dot_width ? count - c0 : gmres_dot_width;
     const int first_sub = c0 == 0 ? sub : 0;
-    auto run = [&](auto width_tag) {
-      constexpr int B = decltype(width_tag)::value;
-      if (kernel == GmresDotsKernel::blocks) {
-        GmresSums<B> result;
-        Kokkos::parallel_reduce(
-            "SpMVKit::gmres::project",
-            Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, items),
-            GmresHostDots<Vec, Basis, Coefficients, B>{V, w, h, n, block, first_sub, c0, width},
-            result);
-        for (int c = 0; c < width; ++c) sums[c0 + c] = result.v[c];
-        return;
-      }
-      using Buffer = typename GmresDotsWorkspace<ExecutionSpace>::Buffer;
-      using Dots = GmresTeamDots<ExecutionSpace, Vec, Basis, Coefficients, Buffer, B>;
-      using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
-      Kokkos::parallel_for("SpMVKit::gmres::project",
-                           Policy(exec, ws.league, ws.team)
-                               .set_scratch_size(0, Kokkos::PerTeam(Dots::Scratch::shmem_size(
-                                                        Dots::scratch_doubles(ws.team)))),
-                           Dots{V, w, h, ws.partial, n, first_sub, c0, width});
-      Kokkos::parallel_for(
-          "SpMVKit::gmres::project_sums", Policy(exec, width, Kokkos::AUTO),
-          GmresTeamSums<ExecutionSpace, Buffer, Buffer, B>{ws.partial, ws.sums, ws.league});
+    if (kernel == GmresDotsKernel::teams) {
+      gmres_team_dots(exec, V, w, h, n, first_sub, c0, width, ws, ws.sums, 0);
       Kokkos::deep_copy(exec, ws.sums_host, ws.sums);
       exec.fence();
       for (int c = 0; c < width; ++c) sums[c0 + c] = ws.sums_host(c);
+      continue;
+    }
+    auto run = [&](auto width_tag) {
+      constexpr int B = decltype(width_tag)::value;
+      GmresSums<B> result;
+      Kokkos::parallel_reduce(
+          "SpMVKit::gmres::project",
+          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, items),
+          GmresHostDots<Vec, Basis, Coefficients, B>{V, w, h, n, block, first_sub, c0, width},
+          result);
+      for (int c = 0; c < width; ++c) sums[c0 + c] = result.v[c];
     };
     // Instantiations by width: the registers a thread holds grow with B.
     if (width <= 8) {
@@ -520,8 +566,6 @@ void gmres_cgs2_step_on_device(ExecutionSpace const& exec, Basis const& V, Vec c
                            "make_gmres_dots_workspace and a step buffer of 2 stride + 1 entries, "
                            "stride > count");
   }
-  using Buffer = typename GmresDotsWorkspace<ExecutionSpace>::Buffer;
-  using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
   using Coefficients = Kokkos::View<const double*, typename ExecutionSpace::memory_space,
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const Coefficients h1(step.data(), stride);
@@ -529,25 +573,7 @@ void gmres_cgs2_step_on_device(ExecutionSpace const& exec, Basis const& V, Vec c
     for (int c0 = 0; c0 < count; c0 += gmres_dot_width) {
       const int width = count - c0 < gmres_dot_width ? count - c0 : gmres_dot_width;
       const int sub = pass == 1 && c0 == 0 ? count : 0;
-      auto run = [&](auto width_tag) {
-        constexpr int B = decltype(width_tag)::value;
-        using Dots = GmresTeamDots<ExecutionSpace, Vec, Basis, Coefficients, Buffer, B>;
-        Kokkos::parallel_for("SpMVKit::gmres::project",
-                             Policy(exec, ws.league, ws.team)
-                                 .set_scratch_size(0, Kokkos::PerTeam(Dots::Scratch::shmem_size(
-                                                          Dots::scratch_doubles(ws.team)))),
-                             Dots{V, w, h1, ws.partial, n, sub, c0, width});
-        Kokkos::parallel_for("SpMVKit::gmres::project_sums", Policy(exec, width, Kokkos::AUTO),
-                             GmresTeamSums<ExecutionSpace, Buffer, Step, B>{
-                                 ws.partial, step, ws.league, pass * stride + c0});
-      };
-      if (width <= 8) {
-        run(std::integral_constant<int, 8>{});
-      } else if (width <= 16) {
-        run(std::integral_constant<int, 16>{});
-      } else {
-        run(std::integral_constant<int, gmres_dot_width>{});
-      }
+      gmres_team_dots(exec, V, w, h1, n, sub, c0, width, ws, step, pass * stride + c0);
     }
   }
   const Coefficients h2(step.data() + stride, stride);
