@@ -44,7 +44,7 @@ TYPED_TEST(GmresKernelsTest, MultiDotsAndSubtractionMatchLongDouble) {
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(100), std::int64_t(5003),
                          std::int64_t(70001)}) {
     // The workspace as the solver makes it, and one of 3 teams: there every thread of the
-    // team kernel walks several rows (on a GPU the full league gives each thread one row here).
+    // team kernel walks many rows (on a GPU the full league gives each thread about four).
     auto ws = detail::make_gmres_dots_workspace(exec, n);
     auto ws3 = ws;
     ws3.league = std::min(ws.league, 3);
