@@ -58,7 +58,13 @@ TYPED_TEST(GmresKernelsTest, MultiDotsAndSubtractionMatchLongDouble) {
     Kokkos::deep_copy(V, Vh);
     Kokkos::deep_copy(h, hh);
     for (int count : {1, 7, 8, 9, 16, 17, 31, 32, 33, max_columns}) {
-      for (int sub : {0, count}) {
+      // 0 and count as the solver passes them; and a part of the columns (the
+      // general kernel, and 32 subtracted columns of a wider projection).
+      std::vector<int> subs{0, count, count / 2};
+      if (count > detail::gmres_dot_width) subs.push_back(detail::gmres_dot_width);
+      std::sort(subs.begin(), subs.end());
+      subs.erase(std::unique(subs.begin(), subs.end()), subs.end());
+      for (int sub : subs) {
         // Reference: w' = w − V(:, 0:sub) h rounded as the kernels round it
         // (one Scalar subtraction per column, in column order), the sums of
         // its products in long double, and a bound on each sum's error.
@@ -200,37 +206,42 @@ TYPED_TEST(GmresKernelsTest, DeviceStepMatchesLongDoubleCgs2) {
         tww += 2 * std::abs(w2[i]) * e2[i] + e2[i] * e2[i];
       }
       tww += (n + 2) * sum_eps * ww;
-      Kokkos::deep_copy(V, V0);
-      Kokkos::deep_copy(w, w0);
-      Kokkos::deep_copy(step, -1.0);
-      detail::gmres_cgs2_step_on_device(exec, V, w, n, count, step, stride, ws);
-      auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), step);
-      auto w_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
-      auto V_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), V);
-      for (int c = 0; c < count; ++c) {
-        EXPECT_NEAR(s(c), static_cast<double>(h1[c]), static_cast<double>(2 * t1[c]) + 1e-300)
-            << where << ", h1 column " << c;
-        EXPECT_NEAR(s(stride + c), static_cast<double>(h2[c]),
-                    static_cast<double>(2 * t2[c]) + 1e-300)
-            << where << ", h2 column " << c;
+      // The last subtraction both ways: the GPUs' rows kernel also on host backends.
+      for (const auto kernel : {detail::GmresDotsKernel::blocks, detail::GmresDotsKernel::teams}) {
+        const std::string at =
+            where + (kernel == detail::GmresDotsKernel::blocks ? ", blocks" : ", rows");
+        Kokkos::deep_copy(V, V0);
+        Kokkos::deep_copy(w, w0);
+        Kokkos::deep_copy(step, -1.0);
+        detail::gmres_cgs2_step_on_device(exec, V, w, n, count, step, stride, ws, kernel);
+        auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), step);
+        auto w_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+        auto V_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), V);
+        for (int c = 0; c < count; ++c) {
+          EXPECT_NEAR(s(c), static_cast<double>(h1[c]), static_cast<double>(2 * t1[c]) + 1e-300)
+              << at << ", h1 column " << c;
+          EXPECT_NEAR(s(stride + c), static_cast<double>(h2[c]),
+                      static_cast<double>(2 * t2[c]) + 1e-300)
+              << at << ", h2 column " << c;
+        }
+        for (int c = count; c < stride; ++c) {
+          ASSERT_EQ(s(c), -1.0) << at << ": h1 entry " << c << " beyond count was written";
+          ASSERT_EQ(s(stride + c), -1.0) << at << ": h2 entry " << c << " beyond count";
+        }
+        EXPECT_NEAR(s(2 * stride), static_cast<double>(ww), static_cast<double>(2 * tww) + 1e-300)
+            << at << ", ‖w‖²";
+        const double norm = std::sqrt(s(2 * stride));
+        for (std::int64_t i = 0; i < n; ++i) {
+          ASSERT_NEAR(w_out(i), static_cast<double>(w2[i]), static_cast<double>(2 * e2[i]))
+              << at << ", w row " << i;
+          // The stored column is the kernel's own w over its own norm.
+          ASSERT_NEAR(V_out(count * n + i), w_out(i) / norm,
+                      4 * static_cast<double>(eps) * std::abs(w_out(i) / norm) + 1e-300)
+              << at << ", stored column row " << i;
+        }
+        // The first `count` columns are read, never written.
+        for (std::int64_t k = 0; k < count * n; ++k) ASSERT_EQ(V_out(k), V0(k)) << at;
       }
-      for (int c = count; c < stride; ++c) {
-        ASSERT_EQ(s(c), -1.0) << where << ": h1 entry " << c << " beyond count was written";
-        ASSERT_EQ(s(stride + c), -1.0) << where << ": h2 entry " << c << " beyond count";
-      }
-      EXPECT_NEAR(s(2 * stride), static_cast<double>(ww), static_cast<double>(2 * tww) + 1e-300)
-          << where << ", ‖w‖²";
-      const double norm = std::sqrt(s(2 * stride));
-      for (std::int64_t i = 0; i < n; ++i) {
-        ASSERT_NEAR(w_out(i), static_cast<double>(w2[i]), static_cast<double>(2 * e2[i]))
-            << where << ", w row " << i;
-        // The stored column is the kernel's own w over its own norm.
-        ASSERT_NEAR(V_out(count * n + i), w_out(i) / norm,
-                    4 * static_cast<double>(eps) * std::abs(w_out(i) / norm) + 1e-300)
-            << where << ", stored column row " << i;
-      }
-      // The first `count` columns are read, never written.
-      for (std::int64_t k = 0; k < count * n; ++k) ASSERT_EQ(V_out(k), V0(k)) << where;
     }
   }
 }

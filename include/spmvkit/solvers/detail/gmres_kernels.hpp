@@ -5,10 +5,12 @@
 
 // GMRES's kernels over the Krylov basis V (column-major, leading dimension n).
 // CGS2 reads V three times per Arnoldi step: h1 = Vᵀw; w −= V h1 fused with
-// h2 = Vᵀw (one read of V for both, row by row); w −= V h2 with ‖w‖².
-// Host spaces walk blocks of rows column by column; GPUs stride rows over a
-// league of teams (docs/notes/2026-11-27-gmres-cgs2-three-reads.md,
-// docs/notes/2026-11-29-gmres-host-blocks.md, docs/notes/2026-11-29-gmres-team-dots.md).
+// h2 = Vᵀw (one read of V for both, row by row, up to 32 columns); w −= V h2
+// with ‖w‖². Host spaces walk blocks of rows column by column; on GPUs the
+// projections stride rows over a league of teams and the subtraction over
+// work items (docs/notes/2026-11-27-gmres-cgs2-three-reads.md,
+// docs/notes/2026-11-29-gmres-host-blocks.md, docs/notes/2026-11-29-gmres-team-dots.md,
+// docs/notes/2026-11-30-gmres-basis-kernels.md).
 
 #include <spmvkit/core/detail/kernel_common.hpp>
 #include <spmvkit/core/memory.hpp>
@@ -57,8 +59,8 @@ inline constexpr int gmres_dot_width = 32;
 inline constexpr int gmres_host_columns = 4;
 
 /// How the basis kernels walk the rows: `automatic` is `blocks` on host spaces
-/// and `teams` (rows strided over the device's threads) on GPUs; the tests run
-/// both everywhere.
+/// and `teams` on GPUs (the projections' team kernel; for the subtraction,
+/// rows strided over work items); the tests run both everywhere.
 enum class GmresDotsKernel { automatic, blocks, teams };
 
 /// B sums of a multi-dot.
@@ -314,10 +316,11 @@ struct GmresSubtract {
   }
 };
 
-/// GPUs: the same for rows item, item + items, ... (items: about the device's
-/// thread slots), each row's basis entries loaded B at a time in one unrolled
-/// batch, so that a thread has B loads in flight. The 16 rows per thread
-/// before left most SMs idle at n = 250K (docs/notes/2026-11-30-gmres-basis-kernels.md).
+/// GPUs: the same for rows item, item + items, ... (items: as many as the
+/// device has thread slots; Kokkos 4.6's reduction runs one per thread, older
+/// ones a few per thread), each row's basis entries loaded B at a time in one
+/// unrolled batch, so that a thread has B loads in flight. The 16 rows per
+/// item before left most SMs idle at n = 250K (docs/notes/2026-11-30-gmres-basis-kernels.md).
 template <class Vec, class Basis, class Coefficients, int B>
 struct GmresSubtractRows {
   Basis V;
@@ -430,7 +433,8 @@ struct GmresAdd {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { x(i) += z(i); }
 };
 
-/// The device buffers of gmres_dots' team kernel, made once per solve.
+/// The device buffers of the team multi-dot (gmres_dots, gmres_cgs2_step_on_device),
+/// made once per solve.
 template <class ExecutionSpace>
 struct GmresDotsWorkspace {
   using Buffer = Kokkos::View<double*, typename ExecutionSpace::memory_space>;
@@ -556,10 +560,12 @@ void gmres_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w, Coeffi
 /// w −= V h1 and step(stride : stride + count) = h2 = Vᵀw; w −= V h2;
 /// step(2 stride) = ‖w‖²; V(:, count) = w / ‖w‖. Nothing is read back: the caller
 /// copies `step` (2 stride + 1 doubles, stride > count) once. The host's h is h1 + h2.
+/// `subtraction` picks the last subtraction's kernel (as gmres_subtract; tests).
 template <class ExecutionSpace, class Vec, class Basis, class Step>
 void gmres_cgs2_step_on_device(ExecutionSpace const& exec, Basis const& V, Vec const& w,
                                std::int64_t n, int count, Step const& step, int stride,
-                               GmresDotsWorkspace<ExecutionSpace> const& ws) {
+                               GmresDotsWorkspace<ExecutionSpace> const& ws,
+                               GmresDotsKernel subtraction = GmresDotsKernel::automatic) {
   if (ws.league < 1 || ws.team < 1 || stride <= count ||
       static_cast<std::int64_t>(step.extent(0)) < 2 * static_cast<std::int64_t>(stride) + 1) {
     throw std::logic_error("spmvkit::detail::gmres_cgs2_step_on_device: needs a workspace from "
@@ -580,7 +586,7 @@ void gmres_cgs2_step_on_device(ExecutionSpace const& exec, Basis const& V, Vec c
   const Kokkos::View<double, typename ExecutionSpace::memory_space,
                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>
       ww(step.data() + 2 * static_cast<std::int64_t>(stride));
-  gmres_subtract_into(exec, V, w, h2, n, count, ww);
+  gmres_subtract_into(exec, V, w, h2, n, count, ww, subtraction);
   Kokkos::parallel_for(
       "SpMVKit::gmres::next_vector",
       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
