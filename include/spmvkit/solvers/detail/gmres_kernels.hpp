@@ -44,9 +44,8 @@ constexpr int gmres_team_size() {
   return is_host_space_v<ExecutionSpace> ? 1 : 128;
 }
 
-/// Fewest rows per thread of the GPU multi-dot: at n = 250K on an H200, four
-/// rows per thread (a quarter of the teams, each's sums amortised over more
-/// rows) took 7.3-11.6 us where one took 8.8-13.9 for 8 and 16 columns
+/// Fewest rows per thread of the GPU multi-dot: fewer teams, each team's sums
+/// amortised over more rows; faster than one row per thread at moderate n
 /// (docs/notes/2026-11-30-gmres-basis-kernels.md).
 inline constexpr std::int64_t gmres_device_rows_per_thread = 4;
 
@@ -188,9 +187,9 @@ struct GmresHostDots {
 /// an H200; Kokkos keeps that value in shared memory, docs/notes/2026-11-29-gmres-team-dots.md.)
 /// `General` subtracts sub columns other than the projected ones (a step of
 /// more than gmres_dot_width columns); otherwise sub is 0 or `count` with
-/// c0 = 0, and a row's basis entries, loaded once, serve both. Two loop
-/// bodies in one kernel took 126 registers per thread for B = 16 on an H200,
-/// one 94, and ran up to twice as fast (docs/notes/2026-11-30-gmres-basis-kernels.md).
+/// c0 = 0, and a row's basis entries, loaded once, serve both. Separate
+/// instantiations, because both loop bodies in one kernel cost registers and
+/// occupancy (docs/notes/2026-11-30-gmres-basis-kernels.md).
 template <class ExecutionSpace, class Vec, class Basis, class Coefficients, class Partial, int B,
           bool General = false>
 struct GmresTeamDots {
@@ -319,8 +318,8 @@ struct GmresSubtract {
 /// GPUs: the same for rows item, item + items, ... (items: as many as the
 /// device has thread slots; Kokkos 4.6's reduction runs one per thread, older
 /// ones a few per thread), each row's basis entries loaded B at a time in one
-/// unrolled batch, so that a thread has B loads in flight. The 16 rows per
-/// item before left most SMs idle at n = 250K (docs/notes/2026-11-30-gmres-basis-kernels.md).
+/// unrolled batch, so that a thread has B loads in flight; fewer, longer items
+/// leave SMs idle at moderate n (docs/notes/2026-11-30-gmres-basis-kernels.md).
 template <class Vec, class Basis, class Coefficients, int B>
 struct GmresSubtractRows {
   Basis V;
