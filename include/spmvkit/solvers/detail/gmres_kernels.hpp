@@ -62,20 +62,6 @@ inline constexpr int gmres_host_columns = 4;
 /// rows strided over work items); the tests run both everywhere.
 enum class GmresDotsKernel { automatic, blocks, teams };
 
-/// Calls f(std::integral_constant<int, B>) with the instantiation width B
-/// (8, 16 or gmres_dot_width) that holds `width` columns: a thread's registers
-/// grow with B.
-template <class F>
-void gmres_with_width(int width, F&& f) {
-  if (width <= 8) {
-    f(std::integral_constant<int, 8>{});
-  } else if (width <= 16) {
-    f(std::integral_constant<int, 16>{});
-  } else {
-    f(std::integral_constant<int, gmres_dot_width>{});
-  }
-}
-
 /// B sums of a multi-dot.
 template <int B>
 struct GmresSums {
@@ -387,12 +373,19 @@ void gmres_subtract_into(ExecutionSpace const& exec, Basis const& V, Vec const& 
   }
   const std::int64_t slots = exec.concurrency() > 0 ? exec.concurrency() : 1;
   const std::int64_t items = std::max<std::int64_t>(1, std::min(n, slots));
-  gmres_with_width(count, [&](auto width_tag) {
+  auto run = [&](auto width_tag) {
     constexpr int B = decltype(width_tag)::value;
     Kokkos::parallel_reduce(
         "SpMVKit::gmres::orthogonalise", Range(exec, 0, items),
         GmresSubtractRows<Vec, Basis, Coefficients, B>{V, w, h, n, items, count}, result);
-  });
+  };
+  if (count <= 8) {
+    run(std::integral_constant<int, 8>{});
+  } else if (count <= 16) {
+    run(std::integral_constant<int, 16>{});
+  } else {
+    run(std::integral_constant<int, gmres_dot_width>{});
+  }
 }
 
 /// V(:, column) = w * scale.
@@ -501,8 +494,12 @@ void gmres_team_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w,
   };
   if (general) {
     run(std::integral_constant<int, gmres_dot_width>{}, std::true_type{});
+  } else if (width <= 8) {
+    run(std::integral_constant<int, 8>{}, std::false_type{});
+  } else if (width <= 16) {
+    run(std::integral_constant<int, 16>{}, std::false_type{});
   } else {
-    gmres_with_width(width, [&](auto width_tag) { run(width_tag, std::false_type{}); });
+    run(std::integral_constant<int, gmres_dot_width>{}, std::false_type{});
   }
 }
 
@@ -534,7 +531,7 @@ void gmres_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w, Coeffi
       for (int c = 0; c < width; ++c) sums[c0 + c] = ws.sums_host(c);
       continue;
     }
-    gmres_with_width(width, [&](auto width_tag) {
+    auto run = [&](auto width_tag) {
       constexpr int B = decltype(width_tag)::value;
       GmresSums<B> result;
       Kokkos::parallel_reduce(
@@ -543,7 +540,15 @@ void gmres_dots(ExecutionSpace const& exec, Basis const& V, Vec const& w, Coeffi
           GmresHostDots<Vec, Basis, Coefficients, B>{V, w, h, n, block, first_sub, c0, width},
           result);
       for (int c = 0; c < width; ++c) sums[c0 + c] = result.v[c];
-    });
+    };
+    // Instantiations by width: the registers a thread holds grow with B.
+    if (width <= 8) {
+      run(std::integral_constant<int, 8>{});
+    } else if (width <= 16) {
+      run(std::integral_constant<int, 16>{});
+    } else {
+      run(std::integral_constant<int, gmres_dot_width>{});
+    }
   }
 }
 
