@@ -205,6 +205,64 @@ TYPED_TEST(AssemblyTest, FemElementTripletsEqualTheRowSourceAssembly) {
   }
 }
 
+/// The sort's outcome on the host, for comparing its paths.
+struct HostSorted {
+  std::vector<std::int64_t> order, run_starts, row_starts, columns;
+  std::int64_t nnz = 0;
+  bool operator==(HostSorted const& o) const {
+    return order == o.order && run_starts == o.run_starts && row_starts == o.row_starts &&
+           columns == o.columns && nnz == o.nnz;
+  }
+};
+
+template <class V>
+std::vector<std::int64_t> to_vector(V const& v) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  std::vector<std::int64_t> out(h.extent(0));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::int64_t>(h(i));
+  return out;
+}
+
+TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
+  using Exec = typename TypeParam::execution_space;
+  // Short rows (the bucketed paths' case), a row longer than the rank sort's
+  // automatic limit, and rows that are all duplicates of one entry.
+  Triplets few = random_triplets(900, 700, 12000, 11);
+  Triplets dense = random_triplets(300, 5000, 30000, 12); // its dense row holds ~3000 entries
+  Triplets same;
+  same.rows = 3;
+  same.cols = 2;
+  for (int k = 0; k < 2500; ++k) {
+    same.r.push_back(k % 2);
+    same.c.push_back(1);
+    same.v.push_back(1.0);
+  }
+  using detail::EntrySort;
+  for (auto const* t : {&few, &dense, &same}) {
+    const auto r = upload<int, Exec>(t->r);
+    const auto c = upload<int, Exec>(t->c);
+    const detail::TripletSource<decltype(r), decltype(c)> source{r, c};
+    const auto n = static_cast<std::int64_t>(t->r.size());
+    std::vector<HostSorted> got;
+    for (auto path : {EntrySort::automatic, EntrySort::host_buckets, EntrySort::device_buckets,
+                      EntrySort::global_sort}) {
+      auto s = detail::sort_entries<int, int>(Exec(), t->rows, t->cols, n, source, "test", path);
+      got.push_back({to_vector(s.order), to_vector(s.run_starts), to_vector(s.row_starts),
+                     to_vector(s.columns), s.nnz});
+    }
+    // The order is (row, column, t): unique, so every path must give it.
+    const HostCrs want = reference<double>(*t);
+    EXPECT_EQ(got[0].row_starts, want.row_starts) << t->rows;
+    EXPECT_EQ(got[0].columns, want.col) << t->rows;
+    for (std::int64_t p = 1; p < n; ++p) {
+      const auto a = static_cast<std::size_t>(got[0].order[p - 1]);
+      const auto b = static_cast<std::size_t>(got[0].order[p]);
+      ASSERT_TRUE(std::tie(t->r[a], t->c[a], a) < std::tie(t->r[b], t->c[b], b)) << p;
+    }
+    for (std::size_t k = 1; k < got.size(); ++k) EXPECT_TRUE(got[k] == got[0]) << "path " << k;
+  }
+}
+
 TYPED_TEST(AssemblyTest, EmptyInputsAndBadInput) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

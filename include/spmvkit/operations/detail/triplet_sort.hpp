@@ -113,6 +113,129 @@ void bucket_order_host(ExecutionSpace const& exec, std::int64_t num_buckets, std
   exec.fence();
 }
 
+template <class Starts>
+struct ScanStarts {
+  Starts starts;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, typename Starts::value_type& sum,
+                                         bool final) const {
+    sum += starts(i);
+    if (final) starts(i) = sum;
+  }
+};
+
+template <class Starts, class BucketOf>
+struct CountIntoBuckets {
+  Starts starts;
+  BucketOf bucket;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
+    // atomic_add, not atomic_increment: deprecated in Kokkos 4.
+    Kokkos::atomic_add(&starts(bucket(t) + 1), typename Starts::non_const_value_type(1));
+  }
+};
+
+template <class Starts>
+struct LargestBucket {
+  Starts starts;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t b, std::int64_t& largest) const {
+    const auto n = static_cast<std::int64_t>(starts(b + 1) - starts(b));
+    largest = n > largest ? n : largest;
+  }
+};
+
+/// Counts the entries t < count of each bucket into starts (num_buckets + 1,
+/// zeroed here) and scans them: starts(b) is bucket b's first position.
+/// Returns the largest bucket's size (synchronous).
+template <class ExecutionSpace, class Starts, class BucketOf>
+std::int64_t count_into_buckets(ExecutionSpace const& exec, std::int64_t num_buckets,
+                                std::int64_t count, BucketOf const& bucket, Starts const& starts) {
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  Kokkos::deep_copy(exec, starts, typename Starts::non_const_value_type(0));
+  Kokkos::parallel_for("SpMVKit::bucket_order::count", Range(exec, 0, count),
+                       CountIntoBuckets<Starts, BucketOf>{starts, bucket});
+  Kokkos::parallel_scan("SpMVKit::bucket_order::scan", Range(exec, 0, num_buckets + 1),
+                        ScanStarts<Starts>{starts});
+  std::int64_t largest = 0;
+  Kokkos::parallel_reduce("SpMVKit::bucket_order::largest", Range(exec, 0, num_buckets),
+                          LargestBucket<Starts>{starts}, Kokkos::Max<std::int64_t>(largest));
+  exec.fence();
+  return largest;
+}
+
+/// GPUs: the rank sort below gives each bucket a warp's lanes; a few buckets
+/// share a team. Host backends (tests of this path) take one lane.
+template <class ExecutionSpace>
+constexpr int bucket_sort_lanes() {
+  return is_host_space_v<ExecutionSpace> ? 1 : 32;
+}
+template <class ExecutionSpace>
+constexpr int bucket_sort_buckets_per_team() {
+  return is_host_space_v<ExecutionSpace> ? 1 : 4;
+}
+
+/// The rank sort compares each key with its whole bucket (n^2 / lanes steps per
+/// lane): buckets up to this size take it, a larger one sends the input to the
+/// global sort. FEM rows and columns hold tens of entries; the longest rows of
+/// power-law graphs are far longer.
+inline constexpr std::int64_t bucket_sort_largest = 1024;
+
+template <class Starts, class Keys, class BucketOf, class KeyOf>
+struct PlaceInBuckets {
+  Keys cursor, placed;
+  BucketOf bucket;
+  KeyOf key;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
+    placed(Kokkos::atomic_fetch_add(&cursor(bucket(t)), SortKey(1))) = key(t);
+  }
+};
+
+/// Each key's position in its bucket is the number of smaller keys there
+/// (keys are distinct), so lanes write the sorted bucket without exchanging.
+template <class ExecutionSpace, class Starts, class Keys>
+struct BucketRankSort {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  Starts starts;
+  Keys placed, sorted;
+  std::int64_t num_buckets;
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t b =
+        static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank();
+    if (b >= num_buckets) return;
+    const auto first = static_cast<std::int64_t>(starts(b));
+    const auto n = static_cast<std::int64_t>(starts(b + 1)) - first;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i) {
+      const SortKey key = placed(first + i);
+      std::int64_t rank = 0;
+      for (std::int64_t j = 0; j < n; ++j) rank += placed(first + j) < key ? 1 : 0;
+      sorted(first + rank) = key;
+    });
+  }
+};
+
+/// GPUs: keys(t) of the entries t < count grouped by bucket (starts from
+/// count_into_buckets) and ascending within each bucket, in `sorted`; `placed`
+/// (count keys) is scratch. Entries are placed by atomic cursors, then each
+/// bucket is rank-sorted; keys must be distinct (they end in t), so the result
+/// is the same on every run. Buckets must not exceed bucket_sort_largest.
+template <class ExecutionSpace, class Starts, class BucketOf, class KeyOf, class Keys>
+void bucket_order_device(ExecutionSpace const& exec, std::int64_t num_buckets, std::int64_t count,
+                         BucketOf const& bucket, KeyOf const& key, Starts const& starts,
+                         Keys const& placed, Keys const& sorted) {
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  auto cursor = allocate_view<Keys>(exec, "SpMVKit::bucket_order::cursor", num_buckets);
+  Kokkos::parallel_for(
+      "SpMVKit::bucket_order::cursor", Range(exec, 0, num_buckets),
+      KOKKOS_LAMBDA(std::int64_t b) { cursor(b) = static_cast<SortKey>(starts(b)); });
+  Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count),
+                       PlaceInBuckets<Starts, Keys, BucketOf, KeyOf>{cursor, placed, bucket, key});
+  constexpr int per_team = bucket_sort_buckets_per_team<ExecutionSpace>();
+  const std::int64_t league = (num_buckets + per_team - 1) / per_team;
+  Kokkos::parallel_for(
+      "SpMVKit::bucket_order::rank_sort",
+      Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(league), per_team,
+                                         bucket_sort_lanes<ExecutionSpace>()),
+      BucketRankSort<ExecutionSpace, Starts, Keys>{starts, placed, sorted, num_buckets});
+}
+
 /// Keys index * 2^shift + t for t < count: packed and unpacked with a shift and
 /// a mask (a division per key cost more than the rest of a transpose's fill).
 struct KeyPacking {
@@ -232,16 +355,6 @@ struct FillRuns {
   }
 };
 
-template <class Starts>
-struct ScanStarts {
-  Starts starts;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, typename Starts::value_type& sum,
-                                         bool final) const {
-    sum += starts(i);
-    if (final) starts(i) = sum;
-  }
-};
-
 /// The first entry out of range [0, rows) x [0, cols), or count if none.
 template <class Source>
 struct FirstOutOfRange {
@@ -254,13 +367,97 @@ struct FirstOutOfRange {
   }
 };
 
+template <class Source>
+struct RowOf {
+  Source source;
+  KOKKOS_INLINE_FUNCTION SortKey operator()(std::int64_t t) const {
+    return static_cast<SortKey>(source.row(t));
+  }
+};
+
+template <class Source>
+struct ColumnKeyOf {
+  Source source;
+  KeyPacking packing;
+  KOKKOS_INLINE_FUNCTION SortKey operator()(std::int64_t t) const {
+    return packing.pack(static_cast<SortKey>(source.col(t)), t);
+  }
+};
+
+/// Whether position p of a row's sorted (column, t) keys starts a run of one column.
+template <class Keys>
+KOKKOS_INLINE_FUNCTION bool starts_column_run(Keys const& sorted, KeyPacking const& packing,
+                                              std::int64_t first, std::int64_t p) {
+  return p == first || packing.high(sorted(p)) != packing.high(sorted(p - 1));
+}
+
+/// GPUs, after bucket_order_device by row: mode count writes each row's
+/// number of runs into row_starts(r + 1); mode fill writes each run's first
+/// position and column, and order(p) = t.
+template <class ExecutionSpace, class Keys, class Offsets, class Columns>
+struct RowRuns {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  Keys triplet_starts, sorted, order, run_starts;
+  Offsets row_starts;
+  Columns columns;
+  KeyPacking packing;
+  std::int64_t num_rows;
+  bool fill;
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t r =
+        static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank();
+    if (r >= num_rows) return;
+    const std::int64_t first = triplet_starts(r), n = triplet_starts(r + 1) - first;
+    if (!fill) {
+      std::int64_t runs = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, n),
+          [&](std::int64_t i, std::int64_t& c) {
+            c += starts_column_run(sorted, packing, first, first + i) ? 1 : 0;
+          },
+          runs);
+      Kokkos::single(Kokkos::PerThread(team), [&] {
+        row_starts(r + 1) = static_cast<typename Offsets::non_const_value_type>(runs);
+      });
+      return;
+    }
+    const auto base = static_cast<std::int64_t>(row_starts(r));
+    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i, std::int64_t& s,
+                                                                  bool final) {
+      const std::int64_t p = first + i;
+      const bool head = starts_column_run(sorted, packing, first, p);
+      if (final) {
+        if (head) {
+          run_starts(base + s) = p;
+          columns(base + s) = static_cast<typename Columns::value_type>(packing.high(sorted(p)));
+        }
+        order(p) = packing.low(sorted(p));
+      }
+      s += head ? 1 : 0;
+    });
+  }
+};
+
+template <class Offsets>
+struct SumCounts {
+  Offsets counts;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t r, std::int64_t& sum) const {
+    sum += static_cast<std::int64_t>(counts(r + 1));
+  }
+};
+
+/// How sort_entries orders the entries: automatic picks by backend and row
+/// length; the others force one path (tests run every path on every backend).
+enum class EntrySort { automatic, host_buckets, device_buckets, global_sort };
+
 /// Sorts the `count` entries of `source` (row(t), col(t) callable on the
 /// device, in range) into runs of equal (row, column). Throws std::length_error
 /// when the keys or the number of runs do not fit, AllocationError. Synchronous.
 template <class Ordinal, class Offset, class ExecutionSpace, class Source>
 SortedEntries<Ordinal, Offset, typename ExecutionSpace::device_type>
 sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
-             std::int64_t count, Source const& source, char const* where) {
+             std::int64_t count, Source const& source, char const* where,
+             EntrySort path = EntrySort::automatic) {
   using Device = typename ExecutionSpace::device_type;
   using Keys = Kokkos::View<SortKey*, Device>;
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
@@ -279,92 +476,135 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
   }
   out.order = allocate_view<Keys>(exec, "SpMVKit::sort_entries::order", count);
   if constexpr (is_host_space_v<ExecutionSpace>) {
-    // Buckets by row of keys (column, t), each sorted; the runs and columns are
-    // then read off each row's keys in order, without a gather through t.
-    const Keys keys = out.order;
-    const Keys triplet_starts =
-        allocate_view<Keys>(exec, "SpMVKit::sort_entries::triplet_starts",
-                            checked_extent_plus_one(num_rows, "rows", where));
-    bucket_order_host(
-        exec, num_rows, count, [=](std::int64_t t) { return static_cast<SortKey>(source.row(t)); },
-        [=](std::int64_t t) { return packing.pack(static_cast<SortKey>(source.col(t)), t); },
-        triplet_starts, keys);
-    const auto row_starts = out.row_starts;
-    using Rows = Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>,
-                                     Kokkos::IndexType<std::int64_t>>;
-    Kokkos::parallel_for("SpMVKit::sort_entries::count_runs", Rows(exec, 0, num_rows),
-                         [=](std::int64_t r) {
-                           Offset runs = 0;
-                           SortKey previous = -1;
-                           for (SortKey p = triplet_starts(r); p < triplet_starts(r + 1); ++p) {
-                             const SortKey col = packing.high(keys(p));
-                             runs += col != previous ? 1 : 0;
-                             previous = col;
-                           }
-                           row_starts(r + 1) = runs;
-                         });
-    exec.fence();
-    SortKey runs = 0;
-    for (std::int64_t r = 0; r < num_rows; ++r) {
-      runs += row_starts(r + 1);
-      checked_index<Offset>(runs, "number of entries after summing duplicates", where);
-      row_starts(r + 1) = static_cast<Offset>(runs);
-    }
-    out.nnz = runs;
-    out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
-    out.columns =
-        allocate_view<Kokkos::View<Ordinal*, Device>>(exec, "SpMVKit::sort_entries::columns", runs);
-    const auto run_starts = out.run_starts;
-    const auto columns = out.columns;
-    Kokkos::parallel_for("SpMVKit::sort_entries::fill_runs", Rows(exec, 0, num_rows),
-                         [=](std::int64_t r) {
-                           SortKey s = row_starts(r), previous = -1;
-                           for (SortKey p = triplet_starts(r); p < triplet_starts(r + 1); ++p) {
-                             const SortKey col = packing.high(keys(p));
-                             if (col != previous) {
-                               run_starts(s) = p;
-                               columns(s++) = static_cast<Ordinal>(col);
+    if (path == EntrySort::automatic || path == EntrySort::host_buckets) {
+      // Buckets by row of keys (column, t), each sorted; the runs and columns are
+      // then read off each row's keys in order, without a gather through t.
+      const Keys keys = out.order;
+      const Keys triplet_starts =
+          allocate_view<Keys>(exec, "SpMVKit::sort_entries::triplet_starts",
+                              checked_extent_plus_one(num_rows, "rows", where));
+      bucket_order_host(
+          exec, num_rows, count,
+          [=](std::int64_t t) { return static_cast<SortKey>(source.row(t)); },
+          [=](std::int64_t t) { return packing.pack(static_cast<SortKey>(source.col(t)), t); },
+          triplet_starts, keys);
+      const auto row_starts = out.row_starts;
+      using Rows = Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>,
+                                       Kokkos::IndexType<std::int64_t>>;
+      Kokkos::parallel_for("SpMVKit::sort_entries::count_runs", Rows(exec, 0, num_rows),
+                           [=](std::int64_t r) {
+                             Offset runs = 0;
+                             SortKey previous = -1;
+                             for (SortKey p = triplet_starts(r); p < triplet_starts(r + 1); ++p) {
+                               const SortKey col = packing.high(keys(p));
+                               runs += col != previous ? 1 : 0;
                                previous = col;
                              }
-                             keys(p) = packing.low(keys(p)); // the order: t
-                           }
-                         });
-    run_starts(runs) = count;
-    exec.fence();
-    return out;
-  } else {
-    Keys run_of = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_of", count);
-    {
-      Keys by_column = run_of; // its storage holds run numbers once the keys are spent
-      Kokkos::parallel_for("SpMVKit::sort_entries::column_keys", Range(exec, 0, count),
-                           ColumnKeys<Keys, Source>{by_column, source, packing});
-      sort_distinct_keys(exec, by_column);
-      Keys by_row = allocate_view<Keys>(exec, "SpMVKit::sort_entries::row_keys", count);
-      Kokkos::parallel_for("SpMVKit::sort_entries::row_keys", Range(exec, 0, count),
-                           RowKeys<Keys, Source>{by_column, by_row, source, packing});
-      sort_distinct_keys(exec, by_row);
-      Kokkos::parallel_for("SpMVKit::sort_entries::order", Range(exec, 0, count),
-                           OrderFromKeys<Keys>{by_column, by_row, out.order, packing});
+                             row_starts(r + 1) = runs;
+                           });
+      exec.fence();
+      SortKey runs = 0;
+      for (std::int64_t r = 0; r < num_rows; ++r) {
+        runs += row_starts(r + 1);
+        checked_index<Offset>(runs, "number of entries after summing duplicates", where);
+        row_starts(r + 1) = static_cast<Offset>(runs);
+      }
+      out.nnz = runs;
+      out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
+      out.columns = allocate_view<Kokkos::View<Ordinal*, Device>>(
+          exec, "SpMVKit::sort_entries::columns", runs);
+      const auto run_starts = out.run_starts;
+      const auto columns = out.columns;
+      Kokkos::parallel_for("SpMVKit::sort_entries::fill_runs", Rows(exec, 0, num_rows),
+                           [=](std::int64_t r) {
+                             SortKey s = row_starts(r), previous = -1;
+                             for (SortKey p = triplet_starts(r); p < triplet_starts(r + 1); ++p) {
+                               const SortKey col = packing.high(keys(p));
+                               if (col != previous) {
+                                 run_starts(s) = p;
+                                 columns(s++) = static_cast<Ordinal>(col);
+                                 previous = col;
+                               }
+                               keys(p) = packing.low(keys(p)); // the order: t
+                             }
+                           });
+      run_starts(runs) = count;
+      exec.fence();
+      return out;
     }
-    SortKey runs = 0;
-    Kokkos::parallel_scan("SpMVKit::sort_entries::runs", Range(exec, 0, count),
-                          RunNumbers<Keys, Source>{out.order, run_of, source}, runs);
+  }
+  // Buckets by row when no row is long (FEM assembly, spadd of PDE
+  // matrices): two scattered passes and a rank sort per row, against two
+  // global sorts of 64-bit keys and gathers through them.
+  const Keys triplet_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::triplet_starts",
+                                                  checked_extent_plus_one(num_rows, "rows", where));
+  if (path != EntrySort::global_sort &&
+      (count_into_buckets(exec, num_rows, count, RowOf<Source>{source}, triplet_starts) <=
+           bucket_sort_largest ||
+       path == EntrySort::device_buckets)) {
+    using Offsets = Kokkos::View<Offset*, Device>;
+    using Columns = Kokkos::View<Ordinal*, Device>;
+    using Runs = RowRuns<ExecutionSpace, Keys, Offsets, Columns>;
+    const Keys placed = out.order; // the placed keys' storage holds the order at the end
+    const Keys sorted = allocate_view<Keys>(exec, "SpMVKit::sort_entries::sorted", count);
+    bucket_order_device(exec, num_rows, count, RowOf<Source>{source},
+                        ColumnKeyOf<Source>{source, packing}, triplet_starts, placed, sorted);
+    constexpr int per_team = bucket_sort_buckets_per_team<ExecutionSpace>();
+    const Kokkos::TeamPolicy<ExecutionSpace> rows_policy(
+        exec, static_cast<int>((num_rows + per_team - 1) / per_team), per_team,
+        bucket_sort_lanes<ExecutionSpace>());
+    Runs runs_of{triplet_starts, sorted,  out.order, Keys(), out.row_starts,
+                 Columns(),      packing, num_rows,  false};
+    Kokkos::parallel_for("SpMVKit::sort_entries::count_runs", rows_policy, runs_of);
+    std::int64_t runs = 0;
+    Kokkos::parallel_reduce("SpMVKit::sort_entries::sum_runs", Range(exec, 0, num_rows),
+                            SumCounts<Offsets>{out.row_starts}, runs);
     exec.fence();
     checked_index<Offset>(runs, "number of entries after summing duplicates", where);
+    Kokkos::parallel_scan("SpMVKit::sort_entries::row_starts", Range(exec, 0, num_rows + 1),
+                          ScanStarts<Offsets>{out.row_starts});
     out.nnz = runs;
     out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
-    out.columns =
-        allocate_view<Kokkos::View<Ordinal*, Device>>(exec, "SpMVKit::sort_entries::columns", runs);
-    Kokkos::parallel_for(
-        "SpMVKit::sort_entries::fill", Range(exec, 0, count),
-        FillRuns<Keys, Kokkos::View<Ordinal*, Device>, Kokkos::View<Offset*, Device>, Source>{
-            out.order, run_of, out.run_starts, out.columns, out.row_starts, source});
+    out.columns = allocate_view<Columns>(exec, "SpMVKit::sort_entries::columns", runs);
+    runs_of.run_starts = out.run_starts;
+    runs_of.columns = out.columns;
+    runs_of.fill = true;
+    Kokkos::parallel_for("SpMVKit::sort_entries::fill_runs", rows_policy, runs_of);
     Kokkos::deep_copy(exec, Kokkos::subview(out.run_starts, runs), SortKey(count));
-    Kokkos::parallel_scan("SpMVKit::sort_entries::row_starts", Range(exec, 0, num_rows + 1),
-                          ScanStarts<Kokkos::View<Offset*, Device>>{out.row_starts});
     exec.fence();
     return out;
   }
+  Keys run_of = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_of", count);
+  {
+    Keys by_column = run_of; // its storage holds run numbers once the keys are spent
+    Kokkos::parallel_for("SpMVKit::sort_entries::column_keys", Range(exec, 0, count),
+                         ColumnKeys<Keys, Source>{by_column, source, packing});
+    sort_distinct_keys(exec, by_column);
+    Keys by_row = allocate_view<Keys>(exec, "SpMVKit::sort_entries::row_keys", count);
+    Kokkos::parallel_for("SpMVKit::sort_entries::row_keys", Range(exec, 0, count),
+                         RowKeys<Keys, Source>{by_column, by_row, source, packing});
+    sort_distinct_keys(exec, by_row);
+    Kokkos::parallel_for("SpMVKit::sort_entries::order", Range(exec, 0, count),
+                         OrderFromKeys<Keys>{by_column, by_row, out.order, packing});
+  }
+  SortKey runs = 0;
+  Kokkos::parallel_scan("SpMVKit::sort_entries::runs", Range(exec, 0, count),
+                        RunNumbers<Keys, Source>{out.order, run_of, source}, runs);
+  exec.fence();
+  checked_index<Offset>(runs, "number of entries after summing duplicates", where);
+  out.nnz = runs;
+  out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
+  out.columns =
+      allocate_view<Kokkos::View<Ordinal*, Device>>(exec, "SpMVKit::sort_entries::columns", runs);
+  Kokkos::parallel_for(
+      "SpMVKit::sort_entries::fill", Range(exec, 0, count),
+      FillRuns<Keys, Kokkos::View<Ordinal*, Device>, Kokkos::View<Offset*, Device>, Source>{
+          out.order, run_of, out.run_starts, out.columns, out.row_starts, source});
+  Kokkos::deep_copy(exec, Kokkos::subview(out.run_starts, runs), SortKey(count));
+  Kokkos::parallel_scan("SpMVKit::sort_entries::row_starts", Range(exec, 0, num_rows + 1),
+                        ScanStarts<Kokkos::View<Offset*, Device>>{out.row_starts});
+  exec.fence();
+  return out;
 }
 
 /// Throws std::invalid_argument naming the first entry out of range.
