@@ -7,6 +7,8 @@
 //   ops/<p>/<matrix>/spadd_numeric/<spmvkit|kk>   the numeric phase alone, on a kept structure
 //   ops/<p>/<matrix>/assembly/spmvkit             assemble_crs from triplets: each entry of A
 //                                                 split in two halves, the triplets shuffled
+//   ops/<p>/<matrix>/assembly/sort_reduce         the same with sort_by_key + reduce by key
+//                                                 (sort_reduce_assembly.hpp; Kokkos >= 4.3)
 //   ops/<p>/<matrix>/refill/spmvkit               refill() of the same triplets
 //   ops/<p>/<matrix>/spmv/spmvkit                 one y = A x (CRS, automatic kernel): the unit
 //                                                 of the ratios, in the same run
@@ -28,6 +30,7 @@
 #include "benchmarks.hpp"
 #include "options.hpp"
 #include "perf_common.hpp"
+#include "sort_reduce_assembly.hpp"
 
 #include <spmvkit/interop/kokkos_kernels.hpp>
 #include <spmvkit/operations/assembly.hpp>
@@ -176,6 +179,12 @@ Triplets<Scalar> split_triplets(Crs<Scalar> const& A) {
   return t;
 }
 
+/// The anchor of assembly is the sort-by-key + reduce-by-key baseline, of the others Kokkos
+/// Kernels.
+std::string impl_name(Op op, bool ours) {
+  return ours ? "spmvkit" : op == Op::assembly ? "sort_reduce" : "kk";
+}
+
 template <class Scalar>
 void bm_ops(benchmark::State& state, Options const& o, std::string const& name,
             MatrixSource const& source, Op op, bool ours) {
@@ -280,8 +289,15 @@ void bm_ops(benchmark::State& state, Options const& o, std::string const& name,
       if (!(gap <= tol)) return fail("(A + Aᵀ) x differs by " + std::to_string(gap));
     } else {
       trip = split_triplets(A);
-      assembled = assemble_crs(exec, A.num_rows(), A.num_cols(), trip.rows, trip.cols, trip.values,
-                               &pattern);
+      if (ours) {
+        assembled = assemble_crs(exec, A.num_rows(), A.num_cols(), trip.rows, trip.cols,
+                                 trip.values, &pattern);
+      } else {
+#if SPMVKIT_PERF_HAS_SORT_BY_KEY
+        assembled = sort_reduce_assembly<Scalar>(exec, A.num_rows(), A.num_cols(), trip.rows,
+                                                 trip.cols, trip.values);
+#endif
+      }
       nnz_out = assembled.nnz();
       Vector<Scalar> y1("SpMVKit::perf::ops::y1", A.num_rows()), y2("y2", A.num_rows());
       spmv(exec, Scalar(1), assembled, x, Scalar(0), y1);
@@ -289,12 +305,21 @@ void bm_ops(benchmark::State& state, Options const& o, std::string const& name,
       exec.fence();
       const double gap = relative_gap(y1, y2, abs_product(A, x, false));
       if (!(gap <= tol)) return fail("the assembled A x differs by " + std::to_string(gap));
-      run = op == Op::assembly
-                ? std::function<void()>([&] {
-                    assembled = assemble_crs(exec, A.num_rows(), A.num_cols(), trip.rows, trip.cols,
-                                             trip.values, &pattern);
-                  })
-                : std::function<void()>([&] { refill(exec, pattern, trip.values, assembled); });
+      if (op == Op::refill) {
+        run = [&] { refill(exec, pattern, trip.values, assembled); };
+      } else if (ours) {
+        run = [&] {
+          assembled = assemble_crs(exec, A.num_rows(), A.num_cols(), trip.rows, trip.cols,
+                                   trip.values, &pattern);
+        };
+      } else {
+#if SPMVKIT_PERF_HAS_SORT_BY_KEY
+        run = [&] {
+          assembled = sort_reduce_assembly<Scalar>(exec, A.num_rows(), A.num_cols(), trip.rows,
+                                                   trip.cols, trip.values);
+        };
+#endif
+      }
     }
 
     for (int i = 0; i < std::max(1, o.warmup); ++i) run();
@@ -312,8 +337,7 @@ void bm_ops(benchmark::State& state, Options const& o, std::string const& name,
     const double t = median(times);
     const std::string key = name.substr(0, name.find("/" + std::string(op_name(op)) + "/"));
     if (op == Op::spmv) spmv_times()[key] = t;
-    state.SetLabel(std::string("family=ops;op=") + op_name(op) +
-                   ";impl=" + (ours ? "spmvkit" : "kk"));
+    state.SetLabel(std::string("family=ops;op=") + op_name(op) + ";impl=" + impl_name(op, ours));
     state.counters["time_s"] = t;
     state.counters["rows"] = static_cast<double>(A.num_rows());
     state.counters["nnz"] = static_cast<double>(A.nnz());
@@ -479,13 +503,14 @@ void register_ops_benchmarks(std::shared_ptr<const Options> const& options,
     }
   }
   if (!o.has_family("ops")) return;
-  const std::vector<std::pair<Op, bool>> runs{
+  std::vector<std::pair<Op, bool>> runs{
       {Op::spmv, true},           {Op::transpose, true}, {Op::transpose, false},
       {Op::spadd, true},          {Op::spadd, false},    {Op::spadd_numeric, true},
       {Op::spadd_numeric, false}, {Op::assembly, true},  {Op::refill, true}};
+  if (SPMVKIT_PERF_HAS_SORT_BY_KEY) runs.emplace_back(Op::assembly, false);
   for (auto const& [op, ours] : runs) {
     const std::string name = std::string("ops/") + precision_name<Scalar>() + "/" + source.name +
-                             "/" + op_name(op) + "/" + (ours ? "spmvkit" : "kk");
+                             "/" + op_name(op) + "/" + impl_name(op, ours);
     benchmark::RegisterBenchmark(
         name.c_str(),
         [options, name, source, op = op, ours = ours](benchmark::State& st) {
