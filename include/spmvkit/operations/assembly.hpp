@@ -82,8 +82,23 @@ public:
   /// slots()(t): the index into the matrix's values() that triplet t adds
   /// into, for an element loop that adds into the matrix itself (with
   /// Kokkos::atomic_add; the sum's order then varies between runs, unlike
-  /// refill()'s).
-  slots_type const& slots() const { return slots_; }
+  /// refill()'s). Built on the first call, on a default instance of
+  /// ExecutionSpace (a scatter over all triplets that refill() does not
+  /// need); that first call is synchronous and not thread-safe.
+  slots_type const& slots() const {
+    if (slots_.extent(0) != order_.extent(0)) {
+      using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+      const ExecutionSpace exec;
+      auto slots =
+          detail::allocate_view<slots_type>(exec, "SpMVKit::assembly::slots", num_triplets());
+      Kokkos::parallel_for(
+          "SpMVKit::assembly::slots", Range(exec, 0, nnz_),
+          detail::SlotsOfTriplets<slots_type, decltype(order_)>{slots, order_, run_starts_});
+      exec.fence();
+      slots_ = slots;
+    }
+    return slots_;
+  }
 
   /// Internal: the triplets in (row, column, t) order.
   Kokkos::View<detail::SortKey*, device_type> const& order() const { return order_; }
@@ -92,19 +107,18 @@ public:
 
   /// Internal: set by assemble_crs().
   template <class Sorted>
-  void set(Sorted const& sorted, std::int64_t num_rows, std::int64_t num_cols,
-           slots_type const& slots) {
+  void set(Sorted const& sorted, std::int64_t num_rows, std::int64_t num_cols) {
     order_ = sorted.order;
     run_starts_ = sorted.run_starts;
     nnz_ = sorted.nnz;
     num_rows_ = num_rows;
     num_cols_ = num_cols;
-    slots_ = slots;
+    slots_ = slots_type();
   }
 
 private:
   Kokkos::View<detail::SortKey*, device_type> order_, run_starts_;
-  slots_type slots_;
+  mutable slots_type slots_;
   std::int64_t nnz_ = 0, num_rows_ = 0, num_cols_ = 0;
 };
 
@@ -120,10 +134,10 @@ private:
 /// std::invalid_argument when the extents differ or a triplet lies outside
 /// the matrix (naming the first, by t), std::length_error when a size does
 /// not fit Ordinal or Offset or max(num_rows, num_cols) times the power of two
-/// above n exceeds 2^63 (the sort keys), AllocationError. Memory: three 8-byte arrays of n (two
-/// sort keys and the order) besides the matrix; with a pattern the order,
-/// n slots and nnz + 1 run starts stay. Synchronous. The result's structure is
-/// known valid (no check on first use).
+/// above n exceeds 2^63 (the sort keys), AllocationError. Memory: at most three 8-byte arrays of
+/// n (sort keys and the order) besides the matrix; with a pattern the order
+/// and nnz + 1 run starts stay (and n slots once slots() is called). Synchronous. The result's
+/// structure is known valid (no check on first use).
 ///
 /// Usage: `auto A = assemble_crs(exec, n, n, rows, cols, vals, &pattern);`
 template <class Ordinal = int, class Offset = int, class ExecutionSpace, class Rows, class Cols,
@@ -173,15 +187,7 @@ assemble_crs(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
       detail::SumRuns<typename Matrix::values_type, decltype(sorted.order),
                       detail::ValueAt<Values>>{vals, sorted.order, sorted.run_starts, {values}});
   Matrix A(num_rows, num_cols, sorted.row_starts, sorted.columns, vals);
-  if (pattern) {
-    auto slots =
-        detail::allocate_view<typename AssemblyPattern<ExecutionSpace, Offset>::slots_type>(
-            exec, "SpMVKit::assembly::slots", n);
-    Kokkos::parallel_for("SpMVKit::assembly::slots", Range(exec, 0, sorted.nnz),
-                         detail::SlotsOfTriplets<decltype(slots), decltype(sorted.order)>{
-                             slots, sorted.order, sorted.run_starts});
-    pattern->set(sorted, num_rows, num_cols, slots);
-  }
+  if (pattern) pattern->set(sorted, num_rows, num_cols);
   exec.fence();
   A.trust_structure();
   return A;

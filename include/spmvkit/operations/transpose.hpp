@@ -14,6 +14,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <utility>
 
 namespace spmvkit {
 
@@ -24,6 +25,53 @@ template <class Columns>
 struct CrsColumnSource {
   Columns columns;
   KOKKOS_INLINE_FUNCTION auto col(std::int64_t k) const { return columns(k); }
+};
+
+/// GPUs: each entry k of row r of A goes to the next free place of its
+/// column's bucket as the key (r, k), so the buckets' rank sort gives A's row
+/// order and the fill needs no per-entry row array.
+template <class ExecutionSpace, class Starts, class Columns, class Keys>
+struct PlaceRowEntries {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  Starts row_starts;
+  Columns columns;
+  Keys cursor, placed;
+  KeyPacking packing;
+  std::int64_t num_rows;
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t r =
+        static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank();
+    if (r >= num_rows) return;
+    const auto first = static_cast<std::int64_t>(row_starts(r));
+    const auto n = static_cast<std::int64_t>(row_starts(r + 1)) - first;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i) {
+      const std::int64_t k = first + i;
+      placed(Kokkos::atomic_fetch_add(&cursor(columns(k)), SortKey(1))) = packing.pack(r, k);
+    });
+  }
+};
+
+/// Lanes per row for PlaceRowEntries: about the rows' mean length, at most a warp.
+template <class ExecutionSpace>
+int transpose_row_lanes(std::int64_t num_rows, std::int64_t nnz) {
+  if (is_host_space_v<ExecutionSpace>) return 1;
+  const std::int64_t mean = num_rows > 0 ? nnz / num_rows : 0;
+  int lanes = 1;
+  while (lanes < 32 && lanes < mean) lanes *= 2;
+  return lanes;
+}
+
+template <class Keys, class Values, class Columns>
+struct TransposeFillPacked {
+  Keys order;
+  Values a_values, values;
+  Columns columns;
+  KeyPacking packing;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p) const {
+    const SortKey key = order(p);
+    columns(p) = static_cast<typename Columns::value_type>(packing.high(key));
+    values(p) = a_values(packing.low(key));
+  }
 };
 
 template <class Keys, class Matrix>
@@ -53,9 +101,6 @@ struct ColumnOf {
   }
 };
 
-struct EntryIndex {
-  KOKKOS_INLINE_FUNCTION SortKey operator()(std::int64_t k) const { return k; }
-};
 
 /// transpose() with the order's path chosen (tests force each on every backend).
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
@@ -78,13 +123,48 @@ transpose_by(ExecutionSpace const& exec,
     T.trust_structure();
     return T;
   }
+  const bool host_path = is_host_space_v<ExecutionSpace> &&
+                         (path == EntrySort::automatic || path == EntrySort::host_buckets);
+  if (!host_path) {
+    // GPUs: a column's entries are placed by an atomic cursor as (row, entry)
+    // keys and rank-sorted when no column is long and the keys fit; else one
+    // global sort of packed (column, entry) keys.
+    const std::int64_t largest = count_into_buckets(
+        exec, A.num_cols(), nnz, ColumnOf<Columns>{A.column_indices()}, T.row_starts());
+    const bool fits = A.num_rows() <= (SortKey(1) << (63 - packing.shift));
+    if (fits && path != EntrySort::global_sort &&
+        (largest <= bucket_sort_largest || path == EntrySort::device_buckets)) {
+      const auto row_packing = key_packing(A.num_rows(), nnz, "the number of rows", where);
+      // One scratch allocation: placed keys, sorted keys, cursors.
+      Keys scratch = allocate_view<Keys>(exec, "SpMVKit::transpose::keys", 2 * nnz + A.num_cols());
+      const Keys placed(scratch, std::make_pair(std::int64_t(0), nnz));
+      const Keys order(scratch, std::make_pair(nnz, 2 * nnz));
+      const Keys cursor(scratch, std::make_pair(2 * nnz, 2 * nnz + A.num_cols()));
+      Kokkos::parallel_for(
+          "SpMVKit::transpose::cursor", Range(exec, 0, A.num_cols()),
+          CursorsFromStarts<Keys, typename Matrix::row_starts_type>{cursor, T.row_starts()});
+      const int lanes = transpose_row_lanes<ExecutionSpace>(A.num_rows(), nnz);
+      const int per_team = is_host_space_v<ExecutionSpace> ? 1 : 128 / lanes;
+      Kokkos::parallel_for(
+          "SpMVKit::transpose::place",
+          Kokkos::TeamPolicy<ExecutionSpace>(
+              exec, static_cast<int>((A.num_rows() + per_team - 1) / per_team), per_team, lanes),
+          PlaceRowEntries<ExecutionSpace, typename Matrix::row_starts_type, Columns, Keys>{
+              A.row_starts(), A.column_indices(), cursor, placed, row_packing, A.num_rows()});
+      bucket_rank_sort(exec, A.num_cols(), T.row_starts(), placed, order);
+      Kokkos::parallel_for("SpMVKit::transpose::fill", Range(exec, 0, nnz),
+                           TransposeFillPacked<Keys, typename Matrix::values_type, Columns>{
+                               order, A.values(), T.values(), T.column_indices(), row_packing});
+      exec.fence();
+      T.trust_structure();
+      return T;
+    }
+  }
   // Each entry's row, for the gather (T's column indices).
   Columns rows_of = allocate_view<Columns>(exec, "SpMVKit::transpose::rows_of", nnz);
   Kokkos::parallel_for(
       "SpMVKit::transpose::rows_of", Range(exec, 0, A.num_rows()),
       CrsEntryRows<typename Matrix::row_starts_type, Columns>{A.row_starts(), rows_of});
-  const bool host_path = is_host_space_v<ExecutionSpace> &&
-                         (path == EntrySort::automatic || path == EntrySort::host_buckets);
   Keys order = allocate_view<Keys>(exec, "SpMVKit::transpose::order", nnz);
   if constexpr (is_host_space_v<ExecutionSpace>) {
     if (host_path) {
@@ -97,22 +177,10 @@ transpose_by(ExecutionSpace const& exec,
     }
   }
   if (!host_path) {
-    // GPUs: a column's entries are placed by an atomic cursor and rank-sorted
-    // by entry index when no column is long; else one global sort of packed
-    // (column, entry) keys.
-    const std::int64_t largest = count_into_buckets(
-        exec, A.num_cols(), nnz, ColumnOf<Columns>{A.column_indices()}, T.row_starts());
-    if (path != EntrySort::global_sort &&
-        (largest <= bucket_sort_largest || path == EntrySort::device_buckets)) {
-      Keys placed = allocate_view<Keys>(exec, "SpMVKit::transpose::placed", nnz);
-      bucket_order_device(exec, A.num_cols(), nnz, ColumnOf<Columns>{A.column_indices()},
-                          EntryIndex{}, T.row_starts(), placed, order);
-    } else {
-      Kokkos::parallel_for(
-          "SpMVKit::transpose::keys", Range(exec, 0, nnz),
-          ColumnKeys<Keys, CrsColumnSource<Columns>>{order, {A.column_indices()}, packing});
-      sort_distinct_keys(exec, order);
-    }
+    Kokkos::parallel_for(
+        "SpMVKit::transpose::keys", Range(exec, 0, nnz),
+        ColumnKeys<Keys, CrsColumnSource<Columns>>{order, {A.column_indices()}, packing});
+    sort_distinct_keys(exec, order);
   }
   // order(p) is k, or (column, k) packed: low() is k either way.
   Kokkos::parallel_for("SpMVKit::transpose::fill", Range(exec, 0, nnz),
@@ -133,9 +201,9 @@ transpose_by(ExecutionSpace const& exec,
 /// Checks A's structure first unless known (std::invalid_argument naming the
 /// row). Throws std::length_error when num_cols times the power of two above nnz
 /// exceeds 2^63 (the sort keys), AllocationError. Memory: the result plus 8 bytes
-/// per nonzero (the sort keys; 16 on GPUs when every column is short) and one
-/// Ordinal per nonzero (each entry's row). Synchronous; the result's structure
-/// is known valid.
+/// per nonzero (the sort keys) and one Ordinal per nonzero (each entry's row);
+/// on GPUs with no column over 1024 entries instead 16 bytes per nonzero and 8
+/// per column. Synchronous; the result's structure is known valid.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 transpose(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {

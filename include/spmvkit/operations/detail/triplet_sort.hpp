@@ -19,6 +19,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace spmvkit::detail {
@@ -211,22 +212,10 @@ struct BucketRankSort {
   }
 };
 
-/// GPUs: keys(t) of the entries t < count grouped by bucket (starts from
-/// count_into_buckets) and ascending within each bucket, in `sorted`; `placed`
-/// (count keys) is scratch. Entries are placed by atomic cursors, then each
-/// bucket is rank-sorted; keys must be distinct (they end in t), so the result
-/// is the same on every run. Buckets must not exceed bucket_sort_largest.
-template <class ExecutionSpace, class Starts, class BucketOf, class KeyOf, class Keys>
-void bucket_order_device(ExecutionSpace const& exec, std::int64_t num_buckets, std::int64_t count,
-                         BucketOf const& bucket, KeyOf const& key, Starts const& starts,
-                         Keys const& placed, Keys const& sorted) {
-  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  auto cursor = allocate_view<Keys>(exec, "SpMVKit::bucket_order::cursor", num_buckets);
-  Kokkos::parallel_for(
-      "SpMVKit::bucket_order::cursor", Range(exec, 0, num_buckets),
-      KOKKOS_LAMBDA(std::int64_t b) { cursor(b) = static_cast<SortKey>(starts(b)); });
-  Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count),
-                       PlaceInBuckets<Starts, Keys, BucketOf, KeyOf>{cursor, placed, bucket, key});
+/// sorted = each bucket of placed (bounds in starts) in ascending order; keys distinct.
+template <class ExecutionSpace, class Starts, class Keys>
+void bucket_rank_sort(ExecutionSpace const& exec, std::int64_t num_buckets, Starts const& starts,
+                      Keys const& placed, Keys const& sorted) {
   constexpr int per_team = bucket_sort_buckets_per_team<ExecutionSpace>();
   const std::int64_t league = (num_buckets + per_team - 1) / per_team;
   Kokkos::parallel_for(
@@ -234,6 +223,32 @@ void bucket_order_device(ExecutionSpace const& exec, std::int64_t num_buckets, s
       Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(league), per_team,
                                          bucket_sort_lanes<ExecutionSpace>()),
       BucketRankSort<ExecutionSpace, Starts, Keys>{starts, placed, sorted, num_buckets});
+}
+
+template <class Keys, class Starts>
+struct CursorsFromStarts {
+  Keys cursor;
+  Starts starts;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t b) const {
+    cursor(b) = static_cast<SortKey>(starts(b));
+  }
+};
+
+/// GPUs: keys(t) of the entries t < count grouped by bucket (starts from
+/// count_into_buckets) and ascending within each bucket, in `sorted`; `placed`
+/// (count keys) and `cursor` (num_buckets) are scratch. Entries are placed by
+/// atomic cursors, then each bucket is rank-sorted; keys must be distinct (they
+/// end in t), so the result is the same on every run.
+template <class ExecutionSpace, class Starts, class BucketOf, class KeyOf, class Keys>
+void bucket_order_device(ExecutionSpace const& exec, std::int64_t num_buckets, std::int64_t count,
+                         BucketOf const& bucket, KeyOf const& key, Starts const& starts,
+                         Keys const& placed, Keys const& sorted, Keys const& cursor) {
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  Kokkos::parallel_for("SpMVKit::bucket_order::cursor", Range(exec, 0, num_buckets),
+                       CursorsFromStarts<Keys, Starts>{cursor, starts});
+  Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count),
+                       PlaceInBuckets<Starts, Keys, BucketOf, KeyOf>{cursor, placed, bucket, key});
+  bucket_rank_sort(exec, num_buckets, starts, placed, sorted);
 }
 
 /// Keys index * 2^shift + t for t < count: packed and unpacked with a shift and
@@ -546,9 +561,13 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     using Columns = Kokkos::View<Ordinal*, Device>;
     using Runs = RowRuns<ExecutionSpace, Keys, Offsets, Columns>;
     const Keys placed = out.order; // the placed keys' storage holds the order at the end
-    const Keys sorted = allocate_view<Keys>(exec, "SpMVKit::sort_entries::sorted", count);
+    // One scratch allocation: the sorted keys, then the cursors.
+    const Keys scratch =
+        allocate_view<Keys>(exec, "SpMVKit::sort_entries::sorted", count + num_rows);
+    const Keys sorted(scratch, std::make_pair(std::int64_t(0), count));
     bucket_order_device(exec, num_rows, count, RowOf<Source>{source},
-                        ColumnKeyOf<Source>{source, packing}, triplet_starts, placed, sorted);
+                        ColumnKeyOf<Source>{source, packing}, triplet_starts, placed, sorted,
+                        Keys(scratch, std::make_pair(count, count + num_rows)));
     constexpr int per_team = bucket_sort_buckets_per_team<ExecutionSpace>();
     const Kokkos::TeamPolicy<ExecutionSpace> rows_policy(
         exec, static_cast<int>((num_rows + per_team - 1) / per_team), per_team,
