@@ -101,7 +101,6 @@ struct ColumnOf {
   }
 };
 
-
 /// transpose() with the order's path chosen (tests force each on every backend).
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
@@ -135,11 +134,10 @@ transpose_by(ExecutionSpace const& exec,
     if (fits && path != EntrySort::global_sort &&
         (largest <= bucket_sort_largest || path == EntrySort::device_buckets)) {
       const auto row_packing = key_packing(A.num_rows(), nnz, "the number of rows", where);
-      // One scratch allocation: placed keys, sorted keys, cursors.
-      Keys scratch = allocate_view<Keys>(exec, "SpMVKit::transpose::keys", 2 * nnz + A.num_cols());
-      const Keys placed(scratch, std::make_pair(std::int64_t(0), nnz));
-      const Keys order(scratch, std::make_pair(nnz, 2 * nnz));
-      const Keys cursor(scratch, std::make_pair(2 * nnz, 2 * nnz + A.num_cols()));
+      // One scratch allocation: the keys, then the cursors.
+      Keys scratch = allocate_view<Keys>(exec, "SpMVKit::transpose::keys", nnz + A.num_cols());
+      const Keys order(scratch, std::make_pair(std::int64_t(0), nnz));
+      const Keys cursor(scratch, std::make_pair(nnz, nnz + A.num_cols()));
       Kokkos::parallel_for(
           "SpMVKit::transpose::cursor", Range(exec, 0, A.num_cols()),
           CursorsFromStarts<Keys, typename Matrix::row_starts_type>{cursor, T.row_starts()});
@@ -150,8 +148,8 @@ transpose_by(ExecutionSpace const& exec,
           Kokkos::TeamPolicy<ExecutionSpace>(
               exec, static_cast<int>((A.num_rows() + per_team - 1) / per_team), per_team, lanes),
           PlaceRowEntries<ExecutionSpace, typename Matrix::row_starts_type, Columns, Keys>{
-              A.row_starts(), A.column_indices(), cursor, placed, row_packing, A.num_rows()});
-      bucket_rank_sort(exec, A.num_cols(), T.row_starts(), placed, order);
+              A.row_starts(), A.column_indices(), cursor, order, row_packing, A.num_rows()});
+      bucket_rank_sort(exec, A.num_cols(), T.row_starts(), order, largest);
       Kokkos::parallel_for("SpMVKit::transpose::fill", Range(exec, 0, nnz),
                            TransposeFillPacked<Keys, typename Matrix::values_type, Columns>{
                                order, A.values(), T.values(), T.column_indices(), row_packing});
@@ -202,8 +200,8 @@ transpose_by(ExecutionSpace const& exec,
 /// row). Throws std::length_error when num_cols times the power of two above nnz
 /// exceeds 2^63 (the sort keys), AllocationError. Memory: the result plus 8 bytes
 /// per nonzero (the sort keys) and one Ordinal per nonzero (each entry's row);
-/// on GPUs with no column over 1024 entries instead 16 bytes per nonzero and 8
-/// per column. Synchronous; the result's structure is known valid.
+/// on GPUs with no column over 1024 entries instead 8 bytes per nonzero and per
+/// column. Synchronous; the result's structure is known valid.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 transpose(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {

@@ -191,11 +191,12 @@ struct PlaceInBuckets {
 
 /// Each key's position in its bucket is the number of smaller keys there
 /// (keys are distinct), so lanes write the sorted bucket without exchanging.
-template <class ExecutionSpace, class Starts, class Keys>
+template <class ExecutionSpace, class Starts, class Placed, class Keys>
 struct BucketRankSort {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   Starts starts;
-  Keys placed, sorted;
+  Placed placed;
+  Keys sorted;
   std::int64_t num_buckets;
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const std::int64_t b =
@@ -212,17 +213,65 @@ struct BucketRankSort {
   }
 };
 
-/// sorted = each bucket of placed (bounds in starts) in ascending order; keys distinct.
+/// The same rank sort in place: each bucket is first copied to the team's
+/// scratch memory (at most `capacity` keys per bucket), which its lanes then
+/// read instead of global memory.
+template <class ExecutionSpace, class Starts, class Keys>
+struct BucketRankSortInPlace {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  using Scratch = Kokkos::View<SortKey*, typename ExecutionSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Starts starts;
+  Keys keys;
+  std::int64_t num_buckets, capacity;
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const Scratch bucket(team.thread_scratch(0), capacity);
+    const std::int64_t b =
+        static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank();
+    if (b >= num_buckets) return;
+    const auto first = static_cast<std::int64_t>(starts(b));
+    const auto n = static_cast<std::int64_t>(starts(b + 1)) - first;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
+                         [&](std::int64_t i) { bucket(i) = keys(first + i); });
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i) {
+      const SortKey key = bucket(i);
+      std::int64_t rank = 0;
+      for (std::int64_t j = 0; j < n; ++j) rank += bucket(j) < key ? 1 : 0;
+      keys(first + rank) = key;
+    });
+  }
+};
+
+/// Sorts each bucket of keys (bounds in starts, the largest holding `largest`
+/// keys) ascending, in place; keys distinct.
 template <class ExecutionSpace, class Starts, class Keys>
 void bucket_rank_sort(ExecutionSpace const& exec, std::int64_t num_buckets, Starts const& starts,
-                      Keys const& placed, Keys const& sorted) {
+                      Keys const& keys, std::int64_t largest) {
   constexpr int per_team = bucket_sort_buckets_per_team<ExecutionSpace>();
-  const std::int64_t league = (num_buckets + per_team - 1) / per_team;
-  Kokkos::parallel_for(
-      "SpMVKit::bucket_order::rank_sort",
-      Kokkos::TeamPolicy<ExecutionSpace>(exec, static_cast<int>(league), per_team,
-                                         bucket_sort_lanes<ExecutionSpace>()),
-      BucketRankSort<ExecutionSpace, Starts, Keys>{starts, placed, sorted, num_buckets});
+  const auto league = static_cast<int>((num_buckets + per_team - 1) / per_team);
+  const int lanes = bucket_sort_lanes<ExecutionSpace>();
+  if (largest <= bucket_sort_largest) {
+    const std::int64_t capacity = largest > 0 ? largest : 1;
+    Kokkos::TeamPolicy<ExecutionSpace> policy(exec, league, per_team, lanes);
+    policy.set_scratch_size(
+        0,
+        Kokkos::PerThread(static_cast<int>(
+            BucketRankSortInPlace<ExecutionSpace, Starts, Keys>::Scratch::shmem_size(capacity))));
+    Kokkos::parallel_for(
+        "SpMVKit::bucket_order::rank_sort", policy,
+        BucketRankSortInPlace<ExecutionSpace, Starts, Keys>{starts, keys, num_buckets, capacity});
+    return;
+  }
+  // Longer buckets (only where a caller forces this path) read the unsorted
+  // copy from global memory.
+  const auto unsorted = allocate_view<Kokkos::View<SortKey*, typename Keys::device_type>>(
+      exec, "SpMVKit::bucket_order::unsorted", static_cast<std::int64_t>(keys.extent(0)));
+  Kokkos::deep_copy(exec, unsorted, keys);
+  Kokkos::parallel_for("SpMVKit::bucket_order::rank_sort",
+                       Kokkos::TeamPolicy<ExecutionSpace>(exec, league, per_team, lanes),
+                       BucketRankSort<ExecutionSpace, Starts, decltype(unsorted), Keys>{
+                           starts, unsorted, keys, num_buckets});
+  exec.fence();
 }
 
 template <class Keys, class Starts>
@@ -235,20 +284,20 @@ struct CursorsFromStarts {
 };
 
 /// GPUs: keys(t) of the entries t < count grouped by bucket (starts from
-/// count_into_buckets) and ascending within each bucket, in `sorted`; `placed`
-/// (count keys) and `cursor` (num_buckets) are scratch. Entries are placed by
-/// atomic cursors, then each bucket is rank-sorted; keys must be distinct (they
-/// end in t), so the result is the same on every run.
+/// count_into_buckets, the largest bucket holding `largest`) and ascending
+/// within each bucket, in `keys`; `cursor` (num_buckets) is scratch. Entries
+/// are placed by atomic cursors, then each bucket is rank-sorted; keys must be
+/// distinct (they end in t), so the result is the same on every run.
 template <class ExecutionSpace, class Starts, class BucketOf, class KeyOf, class Keys>
 void bucket_order_device(ExecutionSpace const& exec, std::int64_t num_buckets, std::int64_t count,
                          BucketOf const& bucket, KeyOf const& key, Starts const& starts,
-                         Keys const& placed, Keys const& sorted, Keys const& cursor) {
+                         std::int64_t largest, Keys const& keys, Keys const& cursor) {
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_for("SpMVKit::bucket_order::cursor", Range(exec, 0, num_buckets),
                        CursorsFromStarts<Keys, Starts>{cursor, starts});
   Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count),
-                       PlaceInBuckets<Starts, Keys, BucketOf, KeyOf>{cursor, placed, bucket, key});
-  bucket_rank_sort(exec, num_buckets, starts, placed, sorted);
+                       PlaceInBuckets<Starts, Keys, BucketOf, KeyOf>{cursor, keys, bucket, key});
+  bucket_rank_sort(exec, num_buckets, starts, keys, largest);
 }
 
 /// Keys index * 2^shift + t for t < count: packed and unpacked with a shift and
@@ -408,11 +457,11 @@ KOKKOS_INLINE_FUNCTION bool starts_column_run(Keys const& sorted, KeyPacking con
 
 /// GPUs, after bucket_order_device by row: mode count writes each row's
 /// number of runs into row_starts(r + 1); mode fill writes each run's first
-/// position and column, and order(p) = t.
+/// position and column.
 template <class ExecutionSpace, class Keys, class Offsets, class Columns>
 struct RowRuns {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
-  Keys triplet_starts, sorted, order, run_starts;
+  Keys triplet_starts, sorted, run_starts;
   Offsets row_starts;
   Columns columns;
   KeyPacking packing;
@@ -446,11 +495,18 @@ struct RowRuns {
           run_starts(base + s) = p;
           columns(base + s) = static_cast<typename Columns::value_type>(packing.high(sorted(p)));
         }
-        order(p) = packing.low(sorted(p));
       }
       s += head ? 1 : 0;
     });
   }
+};
+
+/// keys(p) = t, the entry of the packed key at p.
+template <class Keys>
+struct KeysToEntries {
+  Keys keys;
+  KeyPacking packing;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t p) const { keys(p) = packing.low(keys(p)); }
 };
 
 template <class Offsets>
@@ -553,27 +609,26 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
   // global sorts of 64-bit keys and gathers through them.
   const Keys triplet_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::triplet_starts",
                                                   checked_extent_plus_one(num_rows, "rows", where));
+  const std::int64_t largest =
+      path == EntrySort::global_sort
+          ? 0
+          : count_into_buckets(exec, num_rows, count, RowOf<Source>{source}, triplet_starts);
   if (path != EntrySort::global_sort &&
-      (count_into_buckets(exec, num_rows, count, RowOf<Source>{source}, triplet_starts) <=
-           bucket_sort_largest ||
-       path == EntrySort::device_buckets)) {
+      (largest <= bucket_sort_largest || path == EntrySort::device_buckets)) {
     using Offsets = Kokkos::View<Offset*, Device>;
     using Columns = Kokkos::View<Ordinal*, Device>;
     using Runs = RowRuns<ExecutionSpace, Keys, Offsets, Columns>;
-    const Keys placed = out.order; // the placed keys' storage holds the order at the end
-    // One scratch allocation: the sorted keys, then the cursors.
-    const Keys scratch =
-        allocate_view<Keys>(exec, "SpMVKit::sort_entries::sorted", count + num_rows);
-    const Keys sorted(scratch, std::make_pair(std::int64_t(0), count));
+    // The keys are placed and sorted in the order's storage; low() turns them into t at the end.
+    const Keys sorted = out.order;
     bucket_order_device(exec, num_rows, count, RowOf<Source>{source},
-                        ColumnKeyOf<Source>{source, packing}, triplet_starts, placed, sorted,
-                        Keys(scratch, std::make_pair(count, count + num_rows)));
+                        ColumnKeyOf<Source>{source, packing}, triplet_starts, largest, sorted,
+                        allocate_view<Keys>(exec, "SpMVKit::sort_entries::cursor", num_rows));
     constexpr int per_team = bucket_sort_buckets_per_team<ExecutionSpace>();
     const Kokkos::TeamPolicy<ExecutionSpace> rows_policy(
         exec, static_cast<int>((num_rows + per_team - 1) / per_team), per_team,
         bucket_sort_lanes<ExecutionSpace>());
-    Runs runs_of{triplet_starts, sorted,  out.order, Keys(), out.row_starts,
-                 Columns(),      packing, num_rows,  false};
+    Runs runs_of{triplet_starts, sorted,  Keys(),   out.row_starts,
+                 Columns(),      packing, num_rows, false};
     Kokkos::parallel_for("SpMVKit::sort_entries::count_runs", rows_policy, runs_of);
     std::int64_t runs = 0;
     Kokkos::parallel_reduce("SpMVKit::sort_entries::sum_runs", Range(exec, 0, num_rows),
@@ -589,6 +644,8 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     runs_of.columns = out.columns;
     runs_of.fill = true;
     Kokkos::parallel_for("SpMVKit::sort_entries::fill_runs", rows_policy, runs_of);
+    Kokkos::parallel_for("SpMVKit::sort_entries::order", Range(exec, 0, count),
+                         KeysToEntries<Keys>{sorted, packing});
     Kokkos::deep_copy(exec, Kokkos::subview(out.run_starts, runs), SortKey(count));
     exec.fence();
     return out;
