@@ -10,6 +10,9 @@
 //   ops/<p>/<matrix>/assembly/sort_reduce         the same with sort_by_key + reduce by key
 //                                                 (sort_reduce_assembly.hpp; Kokkos >= 4.3)
 //   ops/<p>/<matrix>/refill/spmvkit               refill() of the same triplets
+//   ops/<p>/fem_N<n>/element_assembly/<spmvkit|sort_reduce>, element_refill/spmvkit: the same
+//                                                 from the FEM element loop's triplets (64 per
+//                                                 row, in element order)
 //   ops/<p>/<matrix>/spmv/spmvkit                 one y = A x (CRS, automatic kernel): the unit
 //                                                 of the ratios, in the same run
 // and the modes family (operations/spmv.hpp's modes and multi-vector products):
@@ -37,6 +40,7 @@
 #include <spmvkit/operations/spadd.hpp>
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/operations/transpose.hpp>
+#include <spmvkit/problems/fem_problem.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
 
 #include <KokkosKernels_Handle.hpp>
@@ -128,7 +132,16 @@ Vector<Scalar> abs_product(Crs<Scalar> const& A, Vector<Scalar> const& x, bool t
   return y;
 }
 
-enum class Op { spmv, transpose, spadd, spadd_numeric, assembly, refill };
+enum class Op {
+  spmv,
+  transpose,
+  spadd,
+  spadd_numeric,
+  assembly,
+  refill,
+  element_assembly,
+  element_refill
+};
 char const* op_name(Op op) {
   switch (op) {
   case Op::spmv: return "spmv";
@@ -137,6 +150,8 @@ char const* op_name(Op op) {
   case Op::spadd_numeric: return "spadd_numeric";
   case Op::assembly: return "assembly";
   case Op::refill: return "refill";
+  case Op::element_assembly: return "element_assembly";
+  case Op::element_refill: return "element_refill";
   }
   return "?";
 }
@@ -182,7 +197,62 @@ Triplets<Scalar> split_triplets(Crs<Scalar> const& A) {
 /// The anchor of assembly is the sort-by-key + reduce-by-key baseline, of the others Kokkos
 /// Kernels.
 std::string impl_name(Op op, bool ours) {
-  return ours ? "spmvkit" : op == Op::assembly ? "sort_reduce" : "kk";
+  return ours ? "spmvkit" : op == Op::assembly || op == Op::element_assembly ? "sort_reduce" : "kk";
+}
+
+/// The FEM matrix's element triplets in the order an element loop emits them: for each of the
+/// N^3 cells (x fastest), the couplings of its interior corners (up to 8 x 8), the Q1 element
+/// stiffness h e(d) with d the corners' differing coordinates. Summed they give the matrix's
+/// weights h w(d): 8 cells share a node (e(0) = w(0) / 8), none share a face coupling (w(1) = 0),
+/// 2 an edge (e(2) = w(2) / 2), 1 a diagonal (e(3) = w(3)).
+template <class Scalar>
+Triplets<Scalar> fem_element_triplets(std::int64_t N) {
+  const FemPoisson p(N);
+  const std::int64_t n = p.n;
+  const double e[4] = {p.h * FemPoisson::stiffness_weight(0) / 8, 0.0,
+                       p.h * FemPoisson::stiffness_weight(2) / 2,
+                       p.h * FemPoisson::stiffness_weight(3)};
+  // Per direction, cell c has corners c - 1 and c, interior when in [0, n).
+  auto interior = [n](std::int64_t c) { return (c - 1 >= 0 ? 1 : 0) + (c < n ? 1 : 0); };
+  std::int64_t per_direction = 0;
+  for (std::int64_t c = 0; c < N; ++c) per_direction += interior(c) * interior(c);
+  const std::int64_t count = per_direction * per_direction * per_direction;
+  Triplets<Scalar> t{Kokkos::View<Ordinal*, Device>("SpMVKit::perf::ops::rows", count),
+                     Kokkos::View<Ordinal*, Device>("SpMVKit::perf::ops::cols", count),
+                     Kokkos::View<Scalar*, Device>("SpMVKit::perf::ops::values", count)};
+  auto hr = Kokkos::create_mirror_view(t.rows);
+  auto hc = Kokkos::create_mirror_view(t.cols);
+  auto hv = Kokkos::create_mirror_view(t.values);
+  std::int64_t k = 0;
+  std::int64_t node[8][3];
+  for (std::int64_t cz = 0; cz < N; ++cz) {
+    for (std::int64_t cy = 0; cy < N; ++cy) {
+      for (std::int64_t cx = 0; cx < N; ++cx) {
+        int corners = 0;
+        for (int c = 0; c < 8; ++c) {
+          const std::int64_t x = cx - 1 + (c & 1), y = cy - 1 + ((c >> 1) & 1),
+                             z = cz - 1 + (c >> 2);
+          if (x < 0 || x >= n || y < 0 || y >= n || z < 0 || z >= n) continue;
+          node[corners][0] = x;
+          node[corners][1] = y;
+          node[corners++][2] = z;
+        }
+        for (int a = 0; a < corners; ++a) {
+          for (int b = 0; b < corners; ++b) {
+            const int d = (node[a][0] != node[b][0]) + (node[a][1] != node[b][1]) +
+                          (node[a][2] != node[b][2]);
+            hr(k) = static_cast<Ordinal>(node[a][0] + n * (node[a][1] + n * node[a][2]));
+            hc(k) = static_cast<Ordinal>(node[b][0] + n * (node[b][1] + n * node[b][2]));
+            hv(k++) = static_cast<Scalar>(e[d]);
+          }
+        }
+      }
+    }
+  }
+  Kokkos::deep_copy(t.rows, hr);
+  Kokkos::deep_copy(t.cols, hc);
+  Kokkos::deep_copy(t.values, hv);
+  return t;
 }
 
 template <class Scalar>
@@ -288,7 +358,10 @@ void bm_ops(benchmark::State& state, Options const& o, std::string const& name,
       const double gap = relative_gap(y1, y2, scale);
       if (!(gap <= tol)) return fail("(A + Aᵀ) x differs by " + std::to_string(gap));
     } else {
-      trip = split_triplets(A);
+      const bool elements = op == Op::element_assembly || op == Op::element_refill;
+      if (elements && source.fem_n <= 0)
+        return fail("element triplets exist for FEM matrices only");
+      trip = elements ? fem_element_triplets<Scalar>(source.fem_n) : split_triplets(A);
       if (ours) {
         assembled = assemble_crs(exec, A.num_rows(), A.num_cols(), trip.rows, trip.cols,
                                  trip.values, &pattern);
@@ -305,7 +378,7 @@ void bm_ops(benchmark::State& state, Options const& o, std::string const& name,
       exec.fence();
       const double gap = relative_gap(y1, y2, abs_product(A, x, false));
       if (!(gap <= tol)) return fail("the assembled A x differs by " + std::to_string(gap));
-      if (op == Op::refill) {
+      if (op == Op::refill || op == Op::element_refill) {
         run = [&] { refill(exec, pattern, trip.values, assembled); };
       } else if (ours) {
         run = [&] {
@@ -508,6 +581,11 @@ void register_ops_benchmarks(std::shared_ptr<const Options> const& options,
       {Op::spadd, true},          {Op::spadd, false},    {Op::spadd_numeric, true},
       {Op::spadd_numeric, false}, {Op::assembly, true},  {Op::refill, true}};
   if (SPMVKIT_PERF_HAS_SORT_BY_KEY) runs.emplace_back(Op::assembly, false);
+  if (source.fem_n > 0) {
+    runs.emplace_back(Op::element_assembly, true);
+    runs.emplace_back(Op::element_refill, true);
+    if (SPMVKIT_PERF_HAS_SORT_BY_KEY) runs.emplace_back(Op::element_assembly, false);
+  }
   for (auto const& [op, ours] : runs) {
     const std::string name = std::string("ops/") + precision_name<Scalar>() + "/" + source.name +
                              "/" + op_name(op) + "/" + impl_name(op, ours);
