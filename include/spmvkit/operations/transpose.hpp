@@ -39,8 +39,7 @@ struct PlaceRowEntries {
   KeyPacking packing;
   std::int64_t num_rows;
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
-    const std::int64_t r =
-        static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank();
+    const std::int64_t r = team_thread_bucket(team);
     if (r >= num_rows) return;
     const auto first = static_cast<std::int64_t>(row_starts(r));
     const auto n = static_cast<std::int64_t>(row_starts(r + 1)) - first;

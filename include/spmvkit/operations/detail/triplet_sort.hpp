@@ -189,6 +189,13 @@ struct PlaceInBuckets {
   }
 };
 
+/// The bucket a team thread of the bucket kernels takes: a few buckets per team,
+/// one per team thread, its vector lanes sharing the bucket's entries.
+template <class Member>
+KOKKOS_INLINE_FUNCTION std::int64_t team_thread_bucket(Member const& team) {
+  return static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank();
+}
+
 /// Each key's position in its bucket is the number of smaller keys there
 /// (keys are distinct), so lanes write the sorted bucket without exchanging.
 template <class ExecutionSpace, class Starts, class Placed, class Keys>
@@ -199,8 +206,7 @@ struct BucketRankSort {
   Keys sorted;
   std::int64_t num_buckets;
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
-    const std::int64_t b =
-        static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank();
+    const std::int64_t b = team_thread_bucket(team);
     if (b >= num_buckets) return;
     const auto first = static_cast<std::int64_t>(starts(b));
     const auto n = static_cast<std::int64_t>(starts(b + 1)) - first;
@@ -226,8 +232,7 @@ struct BucketRankSortInPlace {
   std::int64_t num_buckets, capacity;
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const Scratch bucket(team.thread_scratch(0), capacity);
-    const std::int64_t b =
-        static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank();
+    const std::int64_t b = team_thread_bucket(team);
     if (b >= num_buckets) return;
     const auto first = static_cast<std::int64_t>(starts(b));
     const auto n = static_cast<std::int64_t>(starts(b + 1)) - first;
@@ -468,8 +473,7 @@ struct RowRuns {
   std::int64_t num_rows;
   bool fill;
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
-    const std::int64_t r =
-        static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank();
+    const std::int64_t r = team_thread_bucket(team);
     if (r >= num_rows) return;
     const std::int64_t first = triplet_starts(r), n = triplet_starts(r + 1) - first;
     if (!fill) {
