@@ -225,8 +225,10 @@ std::vector<std::int64_t> to_vector(V const& v) {
 
 TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
   using Exec = typename TypeParam::execution_space;
-  // Short rows (the bucketed paths' case), a row longer than the rank sort's
-  // automatic limit, and rows that are all duplicates of one entry.
+  // Rows of at most ~800 triplets (the in-place rank sort's case), rows longer
+  // than its limit of 1024 (each random set's dense row holds a tenth of the
+  // triplets), and rows that are all duplicates of one entry.
+  Triplets short_rows = random_triplets(3000, 2000, 8000, 13);
   Triplets few = random_triplets(900, 700, 12000, 11);
   Triplets dense = random_triplets(300, 5000, 30000, 12); // its dense row holds ~3000 entries
   Triplets same;
@@ -238,7 +240,7 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
     same.v.push_back(1.0);
   }
   using detail::EntrySort;
-  for (auto const* t : {&few, &dense, &same}) {
+  for (auto const* t : {&short_rows, &few, &dense, &same}) {
     const auto r = upload<int, Exec>(t->r);
     const auto c = upload<int, Exec>(t->c);
     const detail::TripletSource<decltype(r), decltype(c)> source{r, c};
