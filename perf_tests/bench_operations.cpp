@@ -13,6 +13,10 @@
 //   ops/<p>/fem_N<n>/element_assembly/<spmvkit|sort_reduce>, element_refill/spmvkit: the same
 //                                                 from the FEM element loop's triplets (64 per
 //                                                 row, in element order)
+//   ops/<p>/fem_N<n>/element_refill/slots         that element loop on the device computing its
+//                                                 values and adding them through the pattern's
+//                                                 slot map (AssemblyPattern::adder), zeroing
+//                                                 included
 //   ops/<p>/<matrix>/spmv/spmvkit                 one y = A x (CRS, automatic kernel): the unit
 //                                                 of the ratios, in the same run
 // and the modes family (operations/spmv.hpp's modes and multi-vector products):
@@ -197,6 +201,7 @@ Triplets<Scalar> split_triplets(Crs<Scalar> const& A) {
 /// The anchor of assembly is the sort-by-key + reduce-by-key baseline, of the others Kokkos
 /// Kernels.
 std::string impl_name(Op op, bool ours) {
+  if (op == Op::element_refill) return ours ? "spmvkit" : "slots";
   return ours ? "spmvkit" : op == Op::assembly || op == Op::element_assembly ? "sort_reduce" : "kk";
 }
 
@@ -254,6 +259,39 @@ Triplets<Scalar> fem_element_triplets(std::int64_t N) {
   Kokkos::deep_copy(t.values, hv);
   return t;
 }
+
+/// The element loop of fem_element_triplets() on the device, adding through an assembly
+/// pattern's slot map: one thread per (cell, corner pair), the value computed in the loop (as an
+/// element loop computes its element matrix), the triplet index found from the cell's place.
+template <class Adder, class Scalar>
+struct FemElementLoop {
+  Adder add;
+  Kokkos::View<std::int64_t*, Device> before; ///< per direction: triplets of the cells before c
+  std::int64_t N = 0, n = 0, S = 0;           ///< cells, interior nodes, before(N)
+  Scalar e[4] = {};
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t q) const {
+    const std::int64_t cell = q >> 6;
+    const int a = static_cast<int>((q >> 3) & 7), b = static_cast<int>(q & 7);
+    const std::int64_t c[3] = {cell % N, (cell / N) % N, cell / (N * N)};
+    int corner[8], corners = 0;
+    for (int k = 0; k < 8; ++k) {
+      bool inside = true;
+      for (int d = 0; d < 3; ++d) {
+        const std::int64_t x = c[d] - 1 + ((k >> d) & 1);
+        inside = inside && x >= 0 && x < n;
+      }
+      if (inside) corner[corners++] = k;
+    }
+    if (a >= corners || b >= corners) return;
+    const int differing = ((corner[a] ^ corner[b]) & 1) + (((corner[a] ^ corner[b]) >> 1) & 1) +
+                          ((corner[a] ^ corner[b]) >> 2);
+    // Cells come z-major; a cell's triplet count is the product of its per-direction squares.
+    auto square = [&](std::int64_t x) { return before(x + 1) - before(x); };
+    const std::int64_t first =
+        before(c[2]) * S * S + square(c[2]) * (before(c[1]) * S + square(c[1]) * before(c[0]));
+    add(first + a * corners + b, e[differing]);
+  }
+};
 
 template <class Scalar>
 void bm_ops(benchmark::State& state, Options const& o, std::string const& name,
@@ -363,7 +401,7 @@ void bm_ops(benchmark::State& state, Options const& o, std::string const& name,
         return fail("element triplets exist for the FEM Poisson matrices only");
       }
       trip = elements ? fem_element_triplets<Scalar>(source.fem_n) : split_triplets(A);
-      if (ours) {
+      if (ours || op == Op::element_refill) {
         assembled = assemble_crs(exec, A.num_rows(), A.num_cols(), trip.rows, trip.cols,
                                  trip.values, &pattern);
       } else {
@@ -379,7 +417,38 @@ void bm_ops(benchmark::State& state, Options const& o, std::string const& name,
       exec.fence();
       const double gap = relative_gap(y1, y2, abs_product(A, x, false));
       if (!(gap <= tol)) return fail("the assembled A x differs by " + std::to_string(gap));
-      if (op == Op::refill || op == Op::element_refill) {
+      if (op == Op::element_refill && !ours) {
+        const FemPoisson p(source.fem_n);
+        Kokkos::View<std::int64_t*, Device> before("SpMVKit::perf::ops::before", p.N + 1);
+        auto hb = Kokkos::create_mirror_view(before);
+        hb(0) = 0;
+        for (std::int64_t c = 0; c < p.N; ++c) {
+          const std::int64_t inside = (c - 1 >= 0 ? 1 : 0) + (c < p.n ? 1 : 0);
+          hb(c + 1) = hb(c) + inside * inside;
+        }
+        Kokkos::deep_copy(before, hb);
+        using Loop = FemElementLoop<decltype(pattern.adder(exec, assembled)), Scalar>;
+        Loop loop{pattern.adder(exec, assembled), before, p.N, p.n, hb(p.N), {}};
+        for (int d = 0; d < 4; ++d) { // as fem_element_triplets()
+          const double sharing = d == 0 ? 8 : d == 2 ? 2 : 1;
+          loop.e[d] = static_cast<Scalar>(p.h * FemPoisson::stiffness_weight(d) / sharing);
+        }
+        const std::int64_t pairs = 64 * p.N * p.N * p.N;
+        run = [=, &pattern, &assembled] {
+          Loop l = loop;
+          l.add = pattern.adder(exec, assembled);
+          Kokkos::parallel_for(
+              "SpMVKit::perf::ops::element_loop",
+              Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, pairs), l);
+        };
+        // The loop's sums against A x, as for the assembly.
+        run();
+        spmv(exec, Scalar(1), assembled, x, Scalar(0), y1);
+        exec.fence();
+        const double gap2 = relative_gap(y1, y2, abs_product(A, x, false));
+        if (!(gap2 <= tol))
+          return fail("the element loop's A x differs by " + std::to_string(gap2));
+      } else if (op == Op::refill || op == Op::element_refill) {
         run = [&] { refill(exec, pattern, trip.values, assembled); };
       } else if (ours) {
         run = [&] {
@@ -585,6 +654,7 @@ void register_ops_benchmarks(std::shared_ptr<const Options> const& options,
   if (source.kind == MatrixSource::Kind::fem) { // not elasticity: its elements differ
     runs.emplace_back(Op::element_assembly, true);
     runs.emplace_back(Op::element_refill, true);
+    runs.emplace_back(Op::element_refill, false);
     if (SPMVKIT_PERF_HAS_SORT_BY_KEY) runs.emplace_back(Op::element_assembly, false);
   }
   for (auto const& [op, ours] : runs) {

@@ -66,6 +66,14 @@ Triplets random_triplets(std::int64_t rows, std::int64_t cols, std::int64_t n, u
   return t;
 }
 
+/// An element loop's body: adds value t through the pattern's adder.
+template <class Adder, class Values>
+struct AddEach {
+  Adder add;
+  Values values;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const { add(t, values(t)); }
+};
+
 /// The assembled matrix on the host: per (row, column) the values summed in triplet order in
 /// Scalar, rows sorted by column.
 template <class Scalar>
@@ -156,6 +164,19 @@ TYPED_TEST(AssemblyTest, RandomTripletsWithDuplicatesSumInTripletOrder) {
     Exec().fence();
     EXPECT_EQ(A.values().data(), before);
     expect_same(to_host(A), to_host(assemble_crs(Exec(), rows, cols, r, c, v2)), what + " refill");
+
+    // An element loop adding through adder(): small integers, so that every order of the atomic
+    // additions gives the same sums.
+    Triplets t3 = t;
+    for (std::size_t k = 0; k < t3.v.size(); ++k) t3.v[k] = static_cast<double>(k % 7) - 3.0;
+    const auto v3 = upload<Scalar, Exec>(t3.v);
+    const auto add = pattern.adder(Exec(), A);
+    Kokkos::parallel_for("SpMVKit::test::element_loop",
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(Exec(), 0, n),
+                         AddEach<std::decay_t<decltype(add)>, std::decay_t<decltype(v3)>>{add, v3});
+    Exec().fence();
+    EXPECT_EQ(A.values().data(), before);
+    expect_same(to_host(A), reference<Scalar>(t3), what + " adder");
   }
 }
 
@@ -309,6 +330,7 @@ TYPED_TEST(AssemblyTest, EmptyInputsAndBadInput) {
   const auto r3 = upload<int, Exec>(std::vector<std::int64_t>{0, 1, 2});
   auto C = assemble_crs(Exec(), 3, 3, r3, r3, B.values(), &p3);
   EXPECT_THROW(refill(Exec(), p3, C.values(), C), std::invalid_argument);
+  EXPECT_THROW(p2.adder(Exec(), A), std::invalid_argument);
   refill(Exec(), p2, v, B);
   Exec().fence();
   EXPECT_EQ(to_host(B).val, (std::vector<double>{1, 6, 3}));

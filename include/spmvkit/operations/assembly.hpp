@@ -52,6 +52,20 @@ struct SlotsOfTriplets {
 
 } // namespace detail
 
+/// A device-callable add(t, v): adds v atomically into the matrix entry of
+/// triplet t, found through an AssemblyPattern's slot map (no search). Made by
+/// AssemblyPattern::adder(); copy it into the element loop's kernel.
+template <class Values, class Slots>
+struct SlotAdder {
+  Values values; ///< the matrix's values
+  Slots slots;   ///< AssemblyPattern::slots()
+  /// Adds v into the entry of triplet t (t < the pattern's num_triplets()).
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t,
+                                         typename Values::non_const_value_type v) const {
+    Kokkos::atomic_add(&values(slots(t)), v);
+  }
+};
+
 /// What assemble_crs() found about one set of triplets: their order by (row,
 /// column, triplet index), the entry each triplet adds into and the matrix's
 /// shape. A pattern serves every later set of values for the same (row,
@@ -98,6 +112,39 @@ public:
       slots_ = slots;
     }
     return slots_;
+  }
+
+  /// For an element loop that adds into A itself: zeroes A's values on exec
+  /// (asynchronously) and returns add(t, v), which adds v atomically into the
+  /// entry of triplet t. Launch the loop on exec. The sum's order then varies
+  /// between runs, unlike refill()'s; in exchange no value array is read.
+  /// Builds slots() on its first call. Throws std::invalid_argument when A's
+  /// shape or nnz is not the pattern's.
+  ///
+  /// Usage: `auto add = pattern.adder(exec, A);` then `add(t, v)` in a kernel.
+  template <class Scalar, class Ordinal>
+  SlotAdder<typename CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>::values_type, slots_type>
+  adder(ExecutionSpace const& exec,
+        CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) const {
+    check_matrix(A, "spmvkit::AssemblyPattern::adder");
+    auto const& s = slots();
+    A.forget_transpose(); // its values are the old ones
+    Kokkos::deep_copy(exec, A.values(), Scalar(0));
+    return {A.values(), s};
+  }
+
+  /// Internal: throws std::invalid_argument naming `where` when A's shape or
+  /// nnz is not the pattern's.
+  template <class Matrix>
+  void check_matrix(Matrix const& A, char const* where) const {
+    if (A.num_rows() != num_rows_ || A.num_cols() != num_cols_ ||
+        static_cast<std::int64_t>(A.nnz()) != nnz_) {
+      throw std::invalid_argument(
+          std::string(where) + ": the matrix (" + std::to_string(A.num_rows()) + " x " +
+          std::to_string(A.num_cols()) + ", " + std::to_string(A.nnz()) +
+          " entries) is not the one assembled with this pattern (" + std::to_string(num_rows_) +
+          " x " + std::to_string(num_cols_) + ", " + std::to_string(nnz_) + " entries)");
+    }
   }
 
   /// Internal: the triplets in (row, column, t) order.
@@ -210,15 +257,7 @@ void refill(ExecutionSpace const& exec, AssemblyPattern<ExecutionSpace, Offset> 
                                 " values for a pattern of " +
                                 std::to_string(pattern.num_triplets()) + " triplets");
   }
-  if (A.num_rows() != pattern.num_rows() || A.num_cols() != pattern.num_cols() ||
-      static_cast<std::int64_t>(A.nnz()) != pattern.nnz()) {
-    throw std::invalid_argument(
-        std::string(where) + ": the matrix (" + std::to_string(A.num_rows()) + " x " +
-        std::to_string(A.num_cols()) + ", " + std::to_string(A.nnz()) +
-        " entries) is not the one assembled with this pattern (" +
-        std::to_string(pattern.num_rows()) + " x " + std::to_string(pattern.num_cols()) + ", " +
-        std::to_string(pattern.nnz()) + " entries)");
-  }
+  pattern.check_matrix(A, where);
   if (detail::storage_overlaps(values, A.values())) {
     throw std::invalid_argument(std::string(where) +
                                 ": the triplet values share storage with "
