@@ -128,6 +128,13 @@ void expect_same(HostCrs const& got, HostCrs const& want, std::string const& wha
 TYPED_TEST(AssemblyTest, RandomTripletsWithDuplicatesSumInTripletOrder) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
+  // Patterns above 1000 triplets keep 64-bit order indices here (above 2^32 in use), so that the
+  // sets below cover both kinds.
+  struct Limit {
+    std::int64_t saved = detail::assembly_narrow_limit();
+    Limit() { detail::assembly_narrow_limit() = 1000; }
+    ~Limit() { detail::assembly_narrow_limit() = saved; }
+  } limit;
   for (auto [rows, cols, n] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 1, 5},
                                {7, 5, 40},
                                {300, 200, 5000},

@@ -50,6 +50,22 @@ struct SlotsOfTriplets {
   }
 };
 
+/// Patterns of at most this many triplets keep 32-bit order indices; tests
+/// lower it to cover the 64-bit path.
+inline std::int64_t& assembly_narrow_limit() {
+  static std::int64_t limit = 0xffffffffLL;
+  return limit;
+}
+
+template <class To, class From>
+struct NarrowCopy {
+  To to;
+  From from;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    to(i) = static_cast<typename To::value_type>(from(i));
+  }
+};
+
 } // namespace detail
 
 /// A device-callable add(t, v): adds v atomically into the matrix entry of
@@ -86,7 +102,7 @@ public:
   AssemblyPattern() = default;
 
   /// Number of triplets the pattern was made from.
-  std::int64_t num_triplets() const { return static_cast<std::int64_t>(order_.extent(0)); }
+  std::int64_t num_triplets() const { return num_triplets_; }
   /// Number of entries of the assembled matrix (distinct (row, column) pairs).
   std::int64_t nnz() const { return nnz_; }
   /// Rows of the assembled matrix.
@@ -100,14 +116,16 @@ public:
   /// ExecutionSpace (a scatter over all triplets that refill() does not
   /// need); that first call is synchronous and not thread-safe.
   slots_type const& slots() const {
-    if (slots_.extent(0) != order_.extent(0)) {
+    if (static_cast<std::int64_t>(slots_.extent(0)) != num_triplets_) {
       using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
       const ExecutionSpace exec;
       auto slots =
           detail::allocate_view<slots_type>(exec, "SpMVKit::assembly::slots", num_triplets());
-      Kokkos::parallel_for(
-          "SpMVKit::assembly::slots", Range(exec, 0, nnz_),
-          detail::SlotsOfTriplets<slots_type, decltype(order_)>{slots, order_, run_starts_});
+      visit_order([&](auto const& order, auto const& run_starts) {
+        Kokkos::parallel_for("SpMVKit::assembly::slots", Range(exec, 0, nnz_),
+                             detail::SlotsOfTriplets<slots_type, std::decay_t<decltype(order)>>{
+                                 slots, order, run_starts});
+      });
       exec.fence();
       slots_ = slots;
     }
@@ -147,26 +165,54 @@ public:
     }
   }
 
-  /// Internal: the triplets in (row, column, t) order.
-  Kokkos::View<detail::SortKey*, device_type> const& order() const { return order_; }
-  /// Internal: where each entry's run of triplets starts in order(); nnz + 1.
-  Kokkos::View<detail::SortKey*, device_type> const& run_starts() const { return run_starts_; }
+  /// Internal: calls f(order, run_starts): the triplets in (row, column, t)
+  /// order and where each entry's run of them starts in it (nnz + 1), as
+  /// 32-bit Views when the triplets fit, 64-bit ones otherwise.
+  template <class F>
+  void visit_order(F&& f) const {
+    if (order_.extent(0) == 0 && run_starts_.extent(0) == 0) {
+      f(order32_, run_starts32_);
+    } else {
+      f(order_, run_starts_);
+    }
+  }
 
-  /// Internal: set by assemble_crs().
+  /// Internal: set by assemble_crs() on exec (asynchronously).
   template <class Sorted>
-  void set(Sorted const& sorted, std::int64_t num_rows, std::int64_t num_cols) {
-    order_ = sorted.order;
-    run_starts_ = sorted.run_starts;
+  void set(ExecutionSpace const& exec, Sorted const& sorted, std::int64_t num_rows,
+           std::int64_t num_cols) {
+    num_triplets_ = static_cast<std::int64_t>(sorted.order.extent(0));
     nnz_ = sorted.nnz;
     num_rows_ = num_rows;
     num_cols_ = num_cols;
     slots_ = slots_type();
+    order_ = {};
+    run_starts_ = {};
+    order32_ = {};
+    run_starts32_ = {};
+    if (num_triplets_ > detail::assembly_narrow_limit()) {
+      order_ = sorted.order;
+      run_starts_ = sorted.run_starts;
+      return;
+    }
+    // Half the index bytes that every refill() reads.
+    using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+    order32_ = detail::allocate_view<Narrow>(exec, "SpMVKit::assembly::order", num_triplets_);
+    run_starts32_ = detail::allocate_view<Narrow>(exec, "SpMVKit::assembly::run_starts", nnz_ + 1);
+    Kokkos::parallel_for(
+        "SpMVKit::assembly::narrow_order", Range(exec, 0, num_triplets_),
+        detail::NarrowCopy<Narrow, decltype(sorted.order)>{order32_, sorted.order});
+    Kokkos::parallel_for(
+        "SpMVKit::assembly::narrow_run_starts", Range(exec, 0, nnz_ + 1),
+        detail::NarrowCopy<Narrow, decltype(sorted.run_starts)>{run_starts32_, sorted.run_starts});
   }
 
 private:
+  using Narrow = Kokkos::View<std::uint32_t*, device_type>;
   Kokkos::View<detail::SortKey*, device_type> order_, run_starts_;
+  Narrow order32_, run_starts32_;
   mutable slots_type slots_;
-  std::int64_t nnz_ = 0, num_rows_ = 0, num_cols_ = 0;
+  std::int64_t num_triplets_ = 0, nnz_ = 0, num_rows_ = 0, num_cols_ = 0;
 };
 
 /// Assembles a num_rows x num_cols CrsMatrix on `exec` from triplets
@@ -183,8 +229,8 @@ private:
 /// not fit Ordinal or Offset or max(num_rows, num_cols) times the power of two
 /// above n exceeds 2^63 (the sort keys), AllocationError. Memory: at most three 8-byte arrays of
 /// n (sort keys and the order) besides the matrix; with a pattern the order
-/// and nnz + 1 run starts stay (and n slots once slots() is called). Synchronous. The result's
-/// structure is known valid (no check on first use).
+/// and nnz + 1 run starts stay, 4 bytes each for n < 2^32 (and n slots once slots() is called).
+/// Synchronous. The result's structure is known valid (no check on first use).
 ///
 /// Usage: `auto A = assemble_crs(exec, n, n, rows, cols, vals, &pattern);`
 template <class Ordinal = int, class Offset = int, class ExecutionSpace, class Rows, class Cols,
@@ -234,7 +280,7 @@ assemble_crs(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
       detail::SumRuns<typename Matrix::values_type, decltype(sorted.order),
                       detail::ValueAt<Values>>{vals, sorted.order, sorted.run_starts, {values}});
   Matrix A(num_rows, num_cols, sorted.row_starts, sorted.columns, vals);
-  if (pattern) pattern->set(sorted, num_rows, num_cols);
+  if (pattern) pattern->set(exec, sorted, num_rows, num_cols);
   exec.fence();
   A.trust_structure();
   return A;
@@ -266,10 +312,12 @@ void refill(ExecutionSpace const& exec, AssemblyPattern<ExecutionSpace, Offset> 
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   using Vals = typename CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>::values_type;
   A.forget_transpose(); // its values are the old ones
-  Kokkos::parallel_for(
-      "SpMVKit::assembly::refill", Range(exec, 0, pattern.nnz()),
-      detail::SumRuns<Vals, std::decay_t<decltype(pattern.order())>, detail::ValueAt<Values>>{
-          A.values(), pattern.order(), pattern.run_starts(), {values}});
+  pattern.visit_order([&](auto const& order, auto const& run_starts) {
+    Kokkos::parallel_for(
+        "SpMVKit::assembly::refill", Range(exec, 0, pattern.nnz()),
+        detail::SumRuns<Vals, std::decay_t<decltype(order)>, detail::ValueAt<Values>>{
+            A.values(), order, run_starts, {values}});
+  });
 }
 
 } // namespace spmvkit
