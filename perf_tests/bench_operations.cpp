@@ -286,9 +286,10 @@ struct FemElementLoop {
     const int differing = ((corner[a] ^ corner[b]) & 1) + (((corner[a] ^ corner[b]) >> 1) & 1) +
                           ((corner[a] ^ corner[b]) >> 2);
     // Cells come z-major; a cell's triplet count is the product of its per-direction squares.
-    auto square = [&](std::int64_t x) { return before(x + 1) - before(x); };
+    const std::int64_t square_y = before(c[1] + 1) - before(c[1]),
+                       square_z = before(c[2] + 1) - before(c[2]);
     const std::int64_t first =
-        before(c[2]) * S * S + square(c[2]) * (before(c[1]) * S + square(c[1]) * before(c[0]));
+        before(c[2]) * S * S + square_z * (before(c[1]) * S + square_y * before(c[0]));
     add(first + a * corners + b, e[differing]);
   }
 };
