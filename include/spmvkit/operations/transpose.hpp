@@ -60,6 +60,7 @@ int transpose_row_lanes(std::int64_t num_rows, std::int64_t nnz) {
   return lanes;
 }
 
+/// order may share values' storage: each p reads its key before writing its value.
 template <class Keys, class Values, class Columns>
 struct TransposeFillPacked {
   Keys order;
@@ -133,10 +134,17 @@ transpose_by(ExecutionSpace const& exec,
     if (fits && path != EntrySort::global_sort &&
         (largest <= bucket_sort_largest || path == EntrySort::device_buckets)) {
       const auto row_packing = key_packing(A.num_rows(), nnz, "the number of rows", where);
-      // One scratch allocation: the keys, then the cursors.
-      Keys scratch = allocate_view<Keys>(exec, "SpMVKit::transpose::keys", nnz + A.num_cols());
-      const Keys order(scratch, std::make_pair(std::int64_t(0), nnz));
-      const Keys cursor(scratch, std::make_pair(nnz, nnz + A.num_cols()));
+      // 8-byte values hold the keys until the fill, which reads each key before
+      // writing its value in its place: one allocation fewer. Else one scratch
+      // allocation: the keys, then the cursors.
+      constexpr bool keys_in_values =
+          sizeof(Scalar) == sizeof(SortKey) && alignof(Scalar) >= alignof(SortKey);
+      const std::int64_t scratch_keys = keys_in_values ? 0 : nnz;
+      Keys scratch =
+          allocate_view<Keys>(exec, "SpMVKit::transpose::keys", scratch_keys + A.num_cols());
+      const Keys order = keys_in_values ? Keys(reinterpret_cast<SortKey*>(T.values().data()), nnz)
+                                        : Keys(scratch, std::make_pair(std::int64_t(0), nnz));
+      const Keys cursor(scratch, std::make_pair(scratch_keys, scratch_keys + A.num_cols()));
       Kokkos::parallel_for(
           "SpMVKit::transpose::cursor", Range(exec, 0, A.num_cols()),
           CursorsFromStarts<Keys, typename Matrix::row_starts_type>{cursor, T.row_starts()});
@@ -199,8 +207,9 @@ transpose_by(ExecutionSpace const& exec,
 /// row). Throws std::length_error when num_cols times the power of two above nnz
 /// exceeds 2^63 (the sort keys), AllocationError. Memory: the result plus 8 bytes
 /// per nonzero (the sort keys) and one Ordinal per nonzero (each entry's row);
-/// on GPUs with no column over 1024 entries instead 8 bytes per nonzero and per
-/// column. Synchronous; the result's structure is known valid.
+/// on GPUs with no column over 1024 entries instead 8 bytes per column, plus 8
+/// bytes per nonzero for values narrower than that (8-byte values hold the keys
+/// until they are filled in). Synchronous; the result's structure is known valid.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 transpose(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
