@@ -4,7 +4,8 @@
 // unsorted triplets with duplicates against a host reference that sums each
 // entry's values in triplet order in Scalar (so the comparison is exact),
 // FEM element triplets against the row-source assembly, the slot map, refill
-// against a fresh assembly, empty inputs and bad input.
+// against a fresh assembly, an element loop through adder(), both widths of the
+// pattern's order indices, empty inputs and bad input.
 
 #include "test_utils.hpp"
 
@@ -137,6 +138,7 @@ TYPED_TEST(AssemblyTest, RandomTripletsWithDuplicatesSumInTripletOrder) {
   } limit;
   for (auto [rows, cols, n] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 1, 5},
                                {7, 5, 40},
+                               {50, 40, 1000}, // at the limit: the last run start is 1000
                                {300, 200, 5000},
                                {2000, 3000, 40000}}) {
     const auto t = random_triplets(rows, cols, n, static_cast<unsigned>(rows + n));
@@ -149,6 +151,12 @@ TYPED_TEST(AssemblyTest, RandomTripletsWithDuplicatesSumInTripletOrder) {
                              std::to_string(n) + " triplets";
     expect_same(to_host(A), reference<Scalar>(t), what);
     EXPECT_TRUE(A.structure_known());
+    pattern.visit_order([&](auto const& order, auto const& run_starts) {
+      using Index = typename std::decay_t<decltype(order)>::value_type;
+      EXPECT_EQ(sizeof(Index), n > 1000 ? 8u : 4u) << what;
+      EXPECT_EQ(static_cast<std::int64_t>(order.extent(0)), n) << what;
+      EXPECT_EQ(static_cast<std::int64_t>(run_starts.extent(0)), pattern.nnz() + 1) << what;
+    });
     EXPECT_EQ(pattern.num_triplets(), n);
     EXPECT_EQ(pattern.nnz(), static_cast<std::int64_t>(A.nnz()));
 
@@ -306,6 +314,9 @@ TYPED_TEST(AssemblyTest, EmptyInputsAndBadInput) {
   EXPECT_EQ(A.nnz(), 0);
   EXPECT_EQ(to_host(A).row_starts, (std::vector<std::int64_t>{0, 0, 0, 0, 0}));
   refill(Exec(), pattern, SV("v", 0), A);
+  pattern.adder(Exec(), A); // nothing to zero
+  EXPECT_EQ(pattern.slots().extent(0), 0u);
+  EXPECT_EQ(AssemblyPattern<Exec>().slots().extent(0), 0u); // never assembled
   EXPECT_EQ(assemble_crs(Exec(), 0, 0, IV("r", 0), IV("c", 0), SV("v", 0)).nnz(), 0);
 
   const auto r = upload<int, Exec>(std::vector<std::int64_t>{0, 1, 2, 1});

@@ -16,6 +16,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -50,8 +51,8 @@ struct SlotsOfTriplets {
   }
 };
 
-/// Patterns of at most this many triplets keep 32-bit order indices; tests
-/// lower it to cover the 64-bit path.
+/// Patterns of at most this many triplets (and at most 2^32 - 1) keep 32-bit
+/// order indices; tests lower it to cover the 64-bit path.
 inline std::int64_t& assembly_narrow_limit() {
   static std::int64_t limit = 0xffffffffLL;
   return limit;
@@ -141,7 +142,8 @@ public:
   ///
   /// Usage: `auto add = pattern.adder(exec, A);` then `add(t, v)` in a kernel.
   template <class Scalar, class Ordinal>
-  SlotAdder<typename CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>::values_type, slots_type>
+  SlotAdder<typename CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>::values_type,
+            Kokkos::View<Offset const*, device_type>>
   adder(ExecutionSpace const& exec,
         CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) const {
     check_matrix(A, "spmvkit::AssemblyPattern::adder");
@@ -170,7 +172,7 @@ public:
   /// 32-bit Views when the triplets fit, 64-bit ones otherwise.
   template <class F>
   void visit_order(F&& f) const {
-    if (order_.extent(0) == 0 && run_starts_.extent(0) == 0) {
+    if (!wide_) {
       f(order32_, run_starts32_);
     } else {
       f(order_, run_starts_);
@@ -181,30 +183,32 @@ public:
   template <class Sorted>
   void set(ExecutionSpace const& exec, Sorted const& sorted, std::int64_t num_rows,
            std::int64_t num_cols) {
-    num_triplets_ = static_cast<std::int64_t>(sorted.order.extent(0));
+    *this = AssemblyPattern(); // empty, not half-set, should an allocation below fail
+    const auto n = static_cast<std::int64_t>(sorted.order.extent(0));
+    Narrow order32, run_starts32;
+    if (n <= std::min<std::int64_t>(detail::assembly_narrow_limit(), 0xffffffffLL)) {
+      // Half the index bytes that every refill() reads.
+      using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+      order32 = detail::allocate_view<Narrow>(exec, "SpMVKit::assembly::order", n);
+      run_starts32 =
+          detail::allocate_view<Narrow>(exec, "SpMVKit::assembly::run_starts", sorted.nnz + 1);
+      Kokkos::parallel_for(
+          "SpMVKit::assembly::narrow_order", Range(exec, 0, n),
+          detail::NarrowCopy<Narrow, decltype(sorted.order)>{order32, sorted.order});
+      Kokkos::parallel_for(
+          "SpMVKit::assembly::narrow_run_starts", Range(exec, 0, sorted.nnz + 1),
+          detail::NarrowCopy<Narrow, decltype(sorted.run_starts)>{run_starts32, sorted.run_starts});
+      order32_ = order32;
+      run_starts32_ = run_starts32;
+    } else {
+      order_ = sorted.order;
+      run_starts_ = sorted.run_starts;
+      wide_ = true;
+    }
+    num_triplets_ = n;
     nnz_ = sorted.nnz;
     num_rows_ = num_rows;
     num_cols_ = num_cols;
-    slots_ = slots_type();
-    order_ = {};
-    run_starts_ = {};
-    order32_ = {};
-    run_starts32_ = {};
-    if (num_triplets_ > detail::assembly_narrow_limit()) {
-      order_ = sorted.order;
-      run_starts_ = sorted.run_starts;
-      return;
-    }
-    // Half the index bytes that every refill() reads.
-    using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-    order32_ = detail::allocate_view<Narrow>(exec, "SpMVKit::assembly::order", num_triplets_);
-    run_starts32_ = detail::allocate_view<Narrow>(exec, "SpMVKit::assembly::run_starts", nnz_ + 1);
-    Kokkos::parallel_for(
-        "SpMVKit::assembly::narrow_order", Range(exec, 0, num_triplets_),
-        detail::NarrowCopy<Narrow, decltype(sorted.order)>{order32_, sorted.order});
-    Kokkos::parallel_for(
-        "SpMVKit::assembly::narrow_run_starts", Range(exec, 0, nnz_ + 1),
-        detail::NarrowCopy<Narrow, decltype(sorted.run_starts)>{run_starts32_, sorted.run_starts});
   }
 
 private:
@@ -212,6 +216,7 @@ private:
   Kokkos::View<detail::SortKey*, device_type> order_, run_starts_;
   Narrow order32_, run_starts32_;
   mutable slots_type slots_;
+  bool wide_ = false; ///< order_ and run_starts_ hold the order (too many triplets for 32 bits)
   std::int64_t num_triplets_ = 0, nnz_ = 0, num_rows_ = 0, num_cols_ = 0;
 };
 

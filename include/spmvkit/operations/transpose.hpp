@@ -14,6 +14,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 namespace spmvkit {
@@ -137,8 +138,9 @@ transpose_by(ExecutionSpace const& exec,
       // 8-byte values hold the keys until the fill, which reads each key before
       // writing its value in its place: one allocation fewer. Else one scratch
       // allocation: the keys, then the cursors.
-      constexpr bool keys_in_values =
-          sizeof(Scalar) == sizeof(SortKey) && alignof(Scalar) >= alignof(SortKey);
+      constexpr bool keys_in_values = sizeof(Scalar) == sizeof(SortKey) &&
+                                      alignof(Scalar) >= alignof(SortKey) &&
+                                      std::is_trivially_copyable_v<Scalar>;
       const std::int64_t scratch_keys = keys_in_values ? 0 : nnz;
       Keys scratch =
           allocate_view<Keys>(exec, "SpMVKit::transpose::keys", scratch_keys + A.num_cols());
@@ -208,8 +210,8 @@ transpose_by(ExecutionSpace const& exec,
 /// exceeds 2^63 (the sort keys), AllocationError. Memory: the result plus 8 bytes
 /// per nonzero (the sort keys) and one Ordinal per nonzero (each entry's row);
 /// on GPUs with no column over 1024 entries instead 8 bytes per column, plus 8
-/// bytes per nonzero for values narrower than that (8-byte values hold the keys
-/// until they are filled in). Synchronous; the result's structure is known valid.
+/// bytes per nonzero for values that are not 8 bytes wide (8-byte values hold
+/// the keys until they are filled in). Synchronous; the result's structure is known valid.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 transpose(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {
