@@ -3,7 +3,8 @@
 // transpose (operations/transpose.hpp): against a host transpose (exact, as
 // values are only moved) on random matrices with empty rows and one dense
 // row, unsorted rows with duplicates, FEM, and degenerate shapes;
-// transpose(transpose(A)) == A; a broken structure is reported.
+// transpose(transpose(A)) == A; every ordering path; the mirror path of
+// self-transposed patterns and its refusals; a broken structure is reported.
 
 #include "test_utils.hpp"
 
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -87,6 +89,39 @@ TYPED_TEST(TransposeTest, EveryOrderPathGivesTheSameTranspose) {
       expect_equal<Scalar>(to_host(detail::transpose_by(Exec(), A, path)), host_transpose(h),
                            "path " + std::to_string(static_cast<int>(path)));
     }
+  }
+}
+
+TYPED_TEST(TransposeTest, SelfTransposedPatternsTakeTheMirrorPath) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  // FEM's pattern with distinct values, so that a value moved to the wrong place shows.
+  HostCrs fem = to_host(make_fem_poisson_crs<double>(Exec(), 6));
+  for (std::size_t k = 0; k < fem.val.size(); ++k) fem.val[k] = 1.0 + static_cast<double>(k);
+  // Column counts equal to the row lengths, but no mirror: row i holds column i + 1 (cyclic).
+  HostCrs shift{5, 5, {0, 1, 2, 3, 4, 5}, {1, 2, 3, 4, 0}, {1, 2, 3, 4, 5}};
+  // A self-transposed pattern with one row's columns swapped (unsorted).
+  HostCrs unsorted = fem;
+  std::swap(unsorted.col[1], unsorted.col[2]);
+  std::swap(unsorted.val[1], unsorted.val[2]);
+  // Duplicates in a self-transposed pattern: rows {0, 1, 1} and {0, 0, 1}.
+  HostCrs duplicates{2, 2, {0, 3, 6}, {0, 1, 1, 0, 0, 1}, {1, 2, 3, 4, 5, 6}};
+  for (auto const& [h, mirrored] : {std::pair<HostCrs, bool>{fem, true},
+                                    {shift, false},
+                                    {unsorted, false},
+                                    {duplicates, false}}) {
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    const std::string what =
+        std::to_string(h.rows) + " rows, mirrored " + (mirrored ? "yes" : "no");
+    CrsMatrix<Scalar, Exec> T("t", A.num_cols(), A.num_rows(), A.nnz(), Exec());
+    std::int64_t largest = 0;
+    EXPECT_EQ(detail::mirror_transpose(Exec(), A, T, largest), mirrored) << what;
+    if (mirrored) expect_equal<Scalar>(to_host(T), host_transpose(h), what + " (mirror alone)");
+    // transpose() falls back to the sorting paths where the mirror does not apply.
+    expect_equal<Scalar>(to_host(transpose(Exec(), A)), host_transpose(h), what);
+    expect_equal<Scalar>(
+        to_host(detail::transpose_by(Exec(), A, detail::EntrySort::automatic, false)),
+        host_transpose(h), what + " (no mirror)");
   }
 }
 

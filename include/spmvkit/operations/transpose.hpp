@@ -102,11 +102,106 @@ struct ColumnOf {
   }
 };
 
-/// transpose() with the order's path chosen (tests force each on every backend).
+/// Counts the rows whose start differs between two starts arrays.
+template <class StartsA, class StartsB>
+struct DifferentStarts {
+  StartsA a;
+  StartsB b;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& different) const {
+    different += static_cast<std::int64_t>(a(i)) != static_cast<std::int64_t>(b(i)) ? 1 : 0;
+  }
+};
+
+/// For a pattern that is its own transpose: entry (r, c) of A moves to entry
+/// (c, r), found by a binary search for r in row c. Flags a row whose columns
+/// do not strictly increase or an entry without its mirror.
+template <class ExecutionSpace, class Starts, class Columns, class Values, class Flag>
+struct MirrorValues {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  Starts row_starts;
+  Columns columns;
+  Values a_values, t_values;
+  Flag failed;
+  std::int64_t num_rows;
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t r = team_thread_bucket(team);
+    if (r >= num_rows) return;
+    const auto first = static_cast<std::int64_t>(row_starts(r));
+    const auto end = static_cast<std::int64_t>(row_starts(r + 1));
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, end - first), [&](std::int64_t i) {
+      const std::int64_t k = first + i;
+      const auto c = static_cast<std::int64_t>(columns(k));
+      const bool increasing = k + 1 >= end || columns(k) < columns(k + 1);
+      auto lo = static_cast<std::int64_t>(row_starts(c));
+      auto hi = static_cast<std::int64_t>(row_starts(c + 1));
+      const std::int64_t row_end = hi;
+      while (lo < hi) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (static_cast<std::int64_t>(columns(mid)) < r) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      if (increasing && lo < row_end && static_cast<std::int64_t>(columns(lo)) == r) {
+        t_values(lo) = a_values(k);
+      } else {
+        Kokkos::atomic_exchange(&failed(), 1);
+      }
+    });
+  }
+};
+
+/// The transpose of a square A whose pattern is its own transpose (FEM and
+/// most PDE matrices) has A's structure: copies it and moves each value to its
+/// mirror, no sort. Fills T (allocated num_cols x num_rows with A's nnz) and
+/// returns true; returns false when A is not square, a column's count differs
+/// from the row's length, a row's columns do not strictly increase (unsorted or
+/// duplicates) or an entry has no mirror. `largest` is then the longest
+/// column's count when counted (T's row starts hold the column starts), else -1.
+/// Synchronous.
+template <class ExecutionSpace, class Matrix>
+bool mirror_transpose(ExecutionSpace const& exec, Matrix const& A, Matrix const& T,
+                      std::int64_t& largest) {
+  using Columns = typename Matrix::column_indices_type;
+  largest = -1;
+  const std::int64_t n = A.num_rows();
+  if (n != A.num_cols() || A.nnz() == 0) return false;
+  largest =
+      count_into_buckets(exec, n, A.nnz(), ColumnOf<Columns>{A.column_indices()}, T.row_starts());
+  std::int64_t different = 0;
+  Kokkos::parallel_reduce(
+      "SpMVKit::transpose::compare_starts",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, n + 1),
+      DifferentStarts<typename Matrix::row_starts_type, typename Matrix::row_starts_type>{
+          A.row_starts(), T.row_starts()},
+      different);
+  exec.fence();
+  if (different != 0) return false;
+  Kokkos::deep_copy(exec, T.column_indices(), A.column_indices());
+  using Flag = Kokkos::View<int, typename Matrix::device_type>;
+  Flag failed("SpMVKit::transpose::mirror_failed");
+  const int lanes = transpose_row_lanes<ExecutionSpace>(n, A.nnz());
+  const int per_team = is_host_space_v<ExecutionSpace> ? 1 : 128 / lanes;
+  Kokkos::parallel_for("SpMVKit::transpose::mirror",
+                       Kokkos::TeamPolicy<ExecutionSpace>(
+                           exec, static_cast<int>((n + per_team - 1) / per_team), per_team, lanes),
+                       MirrorValues<ExecutionSpace, typename Matrix::row_starts_type, Columns,
+                                    typename Matrix::values_type, Flag>{
+                           A.row_starts(), A.column_indices(), A.values(), T.values(), failed, n});
+  int h = 0;
+  Kokkos::deep_copy(exec, h, failed);
+  exec.fence();
+  return h == 0;
+}
+
+/// transpose() with the order's path chosen (tests force each on every backend)
+/// and the mirror path for self-transposed patterns tried first unless `mirror` is false.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 transpose_by(ExecutionSpace const& exec,
-             CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, EntrySort path) {
+             CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, EntrySort path,
+             bool mirror = true) {
   using Matrix = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
   using Device = typename Matrix::device_type;
   using Keys = Kokkos::View<SortKey*, Device>;
@@ -123,14 +218,22 @@ transpose_by(ExecutionSpace const& exec,
     T.trust_structure();
     return T;
   }
+  std::int64_t counted_largest = -1; // the column counts, when the mirror path counted them
+  if (mirror && mirror_transpose(exec, A, T, counted_largest)) {
+    T.trust_structure();
+    return T;
+  }
   const bool host_path = is_host_space_v<ExecutionSpace> &&
                          (path == EntrySort::automatic || path == EntrySort::host_buckets);
   if (!host_path) {
     // GPUs: a column's entries are placed by an atomic cursor as (row, entry)
     // keys and rank-sorted when no column is long and the keys fit; else one
     // global sort of packed (column, entry) keys.
-    const std::int64_t largest = count_into_buckets(
-        exec, A.num_cols(), nnz, ColumnOf<Columns>{A.column_indices()}, T.row_starts());
+    const std::int64_t largest =
+        counted_largest >= 0
+            ? counted_largest
+            : count_into_buckets(exec, A.num_cols(), nnz, ColumnOf<Columns>{A.column_indices()},
+                                 T.row_starts());
     const bool fits = A.num_rows() <= (SortKey(1) << (63 - packing.shift));
     if (fits && path != EntrySort::global_sort &&
         (largest <= bucket_sort_largest || path == EntrySort::device_buckets)) {
@@ -204,6 +307,10 @@ transpose_by(ExecutionSpace const& exec,
 /// of A becomes entry (j, i), duplicates and explicit zeros kept. Each row of
 /// the result lists A's rows in increasing order (duplicates in A's storage
 /// order), so transpose(transpose(A)) equals A with each row's columns sorted.
+/// When A is square, its rows' columns strictly increase and its pattern is its
+/// own transpose (FEM and most PDE matrices), the result takes A's structure and
+/// each value moves to its mirror entry, found by a binary search: no sort. The
+/// result is the same either way.
 ///
 /// Checks A's structure first unless known (std::invalid_argument naming the
 /// row). Throws std::length_error when num_cols times the power of two above nnz
