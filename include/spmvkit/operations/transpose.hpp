@@ -7,6 +7,7 @@
 /// transpose(): the explicit transpose of a CrsMatrix, CRS to CRS on the
 /// device, in a deterministic order (each row of Aᵀ lists A's rows in
 /// increasing order, duplicates in A's storage order).
+#include <spmvkit/formats/coo/detail/coo_kernels.hpp> // lower_bound
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/formats/crs/detail/entry_rows.hpp>
 #include <spmvkit/operations/detail/triplet_sort.hpp>
@@ -132,17 +133,9 @@ struct MirrorValues {
       const std::int64_t k = first + i;
       const auto c = static_cast<std::int64_t>(columns(k));
       const bool increasing = k + 1 >= end || columns(k) < columns(k + 1);
-      auto lo = static_cast<std::int64_t>(row_starts(c));
-      auto hi = static_cast<std::int64_t>(row_starts(c + 1));
-      const std::int64_t row_end = hi;
-      while (lo < hi) {
-        const std::int64_t mid = lo + (hi - lo) / 2;
-        if (static_cast<std::int64_t>(columns(mid)) < r) {
-          lo = mid + 1;
-        } else {
-          hi = mid;
-        }
-      }
+      const auto row_end = static_cast<std::int64_t>(row_starts(c + 1));
+      const std::int64_t lo =
+          lower_bound(columns, static_cast<std::int64_t>(row_starts(c)), row_end, r);
       if (increasing && lo < row_end && static_cast<std::int64_t>(columns(lo)) == r) {
         t_values(lo) = a_values(k);
       } else {
