@@ -10,9 +10,10 @@
 # Usage: build.sh [--target NAME]... [--docs] [--main] [--tests]
 #   --target NAME  build only NAME (repeatable); everything is still configured
 #   --docs         also install doxygen and configure with -DSPMVKIT_ENABLE_DOCS=ON
-#   --tests        the test suite's build (run_tests.sh): spmvkit_perf's sources at -O1
-#                  (SPMVKIT_PERF_OPTIMIZATION), since its tests check results, not timings;
-#                  without it spmvkit_perf builds at the build type's optimisation
+#   --tests        the test suite's build (run_tests.sh): spmvkit_perf's and the examples'
+#                  sources at -O1 (SPMVKIT_PERF_OPTIMIZATION, SPMVKIT_EXAMPLE_OPTIMIZATION),
+#                  since their tests check results, not timings; without it both build at the
+#                  build type's optimisation
 #   --main         the main job's build: only its Debian packages, and a configuration without
 #                  tests, benchmarks, fuzzing or MPI in ${SPMVKIT_BUILD_DIR:-<repo>/build-main}
 # Extra configure arguments: SPMVKIT_CMAKE_ARGS (split on spaces), e.g. -DCMAKE_CXX_STANDARD=20.
@@ -29,6 +30,7 @@ default_build_dir=$repo/build
 
 targets=()
 perf_optimization=""
+example_optimization=""
 setup_args=()
 config_args=()
 while [ "$#" -gt 0 ]; do
@@ -51,6 +53,7 @@ while [ "$#" -gt 0 ]; do
       ;;
     --tests)
       perf_optimization=-O1
+      example_optimization=-O1
       shift
       ;;
     --docs)
@@ -81,7 +84,8 @@ fi
 read -r -a extra_args <<<"${SPMVKIT_CMAKE_ARGS:-}"
 echo "[build] configuring $build_dir" >&2
 cmake -S "$repo" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${kokkos_args[@]}" \
-  "-DSPMVKIT_PERF_OPTIMIZATION=$perf_optimization" "${config_args[@]}" "${extra_args[@]}" >&2
+  "-DSPMVKIT_PERF_OPTIMIZATION=$perf_optimization" \
+  "-DSPMVKIT_EXAMPLE_OPTIMIZATION=$example_optimization" "${config_args[@]}" "${extra_args[@]}" >&2
 
 target_args=()
 if [ "${#targets[@]}" -gt 0 ]; then
