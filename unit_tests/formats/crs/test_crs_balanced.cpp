@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -129,6 +130,106 @@ TYPED_TEST(CrsBalancedTest, TilesInsideRowsEveryShapeAndCarryFix) {
     ++shapes_run;
   }
   EXPECT_EQ(shapes_run, static_cast<int>(shapes.size()));
+}
+
+/// Random rank-2 View of `cols` columns.
+template <class View>
+View random_block(std::int64_t rows, int cols, unsigned seed) {
+  View v("block", static_cast<std::size_t>(rows), static_cast<std::size_t>(cols));
+  auto h = Kokkos::create_mirror_view(v);
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (int c = 0; c < cols; ++c) h(i, c) = static_cast<typename View::value_type>(d(gen));
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
+/// Columns [first, first + count) of y against beta y0 + alpha A x, the
+/// others still equal to y0's.
+template <class Scalar, class Y2, class X2>
+::testing::AssertionResult block_matches(HostCrs const& h, double alpha, X2 const& x, double beta,
+                                         Y2 const& y0, Y2 const& y, int first, int count) {
+  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  auto y0h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y0);
+  auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+  for (int c = 0; c < static_cast<int>(y.extent(1)); ++c) {
+    if (c < first || c >= first + count) {
+      for (std::int64_t i = 0; i < h.rows; ++i) {
+        if (!(yh(i, c) == y0h(i, c))) {
+          return ::testing::AssertionFailure() << "column " << c << " (outside the block) changed";
+        }
+      }
+      continue;
+    }
+    const auto ref = reference_spmv<Scalar>(h, alpha, Kokkos::subview(xh, Kokkos::ALL, c), beta,
+                                            Kokkos::subview(y0h, Kokkos::ALL, c));
+    auto result = matches_reference<Scalar>(Kokkos::subview(yh, Kokkos::ALL, c), ref);
+    if (!result) return result << " (column " << c << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Rank-2 x and y: host tiles walk blocks of up to 8 columns (K sums and K
+// carries per tile), GPUs go column by column. The public call at the
+// default tiles (k = 3, 8, 17: blocks of 2 + 1, 8, 8 + 8 + 1), then, on host
+// backends, a block of 4 columns over tiles of a few items, where runs of
+// tiles end inside one row and every carry lane is added.
+TYPED_TEST(CrsBalancedTest, MultiVectorBlocksMatchTheReference) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using Device = typename CrsMatrix<Scalar, Exec>::device_type;
+  std::vector<std::pair<std::string, HostCrs>> shapes = irregular_shapes(false);
+  shapes.push_back({"random_with_long_row", random_crs(700, 900, 12, 0.2, 850, 77)});
+  shapes.push_back({"tiny", from_row_lengths({0, 2, 0, 0, 3, 1, 0}, 4, 78)});
+  unsigned seed = 300;
+  for (auto const& [name, h] : shapes) {
+    SCOPED_TRACE(name);
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    auto run = [&](auto layout) {
+      using L2 = Kokkos::View<Scalar**, decltype(layout), Exec>;
+      for (int k : {3, 8, 17}) {
+        const L2 x = random_block<L2>(h.cols, k, ++seed);
+        const L2 y0 = random_block<L2>(h.rows, k, ++seed);
+        for (auto const& ab : {AlphaBeta{1.5, 0.0}, AlphaBeta{-0.5, 2.0}}) {
+          L2 y("y", static_cast<std::size_t>(h.rows), static_cast<std::size_t>(k));
+          Kokkos::deep_copy(y, y0);
+          spmv(Exec(), Scalar(ab.alpha), A, x, Scalar(ab.beta), y, CrsKernel::balanced);
+          Kokkos::fence();
+          EXPECT_TRUE(block_matches<Scalar>(h, ab.alpha, x, ab.beta, y0, y, 0, k))
+              << "k = " << k << " beta = " << ab.beta;
+        }
+      }
+      if constexpr (detail::is_host_space_v<Exec>) {
+        using X2 = Kokkos::View<const Scalar**, decltype(layout), Device,
+                                Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
+        using Y2 = Kokkos::View<Scalar**, decltype(layout), Device,
+                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+        const L2 x = random_block<L2>(h.cols, 6, ++seed);
+        const L2 y0 = random_block<L2>(h.rows, 6, ++seed);
+        for (int items : {1, 3, 64}) {
+          if (items < 64 && h.rows + h.nnz() > 20000) continue; // as in the test above
+          detail::LaunchParameters p;
+          p.items_per_thread = p.work_per_team = items;
+          p.carries_in_kernel = true;
+          p.carries_in_kernel_max_tiles = std::numeric_limits<std::int64_t>::max();
+          const auto plan = detail::merge_path_plan<Scalar, int>(Exec(), A.row_starts(), h.rows,
+                                                                 h.nnz(), p, "test");
+          L2 y("y", static_cast<std::size_t>(h.rows), 6);
+          Kokkos::deep_copy(y, y0);
+          detail::spmv_merge_path(
+              Exec(), p, plan, detail::CsrRowEnds<int, int, Device>{A.row_starts()},
+              A.column_indices(), A.values(), Kokkos::View<const int*, Device>(), h.rows,
+              detail::MultiX<X2, 4>{x, 1}, detail::MultiY<Y2, 4>{y, 1}, Scalar(-0.5), Scalar(2.0),
+              "SpMVKit::test::merge_path_block");
+          Kokkos::fence();
+          EXPECT_TRUE(block_matches<Scalar>(h, -0.5, x, 2.0, y0, y, 1, 4)) << "items = " << items;
+        }
+      }
+    };
+    run(Kokkos::LayoutLeft());
+    run(Kokkos::LayoutRight());
+  }
 }
 
 // No atomics on values: the same product twice is the same bits, also where

@@ -215,7 +215,9 @@ void spmv_crs(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix
   // The statistics are computed by the first automatic product and kept.
   if (kernel == CrsKernel::automatic) kernel = automatic_crs_kernel(exec, A.statistics(exec));
   if (kernel == CrsKernel::balanced) {
-    if constexpr (is_multi_vector_v<Y>) { // merge path: no block form, column by column
+    // The host shape walks a block of columns per tile; the GPU's staged
+    // shape keeps one product per entry in scratch, so it goes column by column.
+    if constexpr (is_multi_vector_v<Y> && !is_host_space_v<ExecutionSpace>) {
       for_each_column(x, y, [&](auto const& xc, auto const& yc) {
         spmv_crs_balanced(exec, alpha, A, xc, beta, yc);
       });

@@ -78,14 +78,16 @@ struct MergePathPlan {
   /// nnz).
   Kokkos::View<Ordinal*, Device> tile_rows;
   Kokkos::View<Offset*, Device> tile_nnz;
-  /// num_tiles entries: tile t's partial sum of row tile_rows(t + 1), the row
-  /// it ends inside (0 when it ends on a row boundary).
+  /// num_tiles x carry_lanes entries: tile t's partial sum of row
+  /// tile_rows(t + 1), the row it ends inside (0 when it ends on a row
+  /// boundary); column c of a block of columns at t * K + c.
   Kokkos::View<merge_carry_t<Scalar>*, Device> carries;
   /// Tiles finished in the running product (carries fixed in the kernel);
   /// back to 0 when it ends.
   Kokkos::View<int*, Device> finished;
   std::int64_t num_tiles = 0;
   std::int64_t tile_length = 0; ///< path items per tile
+  int carry_lanes = 1;          ///< columns a product may walk at once (host: 8)
   /// Some tile ends inside a row's nonzeros: the carry pass is needed.
   bool has_crossings = false;
 };
@@ -166,13 +168,14 @@ merge_path_plan(ExecutionSpace const& exec, RowStarts const& row_starts, std::in
   }
   Plan plan;
   plan.tile_length = p.work_per_team;
+  plan.carry_lanes = p.staged ? 1 : merge_path_host_carry_lanes;
   plan.num_tiles = (num_rows + nnz + p.work_per_team - 1) / p.work_per_team;
   plan.tile_rows = allocate_view<decltype(plan.tile_rows)>(
       exec, "SpMVKit::MergePath::tile_rows(" + label + ")", plan.num_tiles + 1);
   plan.tile_nnz = allocate_view<decltype(plan.tile_nnz)>(
       exec, "SpMVKit::MergePath::tile_nnz(" + label + ")", plan.num_tiles + 1);
   plan.carries = allocate_view<decltype(plan.carries)>(
-      exec, "SpMVKit::MergePath::carries(" + label + ")", plan.num_tiles);
+      exec, "SpMVKit::MergePath::carries(" + label + ")", plan.num_tiles * plan.carry_lanes);
   plan.finished = allocate_view<decltype(plan.finished)>(
       exec, "SpMVKit::MergePath::finished(" + label + ")", 1);
   Kokkos::deep_copy(exec, plan.finished, 0);
@@ -291,6 +294,27 @@ KOKKOS_INLINE_FUNCTION void add_carry_run_coherent(TileRows const& tile_rows,
                      static_cast<typename Y::value_type>(alpha * sum));
 }
 
+/// add_carry_run_coherent for a block of K columns (host shape): lane c of
+/// tile u's carry at u * K + c, added to column y.c0 + c.
+template <class TileRows, class Carries, class Map, class View2, int K, class Acc>
+KOKKOS_INLINE_FUNCTION void
+add_carry_run_coherent(TileRows const& tile_rows, Carries const& carries, Map const& row_map,
+                       MultiY<View2, K> const& y, Acc alpha, std::int64_t num_rows,
+                       std::int64_t num_tiles, std::int64_t t) {
+  using Carry = typename Carries::non_const_value_type;
+  const auto row = tile_rows(t + 1);
+  if (row >= num_rows) return;
+  if (t > 0 && tile_rows(t) == row) return;
+  const auto out = row_map.extent(0) != 0 ? row_map(row) : row;
+  for (int c = 0; c < K; ++c) {
+    Acc sum = static_cast<Acc>(Kokkos::atomic_fetch_add(&carries(t * K + c), Carry(0)));
+    for (std::int64_t u = t + 1; u < num_tiles && tile_rows(u + 1) == row; ++u)
+      sum += static_cast<Acc>(Kokkos::atomic_fetch_add(&carries(u * K + c), Carry(0)));
+    Kokkos::atomic_add(&y.y(out, y.c0 + c),
+                       static_cast<typename View2::non_const_value_type>(alpha * sum));
+  }
+}
+
 /// Selects the host shape's RangePolicy entry of MergePathSpmv.
 struct MergePathDirect {};
 
@@ -304,6 +328,7 @@ template <class ExecutionSpace, class Rows, class Scalar, class Ordinal, class O
 struct MergePathSpmv {
   // Scalar is the matrix's; sums, products and alpha, beta are in Acc.
   using Acc = wider_t<Scalar, typename Y::non_const_value_type>;
+  using Sum = spmv_sum_t<Acc, Y>; // Lanes<Acc, K> for a block of K columns (host shape only)
   using Carry = merge_carry_t<Scalar>;
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   template <class T>
@@ -338,7 +363,8 @@ struct MergePathSpmv {
            scratch_view<Acc>::shmem_size(2 * team_size) + scratch_view<int>::shmem_size(team_size);
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION void emit(Ordinal row, Acc sum) const {
+  template <class S>
+  KOKKOS_FORCEINLINE_FUNCTION void emit(Ordinal row, S const& sum) const {
     store_row(y, row_map.extent(0) != 0 ? row_map(row) : row, alpha, beta, sum);
   }
 
@@ -385,16 +411,20 @@ struct MergePathSpmv {
     const Offset j0 = tile_nnz(t), j1 = tile_nnz(t + 1);
     Scalar const* const v = vals.data();
     Ordinal const* const c = cols.data();
-    Acc sum = 0;
+    Sum sum = 0;
     Offset k = j0;
     for (Ordinal r = i0; r < i1; ++r) {
       const Offset end = rows.row_end(r, k, j1);
-      for (; k < end; ++k) sum += widened_product<Acc>(v[k], x(c[k]));
+      for (; k < end; ++k) sum += widened_product<Sum>(v[k], x(c[k]));
       emit(r, sum);
       sum = 0;
     }
-    for (; k < j1; ++k) sum += widened_product<Acc>(v[k], x(c[k]));
-    carries(t) = static_cast<Carry>(sum);
+    for (; k < j1; ++k) sum += widened_product<Sum>(v[k], x(c[k]));
+    if constexpr (is_multi_vector_v<Y>) {
+      for (int l = 0; l < Y::lanes; ++l) carries(t * Y::lanes + l) = static_cast<Carry>(sum.v[l]);
+    } else {
+      carries(t) = static_cast<Carry>(sum);
+    }
     if (carries_in_kernel) {
       Kokkos::memory_fence();
       if (!count_finished()) return;
@@ -498,6 +528,8 @@ struct MergePathCarries {
 /// (merge_path_parameters, or a test's own: p.work_per_team must be the
 /// plan's tile length, p.team_size 1 unless p.staged). rows: CsrRowEnds or
 /// CooRowKeys; row_map: empty, or the output row of each row of the plan.
+/// x and y may be a block of K columns (MultiX, MultiY) in the host shape
+/// only, with the carries fixed in the kernel and K <= plan.carry_lanes.
 template <class ExecutionSpace, class Rows, class Plan, class Cols, class Vals, class Map, class X,
           class Y>
 void spmv_merge_path(
@@ -521,6 +553,13 @@ void spmv_merge_path(
   }
   const bool in_kernel =
       plan.has_crossings && p.carries_in_kernel && plan.num_tiles <= p.carries_in_kernel_max_tiles;
+  if constexpr (is_multi_vector_v<Y>) {
+    if (p.staged || (plan.has_crossings && !in_kernel) || Y::lanes > plan.carry_lanes) {
+      throw std::logic_error("spmvkit: the merge path takes a block of " +
+                             std::to_string(Y::lanes) + " columns only in the host shape (" +
+                             label + ")");
+    }
+  }
   using Functor = MergePathSpmv<ExecutionSpace, Rows, Scalar, Ordinal, Offset, Device, X, Y>;
   const Functor f{rows,
                   cols,
@@ -539,13 +578,16 @@ void spmv_merge_path(
                   plan.num_tiles,
                   num_rows,
                   in_kernel};
-  if (p.staged) {
-    Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(
-        exec, plan.num_tiles, p.team_size, 1);
-    policy.set_scratch_size(
-        0, Kokkos::PerTeam(Functor::scratch_bytes(p.team_size, static_cast<int>(p.work_per_team))));
-    Kokkos::parallel_for(label, policy, f);
-  } else {
+  if constexpr (!is_multi_vector_v<Y>) {
+    if (p.staged) {
+      Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(
+          exec, plan.num_tiles, p.team_size, 1);
+      policy.set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes(
+                                     p.team_size, static_cast<int>(p.work_per_team))));
+      Kokkos::parallel_for(label, policy, f);
+    }
+  }
+  if (!p.staged) {
     Kokkos::parallel_for(
         label,
         Kokkos::RangePolicy<ExecutionSpace, MergePathDirect, Kokkos::Schedule<Kokkos::Dynamic>,
@@ -553,12 +595,13 @@ void spmv_merge_path(
         f);
   }
   if (plan.has_crossings && !in_kernel) {
-    Kokkos::parallel_for(
-        label + "_carries",
-        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0,
-                                                                             plan.num_tiles),
-        MergePathCarries<merge_carry_t<Scalar>, Acc, Ordinal, Device, Y>{
-            plan.tile_rows, plan.carries, row_map, y, alpha, num_rows, plan.num_tiles});
+    if constexpr (!is_multi_vector_v<Y>)
+      Kokkos::parallel_for(
+          label + "_carries",
+          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0,
+                                                                               plan.num_tiles),
+          MergePathCarries<merge_carry_t<Scalar>, Acc, Ordinal, Device, Y>{
+              plan.tile_rows, plan.carries, row_map, y, alpha, num_rows, plan.num_tiles});
   }
 }
 
