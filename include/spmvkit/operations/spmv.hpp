@@ -13,8 +13,9 @@
 /// Several columns: the format's kernel runs once per block of K = 8, 4, 2 or
 /// 1 columns (detail::for_each_column_block), carrying K sums per row
 /// (detail::Lanes), so the matrix is read once per block rather than once per
-/// column. Kernels without a block form (the merge-path ones: balanced CRS,
-/// COO, HYB's tail) run column by column inside a block.
+/// column. The merge-path kernels (balanced CRS, COO, HYB's tail) have a
+/// block form on host backends only (balanced CRS; K carries per tile); on
+/// GPUs, and for COO and HYB's tail, they run column by column inside a block.
 ///
 /// Transposed products run the format's own kernel on a transposed twin that
 /// the matrix builds at the first one and keeps (core/detail/kept_transpose.hpp):
