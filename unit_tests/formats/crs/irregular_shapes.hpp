@@ -5,10 +5,9 @@
 
 // Pathological row-length distributions for the load-balanced kernels (the
 // balanced CRS kernel, COO, HYB) and a checker of y = beta y + alpha A x
-// against the long-double reference and Kokkos Kernels.
+// against the long-double reference.
 #include "test_utils.hpp"
 
-#include <spmvkit/interop/kokkos_kernels.hpp>
 #include <spmvkit/operations/spmv.hpp>
 
 #include <algorithm>
