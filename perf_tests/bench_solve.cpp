@@ -323,6 +323,8 @@ struct SolveSettings {
   int repetitions = 3; // timed solves
   int restart = 30;
   int block_size = 8;
+  int chebyshev_degree = 3;
+  double chebyshev_ratio = 30;
   Ilu0TriangularSolve ilu_solve = Ilu0TriangularSolve::automatic;
   AmgProduct amg_product = AmgProduct::automatic;
 };
@@ -377,14 +379,28 @@ SolverOptionsType solver_options(SolveSettings const& s) {
   return o;
 }
 
-/// SpMVKit: the solver on the automatic format's operator, the preconditioner built from the
-/// CRS matrix (block-Jacobi, ILU(0) and IC(0) take CRS; Jacobi and Chebyshev are built from
-/// it too, so that every preconditioner's set-up starts from the same matrix).
+/// to(k) = from(k) in to's precision.
+template <class From, class To>
+struct RoundValues {
+  From from;
+  To to;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const {
+    to(k) = static_cast<typename To::non_const_value_type>(from(k));
+  }
+};
+
+/// SpMVKit: the solver on the automatic format's operator. Jacobi, block-Jacobi, ILU(0), IC(0)
+/// and AMG are built from the CRS matrix (the last four take CRS). Chebyshev is built on the
+/// solver's operator, whose product it applies degree - 1 times per apply; chebyshev-float on
+/// a float copy of that matrix in its own automatic format with the solver's vectors
+/// (make_mixed_operator): its products read half the value bytes.
 template <class Scalar>
 class SpmvkitRunner final : public SolveRunner<Scalar> {
   using Op = AutoOp<Scalar>;
   using Jacobi = decltype(make_jacobi(Exec(), std::declval<Crs<Scalar> const&>()));
-  using Chebyshev = decltype(make_chebyshev(Exec(), std::declval<Crs<Scalar> const&>()));
+  using Chebyshev = decltype(make_chebyshev(Exec(), std::declval<Op const&>()));
+  using FloatOp = MatrixOperator<AutoM<float>, Scalar>;
+  using ChebyshevFloat = decltype(make_chebyshev(Exec(), std::declval<FloatOp const&>()));
   using BlockJacobi = BlockJacobiPreconditioner<Scalar, Exec>;
   using Ilu = Ilu0Preconditioner<Scalar, Exec, Ordinal, Offset>;
   using Amg = AmgPreconditioner<Scalar, Exec, Ordinal, Offset>;
@@ -401,7 +417,15 @@ public:
     auto const& pc = m_.preconditioner;
     if (pc == "jacobi") jacobi_.emplace(make_jacobi(exec, p_.A));
     if (pc == "block-jacobi") block_jacobi_.emplace(make_block_jacobi(exec, p_.A, s_.block_size));
-    if (pc == "chebyshev") chebyshev_.emplace(make_chebyshev(exec, p_.A));
+    ChebyshevOptions chebyshev_options;
+    chebyshev_options.degree = s_.chebyshev_degree;
+    chebyshev_options.eigenvalue_ratio = s_.chebyshev_ratio;
+    if (pc == "chebyshev")
+      chebyshev_.emplace(make_chebyshev(exec, Op(*p_.auto_matrix), chebyshev_options));
+    if (pc == "chebyshev-float") {
+      float_matrix_.emplace(float_auto_matrix());
+      chebyshev_float_.emplace(make_chebyshev(exec, FloatOp(*float_matrix_), chebyshev_options));
+    }
     Ilu0Options ilu_options;
     ilu_options.triangular_solve = s_.ilu_solve;
     if (pc == "ilu0") ilu_.emplace(make_ilu0(exec, p_.A, ilu_options));
@@ -468,10 +492,16 @@ public:
                        ? ";ilu_factorization=sequential"
                        : ";ilu_factorization=sweeps";
     }
+    std::ostringstream chebyshev;
+    if (m_.preconditioner.rfind("chebyshev", 0) == 0) {
+      chebyshev << ";chebyshev_degree=" << s_.chebyshev_degree
+                << ";chebyshev_ratio=" << s_.chebyshev_ratio;
+      if (float_matrix_) chebyshev << ";chebyshev_format=" << float_matrix_->selection().format;
+    }
     return "format=" + p_.auto_matrix->selection().format +
            (m_.preconditioner == "block-jacobi" ? ";block_size=" + std::to_string(s_.block_size)
                                                 : "") +
-           ilu_solve + amg_label();
+           chebyshev.str() + ilu_solve + amg_label();
   }
 
 private:
@@ -494,6 +524,7 @@ private:
       if (pc == "jacobi") return run_cg(op, *jacobi_);
       if (pc == "block-jacobi") return run_cg(op, *block_jacobi_);
       if (pc == "chebyshev") return run_cg(op, *chebyshev_);
+      if (pc == "chebyshev-float") return run_cg(op, *chebyshev_float_);
       if (pc == "ic0") return run_cg(op, *ilu_);
       if (pc == "amg") return run_cg(op, *amg_);
       return run_cg(op, none);
@@ -522,12 +553,28 @@ private:
     return cg(Exec(), op, prec, p_.b, p_.x, o);
   }
 
+  /// A in float (values rounded, the same structure), in its automatic format.
+  AutoM<float> float_auto_matrix() const {
+    const Exec exec;
+    Crs<float> F("SpMVKit::perf::solve_float_matrix", p_.A.num_rows(), p_.A.num_cols(), p_.A.nnz());
+    Kokkos::deep_copy(exec, F.row_starts(), p_.A.row_starts());
+    Kokkos::deep_copy(exec, F.column_indices(), p_.A.column_indices());
+    Kokkos::parallel_for(
+        "SpMVKit::perf::solve_float_values",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, p_.A.nnz()),
+        RoundValues<typename Crs<Scalar>::values_type, typename Crs<float>::values_type>{
+            p_.A.values(), F.values()});
+    return make_auto_matrix(exec, F);
+  }
+
   SolveProblem<Scalar>& p_;
   SolveMethod m_;
   SolveSettings s_;
   std::optional<Jacobi> jacobi_;
   std::optional<BlockJacobi> block_jacobi_;
   std::optional<Chebyshev> chebyshev_;
+  std::optional<AutoM<float>> float_matrix_; // before chebyshev_float_, whose operator holds it
+  std::optional<ChebyshevFloat> chebyshev_float_;
   std::optional<Ilu> ilu_;
   std::optional<Amg> amg_;
   std::vector<std::pair<std::string, double>> amg_setup_phases_;
@@ -814,6 +861,8 @@ void bm_solve(benchmark::State& state, Options const& o, std::string const& name
     s.max_iterations = o.cg_max_iterations;
     s.repetitions = o.cg_repetitions;
     s.block_size = std::min<int>(o.solve_block_size, static_cast<int>(p.A.num_rows()));
+    s.chebyshev_degree = o.solve_chebyshev_degree;
+    s.chebyshev_ratio = o.solve_chebyshev_ratio;
     s.ilu_solve = o.solve_ilu_solve == "sweeps"         ? Ilu0TriangularSolve::sweeps
                   : o.solve_ilu_solve == "substitution" ? Ilu0TriangularSolve::substitution
                                                         : Ilu0TriangularSolve::automatic;

@@ -341,6 +341,20 @@ std::vector<OptionSpec> make_table() {
                "8",
                {},
                integer(&Options::solve_block_size, 1, 32)});
+  t.push_back({"--solve-chebyshev-degree",
+               "INT",
+               "degree of the solve family's Chebyshev preconditioners (ChebyshevOptions::degree: "
+               "degree - 1 operator applies per apply)",
+               "3",
+               {},
+               integer(&Options::solve_chebyshev_degree, 1, 16)});
+  t.push_back({"--solve-chebyshev-ratio",
+               "X",
+               "λmax / λmin of the interval of the solve family's Chebyshev preconditioners "
+               "(ChebyshevOptions::eigenvalue_ratio, > 1)",
+               "30",
+               {},
+               number(&Options::solve_chebyshev_ratio, 1, 1e6, true)});
   t.push_back({"--solve-ilu-solve",
                "NAME",
                "triangular solve of the solve family's ILU(0) and IC(0) (Ilu0Options::"
@@ -503,6 +517,7 @@ std::vector<SolveMethod> const& solve_method_table() {
                                               {"cg", "jacobi", true},
                                               {"cg", "block-jacobi", true},
                                               {"cg", "chebyshev", true},
+                                              {"cg", "chebyshev-float", true},
                                               {"cg", "ic0", true},
                                               {"cg", "amg", true},
                                               {"pipelined_cg", "jacobi", true},

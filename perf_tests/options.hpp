@@ -74,6 +74,8 @@ struct Options {
   std::vector<std::string> solve_methods;  // "all", solvers ("gmres") or pairs ("gmres/ilu0")
   std::vector<std::string> solve_impls;    // spmvkit, kk, kk_gmres, petsc
   int solve_block_size = 0;                // rows per block of block-Jacobi
+  int solve_chebyshev_degree = 0;          // ChebyshevOptions::degree of the solve family
+  double solve_chebyshev_ratio = 0;        // ChebyshevOptions::eigenvalue_ratio of the solve family
   std::string solve_ilu_solve;             // ILU(0)/IC(0) solve: automatic, sweeps, substitution
   std::string solve_amg_product;           // AMG's A P_tent: automatic, gather, spgemm
   std::vector<CsrkSweepSize> csrk_sizes;   // replace CSR-k's variants (empty: the model's)
@@ -92,7 +94,7 @@ struct Options {
 };
 
 /// One solver x preconditioner pair of the solve family (--solve-methods): cg, pipelined_cg,
-/// bicgstab, gmres with none, jacobi, block-jacobi, chebyshev, ic0, ilu0, amg.
+/// bicgstab, gmres with none, jacobi, block-jacobi, chebyshev, chebyshev-float, ic0, ilu0, amg.
 struct SolveMethod {
   std::string solver;
   std::string preconditioner;

@@ -4,7 +4,8 @@
 // a long-double Gauss-Jordan on the host, pivoting, singular blocks and bad
 // block structures; the λmax estimate against the 1D Laplacian's closed form,
 // linearity, bad options; and both inside BiCGStab and GMRES against point
-// Jacobi, with the true residual recomputed in long double.
+// Jacobi, with the true residual recomputed in long double; Chebyshev over a
+// float copy of the matrix inside double CG.
 #include "solvers/solver_test_utils.hpp"
 #include "test_utils.hpp"
 
@@ -14,6 +15,7 @@
 #include <spmvkit/problems/elasticity.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/solvers/bicgstab.hpp>
+#include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/gmres.hpp>
 #include <spmvkit/solvers/operator.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
@@ -603,6 +605,58 @@ TYPED_TEST(PreconditionerTest, ChebyshevBeatsJacobiInKrylovSolvers) {
   const DeviceVector<Scalar, Exec> zero_start;
   for (int way = 0; way < 2; ++way)
     solve_iterations<Scalar, Exec>(way, A, hc, M, bc, zero_start, tc, "convection-diffusion");
+}
+
+// A float copy of the matrix under the polynomial (make_mixed_operator): its
+// products read float values, the recurrence runs on the double vectors. One
+// apply agrees with the double polynomial's to float precision (and differs:
+// the float values are read), and CG preconditioned with it reaches a double
+// tolerance in about the double polynomial's iterations.
+TYPED_TEST(PreconditionerTest, ChebyshevOnAFloatCopyPreconditionsDoubleCg) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  if constexpr (!std::is_same_v<Scalar, double>) {
+    GTEST_SKIP() << "double vectors over a float matrix";
+  } else {
+    using V = DeviceVector<double, Exec>;
+    const std::int64_t N = 12;
+    const auto K = make_fem_poisson_crs<double>(Exec(), N);
+    const auto Kf = make_fem_poisson_crs<float>(Exec(), N);
+    const HostCrs h = to_host(K);
+    const auto C = make_chebyshev(Exec(), K);
+    const auto Cf = make_chebyshev(Exec(), make_mixed_operator<double>(Kf));
+    EXPECT_NEAR(Cf.lambda_max(), C.lambda_max(), 1e-4 * C.lambda_max());
+
+    const V r = random_vector<V>(h.rows, 17, "r");
+    V z("z", h.rows), zf("zf", h.rows);
+    C.apply(Exec(), r, z);
+    Cf.apply(Exec(), r, zf);
+    auto zh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z);
+    auto zfh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), zf);
+    double largest = 0, diff = 0;
+    for (std::int64_t i = 0; i < h.rows; ++i) {
+      largest = std::max(largest, std::abs(zh(i)));
+      diff = std::max(diff, std::abs(zh(i) - zfh(i)));
+    }
+    EXPECT_LE(diff, 1e-5 * largest);
+    EXPECT_GT(diff, 0.0) << "the float products were not used";
+
+    const auto b = fem_poisson_rhs<double>(Exec(), N);
+    const auto x0 = fem_poisson_rough_guess<double>(Exec(), N);
+    CgOptions o;
+    o.relative_tolerance = 1e-10;
+    o.use_initial_guess = true;
+    o.max_iterations = 1000;
+    V x("x", h.rows), xf("xf", h.rows);
+    Kokkos::deep_copy(x, x0);
+    Kokkos::deep_copy(xf, x0);
+    const auto rd = cg(Exec(), K, C, b, x, o);
+    const auto rf = cg(Exec(), K, Cf, b, xf, o);
+    ASSERT_TRUE(rd.converged()) << name(rd.status) << ": " << rd.message;
+    ASSERT_TRUE(rf.converged()) << name(rf.status) << ": " << rf.message;
+    EXPECT_LE(rf.iterations, rd.iterations + 2 + rd.iterations / 10);
+    EXPECT_LE(true_relative_residual(h, xf, b), 1.01e-10);
+  }
 }
 
 } // namespace
