@@ -12,6 +12,7 @@
 #                    core,io,formats,distributed). Default: all.
 #   --examples LIST  build and run only these examples' tests (comma-separated program names,
 #                    e.g. matrix_market_spmv,solve_mtx). Default: every example.
+# Environment: SPMVKIT_SANITIZE_OPTIMIZATION (-O0, -O1, -O2 or -Og; default -O1; CI takes -O0).
 # -O1 -g1 (by default) rather than -O2 -g: half the compile time (the full suite still takes
 # ~25 min to build on two cores), the same findings, and line numbers in every report. CI runs
 # the input-facing domains (.ci/run); run the whole suite before merging a change to kernels or

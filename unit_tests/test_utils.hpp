@@ -310,6 +310,19 @@ View random_vector(std::int64_t n, unsigned seed, char const* label) {
   return v;
 }
 
+/// Random rank-2 View of `cols` columns, entries in [-1, 1).
+template <class View>
+View random_columns(std::int64_t rows, int cols, unsigned seed) {
+  View v("columns", static_cast<std::size_t>(rows), static_cast<std::size_t>(cols));
+  auto h = Kokkos::create_mirror_view(v);
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (int c = 0; c < cols; ++c) h(i, c) = static_cast<typename View::value_type>(d(gen));
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
 /// Serial reference y = beta*y0 + alpha*A*x in long double, with the error
 /// bound each entry may carry in precision Scalar: a few ulps per term of the
 /// row (Higham's bound for a dot product), scaled by the row's magnitude.

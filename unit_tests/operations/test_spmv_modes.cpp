@@ -29,19 +29,6 @@ template <class C>
 class SpmvModesTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SpmvModesTest, FormatConfigs, FormatConfigNames);
 
-/// Random rank-2 View with `cols` columns.
-template <class View>
-View random_columns(std::int64_t rows, int cols, unsigned seed) {
-  View v("columns", static_cast<std::size_t>(rows), static_cast<std::size_t>(cols));
-  auto h = Kokkos::create_mirror_view(v);
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> d(-1.0, 1.0);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (int c = 0; c < cols; ++c) h(i, c) = static_cast<typename View::value_type>(d(gen));
-  Kokkos::deep_copy(v, h);
-  return v;
-}
-
 /// y = beta y0 + alpha op(M) x for every column, checked column by column
 /// against the long-double reference of op(A).
 template <class Scalar, class Exec, class Layout, class Matrix, class Options>

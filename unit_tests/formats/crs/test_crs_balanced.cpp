@@ -15,7 +15,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -77,7 +76,9 @@ TYPED_TEST(CrsBalancedTest, TilesInsideRowsEveryShapeAndCarryFix) {
   const int max_team = Exec().concurrency();
   unsigned seed = 90;
   int shapes_run = 0;
-  for (auto const& [name, h] : shapes) {
+  for (auto const& shape : shapes) {
+    std::string const& name = shape.first;
+    HostCrs const& h = shape.second; // captured below: a binding may be only from C++20
     const auto A = make_device_crs<Scalar, Exec>(h);
     const V x = random_vector<V>(h.cols, ++seed, "x");
     const V y0 = random_vector<V>(h.rows, ++seed, "y0");
@@ -132,19 +133,6 @@ TYPED_TEST(CrsBalancedTest, TilesInsideRowsEveryShapeAndCarryFix) {
   EXPECT_EQ(shapes_run, static_cast<int>(shapes.size()));
 }
 
-/// Random rank-2 View of `cols` columns.
-template <class View>
-View random_block(std::int64_t rows, int cols, unsigned seed) {
-  View v("block", static_cast<std::size_t>(rows), static_cast<std::size_t>(cols));
-  auto h = Kokkos::create_mirror_view(v);
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> d(-1.0, 1.0);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (int c = 0; c < cols; ++c) h(i, c) = static_cast<typename View::value_type>(d(gen));
-  Kokkos::deep_copy(v, h);
-  return v;
-}
-
 /// Columns [first, first + count) of y against beta y0 + alpha A x, the
 /// others still equal to y0's.
 template <class Scalar, class Y2, class X2>
@@ -183,14 +171,15 @@ TYPED_TEST(CrsBalancedTest, MultiVectorBlocksMatchTheReference) {
   shapes.push_back({"random_with_long_row", random_crs(700, 900, 12, 0.2, 850, 77)});
   shapes.push_back({"tiny", from_row_lengths({0, 2, 0, 0, 3, 1, 0}, 4, 78)});
   unsigned seed = 300;
-  for (auto const& [name, h] : shapes) {
-    SCOPED_TRACE(name);
+  for (auto const& shape : shapes) {
+    HostCrs const& h = shape.second; // a lambda may capture a binding only from C++20
+    SCOPED_TRACE(shape.first);
     const auto A = make_device_crs<Scalar, Exec>(h);
     auto run = [&](auto layout) {
       using L2 = Kokkos::View<Scalar**, decltype(layout), Exec>;
       for (int k : {3, 8, 17}) {
-        const L2 x = random_block<L2>(h.cols, k, ++seed);
-        const L2 y0 = random_block<L2>(h.rows, k, ++seed);
+        const L2 x = random_columns<L2>(h.cols, k, ++seed);
+        const L2 y0 = random_columns<L2>(h.rows, k, ++seed);
         for (auto const& ab : {AlphaBeta{1.5, 0.0}, AlphaBeta{-0.5, 2.0}}) {
           L2 y("y", static_cast<std::size_t>(h.rows), static_cast<std::size_t>(k));
           Kokkos::deep_copy(y, y0);
@@ -198,6 +187,20 @@ TYPED_TEST(CrsBalancedTest, MultiVectorBlocksMatchTheReference) {
           Kokkos::fence();
           EXPECT_TRUE(block_matches<Scalar>(h, ab.alpha, x, ab.beta, y0, y, 0, k))
               << "k = " << k << " beta = " << ab.beta;
+          // The block form adds in the order of one column's product: the same bits.
+          L2 by_column("by_column", static_cast<std::size_t>(h.rows), static_cast<std::size_t>(k));
+          Kokkos::deep_copy(by_column, y0);
+          for (int c = 0; c < k; ++c) {
+            spmv(Exec(), Scalar(ab.alpha), A, Kokkos::subview(x, Kokkos::ALL, c), Scalar(ab.beta),
+                 Kokkos::subview(by_column, Kokkos::ALL, c), CrsKernel::balanced);
+          }
+          auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+          auto ch = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), by_column);
+          for (std::int64_t i = 0; i < h.rows; ++i) {
+            for (int c = 0; c < k; ++c) {
+              ASSERT_EQ(yh(i, c), ch(i, c)) << "row " << i << " column " << c << " k = " << k;
+            }
+          }
         }
       }
       if constexpr (detail::is_host_space_v<Exec>) {
@@ -205,8 +208,8 @@ TYPED_TEST(CrsBalancedTest, MultiVectorBlocksMatchTheReference) {
                                 Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
         using Y2 = Kokkos::View<Scalar**, decltype(layout), Device,
                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-        const L2 x = random_block<L2>(h.cols, 6, ++seed);
-        const L2 y0 = random_block<L2>(h.rows, 6, ++seed);
+        const L2 x = random_columns<L2>(h.cols, 6, ++seed);
+        const L2 y0 = random_columns<L2>(h.rows, 6, ++seed);
         for (int items : {1, 3, 64}) {
           if (items < 64 && h.rows + h.nnz() > 20000) continue; // as in the test above
           detail::LaunchParameters p;

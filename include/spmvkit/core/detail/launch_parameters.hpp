@@ -118,9 +118,10 @@ inline constexpr std::int64_t merge_path_host_tiles = 256;
 inline constexpr std::int64_t merge_path_host_min_tile = 16384;
 inline constexpr std::int64_t merge_path_host_max_tile = 1 << 18;
 inline constexpr std::int64_t merge_path_host_whole_row_divisor = 4;
-/// Host tiles walk blocks of up to this many columns of a multi-vector
-/// product at once (spmv's blocks of 8, 4, 2, 1): the plan keeps this many
-/// carries per tile. GPU plans keep one and go column by column.
+/// Host tiles of the balanced CRS kernel walk blocks of up to this many
+/// columns of a multi-vector product at once (spmv's blocks of 8, 4, 2, 1),
+/// so every host plan keeps this many carries per tile (COO's and HYB's too,
+/// which go column by column: a few KB). GPU plans keep one.
 inline constexpr int merge_path_host_carry_lanes = 8;
 /// Rows that cross tiles: the last tile to finish adds the carries (an
 /// integer counter tells it), saving a second launch. On the host always: a

@@ -262,7 +262,7 @@ struct CooFormat {
                     X const& x, detail::spmv_scalar_t<Coo, Y> beta, Y const& y,
                     options_type const&) {
     using Map = Kokkos::View<const typename Coo::ordinal_type*, typename Coo::device_type>;
-    if constexpr (detail::is_multi_vector_v<Y>) { // merge path: no block form
+    if constexpr (detail::is_multi_vector_v<Y>) { // the merge path's block form is CRS's only
       detail::for_each_column(x, y, [&](auto const& xc, auto const& yc) {
         detail::spmv_coo(exec, alpha, A, xc, beta, yc, Map());
       });

@@ -278,7 +278,7 @@ struct HybFormat {
     if (A.tail().nnz() > 0) {
       // With y narrower than the sums (a double matrix with float vectors),
       // tail rows are rounded a second time here.
-      if constexpr (detail::is_multi_vector_v<Y>) { // merge path: no block form
+      if constexpr (detail::is_multi_vector_v<Y>) { // the merge path's block form is CRS's only
         detail::for_each_column(x, y, [&](auto const& xc, auto const& yc) {
           detail::spmv_coo(exec, alpha, A.tail(), xc, detail::spmv_scalar_t<Hyb, Y>(1), yc,
                            A.tail_rows(), "SpMVKit::spmv::hyb_tail");

@@ -25,7 +25,10 @@
 // - Product, host shape (direct): one thread walks a tile in place (a
 //   RangePolicy over tiles): rows in a plain loop, like the row-per-thread
 //   kernel. A tile boundary never splits a row shorter than a quarter tile,
-//   so such rows are summed exactly as the row kernel sums them.
+//   so such rows are summed exactly as the row kernel sums them. For a block
+//   of K <= 8 columns of a multi-vector product the thread carries K sums and
+//   the tile K carries (the balanced CRS kernel's block form); the GPU shape
+//   takes one column per launch.
 // - Every row that ends in a tile is written by that tile, beta y folded in
 //   (beta == 0 never reads y). A row still open at a tile's end leaves its
 //   partial sum as the tile's carry, added later, in tile order, to the y
