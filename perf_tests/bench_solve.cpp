@@ -381,17 +381,15 @@ SolverOptionsType solver_options(SolveSettings const& s) {
 
 /// SpMVKit: the solver on the automatic format's operator. Jacobi, block-Jacobi, ILU(0), IC(0)
 /// and AMG are built from the CRS matrix (the last four take CRS). Chebyshev is built on the
-/// solver's operator, whose product it applies degree - 1 times per apply; chebyshev-float on
-/// a float copy of that matrix in its own automatic format with the solver's vectors
-/// (make_mixed_operator): its products read half the value bytes. The float copy and its
-/// format choice are part of chebyshev-float's set-up time.
+/// solver's operator, whose product it applies degree - 1 times per apply; chebyshev-float is
+/// make_float_chebyshev: the polynomial in float, on a float copy of A in its own automatic
+/// format. The float copy and its format choice are part of its set-up time.
 template <class Scalar>
 class SpmvkitRunner final : public SolveRunner<Scalar> {
   using Op = AutoOp<Scalar>;
   using Jacobi = decltype(make_jacobi(Exec(), std::declval<Crs<Scalar> const&>()));
   using Chebyshev = decltype(make_chebyshev(Exec(), std::declval<Op const&>()));
-  using FloatOp = MatrixOperator<AutoM<float>, Scalar>;
-  using ChebyshevFloat = decltype(make_chebyshev(Exec(), std::declval<FloatOp const&>()));
+  using ChebyshevFloat = decltype(make_float_chebyshev(Exec(), std::declval<Crs<Scalar> const&>()));
   using BlockJacobi = BlockJacobiPreconditioner<Scalar, Exec>;
   using Ilu = Ilu0Preconditioner<Scalar, Exec, Ordinal, Offset>;
   using Amg = AmgPreconditioner<Scalar, Exec, Ordinal, Offset>;
@@ -414,8 +412,7 @@ public:
     if (pc == "chebyshev")
       chebyshev_.emplace(make_chebyshev(exec, Op(*p_.auto_matrix), chebyshev_options));
     if (pc == "chebyshev-float") {
-      float_matrix_.emplace(float_auto_matrix());
-      chebyshev_float_.emplace(make_chebyshev(exec, FloatOp(*float_matrix_), chebyshev_options));
+      chebyshev_float_.emplace(make_float_chebyshev(exec, p_.A, chebyshev_options));
     }
     Ilu0Options ilu_options;
     ilu_options.triangular_solve = s_.ilu_solve;
@@ -487,7 +484,10 @@ public:
     if (m_.preconditioner.rfind("chebyshev", 0) == 0) {
       chebyshev << ";chebyshev_degree=" << s_.chebyshev_degree
                 << ";chebyshev_ratio=" << s_.chebyshev_ratio;
-      if (float_matrix_) chebyshev << ";chebyshev_format=" << float_matrix_->selection().format;
+      if (chebyshev_float_) {
+        chebyshev << ";chebyshev_format="
+                  << chebyshev_float_->polynomial_operator().matrix().selection().format;
+      }
     }
     return "format=" + p_.auto_matrix->selection().format +
            (m_.preconditioner == "block-jacobi" ? ";block_size=" + std::to_string(s_.block_size)
@@ -546,26 +546,12 @@ private:
 
   /// A in float (values rounded, A's structure shared), in its automatic format, or CRS
   /// should the choice fail (as ensure_auto_matrix).
-  AutoM<float> float_auto_matrix() const {
-    const Exec exec;
-    const Crs<float> F(p_.A.num_rows(), p_.A.num_cols(), p_.A.row_starts(), p_.A.column_indices(),
-                       converted<float>(p_.A.values(), "solve_float_values"));
-    try {
-      return make_auto_matrix(exec, F);
-    } catch (std::exception const&) {
-      AutoOptions crs;
-      crs.candidates = {"crs"};
-      return make_auto_matrix(exec, F, crs);
-    }
-  }
-
   SolveProblem<Scalar>& p_;
   SolveMethod m_;
   SolveSettings s_;
   std::optional<Jacobi> jacobi_;
   std::optional<BlockJacobi> block_jacobi_;
   std::optional<Chebyshev> chebyshev_;
-  std::optional<AutoM<float>> float_matrix_; // before chebyshev_float_, whose operator holds it
   std::optional<ChebyshevFloat> chebyshev_float_;
   std::optional<Ilu> ilu_;
   std::optional<Amg> amg_;

@@ -659,4 +659,76 @@ TYPED_TEST(PreconditionerTest, ChebyshevOnAFloatCopyPreconditionsDoubleCg) {
   }
 }
 
+// make_float_chebyshev: the polynomial in float (a float copy of A in its own
+// format, float vectors) for double vectors. One apply agrees with the double
+// polynomial to float precision, for every degree; CG with it reaches a double
+// tolerance in about the double polynomial's iterations; a value that float
+// cannot hold is an error naming the entry and its row.
+TYPED_TEST(PreconditionerTest, ChebyshevInFloatPreconditionsDoubleCg) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  if constexpr (!std::is_same_v<Scalar, double>) {
+    GTEST_SKIP() << "a float polynomial for double vectors";
+  } else {
+    using V = DeviceVector<double, Exec>;
+    const std::int64_t N = 12;
+    const auto K = make_fem_poisson_crs<double>(Exec(), N);
+    const HostCrs h = to_host(K);
+    const V r = random_vector<V>(h.rows, 17, "r");
+    for (int degree : {1, 2, 3, 6}) {
+      ChebyshevOptions co;
+      co.degree = degree;
+      const auto C = make_chebyshev(Exec(), K, co);
+      const auto Cf = make_float_chebyshev(Exec(), K, co);
+      static_assert(std::is_same_v<typename decltype(Cf)::vector_type, V>);
+      static_assert(
+          std::is_same_v<typename decltype(Cf)::polynomial_vector_type::value_type, float>);
+      EXPECT_NEAR(Cf.lambda_max(), C.lambda_max(), 1e-4 * C.lambda_max());
+      EXPECT_EQ(Cf.memory_bytes(), (degree > 1 ? 4u : 3u) * h.rows * sizeof(float));
+      V z("z", h.rows), zf("zf", h.rows);
+      Kokkos::deep_copy(zf, 7.0); // overwritten, never read
+      C.apply(Exec(), r, z);
+      Cf.apply(Exec(), r, zf);
+      auto zh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z);
+      auto zfh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), zf);
+      double largest = 0, diff = 0;
+      for (std::int64_t i = 0; i < h.rows; ++i) {
+        largest = std::max(largest, std::abs(zh(i)));
+        diff = std::max(diff, std::abs(zh(i) - zfh(i)));
+      }
+      EXPECT_GT(largest, 0.0);
+      EXPECT_LE(diff, 1e-5 * largest) << "degree " << degree;
+      EXPECT_GT(diff, 0.0) << "degree " << degree << ": the float polynomial was not used";
+    }
+
+    const auto C = make_chebyshev(Exec(), K);
+    const auto Cf = make_float_chebyshev(Exec(), K);
+    const auto b = fem_poisson_rhs<double>(Exec(), N);
+    const auto x0 = fem_poisson_rough_guess<double>(Exec(), N);
+    CgOptions o;
+    o.relative_tolerance = 1e-10;
+    o.use_initial_guess = true;
+    o.max_iterations = 1000;
+    V x("x", h.rows), xf("xf", h.rows);
+    Kokkos::deep_copy(x, x0);
+    Kokkos::deep_copy(xf, x0);
+    const auto rd = cg(Exec(), K, C, b, x, o);
+    const auto rf = cg(Exec(), K, Cf, b, xf, o);
+    ASSERT_TRUE(rd.converged()) << name(rd.status) << ": " << rd.message;
+    ASSERT_TRUE(rf.converged()) << name(rf.status) << ": " << rf.message;
+    EXPECT_LE(rf.iterations, rd.iterations + 2 + rd.iterations / 10);
+    EXPECT_LE(true_relative_residual(h, xf, b), 1.01e-10);
+
+    // Beyond float's range, and NaN: the entry and its row.
+    const auto big = make_device_crs<double, Exec>(
+        from_triplets(3, 3, {{0, 0, 1.0}, {1, 1, 1.0}, {1, 2, 1e300}, {2, 2, 1.0}}));
+    const std::string e = invalid_argument_of([&] { make_float_chebyshev(Exec(), big); });
+    EXPECT_TRUE(contains(e, "entry 2 (row 1) of A is not finite in float")) << e;
+    const auto nan = make_device_crs<double, Exec>(
+        from_triplets(3, 3, {{0, 0, 1.0}, {0, 2, std::nan("")}, {1, 1, 1.0}, {2, 2, 1.0}}));
+    const std::string n = invalid_argument_of([&] { make_float_chebyshev(Exec(), nan); });
+    EXPECT_TRUE(contains(n, "entry 1 (row 0)")) << n;
+  }
+}
+
 } // namespace
