@@ -35,9 +35,12 @@
 /// per step); nothing is allocated. Memory: three vectors of n (D⁻¹ and two work
 /// vectors), so two solves must not apply one preconditioner at the same time.
 ///
+/// apply() runs it in the equivalent three-term form, zₖ₊₁ = zₖ + ρₖρₖ₋₁ (zₖ −
+/// zₖ₋₁) + (2ρₖ/δ) D⁻¹ (r − A zₖ), whose steps read five vectors and write one.
+///
 /// make_float_chebyshev() runs the polynomial in float over a float copy of A
 /// (its own automatic format) for double vectors: the steps read about two
-/// thirds of the bytes, and the iterate takes a fourth vector.
+/// thirds of the bytes; a second iterate and r in float take two more vectors.
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
@@ -115,38 +118,66 @@ struct ChebyshevScale {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { x(i) = s * y(i); }
 };
 
-/// The first step from z = 0: d = D⁻¹ r / θ, out = d (the polynomial's
-/// iterate, or for degree 1 the result).
-template <class Vec, class RVec, class OutVec>
+/// The first step from z = 0: d = D⁻¹ r / θ, z = d (AMG's smoother, which
+/// continues from a given x with the d form, uses these two).
+template <class Vec>
 struct ChebyshevFirst {
-  Vec dinv;
-  RVec r;
-  Vec d;
-  OutVec out;
+  Vec dinv, r, d, z;
   typename Vec::non_const_value_type inv_theta;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    using P = typename Vec::non_const_value_type;
-    const P di = inv_theta * dinv(i) * static_cast<P>(r(i));
+    const auto di = inv_theta * dinv(i) * r(i);
     d(i) = di;
-    out(i) = static_cast<typename OutVec::non_const_value_type>(di);
+    z(i) = di;
   }
 };
 
-/// One step after w = A z: d = a d + c D⁻¹ (r − w), out = z + d (one pass).
-/// out is z itself but for the last step of a polynomial in another precision,
-/// which writes the result in the vectors' type.
-template <class Vec, class RVec, class OutVec>
+/// One step after w = A z: d = a d + c D⁻¹ (r − w), z += d (one pass).
+template <class Vec>
 struct ChebyshevStep {
+  Vec dinv, r, w, d, z;
+  typename Vec::non_const_value_type a, c;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    const auto di = a * d(i) + c * dinv(i) * (r(i) - w(i));
+    d(i) = di;
+    z(i) += di;
+  }
+};
+
+/// The preconditioner's first step: z₁ = D⁻¹ r / θ into out (the polynomial's
+/// iterate, or for degree 1 the result); with StoreR, rp = r in the
+/// polynomial's precision for the later steps.
+template <class Vec, class RVec, class OutVec, bool StoreR>
+struct ChebyshevPolyFirst {
   Vec dinv;
   RVec r;
-  Vec w, d, z;
+  OutVec out;
+  Vec rp;
+  typename Vec::non_const_value_type inv_theta;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    using P = typename Vec::non_const_value_type;
+    const P ri = static_cast<P>(r(i));
+    if constexpr (StoreR) rp(i) = ri;
+    out(i) = static_cast<typename OutVec::non_const_value_type>(inv_theta * dinv(i) * ri);
+  }
+};
+
+/// A step after w = A zₖ in three-term form (zₖ − zₖ₋₁ is the last correction;
+/// z₀ = 0 in the First step): zₖ₊₁ = zₖ + a (zₖ − zₖ₋₁) + c D⁻¹ (r − w), into
+/// out, which is zₖ₋₁'s vector or, in the last step, the result. Five reads
+/// and one write per row.
+template <class Vec, class RVec, class OutVec, bool First>
+struct ChebyshevPolyStep {
+  Vec dinv;
+  RVec r;
+  Vec w, z, z_prev;
   OutVec out;
   typename Vec::non_const_value_type a, c;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
     using P = typename Vec::non_const_value_type;
-    const P di = a * d(i) + c * dinv(i) * (static_cast<P>(r(i)) - w(i));
-    d(i) = di;
-    out(i) = static_cast<typename OutVec::non_const_value_type>(z(i) + di);
+    const P zi = z(i);
+    const P last = First ? zi : zi - z_prev(i);
+    const P next = zi + a * last + c * dinv(i) * (static_cast<P>(r(i)) - w(i));
+    out(i) = static_cast<typename OutVec::non_const_value_type>(next);
   }
 };
 
@@ -231,10 +262,13 @@ public:
             exec, "SpMVKit::preconditioner::chebyshev_d", A.num_rows())),
         w_(detail::allocate_view<polynomial_vector_type>(
             exec, "SpMVKit::preconditioner::chebyshev_w", A.num_rows())) {
-    // In another precision the iterate lives in its own vector (z only receives the result).
+    // In another precision the iterates live in two vectors of their own (z only
+    // receives the result), and r is read once in the polynomial's precision.
     if (mixed && options_.degree > 1) {
       z_ = detail::allocate_view<polynomial_vector_type>(
           exec, "SpMVKit::preconditioner::chebyshev_z", A.num_rows());
+      r_ = detail::allocate_view<polynomial_vector_type>(
+          exec, "SpMVKit::preconditioner::chebyshev_r", A.num_rows());
     }
     lambda_max_ = options_.lambda_max > 0 ? options_.lambda_max : estimate_lambda_max(exec);
     upper_ = options_.eigenvalue_boost * lambda_max_;
@@ -256,10 +290,11 @@ public:
   /// The operator the polynomial applies.
   Operator const& polynomial_operator() const { return op_; }
   /// Device memory held besides the operator (and what keep_alive holds): D⁻¹
-  /// and two work vectors, and in another precision the iterate, in bytes.
+  /// and two work vectors, and in another precision (degree > 1) an iterate
+  /// and r, in bytes.
   std::size_t memory_bytes() const {
-    return (3 + static_cast<std::size_t>(z_.extent(0) > 0)) * static_cast<std::size_t>(num_rows()) *
-           sizeof(poly_scalar);
+    return (3 + 2 * static_cast<std::size_t>(z_.extent(0) > 0)) *
+           static_cast<std::size_t>(num_rows()) * sizeof(poly_scalar);
   }
 
   /// z = M⁻¹ r = p(D⁻¹A) D⁻¹ r: `degree` Chebyshev steps from z = 0;
@@ -269,39 +304,67 @@ public:
     using Range = Kokkos::RangePolicy<execution_space, Kokkos::IndexType<std::int64_t>>;
     using P = poly_scalar;
     using PVec = polynomial_vector_type;
+    using V = vector_type;
     const Range range(exec, 0, num_rows());
     PVec const& dinv = jacobi_.inverse_diagonal();
     const double theta = (upper_ + lower_) / 2, delta = (upper_ - lower_) / 2;
     const double sigma = theta / delta;
-    if (options_.degree == 1) {
+    const int degree = options_.degree;
+    if (degree == 1) {
       Kokkos::parallel_for(
           "SpMVKit::preconditioner::chebyshev_first", range,
-          detail::ChebyshevFirst<PVec, vector_type, vector_type>{dinv, r, d_, z, P(1 / theta)});
+          detail::ChebyshevPolyFirst<PVec, V, V, false>{dinv, r, z, PVec(), P(1 / theta)});
       return;
     }
-    // The polynomial's iterate: z itself, or its own vector in another precision.
-    PVec it;
+    // zₖ alternates between two vectors, zₖ₊₁ overwriting zₖ₋₁. In the operator's
+    // precision they are z and d_, arranged so that z_degree lands in z; in
+    // another they are d_ and z_, and the last step writes z.
+    auto iterate = [&](int k) -> PVec {
+      if constexpr (mixed) {
+        return k % 2 ? z_ : d_;
+      } else {
+        return (degree - k) % 2 ? d_ : z;
+      }
+    };
+    // r in the polynomial's precision: r itself, or its copy r_ made by the first step.
+    using RP = std::conditional_t<mixed, PVec, V>;
+    RP rp;
     if constexpr (mixed) {
-      it = z_;
+      rp = r_;
+      Kokkos::parallel_for(
+          "SpMVKit::preconditioner::chebyshev_first", range,
+          detail::ChebyshevPolyFirst<PVec, V, PVec, true>{dinv, r, iterate(1), r_, P(1 / theta)});
     } else {
-      it = z;
+      rp = r;
+      Kokkos::parallel_for("SpMVKit::preconditioner::chebyshev_first", range,
+                           detail::ChebyshevPolyFirst<PVec, V, PVec, false>{dinv, r, iterate(1),
+                                                                            PVec(), P(1 / theta)});
     }
-    Kokkos::parallel_for(
-        "SpMVKit::preconditioner::chebyshev_first", range,
-        detail::ChebyshevFirst<PVec, vector_type, PVec>{dinv, r, d_, it, P(1 / theta)});
     double rho = 1 / sigma;
-    for (int k = 1; k < options_.degree; ++k) {
-      op_.apply(exec, it, w_);
+    for (int k = 1; k < degree; ++k) {
+      PVec const zk = iterate(k);
+      op_.apply(exec, zk, w_);
       const double rho_next = 1 / (2 * sigma - rho);
       const P a = P(rho_next * rho), c = P(2 * rho_next / delta);
-      if (mixed && k + 1 == options_.degree) {
-        Kokkos::parallel_for(
-            "SpMVKit::preconditioner::chebyshev_step", range,
-            detail::ChebyshevStep<PVec, vector_type, vector_type>{dinv, r, w_, d_, it, z, a, c});
+      const PVec prev = k > 1 ? iterate(k - 1) : PVec();
+      const bool last = k + 1 == degree;
+      auto run = [&](auto step) {
+        Kokkos::parallel_for("SpMVKit::preconditioner::chebyshev_step", range, step);
+      };
+      if (last && mixed) {
+        if (k == 1) {
+          run(detail::ChebyshevPolyStep<PVec, RP, V, true>{dinv, rp, w_, zk, prev, z, a, c});
+        } else {
+          run(detail::ChebyshevPolyStep<PVec, RP, V, false>{dinv, rp, w_, zk, prev, z, a, c});
+        }
       } else {
-        Kokkos::parallel_for(
-            "SpMVKit::preconditioner::chebyshev_step", range,
-            detail::ChebyshevStep<PVec, vector_type, PVec>{dinv, r, w_, d_, it, it, a, c});
+        // Not mixed, the last step's iterate(k + 1) is z.
+        PVec const out = iterate(k + 1);
+        if (k == 1) {
+          run(detail::ChebyshevPolyStep<PVec, RP, PVec, true>{dinv, rp, w_, zk, prev, out, a, c});
+        } else {
+          run(detail::ChebyshevPolyStep<PVec, RP, PVec, false>{dinv, rp, w_, zk, prev, out, a, c});
+        }
       }
       rho = rho_next;
     }
@@ -377,7 +440,7 @@ private:
   // Operators' apply() may be non-const (a cached handle); apply() here is const.
   mutable Operator op_;
   JacobiPreconditioner<Operator> jacobi_;
-  polynomial_vector_type d_, w_, z_;
+  polynomial_vector_type d_, w_, z_, r_;
   double lambda_max_ = 0, upper_ = 0, lower_ = 0;
 };
 
