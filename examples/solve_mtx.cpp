@@ -58,6 +58,7 @@ struct Config {
   int restart = 0;
   int block_size = 8;
   int degree = 3;
+  double eigenvalue_ratio = spmvkit::ChebyshevOptions().eigenvalue_ratio;
   int progress_every = 100;
   std::int64_t N = 128;
   double peclet = 1.0;
@@ -99,9 +100,13 @@ spmvkit::SolverResult with_preconditioner(Exec const& exec, Config const& cfg, C
   if (cfg.preconditioner == "jacobi") return timed(spmvkit::make_jacobi(exec, A));
   if (cfg.preconditioner == "block-jacobi")
     return timed(spmvkit::make_block_jacobi(exec, A, cfg.block_size));
-  if (cfg.preconditioner == "chebyshev") {
+  if (cfg.preconditioner == "chebyshev" || cfg.preconditioner == "chebyshev-float") {
     spmvkit::ChebyshevOptions o;
     o.degree = cfg.degree;
+    o.eigenvalue_ratio = cfg.eigenvalue_ratio;
+    // The float polynomial: a float copy of A in its own format, float vectors.
+    if (cfg.preconditioner == "chebyshev-float")
+      return timed(spmvkit::make_float_chebyshev(exec, A, o));
     return timed(spmvkit::make_chebyshev(exec, A, o));
   }
   if (cfg.preconditioner == "ilu0") return timed(spmvkit::make_ilu0(exec, A));
@@ -240,9 +245,11 @@ int main(int argc, char* argv[]) {
                         {"cg", "pipelined-cg", "bicgstab", "gmres"}),
       ex::choice_option("preconditioner",
                         "preconditioner (right-preconditioning for BiCGStab "
-                        "and GMRES; ic0 and chebyshev assume SPD; amg: smoothed aggregation)",
+                        "and GMRES; ic0 and chebyshev assume SPD; chebyshev-float: its "
+                        "polynomial in float; amg: smoothed aggregation)",
                         cfg.preconditioner,
-                        {"none", "jacobi", "block-jacobi", "chebyshev", "ilu0", "ic0", "amg"}),
+                        {"none", "jacobi", "block-jacobi", "chebyshev", "chebyshev-float", "ilu0",
+                         "ic0", "amg"}),
       ex::real_option("tol", "relative tolerance on the true residual ‖b − A x‖/‖b‖", cfg.tol,
                       {0, false, 1, false}),
       ex::integer_option("max-iters", "iteration limit", cfg.max_iters, 1,
@@ -250,6 +257,9 @@ int main(int argc, char* argv[]) {
       ex::integer_option("restart", "GMRES restart length (0: min(30, n))", cfg.restart, 0, 100000),
       ex::integer_option("block-size", "block-Jacobi block size (1..32)", cfg.block_size, 1, 32),
       ex::integer_option("degree", "Chebyshev polynomial degree", cfg.degree, 1, 100),
+      ex::real_option("eigenvalue-ratio",
+                      "Chebyshev: λmax / λmin of the interval its polynomial is tuned to",
+                      cfg.eigenvalue_ratio, {1, false, 1e6, true}),
       ex::integer_option("progress-every",
                          "print the residual every this many iterations (0: "
                          "never)",
