@@ -243,13 +243,13 @@ int main(int argc, char* argv[]) {
                             cfg.rhs, "A times the vector of ones"),
       ex::choice_option("solver", "Krylov method", cfg.solver,
                         {"cg", "pipelined-cg", "bicgstab", "gmres"}),
-      ex::choice_option("preconditioner",
-                        "preconditioner (right-preconditioning for BiCGStab "
-                        "and GMRES; ic0 and chebyshev assume SPD; chebyshev-float: its "
-                        "polynomial in float; amg: smoothed aggregation)",
-                        cfg.preconditioner,
-                        {"none", "jacobi", "block-jacobi", "chebyshev", "chebyshev-float", "ilu0",
-                         "ic0", "amg"}),
+      ex::choice_option(
+          "preconditioner",
+          "preconditioner (right-preconditioning for BiCGStab "
+          "and GMRES; ic0 and chebyshev assume SPD; chebyshev-float: its "
+          "polynomial in float; amg: smoothed aggregation)",
+          cfg.preconditioner,
+          {"none", "jacobi", "block-jacobi", "chebyshev", "chebyshev-float", "ilu0", "ic0", "amg"}),
       ex::real_option("tol", "relative tolerance on the true residual ‖b − A x‖/‖b‖", cfg.tol,
                       {0, false, 1, false}),
       ex::integer_option("max-iters", "iteration limit", cfg.max_iters, 1,
