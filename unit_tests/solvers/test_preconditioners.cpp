@@ -793,6 +793,12 @@ TYPED_TEST(PreconditionerTest, ChebyshevInFloatPreconditionsDoubleCg) {
         from_triplets(3, 3, {{0, 0, 1.0}, {0, 2, std::nan("")}, {1, 1, 1.0}, {2, 2, 1.0}}));
     const std::string n = invalid_argument_of([&] { make_float_chebyshev(Exec(), nan); });
     EXPECT_TRUE(contains(n, "entry 1 (row 0)")) << n;
+    // A broken structure is check_structure's error, before the copy walks the rows.
+    HostCrs broken = from_triplets(3, 3, {{0, 0, 1.0}, {1, 1, 1.0}, {2, 2, 1.0}});
+    broken.row_starts[2] = 7;
+    const auto bad = make_device_crs<double, Exec>(broken);
+    const std::string s = invalid_argument_of([&] { make_float_chebyshev(Exec(), bad); });
+    EXPECT_TRUE(contains(s, "check_structure: row 1 has row_starts that decrease")) << s;
   }
 }
 

@@ -465,11 +465,12 @@ auto make_chebyshev(ExecutionSpace const& exec, Matrix const& A,
 /// so it still reaches double tolerances (the float rounding of M⁻¹ costs a
 /// few iterations at most). The copy is the preconditioner's own.
 ///
-/// Throws std::invalid_argument naming the first entry (and its row) whose
-/// value is not finite in float (beyond float's range, or NaN/Inf in A), what
-/// make_auto_matrix() and the preconditioner's constructor throw, and
-/// AllocationError. Synchronous. Extra memory: A's values in float and the
-/// chosen format's copy of them, four float vectors of n.
+/// Throws std::invalid_argument for a broken CRS structure of A
+/// (check_crs_structure()) and for a value that is not finite in float
+/// (beyond float's range, or NaN/Inf in A), naming the first such entry and
+/// its row; what make_auto_matrix() and the preconditioner's constructor
+/// throw; AllocationError. Synchronous. Extra memory: A's values in float and
+/// the chosen format's copy of them, five float vectors of n.
 template <class ExecutionSpace, class Scalar, class Ordinal, class Offset>
 ChebyshevPreconditioner<MatrixOperator<AutoMatrix<float, ExecutionSpace, Ordinal, Offset>>, Scalar>
 make_float_chebyshev(ExecutionSpace const& exec,
@@ -480,6 +481,8 @@ make_float_chebyshev(ExecutionSpace const& exec,
   using FloatCrs = CrsMatrix<float, ExecutionSpace, Ordinal, Offset>;
   using FloatAuto = AutoMatrix<float, ExecutionSpace, Ordinal, Offset>;
   using Reducer = Kokkos::MinLoc<std::int64_t, std::int64_t>;
+  // The copy walks A's rows: a broken structure is an error here, not a stray read.
+  detail::ensure_structure(exec, A);
   auto values = detail::allocate_view<typename FloatCrs::values_type>(
       exec, "SpMVKit::preconditioner::chebyshev_float_values", A.nnz());
   typename Reducer::value_type bad;
@@ -498,6 +501,7 @@ make_float_chebyshev(ExecutionSpace const& exec,
         ") of A is not finite in float (NaN, infinite, or beyond float's range)");
   }
   const FloatCrs F(A.num_rows(), A.num_cols(), A.row_starts(), A.column_indices(), values);
+  F.trust_structure(); // A's, checked above
   auto stored = std::make_shared<FloatAuto const>(make_auto_matrix(exec, F, format));
   using Op = MatrixOperator<FloatAuto>;
   return ChebyshevPreconditioner<Op, Scalar>(exec, Op(*stored), options, stored);
