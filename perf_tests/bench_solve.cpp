@@ -544,8 +544,6 @@ private:
     return cg(Exec(), op, prec, p_.b, p_.x, o);
   }
 
-  /// A in float (values rounded, A's structure shared), in its automatic format, or CRS
-  /// should the choice fail (as ensure_auto_matrix).
   SolveProblem<Scalar>& p_;
   SolveMethod m_;
   SolveSettings s_;

@@ -766,6 +766,12 @@ TYPED_TEST(PreconditionerTest, ChebyshevInFloatPreconditionsDoubleCg) {
       EXPECT_GT(diff, 0.0) << "degree " << degree << ": the float polynomial was not used";
     }
 
+    // The format options reach the float copy's automatic choice.
+    AutoOptions crs_only;
+    crs_only.candidates = {"crs"};
+    const auto Cc = make_float_chebyshev(Exec(), K, ChebyshevOptions(), crs_only);
+    EXPECT_EQ(Cc.polynomial_operator().matrix().selection().family, "crs");
+
     const auto C = make_chebyshev(Exec(), K);
     const auto Cf = make_float_chebyshev(Exec(), K);
     const auto b = fem_poisson_rhs<double>(Exec(), N);
@@ -785,8 +791,9 @@ TYPED_TEST(PreconditionerTest, ChebyshevInFloatPreconditionsDoubleCg) {
     EXPECT_LE(true_relative_residual(h, xf, b), 1.01e-10);
 
     // Beyond float's range, and NaN: the entry and its row.
-    const auto big = make_device_crs<double, Exec>(
-        from_triplets(3, 3, {{0, 0, 1.0}, {1, 1, 1.0}, {1, 2, 1e300}, {2, 2, 1.0}}));
+    // Two bad values: the first one is named.
+    const auto big = make_device_crs<double, Exec>(from_triplets(
+        3, 3, {{0, 0, 1.0}, {1, 1, 1.0}, {1, 2, 1e300}, {2, 0, -1e300}, {2, 2, 1.0}}));
     const std::string e = invalid_argument_of([&] { make_float_chebyshev(Exec(), big); });
     EXPECT_TRUE(contains(e, "entry 2 (row 1) of A is not finite in float")) << e;
     const auto nan = make_device_crs<double, Exec>(

@@ -181,25 +181,18 @@ struct ChebyshevPolyStep {
   }
 };
 
-/// out(i) = float(in(i)); bad = the first entry whose float is not finite
-/// (MinLoc over rows: the entry and its row).
-template <class In, class Out, class Starts>
+/// out(k) = float(in(k)), one entry per thread (coalesced on GPUs); bad = the
+/// first entry whose float is not finite.
+template <class In, class Out>
 struct ChebyshevFloatValues {
-  using value_type = typename Kokkos::MinLoc<std::int64_t, std::int64_t>::value_type;
-  Starts starts;
   In in;
   Out out;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row, value_type& bad) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, std::int64_t& bad) const {
     using F = typename Out::non_const_value_type;
-    for (std::int64_t k = starts(row); k < static_cast<std::int64_t>(starts(row + 1)); ++k) {
-      const F v = static_cast<F>(in(k));
-      out(k) = v;
-      // v - v is 0 for a finite v, NaN for an infinite or NaN one.
-      if (!(v - v == F(0)) && k < bad.val) {
-        bad.val = k;
-        bad.loc = row;
-      }
-    }
+    const F v = static_cast<F>(in(k));
+    out(k) = v;
+    // v - v is 0 for a finite v, NaN for an infinite or NaN one.
+    if (!(v - v == F(0)) && k < bad) bad = k;
   }
 };
 
@@ -219,7 +212,7 @@ struct ChebyshevFloatValues {
 /// \tparam VectorScalar the scalar of the vectors apply() takes: the
 ///                      operator's (default), or a wider one, as double vectors
 ///                      with a float polynomial (make_float_chebyshev()), which
-///                      reads r in its first and every step and writes z in its last
+///                      reads r once, in its first step, and writes z in its last
 template <class Operator, class VectorScalar = typename Operator::scalar_type>
 class ChebyshevPreconditioner {
   using poly_scalar = typename Operator::scalar_type;
@@ -459,11 +452,14 @@ auto make_chebyshev(ExecutionSpace const& exec, Matrix const& A,
 /// The Chebyshev preconditioner of A with its polynomial in float: products
 /// with a float copy of A's values (sharing A's structure, stored in the
 /// format make_auto_matrix() chooses for it with `format`), recurrence on
-/// float vectors, applied to vectors of A's scalar. On a GPU a step reads
-/// about 8 bytes per entry instead of 12 (32-bit indices) and half the vector
-/// bytes, so a polynomial of higher degree pays; CG keeps A's own products,
-/// so it still reaches double tolerances (the float rounding of M⁻¹ costs a
-/// few iterations at most). The copy is the preconditioner's own.
+/// float vectors, applied to vectors of A's scalar. A step reads float values
+/// and half the vector bytes: about 6 bytes per entry instead of 10 with
+/// SellOffset16's 16-bit column offsets (8 instead of 12 with 32-bit
+/// indices), so on a GPU a polynomial of higher degree pays; CG keeps A's own
+/// products, so it still reaches double tolerances (the float rounding of M⁻¹
+/// costs a few iterations at most). The copy is the preconditioner's own.
+/// Values below float's range round to 0 or a subnormal: harmless off the
+/// diagonal, and a diagonal entry that becomes 0 is Jacobi's error naming its row.
 ///
 /// Throws std::invalid_argument for a broken CRS structure of A
 /// (check_crs_structure()) and for a value that is not finite in float
@@ -480,25 +476,28 @@ make_float_chebyshev(ExecutionSpace const& exec,
   using Crs = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
   using FloatCrs = CrsMatrix<float, ExecutionSpace, Ordinal, Offset>;
   using FloatAuto = AutoMatrix<float, ExecutionSpace, Ordinal, Offset>;
-  using Reducer = Kokkos::MinLoc<std::int64_t, std::int64_t>;
-  // The copy walks A's rows: a broken structure is an error here, not a stray read.
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  // The float matrix shares A's structure: it must be valid (a kept verdict when checked before).
   detail::ensure_structure(exec, A);
+  const auto nnz = static_cast<std::int64_t>(A.nnz());
   auto values = detail::allocate_view<typename FloatCrs::values_type>(
-      exec, "SpMVKit::preconditioner::chebyshev_float_values", A.nnz());
-  typename Reducer::value_type bad;
+      exec, "SpMVKit::preconditioner::chebyshev_float_values", nnz);
+  std::int64_t bad = nnz;
   Kokkos::parallel_reduce(
-      "SpMVKit::preconditioner::chebyshev_float_values",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, A.num_rows()),
-      detail::ChebyshevFloatValues<typename Crs::values_type, typename FloatCrs::values_type,
-                                   typename Crs::row_starts_type>{A.row_starts(), A.values(),
-                                                                  values},
-      Reducer(bad));
-  exec.fence();
-  if (bad.val < A.nnz()) {
-    throw std::invalid_argument(
-        "spmvkit::make_float_chebyshev: entry " + std::to_string(bad.val) + " (row " +
-        std::to_string(bad.loc) +
-        ") of A is not finite in float (NaN, infinite, or beyond float's range)");
+      "SpMVKit::preconditioner::chebyshev_float_values", Range(exec, 0, nnz),
+      detail::ChebyshevFloatValues<typename Crs::values_type, typename FloatCrs::values_type>{
+          A.values(), values},
+      Kokkos::Min<std::int64_t>(bad));
+  if (bad < nnz) {
+    std::int64_t row = A.num_rows();
+    Kokkos::parallel_reduce(
+        "SpMVKit::preconditioner::chebyshev_row_of_entry", Range(exec, 0, A.num_rows()),
+        detail::CrsRowOfEntry<Offset, typename Crs::device_type>{A.row_starts(), bad},
+        Kokkos::Min<std::int64_t>(row));
+    throw std::invalid_argument("spmvkit::make_float_chebyshev: entry " + std::to_string(bad) +
+                                " (row " + std::to_string(row) +
+                                ") of A is not finite in float (NaN, infinite, or beyond "
+                                "float's range)");
   }
   const FloatCrs F(A.num_rows(), A.num_cols(), A.row_starts(), A.column_indices(), values);
   F.trust_structure(); // A's, checked above
