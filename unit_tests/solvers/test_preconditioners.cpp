@@ -519,6 +519,19 @@ TYPED_TEST(PreconditionerTest, ChebyshevRejectsBadOptionsAndMatrices) {
   o.lambda_max = -1;
   EXPECT_TRUE(contains(error(o), "lambda_max = -1 must be finite and positive"));
 
+  // An empty matrix: nothing to precondition, no spectrum to estimate.
+  const CrsMatrix<Scalar, Exec> empty = make_device_crs<Scalar, Exec>(from_triplets(0, 0, {}));
+  const auto E = make_chebyshev(Exec(), empty);
+  EXPECT_EQ(E.num_rows(), 0);
+  DeviceVector<Scalar, Exec> none("none", 0);
+  E.apply(Exec(), none, DeviceVector<Scalar, Exec>("z", 0));
+  if constexpr (std::is_same_v<Scalar, double>) {
+    o = {};
+    o.degree = 4;
+    const auto Ef = make_float_chebyshev(Exec(), empty, o);
+    Ef.apply(Exec(), none, DeviceVector<Scalar, Exec>("z", 0));
+  }
+
   // A zero diagonal entry: Jacobi's check names the row.
   const auto zero = make_device_crs<Scalar, Exec>(
       from_triplets(3, 3, {{0, 0, 1.0}, {1, 0, 1.0}, {1, 2, 1.0}, {2, 2, 1.0}}));

@@ -242,7 +242,8 @@ public:
   /// Throws std::invalid_argument for options out of range (naming the option
   /// and its value) and for an estimate of λmax that is not finite or not
   /// positive; AllocationError; what A's apply throws. Synchronous (the
-  /// estimate is read back): power_iterations applies and reductions.
+  /// estimate is read back): power_iterations applies and reductions. An
+  /// empty A (no rows on any rank) gives a preconditioner whose apply does nothing.
   ///
   /// keep_alive: what the operator refers to, held as long as the
   /// preconditioner and its copies (make_float_chebyshev() passes its float
@@ -263,7 +264,14 @@ public:
       r_ = detail::allocate_view<polynomial_vector_type>(
           exec, "SpMVKit::preconditioner::chebyshev_r", A.num_rows());
     }
-    lambda_max_ = options_.lambda_max > 0 ? options_.lambda_max : estimate_lambda_max(exec);
+    // An empty A has nothing to precondition and no spectrum to estimate. Its
+    // rows are summed over a distributed operator's ranks: every rank decides alike.
+    double rows = static_cast<double>(A.num_rows());
+    op_.reduction().all_reduce_host(&rows, 1);
+    empty_ = rows == 0;
+    lambda_max_ = options_.lambda_max > 0 ? options_.lambda_max
+                  : empty_                ? 1.0
+                                          : estimate_lambda_max(exec);
     upper_ = options_.eigenvalue_boost * lambda_max_;
     lower_ = lambda_max_ / options_.eigenvalue_ratio;
   }
@@ -303,6 +311,7 @@ public:
     const double theta = (upper_ + lower_) / 2, delta = (upper_ - lower_) / 2;
     const double sigma = theta / delta;
     const int degree = options_.degree;
+    if (empty_) return;
     if (degree == 1) {
       Kokkos::parallel_for(
           "SpMVKit::preconditioner::chebyshev_first", range,
@@ -435,6 +444,7 @@ private:
   JacobiPreconditioner<Operator> jacobi_;
   polynomial_vector_type d_, w_, z_, r_;
   double lambda_max_ = 0, upper_ = 0, lower_ = 0;
+  bool empty_ = false;
 };
 
 /// The Chebyshev preconditioner of A: a matrix of any SpMVKit format, a
