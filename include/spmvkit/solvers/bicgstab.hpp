@@ -24,6 +24,7 @@
 /// right after a (re)start ends the solve with SolverStatus::breakdown naming
 /// the quantity and the iteration. Convergence is declared on the true
 /// residual (solvers/solver_options.hpp).
+#include <spmvkit/core/detail/row_blocks.hpp>
 #include <spmvkit/solvers/detail/krylov_base.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
 #include <spmvkit/solvers/solver_options.hpp>
@@ -203,8 +204,8 @@ private:
     auto& res = this->result_;
     this->apply_op(this->xw_, this->tmp_);
     double sums[2] = {0, 0};
-    Kokkos::parallel_reduce("SpMVKit::bicgstab::true_residual", Range(this->exec_, 0, this->n_),
-                            KrylovResidual<Vec, BView>{this->b_, this->tmp_, this->tmp_}, sums);
+    reduce_rows("SpMVKit::bicgstab::true_residual", this->exec_, this->n_,
+                KrylovResidual<Vec, BView>{this->b_, this->tmp_, this->tmp_}, sums);
     this->all_reduce(sums, 2);
     res.true_relative_residual = std::sqrt(sums[0]) / this->norm_b_;
     return res.true_relative_residual;
@@ -237,9 +238,8 @@ private:
       if (sigma == 0) return fail(SolverStatus::breakdown, "breakdown: r̂ᵀv = 0");
       alpha_ = rho_ / sigma;
       double ss = 0;
-      Kokkos::parallel_reduce(
-          "SpMVKit::bicgstab::half", Range(exec, 0, n),
-          BicgstabHalf<Vec, elementwise_prec>{r_, v_, shat_, dinv_, Scalar(alpha_)}, ss);
+      reduce_rows("SpMVKit::bicgstab::half", exec, n,
+                  BicgstabHalf<Vec, elementwise_prec>{r_, v_, shat_, dinv_, Scalar(alpha_)}, ss);
       this->all_reduce(&ss, 1);
       if (!std::isfinite(ss)) return fail(SolverStatus::non_finite, "non-finite ‖s‖");
       if (std::sqrt(ss) <= tol * nb) {
@@ -263,10 +263,10 @@ private:
         return fail(SolverStatus::breakdown, "breakdown: ω = tᵀs / tᵀt = 0");
       omega_ = ts[0] / ts[1];
       double sums[2] = {0, 0};
-      Kokkos::parallel_reduce("SpMVKit::bicgstab::update", Range(exec, 0, n),
-                              BicgstabUpdate<Vec>{this->xw_, phat_, shat_, r_, t_, rhat_,
-                                                  Scalar(alpha_), Scalar(omega_)},
-                              sums);
+      reduce_rows("SpMVKit::bicgstab::update", exec, n,
+                  BicgstabUpdate<Vec>{this->xw_, phat_, shat_, r_, t_, rhat_, Scalar(alpha_),
+                                      Scalar(omega_)},
+                  sums);
       this->all_reduce(sums, 2);
       res.iterations = k;
       const double rnorm = std::sqrt(sums[1]);

@@ -6,6 +6,7 @@
 // What bicgstab() and gmres() share: argument checks, the work copy of x, timed
 // applies, reductions through the operator's policy, the true residual, progress
 // lines and the result (solvers/solver_options.hpp states the stopping rules).
+#include <spmvkit/core/detail/row_blocks.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/solvers/operator.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
@@ -196,8 +197,8 @@ protected:
   double residual(Vec const& r) {
     apply_op(xw_, tmp_);
     double sums[2] = {0, 0};
-    Kokkos::parallel_reduce("SpMVKit::solver::residual", Range(exec_, 0, n_),
-                            KrylovResidual<Vec, BView>{b_, tmp_, r}, sums);
+    reduce_rows("SpMVKit::solver::residual", exec_, n_, KrylovResidual<Vec, BView>{b_, tmp_, r},
+                sums);
     all_reduce(sums, 2);
     if (norm_b_ < 0) norm_b_ = std::sqrt(sums[1]);
     return std::sqrt(sums[0]);

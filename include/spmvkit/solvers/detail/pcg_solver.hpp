@@ -90,8 +90,8 @@ private:
   double true_residual() {
     this->apply_op(this->xw_, this->tmp_);
     double sums[2] = {0, 0};
-    Kokkos::parallel_reduce("SpMVKit::cg::true_residual", Range(this->exec_, 0, this->n_),
-                            KrylovResidual<Vec, BView>{this->b_, this->tmp_, this->tmp_}, sums);
+    reduce_rows("SpMVKit::cg::true_residual", this->exec_, this->n_,
+                KrylovResidual<Vec, BView>{this->b_, this->tmp_, this->tmp_}, sums);
     this->all_reduce(sums, 2);
     this->result_.true_relative_residual = std::sqrt(sums[0]) / this->norm_b_;
     return this->result_.true_relative_residual;
@@ -129,8 +129,8 @@ private:
         return SolverStatus::indefinite;
       }
       double rr = 0;
-      Kokkos::parallel_reduce("SpMVKit::cg::update", Range(exec, 0, n),
-                              PcgUpdate<Vec>{this->xw_, p_, r_, q_, Scalar(rz / pq)}, rr);
+      reduce_rows("SpMVKit::cg::update", exec, n,
+                  PcgUpdate<Vec>{this->xw_, p_, r_, q_, Scalar(rz / pq)}, rr);
       this->all_reduce(&rr, 1);
       res.iterations = k;
       res.relative_residual = std::sqrt(rr) / nb;

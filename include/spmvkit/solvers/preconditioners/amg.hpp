@@ -841,8 +841,8 @@ private:
     for (int k = 1; k <= iterations; ++k) {
       spmv(exec, S(1), L.op, L.d, S(0), L.r);
       double sums[3] = {0, 0, 0};
-      Kokkos::parallel_reduce("SpMVKit::amg::power", range,
-                              detail::ChebyshevPower<vector_type>{dinv, L.d, L.r}, sums);
+      detail::reduce_rows("SpMVKit::amg::power", exec, n,
+                          detail::ChebyshevPower<vector_type>{dinv, L.d, L.r}, sums);
       lambda = std::sqrt(sums[2] / sums[1]);
       if (!std::isfinite(lambda) || !(lambda > 0) || !(sums[2] > 0) || !std::isfinite(sums[2])) {
         throw std::invalid_argument(

@@ -41,6 +41,7 @@
 /// make_float_chebyshev() runs the polynomial in float over a float copy of A
 /// (its own automatic format) for double vectors: the steps read about two
 /// thirds of the bytes; a second iterate and r in float take two more vectors.
+#include <spmvkit/core/detail/row_blocks.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
@@ -417,8 +418,8 @@ private:
     for (int k = 1; k <= options_.power_iterations; ++k) {
       op_.apply(exec, d_, w_);
       double sums[3] = {0, 0, 0};
-      Kokkos::parallel_reduce("SpMVKit::preconditioner::chebyshev_power", range,
-                              detail::ChebyshevPower<PVec>{inverse_diagonal(), d_, w_}, sums);
+      detail::reduce_rows("SpMVKit::preconditioner::chebyshev_power", exec, num_rows(),
+                          detail::ChebyshevPower<PVec>{inverse_diagonal(), d_, w_}, sums);
       reduction.all_reduce_host(sums, 3);
       lambda = sums[0] / sums[1];
       const bool last = k == options_.power_iterations;

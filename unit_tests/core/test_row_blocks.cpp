@@ -1,0 +1,94 @@
+// SPDX-FileCopyrightText: 2026 SpMVKit contributors
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// detail::reduce_rows (core/detail/row_blocks.hpp): every row visited once,
+// its stores made and its contributions summed, for lengths around the host
+// block (a partial last block, exactly one block, none), with one sum and with
+// several, against the same loop on the host.
+#include "test_utils.hpp"
+
+#include <spmvkit/core/detail/row_blocks.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+using namespace spmvkit;
+using namespace spmvkit::test;
+
+template <class T>
+class RowBlocksTest : public ::testing::Test {};
+TYPED_TEST_SUITE(RowBlocksTest, AllConfigs, ConfigNames);
+
+/// y(i) = 2 x(i) + 1, sum += i y(i) (a weight per row, so that a row counted
+/// twice or skipped changes the sum).
+template <class V>
+struct StoreAndSum {
+  V x, y;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& sum) const {
+    const double v = 2 * static_cast<double>(x(i)) + 1;
+    y(i) = static_cast<typename V::value_type>(v);
+    sum += static_cast<double>(i + 1) * v;
+  }
+};
+
+/// y(i) = x(i) − 1; sums = {Σ y, Σ y², number of rows}.
+template <class V>
+struct StoreAndThreeSums {
+  using value_type = double[];
+  V x, y;
+  unsigned value_count = 3;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type sums) const {
+    const double v = static_cast<double>(x(i)) - 1;
+    y(i) = static_cast<typename V::value_type>(v);
+    sums[0] += v;
+    sums[1] += v * v;
+    sums[2] += 1;
+  }
+};
+
+TYPED_TEST(RowBlocksTest, EveryRowOnceAroundTheBlockSize) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  const std::int64_t block = detail::reduce_rows_block<Exec>();
+  for (const std::int64_t n :
+       {std::int64_t(0), std::int64_t(1), block - 1, block, block + 1, 3 * block + 5}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    // Small integers in x: every sum below is exact in double, whatever the order.
+    std::vector<Scalar> xh(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) xh[static_cast<std::size_t>(i)] = Scalar(i % 7);
+    V x("x", n), y("y", n);
+    Kokkos::deep_copy(
+        x, Kokkos::View<Scalar const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+               xh.data(), n));
+
+    double sum = -1;
+    detail::reduce_rows("SpMVKit::test::row_blocks_sum", Exec(), n, StoreAndSum<V>{x, y}, sum);
+    double want = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      want += static_cast<double>(i + 1) * (2 * double(xh[static_cast<std::size_t>(i)]) + 1);
+    EXPECT_EQ(sum, want);
+    auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(double(yh(i)), 2 * double(xh[static_cast<std::size_t>(i)]) + 1) << "row " << i;
+
+    double sums[3] = {-1, -1, -1};
+    detail::reduce_rows("SpMVKit::test::row_blocks_sums", Exec(), n, StoreAndThreeSums<V>{x, y},
+                        sums);
+    double s0 = 0, s1 = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double v = double(xh[static_cast<std::size_t>(i)]) - 1;
+      s0 += v;
+      s1 += v * v;
+    }
+    EXPECT_EQ(sums[0], s0);
+    EXPECT_EQ(sums[1], s1);
+    EXPECT_EQ(sums[2], static_cast<double>(n));
+    Kokkos::deep_copy(yh, y);
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(double(yh(i)), double(xh[static_cast<std::size_t>(i)]) - 1) << "row " << i;
+  }
+}
+
+} // namespace
