@@ -382,8 +382,8 @@ SolverOptionsType solver_options(SolveSettings const& s) {
 /// SpMVKit: the solver on the automatic format's operator. Jacobi, block-Jacobi, ILU(0), IC(0)
 /// and AMG are built from the CRS matrix (the last four take CRS). Chebyshev is built on the
 /// solver's operator, whose product it applies degree - 1 times per apply; chebyshev-float is
-/// make_float_chebyshev: the polynomial in float, on a float copy of A in its own automatic
-/// format. The float copy and its format choice are part of its set-up time.
+/// make_float_chebyshev of the solver's automatic matrix: the polynomial in float, on a float
+/// copy of its values in its chosen format. The float copy is part of its set-up time.
 template <class Scalar>
 class SpmvkitRunner final : public SolveRunner<Scalar> {
   using Op = AutoOp<Scalar>;
@@ -412,7 +412,7 @@ public:
     if (pc == "chebyshev")
       chebyshev_.emplace(make_chebyshev(exec, Op(*p_.auto_matrix), chebyshev_options));
     if (pc == "chebyshev-float") {
-      chebyshev_float_.emplace(make_float_chebyshev(exec, p_.A, chebyshev_options));
+      chebyshev_float_.emplace(make_float_chebyshev(exec, *p_.auto_matrix, chebyshev_options));
     }
     Ilu0Options ilu_options;
     ilu_options.triangular_solve = s_.ilu_solve;

@@ -820,4 +820,88 @@ TYPED_TEST(PreconditionerTest, ChebyshevInFloatPreconditionsDoubleCg) {
   }
 }
 
+TYPED_TEST(PreconditionerTest, ChebyshevInFloatFromTheSolversFormat) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  if constexpr (!std::is_same_v<Scalar, double>) {
+    GTEST_SKIP() << "a float polynomial for double vectors";
+  } else {
+    using V = DeviceVector<double, Exec>;
+    const auto K = make_fem_poisson_crs<double>(Exec(), 10);
+    const V r = random_vector<V>(K.num_rows(), 23, "r");
+    ChebyshevOptions co;
+    co.degree = 4;
+    int shared = 0, converted = 0;
+    for_each_type(format_list{}, [&](auto tag) {
+      using F = typename decltype(tag)::type;
+      AutoOptions family;
+      family.candidates = {F::family};
+      const auto A = make_auto_matrix(Exec(), K, family);
+      SCOPED_TRACE(A.selection().format);
+      const auto Cf = make_float_chebyshev(Exec(), A, co);
+      auto const& Fm = Cf.polynomial_operator().matrix();
+      // A's variant, not a new choice.
+      EXPECT_EQ(Fm.selection().format, A.selection().format);
+      EXPECT_EQ(Fm.nnz(), A.nnz());
+      // The CRS overload with its copy in the same variant: the same float values and
+      // layout, so the same polynomial up to the order of the power iteration's sums.
+      AutoOptions same;
+      same.candidates = {A.selection().format};
+      const auto Cr = make_float_chebyshev(Exec(), K, co, same);
+      ASSERT_EQ(Cr.polynomial_operator().matrix().selection().format, A.selection().format);
+      EXPECT_NEAR(Cf.lambda_max(), Cr.lambda_max(), 1e-5 * Cr.lambda_max());
+      V z("z", K.num_rows()), zr("zr", K.num_rows());
+      Cf.apply(Exec(), r, z);
+      Cr.apply(Exec(), r, zr);
+      auto zh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z);
+      auto zrh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), zr);
+      double largest = 0, diff = 0;
+      for (std::int64_t i = 0; i < K.num_rows(); ++i) {
+        largest = std::max(largest, std::abs(zrh(i)));
+        diff = std::max(diff, std::abs(zh(i) - zrh(i)));
+      }
+      EXPECT_GT(largest, 0.0);
+      EXPECT_LE(diff, 1e-5 * largest);
+      // CRS and the SELL kinds share A's structure arrays; the others hold their own.
+      A.visit([&](auto const& B, auto const&) {
+        Fm.visit([&](auto const& G, auto const&) {
+          using M = std::decay_t<decltype(B)>;
+          using G_t = std::decay_t<decltype(G)>;
+          if constexpr (std::is_same_v<format_of_t<M>, format_of_t<G_t>>) {
+            if constexpr (is_crs_matrix<M>::value) {
+              EXPECT_EQ(G.column_indices().data(), B.column_indices().data());
+              EXPECT_EQ(G.row_starts().data(), B.row_starts().data());
+              ++shared;
+            } else if constexpr (detail::shares_structure_across_scalars<M>::value) {
+              EXPECT_EQ(G.stored_columns().data(), B.stored_columns().data());
+              EXPECT_EQ(G.chunk_starts().data(), B.chunk_starts().data());
+              EXPECT_EQ(G.values().extent(0), B.values().extent(0));
+              ++shared;
+            } else {
+              ++converted;
+            }
+          } else {
+            ADD_FAILURE() << "the float copy's format differs from A's";
+          }
+        });
+      });
+    });
+    EXPECT_EQ(shared, 3);
+    EXPECT_EQ(shared + converted, static_cast<int>(format_list::size));
+
+    // A value float cannot hold: the entry of A's CRS form and its row, whichever the format.
+    const auto big = make_device_crs<double, Exec>(from_triplets(
+        3, 3, {{0, 0, 1.0}, {1, 1, 1.0}, {1, 2, 1e300}, {2, 0, -1e300}, {2, 2, 1.0}}));
+    for (std::string family : {"crs", "sell", "coo"}) {
+      AutoOptions one;
+      one.candidates = {family};
+      const auto A = make_auto_matrix(Exec(), big, one);
+      const std::string e = invalid_argument_of([&] { make_float_chebyshev(Exec(), A); });
+      EXPECT_TRUE(contains(e, "entry 2 (row 1) of A is not finite in float"))
+          << family << ": " << e;
+    }
+    EXPECT_THROW(make_float_chebyshev(Exec(), AutoMatrix<double, Exec>()), std::logic_error);
+  }
+}
+
 } // namespace

@@ -59,6 +59,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <variant>
 
 namespace spmvkit {
 
@@ -460,6 +461,73 @@ auto make_chebyshev(ExecutionSpace const& exec, Matrix const& A,
   return ChebyshevPreconditioner<Op>(exec, op, options);
 }
 
+namespace detail {
+
+/// A's values in float as a CRS sharing A's structure (checked first, or its
+/// kept verdict); throws std::invalid_argument naming the first entry, and its
+/// row, that float cannot hold. `where` names the caller.
+template <class ExecutionSpace, class Scalar, class Ordinal, class Offset>
+CrsMatrix<float, ExecutionSpace, Ordinal, Offset>
+float_values_crs(ExecutionSpace const& exec,
+                 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A, char const* where) {
+  using Crs = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  using FloatCrs = CrsMatrix<float, ExecutionSpace, Ordinal, Offset>;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  // The float matrix shares A's structure: it must be valid (a kept verdict when checked before).
+  ensure_structure(exec, A);
+  const auto nnz = static_cast<std::int64_t>(A.nnz());
+  auto values = allocate_view<typename FloatCrs::values_type>(
+      exec, "SpMVKit::preconditioner::chebyshev_float_values", nnz);
+  std::int64_t bad = nnz;
+  Kokkos::parallel_reduce(
+      "SpMVKit::preconditioner::chebyshev_float_values", Range(exec, 0, nnz),
+      ChebyshevFloatValues<typename Crs::values_type, typename FloatCrs::values_type>{A.values(),
+                                                                                      values},
+      Kokkos::Min<std::int64_t>(bad));
+  if (bad < nnz) {
+    std::int64_t row = A.num_rows();
+    Kokkos::parallel_reduce("SpMVKit::preconditioner::chebyshev_row_of_entry",
+                            Range(exec, 0, A.num_rows()),
+                            CrsRowOfEntry<Offset, typename Crs::device_type>{A.row_starts(), bad},
+                            Kokkos::Min<std::int64_t>(row));
+    throw std::invalid_argument(std::string(where) + ": entry " + std::to_string(bad) + " (row " +
+                                std::to_string(row) +
+                                ") of A is not finite in float (NaN, infinite, or beyond "
+                                "float's range)");
+  }
+  const FloatCrs F(A.num_rows(), A.num_cols(), A.row_starts(), A.column_indices(), values);
+  F.trust_structure(); // A's, checked above
+  return F;
+}
+
+/// Whether a matrix of this type keeps all its values in values() (padding 0)
+/// and can share every other array with a copy of another scalar type: CRS
+/// and both SELL kinds.
+template <class M>
+struct shares_structure_across_scalars : std::false_type {};
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
+struct shares_structure_across_scalars<CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>>
+    : std::true_type {};
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset, class Columns>
+struct shares_structure_across_scalars<
+    BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns>> : std::true_type {};
+
+/// B's twin of type FM (B's format with float values) on B's structure arrays
+/// and the given values (B.values()'s layout).
+template <class FM, class M, class Values>
+FM with_values(M const& B, Values const& values) {
+  if constexpr (is_crs_matrix<M>::value) {
+    const FM F(B.num_rows(), B.num_cols(), B.row_starts(), B.column_indices(), values);
+    if (B.structure_known()) F.trust_structure();
+    return F;
+  } else {
+    return FM(B.num_rows(), B.num_cols(), B.nnz(), B.chunk_size(), B.sigma(), B.chunk_starts(),
+              B.chunk_widths(), B.stored_columns(), values, B.row_permutation(), B.row_lengths());
+  }
+}
+
+} // namespace detail
+
 /// The Chebyshev preconditioner of A with its polynomial in float: products
 /// with a float copy of A's values (sharing A's structure, stored in the
 /// format make_auto_matrix() chooses for it with `format`), recurrence on
@@ -484,35 +552,68 @@ make_float_chebyshev(ExecutionSpace const& exec,
                      CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
                      ChebyshevOptions const& options = ChebyshevOptions(),
                      AutoOptions const& format = AutoOptions()) {
-  using Crs = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
-  using FloatCrs = CrsMatrix<float, ExecutionSpace, Ordinal, Offset>;
   using FloatAuto = AutoMatrix<float, ExecutionSpace, Ordinal, Offset>;
-  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  // The float matrix shares A's structure: it must be valid (a kept verdict when checked before).
-  detail::ensure_structure(exec, A);
-  const auto nnz = static_cast<std::int64_t>(A.nnz());
-  auto values = detail::allocate_view<typename FloatCrs::values_type>(
-      exec, "SpMVKit::preconditioner::chebyshev_float_values", nnz);
-  std::int64_t bad = nnz;
-  Kokkos::parallel_reduce(
-      "SpMVKit::preconditioner::chebyshev_float_values", Range(exec, 0, nnz),
-      detail::ChebyshevFloatValues<typename Crs::values_type, typename FloatCrs::values_type>{
-          A.values(), values},
-      Kokkos::Min<std::int64_t>(bad));
-  if (bad < nnz) {
-    std::int64_t row = A.num_rows();
-    Kokkos::parallel_reduce(
-        "SpMVKit::preconditioner::chebyshev_row_of_entry", Range(exec, 0, A.num_rows()),
-        detail::CrsRowOfEntry<Offset, typename Crs::device_type>{A.row_starts(), bad},
-        Kokkos::Min<std::int64_t>(row));
-    throw std::invalid_argument("spmvkit::make_float_chebyshev: entry " + std::to_string(bad) +
-                                " (row " + std::to_string(row) +
-                                ") of A is not finite in float (NaN, infinite, or beyond "
-                                "float's range)");
-  }
-  const FloatCrs F(A.num_rows(), A.num_cols(), A.row_starts(), A.column_indices(), values);
-  F.trust_structure(); // A's, checked above
+  const auto F = detail::float_values_crs(exec, A, "spmvkit::make_float_chebyshev");
   auto stored = std::make_shared<FloatAuto const>(make_auto_matrix(exec, F, format));
+  using Op = MatrixOperator<FloatAuto>;
+  return ChebyshevPreconditioner<Op, Scalar>(exec, Op(*stored), options, stored);
+}
+
+/// The same from A in the automatic format (the solver's own matrix): the
+/// float copy takes A's chosen format and options instead of choosing again.
+/// CRS and both SELL kinds share A's structure arrays and convert only the
+/// stored values (padding included), so the copy costs one pass over them;
+/// the other formats convert a float copy of A's CRS form. Extra memory: the
+/// float values (of the chosen format; for the others also a float CRS while
+/// converting), five float vectors of n. Throws as the CRS overload (naming
+/// the first bad entry of A's CRS form and its row) and std::logic_error for
+/// an empty handle.
+template <class ExecutionSpace, class Scalar, class Ordinal, class Offset>
+ChebyshevPreconditioner<MatrixOperator<AutoMatrix<float, ExecutionSpace, Ordinal, Offset>>, Scalar>
+make_float_chebyshev(ExecutionSpace const& exec,
+                     AutoMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+                     ChebyshevOptions const& options = ChebyshevOptions()) {
+  using FloatAuto = AutoMatrix<float, ExecutionSpace, Ordinal, Offset>;
+  using Variant = typename FloatAuto::variant_type;
+  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  constexpr char const* where = "spmvkit::make_float_chebyshev";
+  Kokkos::Timer timer;
+  Variant v = A.visit([&](auto const& B, auto const& o) -> Variant {
+    using M = std::decay_t<decltype(B)>;
+    using Fmt = format_of_t<M>;
+    using FM = matrix_of_t<Fmt, float, ExecutionSpace, Ordinal, Offset>;
+    if constexpr (detail::shares_structure_across_scalars<M>::value) {
+      const auto stored_entries = static_cast<std::int64_t>(B.values().extent(0));
+      auto values = detail::allocate_view<typename FM::values_type>(
+          exec, "SpMVKit::preconditioner::chebyshev_float_values", stored_entries);
+      std::int64_t bad = stored_entries;
+      Kokkos::parallel_reduce(
+          "SpMVKit::preconditioner::chebyshev_float_values", Range(exec, 0, stored_entries),
+          detail::ChebyshevFloatValues<typename M::values_type, typename FM::values_type>{
+              B.values(), values},
+          Kokkos::Min<std::int64_t>(bad));
+      if (bad < stored_entries) {
+        // Named as the CRS overload names it: the entry of A's CRS form and its row.
+        detail::float_values_crs(exec, Fmt::to_crs(exec, B), where);
+        throw std::invalid_argument(std::string(where) + ": stored entry " + std::to_string(bad) +
+                                    " of A is not finite in float");
+      }
+      return AutoEntry<Fmt, FM>{detail::with_values<FM>(B, values), o};
+    } else {
+      const auto F = detail::float_values_crs(exec, Fmt::to_crs(exec, B), where);
+      return AutoEntry<Fmt, FM>{Fmt::from_crs(exec, F, o), o};
+    }
+  });
+  exec.fence();
+  FormatSelection s = A.selection();
+  s.reason = "the double matrix's choice, its values converted to float";
+  s.conversion_seconds = timer.seconds();
+  s.check_seconds = 0;
+  s.tuning_seconds = 0;
+  s.bytes = std::visit(
+      [](auto const& e) { return std::decay_t<decltype(e)>::format_type::bytes(e.matrix); }, v);
+  auto stored = std::make_shared<FloatAuto const>(std::move(v), std::move(s), A.options(),
+                                                  A.num_rows(), A.num_cols(), A.nnz());
   using Op = MatrixOperator<FloatAuto>;
   return ChebyshevPreconditioner<Op, Scalar>(exec, Op(*stored), options, stored);
 }
