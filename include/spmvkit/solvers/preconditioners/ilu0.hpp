@@ -47,7 +47,8 @@
 /// the identity plus the off-diagonal couplings, and the sweeps converge
 /// faster. The factors are scaled back after the sweeps (L ← D^{1/2} L D^{-1/2},
 /// U ← D^{1/2} U D^{1/2}; IC: L ← D^{1/2} L): the stored factors are those of A
-/// itself and apply() needs no scaling.
+/// itself and apply() needs no scaling. The exact sequential factorisation
+/// (Ilu0Options::factorization) works on A itself: scaling changes nothing exact.
 ///
 /// **Application: Jacobi-iterated triangular solves** (Chow and Patel, and
 /// Anzt, Chow and Dongarra 2015). z = U⁻¹ L⁻¹ r is approximated by a fixed
@@ -441,6 +442,39 @@ struct Ilu0TriangularSweep {
   }
 };
 
+/// f = A's values with the diagonal times (1 + shift), per row: what the
+/// sequential factorisation overwrites (it needs no scaling, being exact).
+template <class Starts, class Diag, class CValues, class Values>
+struct Ilu0ShiftedCopy {
+  Starts starts;
+  Diag diag;
+  CValues a;
+  Values f;
+  double shift;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    for (auto p = starts(i); p < starts(i + 1); ++p) f(p) = a(p);
+    f(diag(i)) =
+        static_cast<typename Values::value_type>(static_cast<double>(a(diag(i))) * (1 + shift));
+  }
+};
+
+/// IC(0)'s upper triangle from its lower one: f_ij = l_ji, per row.
+template <class Starts, class Columns, class Diag, class Values>
+struct Ic0Mirror {
+  Starts starts;
+  Columns cols;
+  Diag diag;
+  Values f;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    using Offset = typename Starts::non_const_value_type;
+    for (auto p = diag(i) + 1; p < starts(i + 1); ++p) {
+      const auto j = cols(p);
+      Offset at = 0; // present: the pattern was checked symmetric
+      if (ilu0_find(cols, starts(j), diag(j), static_cast<decltype(j)>(i), at)) f(p) = f(at);
+    }
+  }
+};
+
 /// The exact ILU(0) (or IC(0): the lower triangle of L) of the values f in
 /// place, row by row by one thread. mark(c) holds 1 + the position of column c
 /// in the current row, 0 elsewhere (all 0 before and after).
@@ -597,56 +631,70 @@ public:
     using Rows = Kokkos::View<Ordinal*, typename matrix_type::device_type>;
     using CValues = Kokkos::View<Scalar const*, typename matrix_type::device_type>;
     using Range = Kokkos::RangePolicy<ExecutionSpace>;
-    const auto rows = detail::allocate_view<Rows>(exec, "SpMVKit::ilu0::entry_rows", nnz);
-    Kokkos::parallel_for("SpMVKit::ilu0::entry_rows", Range(exec, 0, n_),
-                         detail::CrsEntryRows<decltype(starts_), Rows>{starts_, rows});
     factors_ = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::factors", nnz);
-    values_type buffer[2] = {
-        detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::sweep_a", nnz),
-        sequential_ ? values_type()
-                    : detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::sweep_b", nnz)};
-    const positions_type marks =
-        sequential_ ? detail::allocate_view<positions_type>(exec, "SpMVKit::ilu0::marks", n_)
-                    : positions_type();
-    if (sequential_) Kokkos::deep_copy(exec, marks, Offset(0));
+    // The sweeps run on the symmetrically scaled matrix and need each entry's
+    // row and two value buffers; the exact sequential factorisation needs
+    // neither (scaling changes nothing exact), only a column marker.
+    Rows rows;
+    values_type buffer[2];
+    positions_type marks;
+    if (sequential_) {
+      marks = detail::allocate_view<positions_type>(exec, "SpMVKit::ilu0::marks", n_);
+      Kokkos::deep_copy(exec, marks, Offset(0));
+    } else {
+      rows = detail::allocate_view<Rows>(exec, "SpMVKit::ilu0::entry_rows", nnz);
+      Kokkos::parallel_for("SpMVKit::ilu0::entry_rows", Range(exec, 0, n_),
+                           detail::CrsEntryRows<decltype(starts_), Rows>{starts_, rows});
+      buffer[0] = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::sweep_a", nnz);
+      buffer[1] = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::sweep_b", nnz);
+    }
     for (shift_ = options.diagonal_shift;;) {
-      // The scaled (and shifted) matrix: the start of the sweeps and their
-      // right-hand side, its storage taking the factors of A at the end; or
-      // what the sequential factorisation overwrites, in a buffer, since the
-      // unscaling reads entries that it also writes.
-      values_type const& scaled = sequential_ ? buffer[0] : factors_;
-      Kokkos::parallel_for(
-          "SpMVKit::ilu0::scale", Range(exec, 0, nnz),
-          detail::Ilu0Scale<Rows, decltype(cols_), values_type, Roots, values_type>{
-              rows, cols_, A.values(), root, scaled, shift_});
-      CValues old = scaled;
       if (sequential_) {
+        Kokkos::parallel_for(
+            "SpMVKit::ilu0::shifted_copy", Range(exec, 0, n_),
+            detail::Ilu0ShiftedCopy<decltype(starts_), positions_type, CValues, values_type>{
+                starts_, diag_, A.values(), factors_, shift_});
         Kokkos::parallel_for(
             "SpMVKit::ilu0::sequential_factor", Range(exec, 0, 1),
             detail::Ilu0SequentialFactor<decltype(starts_), decltype(cols_), positions_type,
                                          values_type, positions_type>{
-                starts_, cols_, diag_, buffer[0], marks, n_, kind == Ilu0Kind::ic0});
-      }
-      for (int s = 0; s < (sequential_ ? 0 : options.factorization_sweeps); ++s) {
-        values_type const& next = buffer[s % 2];
+                starts_, cols_, diag_, factors_, marks, n_, kind == Ilu0Kind::ic0});
         if (kind == Ilu0Kind::ic0) {
-          Kokkos::parallel_for("SpMVKit::ilu0::ic0_sweep", Range(exec, 0, nnz),
-                               detail::Ic0FactorSweep<decltype(starts_), decltype(cols_),
-                                                      positions_type, Rows, CValues, values_type>{
-                                   starts_, cols_, diag_, rows, factors_, old, next});
-        } else {
-          Kokkos::parallel_for("SpMVKit::ilu0::ilu0_sweep", Range(exec, 0, nnz),
-                               detail::Ilu0FactorSweep<decltype(starts_), decltype(cols_),
-                                                       positions_type, Rows, CValues, values_type>{
-                                   starts_, cols_, diag_, rows, factors_, old, next});
+          Kokkos::parallel_for(
+              "SpMVKit::ilu0::ic0_mirror", Range(exec, 0, n_),
+              detail::Ic0Mirror<decltype(starts_), decltype(cols_), positions_type, values_type>{
+                  starts_, cols_, diag_, factors_});
         }
-        old = next;
+      } else {
+        // The scaled (and shifted) matrix: the start of the sweeps and their
+        // right-hand side, its storage taking the factors of A at the end.
+        Kokkos::parallel_for(
+            "SpMVKit::ilu0::scale", Range(exec, 0, nnz),
+            detail::Ilu0Scale<Rows, decltype(cols_), values_type, Roots, values_type>{
+                rows, cols_, A.values(), root, factors_, shift_});
+        CValues old = factors_;
+        for (int s = 0; s < options.factorization_sweeps; ++s) {
+          values_type const& next = buffer[s % 2];
+          if (kind == Ilu0Kind::ic0) {
+            Kokkos::parallel_for("SpMVKit::ilu0::ic0_sweep", Range(exec, 0, nnz),
+                                 detail::Ic0FactorSweep<decltype(starts_), decltype(cols_),
+                                                        positions_type, Rows, CValues, values_type>{
+                                     starts_, cols_, diag_, rows, factors_, old, next});
+          } else {
+            Kokkos::parallel_for(
+                "SpMVKit::ilu0::ilu0_sweep", Range(exec, 0, nnz),
+                detail::Ilu0FactorSweep<decltype(starts_), decltype(cols_), positions_type, Rows,
+                                        CValues, values_type>{starts_, cols_, diag_, rows, factors_,
+                                                              old, next});
+          }
+          old = next;
+        }
+        Kokkos::parallel_for(
+            "SpMVKit::ilu0::unscale", Range(exec, 0, nnz),
+            detail::Ilu0Unscale<decltype(starts_), decltype(cols_), positions_type, Rows, Roots,
+                                CValues, values_type>{starts_, cols_, diag_, rows, root, old,
+                                                      factors_, kind == Ilu0Kind::ic0});
       }
-      Kokkos::parallel_for(
-          "SpMVKit::ilu0::unscale", Range(exec, 0, nnz),
-          detail::Ilu0Unscale<decltype(starts_), decltype(cols_), positions_type, Rows, Roots,
-                              CValues, values_type>{starts_, cols_, diag_, rows, root, old,
-                                                    factors_, kind == Ilu0Kind::ic0});
       const std::int64_t bad = first_bad_pivot(exec);
       if (bad < 0) break;
       const double next_shift = shift_ < 1e-3 ? 1e-3 : 2 * shift_;
