@@ -522,37 +522,82 @@ struct Ilu0SequentialFactor {
   }
 };
 
-/// z = U⁻¹ L⁻¹ r by forward then back substitution, in place in z, by one
-/// thread (one work item): exact, and each factor read once. D = I for a unit L.
-template <bool UnitLower, class Starts, class Columns, class Diag, class CValues, class Vec>
-struct Ilu0Substitution {
+/// Row starts of the factors split by triangle: lower(i + 1) = the strictly
+/// lower entries of rows 0..i, upper(i + 1) = the strictly upper ones (one
+/// diagonal entry per row, checked at set-up). A scan over the rows.
+template <class Starts, class Diag, class Split>
+struct Ilu0SplitStarts {
+  Starts starts;
+  Diag diag;
+  Split lower, upper;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& done, bool final) const {
+    done += diag(i) - starts(i);
+    if (final) {
+      using Offset = typename Split::non_const_value_type;
+      lower(i + 1) = static_cast<Offset>(done);
+      upper(i + 1) = static_cast<Offset>(starts(i + 1) - (i + 1) - done);
+    }
+  }
+};
+
+/// Row i's strictly lower and strictly upper factor entries into their own arrays.
+template <class Starts, class Columns, class Diag, class CValues, class Split, class SplitColumns,
+          class Values>
+struct Ilu0SplitRows {
   Starts starts;
   Columns cols;
   Diag diag;
   CValues factors;
+  Split lower, upper;
+  SplitColumns lower_cols, upper_cols;
+  Values lower_vals, upper_vals;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    auto q = lower(i);
+    for (auto p = starts(i); p < diag(i); ++p, ++q) {
+      lower_cols(q) = cols(p);
+      lower_vals(q) = factors(p);
+    }
+    q = upper(i);
+    for (auto p = diag(i) + 1; p < starts(i + 1); ++p, ++q) {
+      upper_cols(q) = cols(p);
+      upper_vals(q) = factors(p);
+    }
+  }
+};
+
+/// z = U⁻¹ L⁻¹ r by forward then back substitution, in place in z, by one
+/// thread (one work item): exact, each triangle read once from its own arrays
+/// (a sweep over A's pattern would read the other triangle's cache lines too).
+/// D = I for a unit L.
+template <bool UnitLower, class Split, class SplitColumns, class CValues, class Vec>
+struct Ilu0Substitution {
+  Split lower, upper;
+  SplitColumns lower_cols, upper_cols;
+  CValues lower_vals, upper_vals;
   Vec inv; // 1 / pivots
   Vec r, z;
   std::int64_t n;
-  /// Σ factors(p) z(cols(p)) over [begin, end) in two partial sums: one chain
+  /// Σ vals(p) z(cols(p)) over [begin, end) in two partial sums: one chain
   /// of dependent adds per row was the solve's bound, not its reads.
-  KOKKOS_INLINE_FUNCTION auto row_sum(std::int64_t begin, std::int64_t end) const {
+  KOKKOS_INLINE_FUNCTION auto row_sum(CValues const& vals, SplitColumns const& cols,
+                                      std::int64_t begin, std::int64_t end) const {
     typename Vec::non_const_value_type s0 = 0, s1 = 0;
     auto p = begin;
     for (; p + 2 <= end; p += 2) {
-      s0 += factors(p) * z(cols(p));
-      s1 += factors(p + 1) * z(cols(p + 1));
+      s0 += vals(p) * z(cols(p));
+      s1 += vals(p + 1) * z(cols(p + 1));
     }
-    if (p < end) s0 += factors(p) * z(cols(p));
+    if (p < end) s0 += vals(p) * z(cols(p));
     return s0 + s1;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t) const {
     for (std::int64_t i = 0; i < n; ++i) {
-      const auto sum = r(i) - row_sum(starts(i), diag(i));
+      const auto sum = r(i) - row_sum(lower_vals, lower_cols, lower(i), lower(i + 1));
       z(i) = UnitLower ? sum : sum * inv(i);
     }
     for (std::int64_t i = n - 1; i >= 0; --i) {
-      z(i) = (z(i) - row_sum(diag(i) + 1, starts(i + 1))) * inv(i);
+      z(i) = (z(i) - row_sum(upper_vals, upper_cols, upper(i), upper(i + 1))) * inv(i);
     }
   }
 };
@@ -566,10 +611,11 @@ struct Ilu0Substitution {
 /// so bicgstab(exec, A, M, b, x) and gmres(exec, A, M, b, x) take it.
 ///
 /// Holds A's row_starts and column_indices (shared handles, not copies) and its
-/// own factors (nnz values), pivot inverses and, when it sweeps, two work vectors (n each):
-/// apply() allocates nothing. Copies share all of them, so one apply at a time
-/// per preconditioner and its copies (the work vectors are shared). A's values
-/// may change afterwards (the factors are a copy); its structure must not.
+/// own factors (nnz values), pivot inverses and, when it sweeps, two work vectors (n each),
+/// when it substitutes a copy of the factors split by triangle (nnz − n values and column
+/// indices, 2 (n + 1) offsets): apply() allocates nothing. Copies share all of them, so one apply
+/// at a time per preconditioner and its copies (the work vectors are shared). A's values may change
+/// afterwards (the factors are a copy); its structure must not.
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
 class Ilu0Preconditioner {
 public:
@@ -701,6 +747,7 @@ public:
       if (!options.shift_on_breakdown || next_shift > 1) throw_pivot_error(bad, where);
       shift_ = next_shift;
     }
+    if (substitution_) split_triangles(exec);
   }
 
   /// The s of the factors (of A + s diag(A)): Ilu0Options::diagonal_shift, or
@@ -906,17 +953,48 @@ private:
   void substitute(ExecutionSpace const& exec, vector_type const& r, vector_type const& z) const {
     using CValues = Kokkos::View<Scalar const*, typename matrix_type::device_type>;
     using Range = Kokkos::RangePolicy<ExecutionSpace>;
+    auto const& t = triangles_;
     if (kind_ == Ilu0Kind::ic0) {
-      Kokkos::parallel_for("SpMVKit::ilu0::substitution", Range(exec, 0, 1),
-                           detail::Ilu0Substitution<false, decltype(starts_), decltype(cols_),
-                                                    positions_type, CValues, vector_type>{
-                               starts_, cols_, diag_, factors_, inv_, r, z, n_});
+      Kokkos::parallel_for(
+          "SpMVKit::ilu0::substitution", Range(exec, 0, 1),
+          detail::Ilu0Substitution<false, positions_type, typename matrix_type::column_indices_type,
+                                   CValues, vector_type>{t.lower, t.upper, t.lower_cols,
+                                                         t.upper_cols, t.lower_vals, t.upper_vals,
+                                                         inv_, r, z, n_});
     } else {
-      Kokkos::parallel_for("SpMVKit::ilu0::substitution", Range(exec, 0, 1),
-                           detail::Ilu0Substitution<true, decltype(starts_), decltype(cols_),
-                                                    positions_type, CValues, vector_type>{
-                               starts_, cols_, diag_, factors_, inv_, r, z, n_});
+      Kokkos::parallel_for(
+          "SpMVKit::ilu0::substitution", Range(exec, 0, 1),
+          detail::Ilu0Substitution<true, positions_type, typename matrix_type::column_indices_type,
+                                   CValues, vector_type>{t.lower, t.upper, t.lower_cols,
+                                                         t.upper_cols, t.lower_vals, t.upper_vals,
+                                                         inv_, r, z, n_});
     }
+  }
+
+  /// The factors split by triangle for substitute() (set-up).
+  void split_triangles(ExecutionSpace const& exec) {
+    using Cols = typename matrix_type::column_indices_type;
+    using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+    auto& t = triangles_;
+    const std::int64_t off = static_cast<std::int64_t>(factors_.extent(0)) - n_;
+    t.lower = detail::allocate_view<positions_type>(exec, "SpMVKit::ilu0::lower_starts", n_ + 1);
+    t.upper = detail::allocate_view<positions_type>(exec, "SpMVKit::ilu0::upper_starts", n_ + 1);
+    t.lower_cols = detail::allocate_view<Cols>(exec, "SpMVKit::ilu0::lower_columns", off);
+    t.upper_cols = detail::allocate_view<Cols>(exec, "SpMVKit::ilu0::upper_columns", off);
+    t.lower_vals = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::lower_values", off);
+    t.upper_vals = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::upper_values", off);
+    Kokkos::deep_copy(exec, Kokkos::subview(t.lower, 0), Offset(0));
+    Kokkos::deep_copy(exec, Kokkos::subview(t.upper, 0), Offset(0));
+    Kokkos::parallel_scan(
+        "SpMVKit::ilu0::split_starts", Range(exec, 0, n_),
+        detail::Ilu0SplitStarts<decltype(starts_), positions_type, positions_type>{
+            starts_, diag_, t.lower, t.upper});
+    Kokkos::parallel_for("SpMVKit::ilu0::split_rows", Range(exec, 0, n_),
+                         detail::Ilu0SplitRows<decltype(starts_), Cols, positions_type, values_type,
+                                               positions_type, Cols, values_type>{
+                             starts_, cols_, diag_, factors_, t.lower, t.upper, t.lower_cols,
+                             t.upper_cols, t.lower_vals, t.upper_vals});
+    exec.fence();
   }
 
   /// One triangular sweep (Lower: L's part, else U's), x_new from x_old or, first, from b.
@@ -953,6 +1031,13 @@ private:
   values_type factors_;
   vector_type inv_;
   vector_type work_[2];
+  /// Substitution only: the factors by triangle (strictly lower, strictly
+  /// upper), each with its own row starts (n + 1), columns and values.
+  struct Triangles {
+    positions_type lower, upper;
+    typename matrix_type::column_indices_type lower_cols, upper_cols;
+    values_type lower_vals, upper_vals;
+  } triangles_;
 };
 
 /// ILU(0) of A by Chow and Patel's fixed-point sweeps, applied by Jacobi-iterated
