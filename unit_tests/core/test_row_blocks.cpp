@@ -9,6 +9,7 @@
 #include <spmvkit/core/detail/row_blocks.hpp>
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace {
@@ -47,13 +48,24 @@ struct StoreAndThreeSums {
   }
 };
 
+TEST(RowBlocks, HostBlockKeepsThreadsBusyWithin256To2048Rows) {
+  EXPECT_EQ(detail::reduce_rows_host_block(0, 2), 256);
+  EXPECT_EQ(detail::reduce_rows_host_block(5000, 2), 313);      // 16 items
+  EXPECT_EQ(detail::reduce_rows_host_block(32768, 2), 2048);    // what the VM measured
+  EXPECT_EQ(detail::reduce_rows_host_block(32768, 64), 256);    // 128 items for 64 threads
+  EXPECT_EQ(detail::reduce_rows_host_block(1000000, 64), 1954); // ceil(10^6 / 512)
+  EXPECT_EQ(detail::reduce_rows_host_block(100000000, 1), 2048);
+  EXPECT_EQ(detail::reduce_rows_host_block(1000, 0), 256); // no thread count: one
+}
+
 TYPED_TEST(RowBlocksTest, EveryRowOnceAroundTheBlockSize) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   using V = Kokkos::View<Scalar*, Exec>;
-  const std::int64_t block = detail::reduce_rows_block<Exec>();
+  // Around the smallest and the largest host block, a partial last block, and none.
   for (const std::int64_t n :
-       {std::int64_t(0), std::int64_t(1), block - 1, block, block + 1, 3 * block + 5}) {
+       {std::int64_t(0), std::int64_t(1), std::int64_t(255), std::int64_t(256), std::int64_t(257),
+        std::int64_t(5000), std::int64_t(3 * 2048 * 16 + 5)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     // Small integers in x: every sum below is exact in double, whatever the order.
     std::vector<Scalar> xh(static_cast<std::size_t>(n));
@@ -89,6 +101,12 @@ TYPED_TEST(RowBlocksTest, EveryRowOnceAroundTheBlockSize) {
     for (std::int64_t i = 0; i < n; ++i)
       ASSERT_EQ(double(yh(i)), double(xh[static_cast<std::size_t>(i)]) - 1) << "row " << i;
   }
+  // A functor whose sum count is not the result array's: an error, not a write past it.
+  V x("x", 4), y("y", 4);
+  double two[2] = {0, 0};
+  EXPECT_THROW(detail::reduce_rows("SpMVKit::test::row_blocks_count", Exec(), 4,
+                                   StoreAndThreeSums<V>{x, y}, two),
+               std::logic_error);
 }
 
 } // namespace

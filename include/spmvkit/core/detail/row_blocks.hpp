@@ -9,33 +9,39 @@
 // the compiler keeps the sum in memory and every row waits on a store-to-load
 // chain: 4-5 times the time of the same loop over a local sum
 // (docs/notes/2026-11-30-host-blocked-reductions.md). GPUs keep one row per
-// thread, adding into the reduction value directly as before.
+// thread and the policy they had, adding into the reduction value directly.
 
 #include <spmvkit/core/memory.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace spmvkit::detail {
 
-/// Rows per work item of reduce_rows(): a block on host spaces, one row on GPUs.
-template <class ExecutionSpace>
-constexpr std::int64_t reduce_rows_block() {
-  return is_host_space_v<ExecutionSpace> ? 2048 : 1;
+/// Rows per work item of reduce_rows() on a host space of `threads` threads:
+/// about eight items per thread, 256 to 2048 rows each (2048 on the 2-core
+/// VM for every n the notes measured; smaller blocks keep many threads busy on
+/// short vectors).
+inline std::int64_t reduce_rows_host_block(std::int64_t n, std::int64_t threads) {
+  const std::int64_t items = 8 * (threads > 0 ? threads : 1);
+  const std::int64_t block = (n + items - 1) / items;
+  return block < 256 ? 256 : (block > 2048 ? 2048 : block);
 }
 
-/// f(i, sum) for the rows of work item c, summed in a local.
-template <class F, std::int64_t Block>
+/// f(i, sum) for the rows of work item c, summed in a local (Blocked, host
+/// spaces), or f(c, sum) for row c (GPUs).
+template <class F, bool Blocked>
 struct RowBlockSum {
   F f;
-  std::int64_t n;
+  std::int64_t n, block;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, double& sum) const {
-    if constexpr (Block == 1) {
+    if constexpr (!Blocked) {
       f(c, sum);
     } else {
-      const std::int64_t begin = c * Block, end = begin + Block < n ? begin + Block : n;
+      const std::int64_t begin = c * block, end = begin + block < n ? begin + block : n;
       double local = 0;
       for (std::int64_t i = begin; i < end; ++i) f(i, local);
       sum += local;
@@ -44,17 +50,17 @@ struct RowBlockSum {
 };
 
 /// The same for Count sums (f(i, sums) with sums an array).
-template <class F, std::int64_t Block, unsigned Count>
+template <class F, bool Blocked, unsigned Count>
 struct RowBlockSums {
   using value_type = double[];
   F f;
-  std::int64_t n;
+  std::int64_t n, block;
   unsigned value_count = Count;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, value_type sums) const {
-    if constexpr (Block == 1) {
+    if constexpr (!Blocked) {
       f(c, sums);
     } else {
-      const std::int64_t begin = c * Block, end = begin + Block < n ? begin + Block : n;
+      const std::int64_t begin = c * block, end = begin + block < n ? begin + block : n;
       double local[Count] = {};
       for (std::int64_t i = begin; i < end; ++i) f(i, local);
       for (unsigned k = 0; k < Count; ++k) sums[k] += local[k];
@@ -62,11 +68,18 @@ struct RowBlockSums {
   }
 };
 
-template <class ExecutionSpace>
-auto reduce_rows_policy(ExecutionSpace const& exec, std::int64_t n) {
-  constexpr std::int64_t block = reduce_rows_block<ExecutionSpace>();
-  return Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
-      exec, 0, (n + block - 1) / block);
+/// Calls run(policy, block): blocks of reduce_rows_host_block() rows on host
+/// spaces, one row per item on GPUs (the policy the solvers used before).
+template <class ExecutionSpace, class Run>
+void with_row_blocks(ExecutionSpace const& exec, std::int64_t n, Run&& run) {
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    const std::int64_t block = reduce_rows_host_block(n, exec.concurrency());
+    run(Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+            exec, 0, (n + block - 1) / block),
+        block);
+  } else {
+    run(Kokkos::RangePolicy<ExecutionSpace>(exec, 0, n), std::int64_t(1));
+  }
 }
 
 /// sum = Σ of what f(i, double& sum) adds for the rows i of [0, n), on `exec`
@@ -74,17 +87,26 @@ auto reduce_rows_policy(ExecutionSpace const& exec, std::int64_t n) {
 template <class ExecutionSpace, class F>
 void reduce_rows(std::string const& label, ExecutionSpace const& exec, std::int64_t n, F const& f,
                  double& sum) {
-  constexpr std::int64_t block = reduce_rows_block<ExecutionSpace>();
-  Kokkos::parallel_reduce(label, reduce_rows_policy(exec, n), RowBlockSum<F, block>{f, n}, sum);
+  with_row_blocks(exec, n, [&](auto const& policy, std::int64_t block) {
+    Kokkos::parallel_reduce(label, policy,
+                            RowBlockSum<F, is_host_space_v<ExecutionSpace>>{f, n, block}, sum);
+  });
 }
 
-/// The same for a functor with Count sums (value_type double[], f(i, sums)).
+/// The same for a functor with Count sums (value_type double[], value_count
+/// Count, f(i, sums)); std::logic_error when value_count is not Count.
 template <class ExecutionSpace, class F, unsigned Count>
 void reduce_rows(std::string const& label, ExecutionSpace const& exec, std::int64_t n, F const& f,
                  double (&sums)[Count]) {
-  constexpr std::int64_t block = reduce_rows_block<ExecutionSpace>();
-  Kokkos::parallel_reduce(label, reduce_rows_policy(exec, n), RowBlockSums<F, block, Count>{f, n},
-                          sums);
+  if (f.value_count != Count) {
+    throw std::logic_error("spmvkit::detail::reduce_rows (" + label + "): the functor has " +
+                           std::to_string(f.value_count) + " sums, the result array " +
+                           std::to_string(Count));
+  }
+  with_row_blocks(exec, n, [&](auto const& policy, std::int64_t block) {
+    Kokkos::parallel_reduce(
+        label, policy, RowBlockSums<F, is_host_space_v<ExecutionSpace>, Count>{f, n, block}, sums);
+  });
 }
 
 } // namespace spmvkit::detail

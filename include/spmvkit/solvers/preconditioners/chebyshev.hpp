@@ -39,8 +39,9 @@
 /// zₖ₋₁) + (2ρₖ/δ) D⁻¹ (r − A zₖ), whose steps read five vectors and write one.
 ///
 /// make_float_chebyshev() runs the polynomial in float over a float copy of A
-/// (its own automatic format) for double vectors: the steps read about two
-/// thirds of the bytes; a second iterate and r in float take two more vectors.
+/// (from a CRS matrix in its own automatic format, from an AutoMatrix in that
+/// matrix's format) for double vectors: the steps read about two thirds of the
+/// bytes; a second iterate and r in float take two more vectors.
 #include <spmvkit/core/detail/row_blocks.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
@@ -564,10 +565,10 @@ make_float_chebyshev(ExecutionSpace const& exec,
 /// CRS and both SELL kinds share A's structure arrays and convert only the
 /// stored values (padding included), so the copy costs one pass over them;
 /// the other formats convert a float copy of A's CRS form. Extra memory: the
-/// float values (of the chosen format; for the others also a float CRS while
-/// converting), five float vectors of n. Throws as the CRS overload (naming
-/// the first bad entry of A's CRS form and its row) and std::logic_error for
-/// an empty handle.
+/// float values (of the chosen format; for the others also A's CRS form and a
+/// float copy of its values while converting), five float vectors of n. Throws as the CRS overload
+/// (naming the first bad entry of A's CRS form and its row) and std::logic_error for an empty
+/// handle.
 template <class ExecutionSpace, class Scalar, class Ordinal, class Offset>
 ChebyshevPreconditioner<MatrixOperator<AutoMatrix<float, ExecutionSpace, Ordinal, Offset>>, Scalar>
 make_float_chebyshev(ExecutionSpace const& exec,
@@ -596,7 +597,9 @@ make_float_chebyshev(ExecutionSpace const& exec,
         // Named as the CRS overload names it: the entry of A's CRS form and its row.
         detail::float_values_crs(exec, Fmt::to_crs(exec, B), where);
         throw std::invalid_argument(std::string(where) + ": stored entry " + std::to_string(bad) +
-                                    " of A is not finite in float");
+                                    " of A's " + A.selection().format +
+                                    " form is not finite in float (NaN, infinite, or beyond "
+                                    "float's range)");
       }
       return AutoEntry<Fmt, FM>{detail::with_values<FM>(B, values), o};
     } else {

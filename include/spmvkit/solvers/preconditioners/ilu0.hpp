@@ -640,7 +640,9 @@ public:
   /// non-finite diagonal entry (non-positive for IC(0)), an IC(0) pattern that
   /// is not symmetric, and a zero or non-finite pivot or factor entry after the
   /// sweeps, each naming the row; AllocationError when an allocation fails.
-  /// Memory during set-up: three nnz arrays of Scalar and one of Ordinal.
+  /// Memory during set-up: with the sweeps three nnz arrays of Scalar and one of
+  /// Ordinal, sequentially one nnz array of Scalar and n marks; substitution
+  /// then keeps the factors split by triangle (nnz − n values and indices).
   Ilu0Preconditioner(ExecutionSpace const& exec, matrix_type const& A,
                      Ilu0Options const& options = Ilu0Options(), Ilu0Kind kind = Ilu0Kind::ilu0)
       : kind_(kind), options_(options), starts_(A.row_starts()), cols_(A.column_indices()) {
@@ -853,7 +855,8 @@ private:
         throw std::invalid_argument(
             where + ": " + row + " has the diagonal entry " + detail::ilu0_number(value) +
             (ic ? ", not positive and finite (IC(0) needs a symmetric positive definite matrix)"
-                : ", zero or not finite (the symmetric scaling divides by its square root)"));
+                : ", zero or not finite (ILU(0) divides by it; the sweeps scale by its square "
+                  "root)"));
       }
       }
     }
@@ -976,19 +979,22 @@ private:
     using Cols = typename matrix_type::column_indices_type;
     using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
     auto& t = triangles_;
-    const std::int64_t off = static_cast<std::int64_t>(factors_.extent(0)) - n_;
     t.lower = detail::allocate_view<positions_type>(exec, "SpMVKit::ilu0::lower_starts", n_ + 1);
     t.upper = detail::allocate_view<positions_type>(exec, "SpMVKit::ilu0::upper_starts", n_ + 1);
-    t.lower_cols = detail::allocate_view<Cols>(exec, "SpMVKit::ilu0::lower_columns", off);
-    t.upper_cols = detail::allocate_view<Cols>(exec, "SpMVKit::ilu0::upper_columns", off);
-    t.lower_vals = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::lower_values", off);
-    t.upper_vals = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::upper_values", off);
     Kokkos::deep_copy(exec, Kokkos::subview(t.lower, 0), Offset(0));
     Kokkos::deep_copy(exec, Kokkos::subview(t.upper, 0), Offset(0));
     Kokkos::parallel_scan(
         "SpMVKit::ilu0::split_starts", Range(exec, 0, n_),
         detail::Ilu0SplitStarts<decltype(starts_), positions_type, positions_type>{
             starts_, diag_, t.lower, t.upper});
+    Offset lower = 0, upper = 0;
+    Kokkos::deep_copy(exec, lower, Kokkos::subview(t.lower, n_));
+    Kokkos::deep_copy(exec, upper, Kokkos::subview(t.upper, n_));
+    exec.fence();
+    t.lower_cols = detail::allocate_view<Cols>(exec, "SpMVKit::ilu0::lower_columns", lower);
+    t.upper_cols = detail::allocate_view<Cols>(exec, "SpMVKit::ilu0::upper_columns", upper);
+    t.lower_vals = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::lower_values", lower);
+    t.upper_vals = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::upper_values", upper);
     Kokkos::parallel_for("SpMVKit::ilu0::split_rows", Range(exec, 0, n_),
                          detail::Ilu0SplitRows<decltype(starts_), Cols, positions_type, values_type,
                                                positions_type, Cols, values_type>{
