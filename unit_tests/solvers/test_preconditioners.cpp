@@ -820,6 +820,9 @@ TYPED_TEST(PreconditionerTest, ChebyshevInFloatPreconditionsDoubleCg) {
   }
 }
 
+// make_float_chebyshev of an AutoMatrix, for every format: the float copy keeps the
+// matrix's variant (CRS and the SELL kinds on its very structure arrays) and applies the
+// same polynomial as the CRS overload's copy in that variant; bad values are named alike.
 TYPED_TEST(PreconditionerTest, ChebyshevInFloatFromTheSolversFormat) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
