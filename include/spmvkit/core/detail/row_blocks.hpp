@@ -7,8 +7,8 @@
 // blocks of rows on host spaces. Kokkos' host backends hand the functor a
 // reference into the thread's reduction buffer; the stores may alias it, so
 // the compiler keeps the sum in memory and every row waits on a store-to-load
-// chain: 4-5 times the time of the same loop over a local sum
-// (docs/notes/2026-11-30-host-blocked-reductions.md). GPUs keep one row per
+// chain, where a block summing into a local does not (measured in
+// docs/notes/2026-11-30-host-blocked-reductions.md). GPUs keep one row per
 // thread and the policy they had, adding into the reduction value directly.
 
 #include <spmvkit/core/memory.hpp>
@@ -22,9 +22,8 @@
 namespace spmvkit::detail {
 
 /// Rows per work item of reduce_rows() on a host space of `threads` threads:
-/// about eight items per thread, 256 to 2048 rows each (2048 on the 2-core
-/// VM for every n the notes measured; smaller blocks keep many threads busy on
-/// short vectors).
+/// about eight items per thread, 256 to 2048 rows each (smaller blocks keep
+/// many threads busy on short vectors).
 inline std::int64_t reduce_rows_host_block(std::int64_t n, std::int64_t threads) {
   const std::int64_t items = 8 * (threads > 0 ? threads : 1);
   const std::int64_t block = (n + items - 1) / items;

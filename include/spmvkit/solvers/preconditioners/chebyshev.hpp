@@ -464,6 +464,22 @@ auto make_chebyshev(ExecutionSpace const& exec, Matrix const& A,
 
 namespace detail {
 
+/// in's values in float, one thread per value; `bad` = the first whose float
+/// is not finite, in.extent(0) when none.
+template <class ExecutionSpace, class In>
+Kokkos::View<float*, typename In::device_type> float_values(ExecutionSpace const& exec,
+                                                            In const& in, std::int64_t& bad) {
+  using Out = Kokkos::View<float*, typename In::device_type>;
+  const auto count = static_cast<std::int64_t>(in.extent(0));
+  auto out = allocate_view<Out>(exec, "SpMVKit::preconditioner::chebyshev_float_values", count);
+  bad = count;
+  Kokkos::parallel_reduce(
+      "SpMVKit::preconditioner::chebyshev_float_values",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, count),
+      ChebyshevFloatValues<In, Out>{in, out}, Kokkos::Min<std::int64_t>(bad));
+  return out;
+}
+
 /// A's values in float as a CRS sharing A's structure (checked first, or its
 /// kept verdict); throws std::invalid_argument naming the first entry, and its
 /// row, that float cannot hold. `where` names the caller.
@@ -477,14 +493,8 @@ float_values_crs(ExecutionSpace const& exec,
   // The float matrix shares A's structure: it must be valid (a kept verdict when checked before).
   ensure_structure(exec, A);
   const auto nnz = static_cast<std::int64_t>(A.nnz());
-  auto values = allocate_view<typename FloatCrs::values_type>(
-      exec, "SpMVKit::preconditioner::chebyshev_float_values", nnz);
   std::int64_t bad = nnz;
-  Kokkos::parallel_reduce(
-      "SpMVKit::preconditioner::chebyshev_float_values", Range(exec, 0, nnz),
-      ChebyshevFloatValues<typename Crs::values_type, typename FloatCrs::values_type>{A.values(),
-                                                                                      values},
-      Kokkos::Min<std::int64_t>(bad));
+  const auto values = float_values(exec, A.values(), bad);
   if (bad < nnz) {
     std::int64_t row = A.num_rows();
     Kokkos::parallel_reduce("SpMVKit::preconditioner::chebyshev_row_of_entry",
@@ -576,7 +586,6 @@ make_float_chebyshev(ExecutionSpace const& exec,
                      ChebyshevOptions const& options = ChebyshevOptions()) {
   using FloatAuto = AutoMatrix<float, ExecutionSpace, Ordinal, Offset>;
   using Variant = typename FloatAuto::variant_type;
-  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   constexpr char const* where = "spmvkit::make_float_chebyshev";
   Kokkos::Timer timer;
   Variant v = A.visit([&](auto const& B, auto const& o) -> Variant {
@@ -585,14 +594,8 @@ make_float_chebyshev(ExecutionSpace const& exec,
     using FM = matrix_of_t<Fmt, float, ExecutionSpace, Ordinal, Offset>;
     if constexpr (detail::shares_structure_across_scalars<M>::value) {
       const auto stored_entries = static_cast<std::int64_t>(B.values().extent(0));
-      auto values = detail::allocate_view<typename FM::values_type>(
-          exec, "SpMVKit::preconditioner::chebyshev_float_values", stored_entries);
       std::int64_t bad = stored_entries;
-      Kokkos::parallel_reduce(
-          "SpMVKit::preconditioner::chebyshev_float_values", Range(exec, 0, stored_entries),
-          detail::ChebyshevFloatValues<typename M::values_type, typename FM::values_type>{
-              B.values(), values},
-          Kokkos::Min<std::int64_t>(bad));
+      const auto values = detail::float_values(exec, B.values(), bad);
       if (bad < stored_entries) {
         // Named as the CRS overload names it: the entry of A's CRS form and its row.
         detail::float_values_crs(exec, Fmt::to_crs(exec, B), where);
