@@ -540,9 +540,14 @@ struct Ilu0SplitStarts {
   }
 };
 
-/// Row i's strictly lower and strictly upper factor entries into their own arrays.
+/// Row i's strictly lower and strictly upper factor entries into their own
+/// arrays, in the form Ilu0Substitution reads: each row's entries divided by
+/// its pivot (L's only when it is not unit), and U's rows stored from the last
+/// row to the first (row i at [upper(n) − upper(i + 1), upper(n) − upper(i))),
+/// so that the back substitution reads its arrays forwards, as PETSc's
+/// sequential MatSolve does.
 template <class Starts, class Columns, class Diag, class CValues, class Split, class SplitColumns,
-          class Values>
+          class Values, class Inverse>
 struct Ilu0SplitRows {
   Starts starts;
   Columns cols;
@@ -551,23 +556,28 @@ struct Ilu0SplitRows {
   Split lower, upper;
   SplitColumns lower_cols, upper_cols;
   Values lower_vals, upper_vals;
+  Inverse inv;
+  typename Split::non_const_value_type upper_total;
+  bool unit_lower;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    const auto scale = inv(i);
     auto q = lower(i);
     for (auto p = starts(i); p < diag(i); ++p, ++q) {
       lower_cols(q) = cols(p);
-      lower_vals(q) = factors(p);
+      lower_vals(q) = unit_lower ? factors(p) : factors(p) * scale;
     }
-    q = upper(i);
+    q = upper_total - upper(i + 1);
     for (auto p = diag(i) + 1; p < starts(i + 1); ++p, ++q) {
       upper_cols(q) = cols(p);
-      upper_vals(q) = factors(p);
+      upper_vals(q) = factors(p) * scale;
     }
   }
 };
 
 /// z = U⁻¹ L⁻¹ r by forward then back substitution, in place in z, by one
 /// thread (one work item): exact, each triangle read once from its own arrays
-/// (a sweep over A's pattern would read the other triangle's cache lines too).
+/// (a sweep over A's pattern would read the other triangle's cache lines too),
+/// in Ilu0SplitRows' form (rows divided by their pivots, U's rows last first).
 /// D = I for a unit L.
 template <bool UnitLower, class Split, class SplitColumns, class CValues, class Vec>
 struct Ilu0Substitution {
@@ -591,13 +601,28 @@ struct Ilu0Substitution {
     return s0 + s1;
   }
 
+  // Each row's entry in the column solved last (L's last, U's first) is
+  // subtracted on its own, after the rest: only that one product waits for the
+  // previous row, so the chain from row to row is one multiply-add.
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t) const {
     for (std::int64_t i = 0; i < n; ++i) {
-      const auto sum = r(i) - row_sum(lower_vals, lower_cols, lower(i), lower(i + 1));
-      z(i) = UnitLower ? sum : sum * inv(i);
+      const std::int64_t begin = lower(i), last = lower(i + 1) - 1;
+      auto t = UnitLower ? r(i) : r(i) * inv(i);
+      if (last >= begin) {
+        t -= row_sum(lower_vals, lower_cols, begin, last);
+        t -= lower_vals(last) * z(lower_cols(last));
+      }
+      z(i) = t;
     }
+    const std::int64_t total = upper(n);
     for (std::int64_t i = n - 1; i >= 0; --i) {
-      z(i) = (z(i) - row_sum(upper_vals, upper_cols, upper(i), upper(i + 1))) * inv(i);
+      const std::int64_t first = total - upper(i + 1), end = total - upper(i);
+      auto t = z(i) * inv(i);
+      if (end > first) {
+        t -= row_sum(upper_vals, upper_cols, first + 1, end);
+        t -= upper_vals(first) * z(upper_cols(first));
+      }
+      z(i) = t;
     }
   }
 };
@@ -997,9 +1022,10 @@ private:
     t.upper_vals = detail::allocate_view<values_type>(exec, "SpMVKit::ilu0::upper_values", upper);
     Kokkos::parallel_for("SpMVKit::ilu0::split_rows", Range(exec, 0, n_),
                          detail::Ilu0SplitRows<decltype(starts_), Cols, positions_type, values_type,
-                                               positions_type, Cols, values_type>{
+                                               positions_type, Cols, values_type, vector_type>{
                              starts_, cols_, diag_, factors_, t.lower, t.upper, t.lower_cols,
-                             t.upper_cols, t.lower_vals, t.upper_vals});
+                             t.upper_cols, t.lower_vals, t.upper_vals, inv_, upper,
+                             kind_ == Ilu0Kind::ilu0});
     exec.fence();
   }
 
