@@ -327,6 +327,7 @@ struct SolveSettings {
   double chebyshev_ratio = ChebyshevOptions().eigenvalue_ratio;
   Ilu0TriangularSolve ilu_solve = Ilu0TriangularSolve::automatic;
   AmgProduct amg_product = AmgProduct::automatic;
+  bool keep_workspace = true; // --solve-workspace=kept
 };
 
 struct SetupTimes {
@@ -370,12 +371,14 @@ Outcome outcome_of(SolverResult const& r, double seconds) {
   return o;
 }
 
+/// The settings as a solver's options; workspace: the runner's, used when --solve-workspace=kept.
 template <class SolverOptionsType>
-SolverOptionsType solver_options(SolveSettings const& s) {
+SolverOptionsType solver_options(SolveSettings const& s, SolverWorkspace& workspace) {
   SolverOptionsType o;
   o.relative_tolerance = s.tolerance;
   o.max_iterations = s.max_iterations;
   o.use_initial_guess = true;
+  o.workspace = s.keep_workspace ? &workspace : nullptr;
   return o;
 }
 
@@ -492,7 +495,7 @@ public:
     return "format=" + p_.auto_matrix->selection().format +
            (m_.preconditioner == "block-jacobi" ? ";block_size=" + std::to_string(s_.block_size)
                                                 : "") +
-           chebyshev.str() + ilu_solve + amg_label();
+           chebyshev.str() + ilu_solve + amg_label() + (s_.keep_workspace ? "" : ";workspace=none");
   }
 
 private:
@@ -521,14 +524,14 @@ private:
       return run_cg(op, none);
     }
     if (m_.solver == "bicgstab") {
-      auto o = solver_options<BicgstabOptions>(s_);
+      auto o = solver_options<BicgstabOptions>(s_, workspace_);
       if (pc == "jacobi") return bicgstab(Exec(), op, *jacobi_, p_.b, p_.x, o);
       if (pc == "block-jacobi") return bicgstab(Exec(), op, *block_jacobi_, p_.b, p_.x, o);
       if (pc == "ilu0") return bicgstab(Exec(), op, *ilu_, p_.b, p_.x, o);
       if (pc == "amg") return bicgstab(Exec(), op, *amg_, p_.b, p_.x, o);
       return bicgstab(Exec(), op, none, p_.b, p_.x, o);
     }
-    auto o = solver_options<GmresOptions>(s_);
+    auto o = solver_options<GmresOptions>(s_, workspace_);
     o.restart = s_.restart;
     if (pc == "block-jacobi") return gmres(Exec(), op, *block_jacobi_, p_.b, p_.x, o);
     if (pc == "ilu0") return gmres(Exec(), op, *ilu_, p_.b, p_.x, o);
@@ -538,7 +541,7 @@ private:
 
   template <class M>
   SolverResult run_cg(Op& op, M const& prec) {
-    auto o = solver_options<CgOptions>(s_);
+    auto o = solver_options<CgOptions>(s_, workspace_);
     // What pipelined_cg() does (solvers/pipelined_cg.hpp), without a second instantiation.
     if (m_.solver == "pipelined_cg") o.variant = CgVariant::pipelined;
     return cg(Exec(), op, prec, p_.b, p_.x, o);
@@ -547,6 +550,7 @@ private:
   SolveProblem<Scalar>& p_;
   SolveMethod m_;
   SolveSettings s_;
+  SolverWorkspace workspace_; // --solve-workspace=kept
   std::optional<Jacobi> jacobi_;
   std::optional<BlockJacobi> block_jacobi_;
   std::optional<Chebyshev> chebyshev_;
@@ -594,7 +598,7 @@ public:
     Kokkos::Timer timer;
     SolverResult r;
     if (m_.solver == "cg") {
-      auto o = solver_options<CgOptions>(s_);
+      auto o = solver_options<CgOptions>(s_, workspace_);
       o.jacobi = m_.preconditioner == "jacobi";
       r = cg(exec, *op_, p_.b, p_.x, o, KokkosBlasVectors());
     } else {
@@ -602,6 +606,7 @@ public:
       o.relative_tolerance = s_.tolerance;
       o.max_iterations = s_.max_iterations;
       o.restart = s_.restart;
+      o.workspace = s_.keep_workspace ? &workspace_ : nullptr;
       r = m_.solver == "bicgstab" ? kk_bicgstab(*op_, dinv_, p_.b, p_.x, o)
                                   : kk_gmres(*op_, dinv_, p_.b, p_.x, o);
     }
@@ -618,6 +623,7 @@ private:
   SolveProblem<Scalar>& p_;
   SolveMethod m_;
   SolveSettings s_;
+  SolverWorkspace workspace_; // --solve-workspace=kept
   std::unique_ptr<Op> op_;
   Vector<Scalar> dinv_; // empty: no preconditioner
 };
@@ -842,6 +848,7 @@ void bm_solve(benchmark::State& state, Options const& o, std::string const& name
     s.ilu_solve = o.solve_ilu_solve == "sweeps"         ? Ilu0TriangularSolve::sweeps
                   : o.solve_ilu_solve == "substitution" ? Ilu0TriangularSolve::substitution
                                                         : Ilu0TriangularSolve::automatic;
+    s.keep_workspace = o.solve_workspace != "none";
     s.amg_product = o.solve_amg_product == "gather"   ? AmgProduct::gather
                     : o.solve_amg_product == "spgemm" ? AmgProduct::spgemm
                                                       : AmgProduct::automatic;

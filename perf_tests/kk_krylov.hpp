@@ -22,6 +22,7 @@
 #include "perf_common.hpp"
 
 #include <spmvkit/solvers/solver_options.hpp>
+#include <spmvkit/solvers/workspace.hpp>
 
 #include <KokkosBlas1_axpby.hpp>
 #include <KokkosBlas1_dot.hpp>
@@ -49,6 +50,9 @@ struct KkKrylovOptions {
   int max_iterations = 1000;
   double divergence_factor = 1e10;
   int restart = 30; // GMRES
+  /// Kept work vectors, as SolverOptions::workspace for SpMVKit's solvers; nullptr: allocated
+  /// by each solve. Taken vectors are zeroed, as a new View is.
+  SolverWorkspace* workspace = nullptr;
 };
 
 namespace detail {
@@ -57,6 +61,15 @@ inline std::string kk_number(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", v);
   return text;
+}
+
+/// A zeroed work vector, from the workspace when there is one.
+template <class Vec>
+Vec kk_vector(SolverWorkspace* workspace, std::string const& label, std::int64_t n) {
+  if (!workspace) return Vec(label, n);
+  Vec v = workspace->view<Vec>(Exec(), label, n);
+  Kokkos::deep_copy(Exec(), v, typename Vec::non_const_value_type(0));
+  return v;
 }
 
 /// r = b − A x; returns ‖r‖.
@@ -79,12 +92,15 @@ SolverResult kk_bicgstab(Op& op, Vec const& dinv, Vec const& b, Vec const& x,
   const auto n = b.extent(0);
   const bool jacobi = dinv.extent(0) > 0;
   Kokkos::Timer total;
-  Vec r("SpMVKit::perf::kk_bicgstab::r", n), rhat("SpMVKit::perf::kk_bicgstab::rhat", n),
-      p("SpMVKit::perf::kk_bicgstab::p", n), v("SpMVKit::perf::kk_bicgstab::v", n),
-      t("SpMVKit::perf::kk_bicgstab::t", n);
+  auto vec = [&](char const* label) {
+    return detail::kk_vector<Vec>(o.workspace, label, static_cast<std::int64_t>(n));
+  };
+  Vec r = vec("SpMVKit::perf::kk_bicgstab::r"), rhat = vec("SpMVKit::perf::kk_bicgstab::rhat"),
+      p = vec("SpMVKit::perf::kk_bicgstab::p"), v = vec("SpMVKit::perf::kk_bicgstab::v"),
+      t = vec("SpMVKit::perf::kk_bicgstab::t");
   // Without a preconditioner phat is p and shat is s (held in r).
-  Vec phat = jacobi ? Vec("SpMVKit::perf::kk_bicgstab::phat", n) : p;
-  Vec shat = jacobi ? Vec("SpMVKit::perf::kk_bicgstab::shat", n) : r;
+  Vec phat = jacobi ? vec("SpMVKit::perf::kk_bicgstab::phat") : p;
+  Vec shat = jacobi ? vec("SpMVKit::perf::kk_bicgstab::shat") : r;
 
   SolverResult res;
   const double nb = static_cast<double>(KokkosBlas::nrm2(b));
@@ -226,8 +242,12 @@ SolverResult kk_gmres(Op& op, Vec const& dinv, Vec const& b, Vec const& x,
   Kokkos::Timer total;
   // The basis: m + 1 columns of n, column-major, so that V(:, 0:j) is one LayoutLeft block
   // for gemv and V(:, j) one contiguous vector for the SpMV.
-  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device> V("SpMVKit::perf::kk_gmres::basis", n, m + 1);
-  Vec w("SpMVKit::perf::kk_gmres::w", n), z("SpMVKit::perf::kk_gmres::z", n);
+  const Vec basis = detail::kk_vector<Vec>(o.workspace, "SpMVKit::perf::kk_gmres::basis",
+                                           n * (static_cast<std::int64_t>(m) + 1));
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> V(
+      basis.data(), n, m + 1);
+  Vec w = detail::kk_vector<Vec>(o.workspace, "SpMVKit::perf::kk_gmres::w", n),
+      z = detail::kk_vector<Vec>(o.workspace, "SpMVKit::perf::kk_gmres::z", n);
   Vec h("SpMVKit::perf::kk_gmres::coefficients", m + 1);
   auto h_host = Kokkos::create_mirror_view(h);
   auto column = [&](int j) {

@@ -362,6 +362,14 @@ std::vector<OptionSpec> make_table() {
                "automatic",
                {},
                choice(&Options::solve_ilu_solve, {"automatic", "sweeps", "substitution"})});
+  t.push_back({"--solve-workspace",
+               "NAME",
+               "work vectors of the solve family's SpMVKit solvers and KokkosBlas twins: kept "
+               "(a SolverWorkspace reused by every timed solve, as PETSc's KSP keeps its own) or "
+               "none (each solve allocates them)",
+               "kept",
+               {},
+               choice(&Options::solve_workspace, {"kept", "none"})});
   t.push_back({"--solve-amg-product",
                "NAME",
                "how the solve family's AMG forms A P_tent for the prolongator smoothing "

@@ -77,6 +77,7 @@ struct Options {
   int solve_chebyshev_degree = 0;          // ChebyshevOptions::degree of the solve family
   double solve_chebyshev_ratio = 0;        // ChebyshevOptions::eigenvalue_ratio of the solve family
   std::string solve_ilu_solve;             // ILU(0)/IC(0) solve: automatic, sweeps, substitution
+  std::string solve_workspace;             // solver work vectors: kept (SolverWorkspace) or none
   std::string solve_amg_product;           // AMG's A P_tent: automatic, gather, spgemm
   std::vector<CsrkSweepSize> csrk_sizes;   // replace CSR-k's variants (empty: the model's)
   std::vector<CsrkSweepShape> csrk_shapes; // crossed with the sizes (empty: the default shape)

@@ -40,7 +40,8 @@
 /// - solvers/: cg() (standard or pipelined, Jacobi-preconditioned, mixed precision) with
 ///   CgOptions and CgResult on any operator (MatrixOperator, ReorderedOperator, a user's);
 ///   pipelined_cg(), bicgstab() and gmres() (right-preconditioned) with SolverOptions,
-///   SolverStatus and SolverResult shared by all (solvers/solver_options.hpp); the
+///   SolverStatus and SolverResult shared by all (solvers/solver_options.hpp) and work vectors
+///   kept between solves in a SolverWorkspace (solvers/workspace.hpp); the
 ///   preconditioner concept with make_jacobi() (solvers/preconditioner.hpp) and, in
 ///   solvers/preconditioners/, block-Jacobi (make_block_jacobi(): inverted diagonal blocks of a
 ///   CrsMatrix, up to 32 rows), Chebyshev (make_chebyshev(): a fixed polynomial in D⁻¹A of any
@@ -115,6 +116,7 @@
 #include <spmvkit/solvers/preconditioners/chebyshev.hpp>
 #include <spmvkit/solvers/preconditioners/ilu0.hpp>
 #include <spmvkit/solvers/reordered_operator.hpp>
+#include <spmvkit/solvers/workspace.hpp>
 #include <spmvkit/version.hpp>
 #if defined(SPMVKIT_HAS_KOKKOS_KERNELS)
 #include <spmvkit/interop/kokkos_blas.hpp>

@@ -15,6 +15,8 @@
 #include <spmvkit/solvers/gmres.hpp>
 #include <spmvkit/solvers/pipelined_cg.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
+#include <spmvkit/solvers/preconditioners/block_jacobi.hpp>
+#include <spmvkit/solvers/workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -126,6 +128,115 @@ TYPED_TEST(KrylovTest, SolveConvectionDiffusionWithAndWithoutJacobi) {
       EXPECT_NEAR(check, r.true_relative_residual, 0.01 * tol + 1e-6 * check);
     }
   }
+}
+
+// A SolverWorkspace keeps every solver's work vectors between solves: a second
+// solve writes into the very allocations of the first, its result does not depend
+// on what they held (NaN before it), and a system of another size replaces them.
+TYPED_TEST(KrylovTest, WorkspaceKeepsTheVectorsBetweenSolves) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using Mem = typename Exec::memory_space;
+  using X = Kokkos::View<Scalar*, Mem>;
+  const double tol = tolerance_for<Scalar>();
+  const HostCrs h = convection_diffusion_2d(20, 0.0); // symmetric positive definite: CG too
+  const HostCrs small = convection_diffusion_2d(13, 0.0);
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  const auto A2 = make_device_crs<Scalar, Exec>(small);
+  using Vec = typename MatrixOperator<std::decay_t<decltype(A)>>::vector_type;
+  const auto b = rhs_of<Scalar, Exec>(h);
+  const auto b2 = rhs_of<Scalar, Exec>(small);
+  const auto J = make_jacobi(Exec(), A);
+  const auto J2 = make_jacobi(Exec(), A2);
+  const auto B = make_block_jacobi(Exec(), A, 4);
+  const auto B2 = make_block_jacobi(Exec(), A2, 4);
+  const char* names[] = {"cg+jacobi", "pipelined cg+jacobi", "cg+block-jacobi", "bicgstab+jacobi",
+                         "gmres(15)+jacobi"};
+  // A vector each solver takes from the workspace, by its label.
+  const char* kept_label[] = {"SpMVKit::cg::r", "SpMVKit::cg::pipelined_w", "SpMVKit::cg::z",
+                              "SpMVKit::bicgstab::rhat", "SpMVKit::gmres::w"};
+  auto solve = [&](int way, bool big, SolverWorkspace* ws, X const& x) -> SolverResult {
+    auto const& M = big ? A : A2;
+    auto const& rhs = big ? b : b2;
+    auto options = [&](auto o) {
+      o.relative_tolerance = tol;
+      o.workspace = ws;
+      return o;
+    };
+    if (way <= 1) {
+      CgOptions o = options(CgOptions());
+      o.jacobi = true;
+      if (way == 1) o.variant = CgVariant::pipelined;
+      return cg(Exec(), M, rhs, x, o);
+    }
+    if (way == 2) return cg(Exec(), M, big ? B : B2, rhs, x, options(CgOptions()));
+    if (way == 3) return bicgstab(Exec(), M, big ? J : J2, rhs, x, options(BicgstabOptions()));
+    GmresOptions o = options(GmresOptions());
+    o.restart = 15;
+    return gmres(Exec(), M, big ? J : J2, rhs, x, o);
+  };
+  auto host = [](X const& x) {
+    return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  };
+  for (int way = 0; way < 5; ++way) {
+    SCOPED_TRACE(names[way]);
+    X x_ref("x_ref", h.rows), x1("x1", h.rows), x2("x2", h.rows);
+    const SolverResult ref = solve(way, true, nullptr, x_ref);
+    ASSERT_TRUE(ref.converged()) << name(ref.status) << ": " << ref.message;
+
+    SolverWorkspace ws;
+    const SolverResult first = solve(way, true, &ws, x1);
+    EXPECT_TRUE(first.converged()) << name(first.status) << ": " << first.message;
+    ASSERT_TRUE(ws.holds(kept_label[way]));
+    const std::size_t kept = ws.size(), bytes = ws.bytes();
+    EXPECT_GE(kept, 3u);
+    EXPECT_GE(bytes, kept * static_cast<std::size_t>(h.rows) * sizeof(Scalar) / 2);
+    // The same type and size: the kept View itself, not a new one.
+    const Vec held = ws.view<Vec>(Exec(), kept_label[way], h.rows);
+    EXPECT_EQ(ws.size(), kept);
+    EXPECT_EQ(ws.bytes(), bytes);
+
+    ws.fill(std::numeric_limits<double>::quiet_NaN());
+    const SolverResult second = solve(way, true, &ws, x2);
+    EXPECT_TRUE(second.converged()) << name(second.status) << ": " << second.message;
+    EXPECT_EQ(second.iterations, ref.iterations);
+    EXPECT_EQ(ws.size(), kept);
+    EXPECT_EQ(ws.bytes(), bytes);
+    EXPECT_LE(true_relative_residual(h, x2, b), tol * 1.01 + 1e-14);
+    const auto r = host(x_ref), s = host(x2);
+    double diff = 0, largest = 0;
+    for (std::int64_t i = 0; i < h.rows; ++i) {
+      diff = std::max(diff, std::abs(static_cast<double>(s(i)) - static_cast<double>(r(i))));
+      largest = std::max(largest, std::abs(static_cast<double>(r(i))));
+    }
+    // The same arithmetic as without a workspace (reductions may differ in order on GPUs).
+    EXPECT_LE(diff, 1e3 * std::numeric_limits<Scalar>::epsilon() * largest);
+    // The second solve wrote the NaN-filled allocation the test still holds.
+    const auto held_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), held);
+    std::int64_t not_finite = 0;
+    for (std::size_t i = 0; i < held_host.extent(0); ++i)
+      not_finite += std::isfinite(static_cast<double>(held_host(i))) ? 0 : 1;
+    EXPECT_EQ(not_finite, 0) << kept_label[way] << " was not the vector the solve used";
+
+    // Another size: the vectors are replaced, under the same labels.
+    X x3("x3", small.rows);
+    const SolverResult other = solve(way, false, &ws, x3);
+    EXPECT_TRUE(other.converged()) << name(other.status) << ": " << other.message;
+    EXPECT_LE(true_relative_residual(small, x3, b2), tol * 1.01 + 1e-14);
+    EXPECT_EQ(ws.size(), kept);
+    EXPECT_LT(ws.bytes(), bytes);
+  }
+  // A View of another type under a kept label replaces it.
+  SolverWorkspace ws;
+  const auto f = ws.view<Kokkos::View<float*, Mem>>(Exec(), "SpMVKit::test::v", 6);
+  EXPECT_EQ(ws.bytes(), 6 * sizeof(float));
+  const auto d = ws.view<Kokkos::View<double*, Mem>>(Exec(), "SpMVKit::test::v", 6);
+  EXPECT_EQ(ws.size(), 1u);
+  EXPECT_EQ(ws.bytes(), 6 * sizeof(double));
+  EXPECT_NE(static_cast<void const*>(f.data()), static_cast<void const*>(d.data()));
+  ws.clear();
+  EXPECT_EQ(ws.size(), 0u);
+  EXPECT_EQ(ws.bytes(), 0u);
 }
 
 TYPED_TEST(KrylovTest, ShippedNonsymmetricMatrix) {

@@ -118,7 +118,9 @@ public:
                  BicgstabOptions const& opts)
       : Base("bicgstab", exec, op, M, b, x, opts) {
     this->agreed([&] {
-      auto vec = [&](char const* label) { return allocate_view<Vec>(exec, label, this->n_); };
+      auto vec = [&](char const* label) {
+        return work_view<Vec>(opts.workspace, exec, label, this->n_);
+      };
       r_ = vec("SpMVKit::bicgstab::r");
       rhat_ = vec("SpMVKit::bicgstab::rhat");
       p_ = vec("SpMVKit::bicgstab::p");

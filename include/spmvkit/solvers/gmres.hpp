@@ -89,12 +89,12 @@ public:
                                     "[1, " +
                                     std::to_string(n) + "], got " + std::to_string(opts.restart));
       }
-      V_ = allocate_view<Basis>(
-          exec, "SpMVKit::gmres::basis",
+      V_ = work_view<Basis>(
+          opts.workspace, exec, "SpMVKit::gmres::basis",
           static_cast<std::int64_t>(checked_bytes(this->n_, static_cast<std::size_t>(m_) + 1,
                                                   "basis", "spmvkit::gmres")));
-      w_ = allocate_view<Vec>(exec, "SpMVKit::gmres::w", this->n_);
-      z_ = allocate_view<Vec>(exec, "SpMVKit::gmres::z", this->n_);
+      w_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::gmres::w", this->n_);
+      z_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::gmres::z", this->n_);
       h_ = allocate_view<Coefficients>(exec, "SpMVKit::gmres::coefficients", m_ + 1);
       h_host_ = Kokkos::create_mirror_view(h_);
       dots_ = make_gmres_dots_workspace(exec, this->n_);

@@ -27,6 +27,8 @@
 
 namespace spmvkit {
 
+class SolverWorkspace; // solvers/workspace.hpp
+
 /// How a solve ended (SolverResult::status); name() gives it as text.
 enum class SolverStatus {
   converged,       ///< true residual ‖b − A x‖ within the tolerance
@@ -98,6 +100,10 @@ struct SolverOptions {
   /// solvers that form their scalars on the device (CG); 0: automatic. Solvers
   /// whose scalars the host forms (BiCGStab, GMRES) read every iteration.
   int check_interval = 0;
+  /// Where the solve takes its work vectors and leaves them for the next solve
+  /// (solvers/workspace.hpp); nullptr: allocated by each solve. Not owned; one
+  /// solve at a time per workspace.
+  SolverWorkspace* workspace = nullptr;
 };
 
 /// What every solver returns: how the solve ended, iterations, residuals and

@@ -10,6 +10,7 @@
 #include <spmvkit/solvers/detail/cg_kernels.hpp>
 #include <spmvkit/solvers/detail/cg_tuning.hpp>
 #include <spmvkit/solvers/detail/krylov_base.hpp>
+#include <spmvkit/solvers/workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -260,23 +261,24 @@ private:
     w_.n = n_;
     w_.jacobi = jacobi_;
     w_.largest = largest;
-    w_.r = allocate_view<Vec>(exec, "SpMVKit::cg::r", n_);
-    w_.p = allocate_view<Vec>(exec, "SpMVKit::cg::p", n_);
-    w_.q = allocate_view<Vec>(exec, "SpMVKit::cg::q", n_);
-    if (VectorOps::needs_z && jacobi_) w_.z = allocate_view<Vec>(exec, "SpMVKit::cg::z", n_);
+    w_.r = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::r", n_);
+    w_.p = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::p", n_);
+    w_.q = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::q", n_);
+    if (VectorOps::needs_z && jacobi_)
+      w_.z = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::z", n_);
     if (pipelined_) {
       // q doubles as the pipelined q (D⁻¹s) with Jacobi and is unused without.
-      w_.z = allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_z", n_);
-      pw_ = allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_w", n_);
-      pn_ = allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_n", n_);
-      ps_ = allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_s", n_);
-      pu_ = jacobi_ ? allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_u", n_) : w_.r;
-      pm_ = jacobi_ ? allocate_view<Vec>(exec, "SpMVKit::cg::pipelined_m", n_) : pw_;
+      w_.z = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::pipelined_z", n_);
+      pw_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::pipelined_w", n_);
+      pn_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::pipelined_n", n_);
+      ps_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::pipelined_s", n_);
+      pu_ = jacobi_ ? work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::pipelined_u", n_) : w_.r;
+      pm_ = jacobi_ ? work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::pipelined_m", n_) : pw_;
       pq_ = jacobi_ ? w_.q : ps_;
     }
     // Pipelined: three scratch doubles after the ring for a replacement's sums.
-    w_.scalars = allocate_view<Scalars>(exec, "SpMVKit::cg::scalars",
-                                        w_.layout.size() + (pipelined_ ? 3 : 0));
+    w_.scalars = work_view<Scalars>(opts.workspace, exec, "SpMVKit::cg::scalars",
+                                    w_.layout.size() + (pipelined_ ? 3 : 0));
     w_.host_scalars = Kokkos::create_mirror_view(w_.scalars);
     w_.stopped = Flag("SpMVKit::cg::stopped");
   }
@@ -392,7 +394,7 @@ private:
 
   /// D⁻¹ into w_.dinv; the reason if a diagonal entry is unusable.
   std::string invert_diagonal() {
-    w_.dinv = allocate_view<Vec>(w_.exec, "SpMVKit::cg::inverse_diagonal", n_);
+    w_.dinv = work_view<Vec>(opts_.workspace, w_.exec, "SpMVKit::cg::inverse_diagonal", n_);
     op_.diagonal(w_.exec, w_.dinv);
     std::int64_t bad = 0;
     Kokkos::parallel_reduce(

@@ -11,6 +11,7 @@
 #include <spmvkit/solvers/operator.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
 #include <spmvkit/solvers/solver_options.hpp>
+#include <spmvkit/solvers/workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -144,8 +145,8 @@ private:
     }
     check_preconditioner_size(M, n_, where.c_str());
     check_solver_options(opts, where.c_str());
-    xw_ = allocate_view<Vec>(exec, "SpMVKit::solver::x", n_);
-    tmp_ = allocate_view<Vec>(exec, "SpMVKit::solver::ax", n_);
+    xw_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::solver::x", n_);
+    tmp_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::solver::ax", n_);
   }
 
 protected:

@@ -51,10 +51,10 @@ public:
             CgOptions const& opts)
       : Base("cg", exec, op, M, b, x, opts) {
     this->agreed([&] {
-      r_ = allocate_view<Vec>(exec, "SpMVKit::cg::r", this->n_);
-      z_ = allocate_view<Vec>(exec, "SpMVKit::cg::z", this->n_);
-      p_ = allocate_view<Vec>(exec, "SpMVKit::cg::p", this->n_);
-      q_ = allocate_view<Vec>(exec, "SpMVKit::cg::q", this->n_);
+      r_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::r", this->n_);
+      z_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::z", this->n_);
+      p_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::p", this->n_);
+      q_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::q", this->n_);
     });
   }
 
