@@ -41,5 +41,6 @@ expect(2 "--solve-block-size: 33 is out of range \\[1, 32\\]" --solve-block-size
 expect(2 "--solve-chebyshev-degree: 0 is out of range \\[1, 16\\]" --solve-chebyshev-degree=0)
 expect(2 "--solve-chebyshev-ratio: 1 is out of range" --solve-chebyshev-ratio=1)
 expect(2 "--solve-ilu-solve: unknown 'exact'" --solve-ilu-solve=exact)
+expect(2 "--solve-workspace: unknown 'reuse'" --solve-workspace=reuse)
 expect(2 "--families: unknown 'solver'" --families=solver)
 expect(0 "--transfer-formats=LIST.*--formats of this build.*benchmark_filter" --help)
