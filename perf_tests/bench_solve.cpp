@@ -616,7 +616,8 @@ public:
 
   std::string label() const override {
     return std::string("algorithm=default;vectors=kokkos_blas") +
-           (m_.solver == "gmres" ? ";orthogonalization=cgs2_gemv" : "");
+           (m_.solver == "gmres" ? ";orthogonalization=cgs2_gemv" : "") +
+           (s_.keep_workspace ? "" : ";workspace=none");
   }
 
 private:

@@ -363,6 +363,16 @@ TYPED_TEST(Ilu0Test, SubstitutionSolvesWithItsFactorsExactly) {
         // Only rounding is left; DefaultSweepsApproximateTheExactSolve allows 3 + 3 sweeps 0.5.
         EXPECT_LE(relative_difference(zh, exact_solve(c.A, f, rh, ic)),
                   200 * std::numeric_limits<Scalar>::epsilon());
+        // An unsigned Offset (row 0 has no L entries: its end − 1 must not wrap) gives the
+        // same bits.
+        const auto U = make_device_crs<Scalar, Exec, int, unsigned>(c.A);
+        const auto MU = ic ? make_ic0(Exec(), U, substitution) : make_ilu0(Exec(), U, substitution);
+        Vec zu("zu", c.A.rows);
+        MU.apply(Exec(), r, zu);
+        const auto zuh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), zu);
+        std::int64_t differ = 0;
+        for (std::int64_t i = 0; i < c.A.rows; ++i) differ += zuh(i) == zh(i) ? 0 : 1;
+        EXPECT_EQ(differ, 0) << "unsigned offsets";
       }
     }
   }

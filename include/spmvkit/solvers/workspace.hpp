@@ -22,20 +22,28 @@
 ///
 /// A solve takes each of its vectors by label: one of the same label, View
 /// type and size is reused as it is (contents left over: solvers initialise
-/// what they read); otherwise a new one replaces it. One solve at a time per
-/// workspace: two concurrent solves, or a solve nested in another's operator
-/// or preconditioner, must not share one. A solve's vectors stay valid while
+/// what they read); otherwise a new one replaces it, so keep one workspace per
+/// problem size and solver configuration. One solve at a time per workspace: a
+/// solve holds it from its set-up to its end, and a second solve that asks for
+/// it meanwhile (nested in the first one's operator or preconditioner, or on
+/// another thread) throws std::logic_error. A solve's vectors stay valid while
 /// it runs even if the workspace is cleared, since Views count references.
+/// Small per-solve buffers (host mirrors of scalars, flags, GMRES's
+/// coefficients) are still allocated by each solve.
+/// Measurements: docs/notes/2026-12-01-solver-workspace.md.
 #include <spmvkit/core/memory.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <any>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace spmvkit {
 
@@ -46,8 +54,14 @@ public:
   SolverWorkspace() = default;
   SolverWorkspace(SolverWorkspace const&) = delete;
   SolverWorkspace& operator=(SolverWorkspace const&) = delete;
-  SolverWorkspace(SolverWorkspace&&) = default;
-  SolverWorkspace& operator=(SolverWorkspace&&) = default;
+  SolverWorkspace(SolverWorkspace&& other) noexcept : views_(std::move(other.views_)) {}
+  SolverWorkspace& operator=(SolverWorkspace&& other) noexcept {
+    views_ = std::move(other.views_);
+    return *this;
+  }
+
+  /// Whether a solve holds the workspace now.
+  bool in_use() const { return busy_.load(); }
 
   /// The rank-1 View of type View labelled `label` with `extent` entries: the
   /// kept one if its type and extent match, else a new one (allocated without
@@ -90,6 +104,17 @@ public:
     for (auto& e : views_) e.second.fill(value);
   }
 
+  /// Taken by a solve for its duration (detail::WorkspaceLease); std::logic_error
+  /// naming `where` if another solve holds it.
+  void acquire(std::string const& where) {
+    if (busy_.exchange(true)) {
+      throw std::logic_error(where + ": the SolverWorkspace is in use by another solve (nested "
+                                     "or concurrent); give each solve its own workspace");
+    }
+  }
+  /// Given back at the end of the solve that acquired it.
+  void release() { busy_.store(false); }
+
 private:
   struct Entry {
     std::any view;
@@ -97,9 +122,40 @@ private:
     std::function<void(double)> fill;
   };
   std::map<std::string, Entry> views_;
+  std::atomic<bool> busy_{false};
 };
 
 namespace detail {
+
+/// A solve's hold on its workspace (none when null): acquired at construction,
+/// released at destruction; movable, not copyable.
+class WorkspaceLease {
+public:
+  WorkspaceLease() = default;
+  WorkspaceLease(SolverWorkspace* workspace, std::string const& where) {
+    if (workspace) workspace->acquire(where);
+    workspace_ = workspace;
+  }
+  WorkspaceLease(WorkspaceLease const&) = delete;
+  WorkspaceLease& operator=(WorkspaceLease const&) = delete;
+  WorkspaceLease(WorkspaceLease&& other) noexcept : workspace_(other.workspace_) {
+    other.workspace_ = nullptr;
+  }
+  WorkspaceLease& operator=(WorkspaceLease&& other) noexcept {
+    if (this != &other) {
+      if (workspace_) workspace_->release();
+      workspace_ = other.workspace_;
+      other.workspace_ = nullptr;
+    }
+    return *this;
+  }
+  ~WorkspaceLease() {
+    if (workspace_) workspace_->release();
+  }
+
+private:
+  SolverWorkspace* workspace_ = nullptr;
+};
 
 /// A solver's rank-1 work View: from the workspace when there is one, else
 /// newly allocated (detail::allocate_view).

@@ -261,6 +261,7 @@ private:
     w_.n = n_;
     w_.jacobi = jacobi_;
     w_.largest = largest;
+    lease_ = WorkspaceLease(opts.workspace, "spmvkit::cg");
     w_.r = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::r", n_);
     w_.p = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::p", n_);
     w_.q = work_view<Vec>(opts.workspace, exec, "SpMVKit::cg::q", n_);
@@ -635,6 +636,7 @@ private:
   bool reduction_pending_ = false;  // an all-reduce posted by start_all_reduce
   int first_ = 0;                   // the iteration the last start began at
   int check_interval_ = 1, replacement_interval_ = automatic_replacement_interval;
+  WorkspaceLease lease_; // held from set-up to the end of the solve
   Work w_;
   Vec pu_, pw_, pm_, pn_, pq_, ps_; // pipelined only (u, m, q alias r, w, s without Jacobi)
   CgResult result_;

@@ -145,6 +145,7 @@ private:
     }
     check_preconditioner_size(M, n_, where.c_str());
     check_solver_options(opts, where.c_str());
+    lease_ = WorkspaceLease(opts.workspace, where);
     xw_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::solver::x", n_);
     tmp_ = work_view<Vec>(opts.workspace, exec, "SpMVKit::solver::ax", n_);
   }
@@ -291,6 +292,7 @@ protected:
   SolverOptions const& opts_;
   std::int64_t n_;
   Reduction reduction_;
+  WorkspaceLease lease_; // held from set-up to the end of the solve
   Vec xw_, tmp_;
   double norm_b_ = -1;
   SolverResult result_;

@@ -545,7 +545,7 @@ struct Ilu0SplitStarts {
 /// its pivot (L's only when it is not unit), and U's rows stored from the last
 /// row to the first (row i at [upper(n) − upper(i + 1), upper(n) − upper(i))),
 /// so that the back substitution reads its arrays forwards, as PETSc's
-/// sequential MatSolve does.
+/// sequential MatSolve does (docs/notes/2026-12-01-ilu0-substitution-chain.md).
 template <class Starts, class Columns, class Diag, class CValues, class Split, class SplitColumns,
           class Values, class Inverse>
 struct Ilu0SplitRows {
@@ -605,18 +605,21 @@ struct Ilu0Substitution {
   // subtracted on its own, after the rest: only that one product waits for the
   // previous row, so the chain from row to row is one multiply-add.
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t) const {
+    // Positions compared in int64: Offset may be unsigned, where lower(1) − 1 wraps.
     for (std::int64_t i = 0; i < n; ++i) {
-      const std::int64_t begin = lower(i), last = lower(i + 1) - 1;
+      const auto begin = static_cast<std::int64_t>(lower(i));
+      const auto end = static_cast<std::int64_t>(lower(i + 1));
       auto t = UnitLower ? r(i) : r(i) * inv(i);
-      if (last >= begin) {
-        t -= row_sum(lower_vals, lower_cols, begin, last);
-        t -= lower_vals(last) * z(lower_cols(last));
+      if (end > begin) {
+        t -= row_sum(lower_vals, lower_cols, begin, end - 1);
+        t -= lower_vals(end - 1) * z(lower_cols(end - 1));
       }
       z(i) = t;
     }
-    const std::int64_t total = upper(n);
+    const auto total = static_cast<std::int64_t>(upper(n));
     for (std::int64_t i = n - 1; i >= 0; --i) {
-      const std::int64_t first = total - upper(i + 1), end = total - upper(i);
+      const std::int64_t first = total - static_cast<std::int64_t>(upper(i + 1));
+      const std::int64_t end = total - static_cast<std::int64_t>(upper(i));
       auto t = z(i) * inv(i);
       if (end > first) {
         t -= row_sum(upper_vals, upper_cols, first + 1, end);
