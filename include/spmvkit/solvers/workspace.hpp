@@ -54,7 +54,9 @@ public:
   SolverWorkspace() = default;
   SolverWorkspace(SolverWorkspace const&) = delete;
   SolverWorkspace& operator=(SolverWorkspace const&) = delete;
+  /// Takes other's kept Views (other is left empty); not while a solve holds either.
   SolverWorkspace(SolverWorkspace&& other) noexcept : views_(std::move(other.views_)) {}
+  /// Takes other's kept Views, dropping this one's; not while a solve holds either.
   SolverWorkspace& operator=(SolverWorkspace&& other) noexcept {
     views_ = std::move(other.views_);
     return *this;
