@@ -205,6 +205,18 @@ KOKKOS_FORCEINLINE_FUNCTION void store_row(Y const& y, Index row, Scalar alpha, 
                                                                  : beta * y(row) + alpha * sum);
 }
 
+/// store_row with beta == 0 known at compile time (a kernel tests beta once, not per row).
+template <class Y, class Scalar, class Index, bool Zero>
+KOKKOS_FORCEINLINE_FUNCTION void store_row(Y const& y, Index row, Scalar alpha, Scalar beta,
+                                           Scalar sum, std::bool_constant<Zero>) {
+  if constexpr (Zero) {
+    (void)beta;
+    y(row) = static_cast<typename Y::value_type>(alpha * sum);
+  } else {
+    y(row) = static_cast<typename Y::value_type>(beta * y(row) + alpha * sum);
+  }
+}
+
 /// store_row for a block of columns: column c0 + k of y takes lane k.
 template <class View2, int K, class Scalar, class Index>
 KOKKOS_FORCEINLINE_FUNCTION void store_row(MultiY<View2, K> const& y, Index row, Scalar alpha,
@@ -213,6 +225,23 @@ KOKKOS_FORCEINLINE_FUNCTION void store_row(MultiY<View2, K> const& y, Index row,
   for (int k = 0; k < K; ++k) {
     auto& out = y.y(row, y.c0 + k);
     out = static_cast<V>(beta == Scalar(0) ? alpha * sum.v[k] : beta * out + alpha * sum.v[k]);
+  }
+}
+
+/// store_row for a block of columns with beta == 0 known at compile time.
+template <class View2, int K, class Scalar, class Index, bool Zero>
+KOKKOS_FORCEINLINE_FUNCTION void store_row(MultiY<View2, K> const& y, Index row, Scalar alpha,
+                                           Scalar beta, Lanes<Scalar, K> const& sum,
+                                           std::bool_constant<Zero>) {
+  using V = typename View2::non_const_value_type;
+  for (int k = 0; k < K; ++k) {
+    auto& out = y.y(row, y.c0 + k);
+    if constexpr (Zero) {
+      (void)beta;
+      out = static_cast<V>(alpha * sum.v[k]);
+    } else {
+      out = static_cast<V>(beta * out + alpha * sum.v[k]);
+    }
   }
 }
 

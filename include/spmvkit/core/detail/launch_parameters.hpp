@@ -14,6 +14,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace spmvkit {
 
@@ -76,12 +77,45 @@ inline void split_per_thread(LaunchParameters& p, std::int64_t units, std::int64
   p.league_size = (units + p.work_per_team - 1) / p.work_per_team;
 }
 
-/// parallel_for of f over p's teams: on hosts with p.static_schedule a static schedule of teams
-/// of one thread, otherwise dynamic teams of p.team_size threads and p.vector_length lanes.
+/// Team `index` of a launch, for kernels with a host shape: on host backends such a kernel walks
+/// a team's work as a plain loop under a RangePolicy. The same loop as the body of a one-thread
+/// team took ~10% more instructions and time (CRS, 7-entry rows, one thread;
+/// docs/notes/2026-12-01-host-row-loop.md).
+struct HostBlock {
+  std::int64_t index; ///< the team's league rank
+};
+
+/// A functor with a host shape, called with HostBlock from a RangePolicy.
+template <class Functor>
+struct HostBlocks {
+  Functor f;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t index) const { f(HostBlock{index}); }
+};
+
+/// parallel_for of f over p's teams. On host backends a functor invocable with HostBlock runs its
+/// host shape over a RangePolicy of p.league_size blocks (static or dynamic as p says); other
+/// functors get, on hosts with p.static_schedule, a static schedule of teams of one thread,
+/// otherwise dynamic teams of p.team_size threads and p.vector_length lanes.
 template <class ExecutionSpace, class Functor>
 void parallel_for_teams(std::string const& label, ExecutionSpace const& exec,
                         LaunchParameters const& p, Functor const& f) {
-  if constexpr (is_host_space_v<ExecutionSpace>) {
+  if constexpr (is_host_space_v<ExecutionSpace> && std::is_invocable_v<Functor const&, HostBlock>) {
+    using Index = Kokkos::IndexType<std::int64_t>;
+    if (p.static_schedule) {
+      Kokkos::parallel_for(
+          label,
+          Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Static>, Index>(
+              exec, 0, p.league_size),
+          HostBlocks<Functor>{f});
+    } else {
+      Kokkos::parallel_for(
+          label,
+          Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>, Index>(
+              exec, 0, p.league_size),
+          HostBlocks<Functor>{f});
+    }
+    return;
+  } else if constexpr (is_host_space_v<ExecutionSpace>) {
     if (p.static_schedule) {
       Kokkos::parallel_for(label,
                            Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Static>>(
