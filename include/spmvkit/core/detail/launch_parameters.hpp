@@ -257,7 +257,8 @@ inline int crs_vector_lanes(double mean_row) {
 /// theirs: operations/detail/spgemm_tuning.hpp, solvers/detail/cg_tuning.hpp,
 /// select/detail/features_tuning.hpp), so that the kernels stay free of
 /// backend conditionals: host backends get teams of one thread that
-/// loop over a block of rows (or chunks); GPU backends get C threads per SELL
+/// loop over a block of rows (or chunks), or, for kernels with a host shape
+/// (HostBlock), the same blocks under a RangePolicy; GPU backends get C threads per SELL
 /// chunk, and CRS rows spread over vector lanes sized to the mean row length.
 template <class ExecutionSpace>
 LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,

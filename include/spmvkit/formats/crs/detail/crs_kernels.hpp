@@ -152,6 +152,7 @@ struct CrsDiagonal {
 /// - Vector = true, one row per group of vector lanes: lanes read consecutive
 ///   entries of a row (coalesced on a GPU) and combine them with a lane
 ///   reduction.
+/// On host backends both variants run the host shape, the same plain row loop.
 template <bool Vector, class Matrix, class X, class Y>
 struct CrsSpmv {
   using Scalar = typename Matrix::value_type;
