@@ -22,7 +22,9 @@ model has not seen.
         --holdout bcsstk14,cage10 --out include/spmvkit/select/detail/fitted_costs.hpp
 
 A backend (or host thread count) without a run keeps the table of the existing header (--keep) or
-gets none, in which case make_auto_matrix() falls back to CRS there (and says so).
+gets none, in which case make_auto_matrix() falls back to CRS there (and says so). With --keep, a
+refitted table also keeps the existing rows of variants its run did not measure (bsr, fitted by
+--only on runs of blocked matrices).
 
 --only PREFIX fits just the variants whose names start with PREFIX (a new format measured on its
 own, e.g. --only bsr on runs of blocked matrices) and puts their rows into the existing header's
@@ -214,6 +216,27 @@ def existing_table(path, name):
     return m.group(0) if m else None
 
 
+def keep_unmeasured(new, old):
+    """The refitted table `new` with the rows of the existing table `old` whose variants the run
+    did not measure (a format fitted on its own runs, e.g. bsr by --only), and their notes."""
+    if old is None:
+        return new
+    row = re.compile(r'\s*\{"([^"]+)",')
+    fitted = {m.group(1) for m in map(row.match, new.split("\n")) if m}
+    old_lines = old.rstrip("\n").split("\n")
+    kept = [ln for ln in old_lines if (m := row.match(ln)) and m.group(1) not in fitted]
+    if not kept:
+        return new
+    names = {row.match(ln).group(1) for ln in kept}
+    notes = [ln for ln in old_lines
+             if (m := re.match(r"// (\S+)\* rows:", ln)) and any(n.startswith(m.group(1)) for n in names)]
+    lines = new.rstrip("\n").split("\n")
+    decl = next(i for i, ln in enumerate(lines) if ln.startswith("inline constexpr"))
+    end = lines.index("    {nullptr, 0, 0, 0},")
+    body = sorted(lines[decl + 1:end] + kept)
+    return "\n".join(lines[:decl] + notes + [lines[decl]] + body + lines[end:]) + "\n"
+
+
 def table_text(name, fitted, holdout):
     if fitted is None:
         return (f"// No run given: no constants; make_auto_matrix() uses CRS on this backend.\n"
@@ -262,6 +285,8 @@ def main():
                 tables[t] = existing_table(a.out, f"fitted_host_costs_t{t}")
     for t, f in fitted.items():
         tables[t] = table_text(f"fitted_host_costs_t{t}", f, holdout)
+        if a.keep:
+            tables[t] = keep_unmeasured(tables[t], existing_table(a.out, f"fitted_host_costs_t{t}"))
     for t in sorted(tables):
         parts.append(tables[t])
     parts.append(host_directory(tables))

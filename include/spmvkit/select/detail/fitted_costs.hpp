@@ -15,26 +15,26 @@ namespace spmvkit::detail {
 // clang-format off
 
 // Fitted on AMD EPYC (OpenMP, 2 threads), Kokkos 3.4.01,
-// run of 2026-11-29T01:02:45Z, SpMVKit 48e23e0;
-// 19 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, usroads-48.
-// Held out: bcsstk16, cage10, ct2010, email-Enron, fem_N96, goodwin, rmat_s20_e16, soc-Slashdot0902.
+// run of 2026-12-01T08:45:34Z, SpMVKit 4cd5400;
+// 23 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cd2d_N256, cd3d_N24, cd3d_N32, cd3d_N64, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, usroads-48.
+// Held out: bcsstk16, cage10, cd2d_N512, cd3d_N48, ct2010, email-Enron, fem_N96, goodwin, rmat_s20_e16, soc-Slashdot0902.
 // bsr* rows: fitted on AMD EPYC (OpenMP, 2 threads), run of 2026-11-29T15:59:10Z, SpMVKit 9fa74cb; 5 matrices: elasticity_N12, elasticity_N16, elasticity_N24, elasticity_N32, elasticity_N8.
 inline constexpr KernelCost fitted_host_costs_t2[] = {
     {"bsr", 1.335118e-10, 2.847131e-11, 3.244337e-08}, // 10 points, relative error median 0.02, max 0.09
-    {"coo", 0.000000e+00, 3.952318e-11, 4.226912e-10}, // 19 points, relative error median 0.29, max 0.69
-    {"crs_balanced", 0.000000e+00, 3.337365e-11, 3.992731e-10}, // 19 points, relative error median 0.32, max 0.67
-    {"crs_row_per_thread", 3.633011e-06, 3.367775e-11, 2.719496e-08}, // 19 points, relative error median 0.34, max 0.69
-    {"crs_vector", 3.482784e-06, 3.510416e-11, 2.824127e-08}, // 19 points, relative error median 0.35, max 0.72
-    {"ell", 8.624183e-06, 5.137955e-11, 0.000000e+00}, // 12 points, relative error median 0.09, max 0.46
-    {"ellr", 1.065541e-05, 7.439576e-11, 5.376864e-08}, // 12 points, relative error median 0.16, max 0.32
-    {"sell_c32_s1", 6.990384e-06, 4.633500e-11, 6.774464e-08}, // 19 points, relative error median 0.14, max 0.65
-    {"sell_c4_s1", 5.067010e-06, 3.206351e-11, 1.903789e-08}, // 19 points, relative error median 0.22, max 0.59
-    {"sell_c64_s1", 7.056419e-06, 4.073302e-11, 8.968783e-08}, // 19 points, relative error median 0.15, max 0.51
-    {"sell_c8_s1", 5.844085e-06, 3.175744e-11, 1.607305e-08}, // 19 points, relative error median 0.16, max 0.73
-    {"sell_offset16_c32_s1", 7.978971e-06, 3.587992e-11, 2.887822e-08}, // 11 points, relative error median 0.10, max 0.56
-    {"sell_offset16_c4_s1", 7.830361e-06, 3.294699e-11, 6.299754e-09}, // 11 points, relative error median 0.05, max 0.75
-    {"sell_offset16_c64_s1", 8.308575e-06, 3.904234e-11, 5.612353e-08}, // 11 points, relative error median 0.08, max 0.50
-    {"sell_offset16_c8_s1", 7.563356e-06, 3.337896e-11, 9.373572e-09}, // 11 points, relative error median 0.11, max 0.70
+    {"coo", 0.000000e+00, 4.943266e-11, 5.088832e-10}, // 92 points, relative error median 0.22, max 0.71
+    {"crs_balanced", 0.000000e+00, 4.851737e-11, 4.060573e-10}, // 92 points, relative error median 0.24, max 0.65
+    {"crs_row_per_thread", 9.625883e-07, 4.815955e-11, 5.908390e-09}, // 92 points, relative error median 0.30, max 0.62
+    {"crs_vector", 5.463119e-07, 4.659491e-11, 6.208612e-09}, // 92 points, relative error median 0.24, max 0.64
+    {"ell", 0.000000e+00, 4.886985e-11, 1.261161e-06}, // 64 points, relative error median 0.50, max 1.04
+    {"ellr", 0.000000e+00, 5.712290e-11, 6.923979e-07}, // 64 points, relative error median 0.57, max 1.17
+    {"sell_c32_s1", 2.194666e-06, 6.332208e-11, 0.000000e+00}, // 92 points, relative error median 0.25, max 0.54
+    {"sell_c4_s1", 1.773928e-06, 4.764697e-11, 1.055791e-09}, // 92 points, relative error median 0.19, max 0.58
+    {"sell_c64_s1", 1.917563e-06, 5.595661e-11, 0.000000e+00}, // 92 points, relative error median 0.23, max 0.48
+    {"sell_c8_s1", 1.721176e-06, 4.658201e-11, 3.299124e-10}, // 92 points, relative error median 0.18, max 0.58
+    {"sell_offset16_c32_s1", 3.002626e-06, 5.204277e-11, 0.000000e+00}, // 60 points, relative error median 0.16, max 0.55
+    {"sell_offset16_c4_s1", 3.104416e-06, 4.879042e-11, 0.000000e+00}, // 60 points, relative error median 0.14, max 0.73
+    {"sell_offset16_c64_s1", 3.372455e-06, 5.944042e-11, 2.215350e-09}, // 60 points, relative error median 0.14, max 0.54
+    {"sell_offset16_c8_s1", 2.676511e-06, 5.016531e-11, 0.000000e+00}, // 60 points, relative error median 0.13, max 0.62
     {nullptr, 0, 0, 0},
 };
 
