@@ -195,17 +195,9 @@ KOKKOS_FORCEINLINE_FUNCTION T load_streaming(T const* p) {
 #endif
 }
 
-/// y = beta * y + alpha * Ax for one row; beta == 0 never reads y, so NaN or
-/// garbage in y is overwritten (BLAS semantics). Formed in Scalar (the
-/// accumulation type) and rounded once to y's type.
-template <class Y, class Scalar, class Index>
-KOKKOS_FORCEINLINE_FUNCTION void store_row(Y const& y, Index row, Scalar alpha, Scalar beta,
-                                           Scalar sum) {
-  y(row) = static_cast<typename Y::value_type>(beta == Scalar(0) ? alpha * sum
-                                                                 : beta * y(row) + alpha * sum);
-}
-
-/// store_row with beta == 0 known at compile time (a kernel tests beta once, not per row).
+/// y = beta * y + alpha * Ax for one row, with beta == 0 known at compile time (a kernel that
+/// tests beta once, not per row). beta == 0 never reads y, so NaN or garbage in y is overwritten
+/// (BLAS semantics). Formed in Scalar (the accumulation type) and rounded once to y's type.
 template <class Y, class Scalar, class Index, bool Zero>
 KOKKOS_FORCEINLINE_FUNCTION void store_row(Y const& y, Index row, Scalar alpha, Scalar beta,
                                            Scalar sum, std::bool_constant<Zero>) {
@@ -217,18 +209,19 @@ KOKKOS_FORCEINLINE_FUNCTION void store_row(Y const& y, Index row, Scalar alpha, 
   }
 }
 
-/// store_row for a block of columns: column c0 + k of y takes lane k.
-template <class View2, int K, class Scalar, class Index>
-KOKKOS_FORCEINLINE_FUNCTION void store_row(MultiY<View2, K> const& y, Index row, Scalar alpha,
-                                           Scalar beta, Lanes<Scalar, K> const& sum) {
-  using V = typename View2::non_const_value_type;
-  for (int k = 0; k < K; ++k) {
-    auto& out = y.y(row, y.c0 + k);
-    out = static_cast<V>(beta == Scalar(0) ? alpha * sum.v[k] : beta * out + alpha * sum.v[k]);
+/// store_row with beta tested for this row.
+template <class Y, class Scalar, class Index>
+KOKKOS_FORCEINLINE_FUNCTION void store_row(Y const& y, Index row, Scalar alpha, Scalar beta,
+                                           Scalar sum) {
+  if (beta == Scalar(0)) {
+    store_row(y, row, alpha, beta, sum, std::true_type{});
+  } else {
+    store_row(y, row, alpha, beta, sum, std::false_type{});
   }
 }
 
-/// store_row for a block of columns with beta == 0 known at compile time.
+/// store_row for a block of columns (column c0 + k of y takes lane k), beta == 0 known at
+/// compile time.
 template <class View2, int K, class Scalar, class Index, bool Zero>
 KOKKOS_FORCEINLINE_FUNCTION void store_row(MultiY<View2, K> const& y, Index row, Scalar alpha,
                                            Scalar beta, Lanes<Scalar, K> const& sum,
@@ -242,6 +235,17 @@ KOKKOS_FORCEINLINE_FUNCTION void store_row(MultiY<View2, K> const& y, Index row,
     } else {
       out = static_cast<V>(beta * out + alpha * sum.v[k]);
     }
+  }
+}
+
+/// store_row for a block of columns with beta tested for this row.
+template <class View2, int K, class Scalar, class Index>
+KOKKOS_FORCEINLINE_FUNCTION void store_row(MultiY<View2, K> const& y, Index row, Scalar alpha,
+                                           Scalar beta, Lanes<Scalar, K> const& sum) {
+  if (beta == Scalar(0)) {
+    store_row(y, row, alpha, beta, sum, std::true_type{});
+  } else {
+    store_row(y, row, alpha, beta, sum, std::false_type{});
   }
 }
 

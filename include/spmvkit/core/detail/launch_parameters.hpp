@@ -84,6 +84,15 @@ struct HostBlock {
   std::int64_t index; ///< the team's league rank
 };
 
+/// Whether a functor opts into its host shape: a `static constexpr bool host_shape = true`
+/// member and an operator() taking HostBlock. The explicit flag keeps a generic team functor
+/// (an `operator()(auto const&)`) from being taken for one.
+template <class Functor, class = void>
+struct has_host_shape : std::false_type {};
+template <class Functor>
+struct has_host_shape<Functor, std::void_t<decltype(Functor::host_shape)>>
+    : std::bool_constant<Functor::host_shape && std::is_invocable_v<Functor const&, HostBlock>> {};
+
 /// A functor with a host shape, called with HostBlock from a RangePolicy.
 template <class Functor>
 struct HostBlocks {
@@ -91,14 +100,14 @@ struct HostBlocks {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t index) const { f(HostBlock{index}); }
 };
 
-/// parallel_for of f over p's teams. On host backends a functor invocable with HostBlock runs its
+/// parallel_for of f over p's teams. On host backends a functor with a host shape runs its
 /// host shape over a RangePolicy of p.league_size blocks (static or dynamic as p says); other
 /// functors get, on hosts with p.static_schedule, a static schedule of teams of one thread,
 /// otherwise dynamic teams of p.team_size threads and p.vector_length lanes.
 template <class ExecutionSpace, class Functor>
 void parallel_for_teams(std::string const& label, ExecutionSpace const& exec,
                         LaunchParameters const& p, Functor const& f) {
-  if constexpr (is_host_space_v<ExecutionSpace> && std::is_invocable_v<Functor const&, HostBlock>) {
+  if constexpr (is_host_space_v<ExecutionSpace> && has_host_shape<Functor>::value) {
     using Index = Kokkos::IndexType<std::int64_t>;
     if (p.static_schedule) {
       Kokkos::parallel_for(

@@ -172,6 +172,8 @@ struct CrsSpmv {
   Ordinal num_rows;
   std::int64_t rows_per_team;
 
+  static constexpr bool host_shape = true;
+
   /// Host shape (launch_parameters.hpp's HostBlock): the block's rows in a plain loop, with
   /// alpha and beta as locals (as members they may alias y and are reloaded after every store)
   /// and beta's test taken out of the loop (docs/notes/2026-12-01-host-row-loop.md).
@@ -258,10 +260,11 @@ void spmv_crs(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix
       kernel == CrsKernel::vector ? KernelKind::crs_vector : KernelKind::crs_row_per_thread;
   const LaunchParameters p = launch_parameters(exec, kind, A.num_rows(), A.nnz());
   auto launch = [&](char const* label, auto vector) {
+    using Kernel = CrsSpmv<decltype(vector)::value, Matrix, X, Y>;
+    static_assert(has_host_shape<Kernel>::value, "CrsSpmv: the host shape must be taken on hosts");
     parallel_for_teams(label, exec, p,
-                       CrsSpmv<decltype(vector)::value, Matrix, X, Y>{
-                           A.row_starts(), A.column_indices(), A.values(), x, y, alpha, beta,
-                           A.num_rows(), p.work_per_team});
+                       Kernel{A.row_starts(), A.column_indices(), A.values(), x, y, alpha, beta,
+                              A.num_rows(), p.work_per_team});
   };
   if (kernel == CrsKernel::vector) {
     launch("SpMVKit::spmv::crs_vector", std::true_type{});
