@@ -23,8 +23,8 @@ model has not seen.
 
 A backend (or host thread count) without a run keeps the table of the existing header (--keep) or
 gets none, in which case make_auto_matrix() falls back to CRS there (and says so). With --keep, a
-refitted table also keeps the existing rows of variants its run did not measure (bsr, fitted by
---only on runs of blocked matrices).
+refitted table also keeps the existing rows that --only fitted on their own runs (bsr, on runs of
+blocked matrices) when its run did not measure them; other rows of the old table are dropped.
 
 --only PREFIX fits just the variants whose names start with PREFIX (a new format measured on its
 own, e.g. --only bsr on runs of blocked matrices) and puts their rows into the existing header's
@@ -184,9 +184,14 @@ def host_groups(paths):
         if threads < 1:
             sys.exit(f"fit_format_model: {path}: no thread count (context 'concurrency')")
         if threads in groups:
-            groups[threads][1].extend(rows)
+            first, all_rows = groups[threads]
+            all_rows.extend(rows)
+            # The provenance line names every run: the first's date .. the last's, and the count.
+            dates = first.setdefault("_dates", [first.get("spmvkit_date", "?")])
+            dates.append(context.get("spmvkit_date", "?"))
+            first["spmvkit_date"] = f"{dates[0]} .. {dates[-1]} ({len(dates)} runs)"
         else:
-            groups[threads] = (context, list(rows))
+            groups[threads] = (dict(context), list(rows))
     return groups
 
 
@@ -217,19 +222,26 @@ def existing_table(path, name):
 
 
 def keep_unmeasured(new, old):
-    """The refitted table `new` with the rows of the existing table `old` whose variants the run
-    did not measure (a format fitted on its own runs, e.g. bsr by --only), and their notes."""
+    """The refitted table `new` with the rows of the existing table `old` that were fitted on their
+    own runs (by --only: a `// <prefix>* rows:` note covers them) and that this run did not measure,
+    with their notes. Other old rows are dropped: their constants came from the old kernels."""
     if old is None:
         return new
     row = re.compile(r'\s*\{"([^"]+)",')
+    note = re.compile(r"// (\S+)\* rows:")
     fitted = {m.group(1) for m in map(row.match, new.split("\n")) if m}
     old_lines = old.rstrip("\n").split("\n")
-    kept = [ln for ln in old_lines if (m := row.match(ln)) and m.group(1) not in fitted]
+    prefixes = [m.group(1) for m in map(note.match, old_lines) if m]
+    kept = [ln for ln in old_lines if (m := row.match(ln)) and m.group(1) not in fitted
+            and any(m.group(1).startswith(p) for p in prefixes)]
     if not kept:
         return new
     names = {row.match(ln).group(1) for ln in kept}
+    for n in sorted(names):
+        print(f"fit_format_model: kept {n} (fitted on its own runs, not measured in this one)",
+              file=sys.stderr)
     notes = [ln for ln in old_lines
-             if (m := re.match(r"// (\S+)\* rows:", ln)) and any(n.startswith(m.group(1)) for n in names)]
+             if (m := note.match(ln)) and any(n.startswith(m.group(1)) for n in names)]
     lines = new.rstrip("\n").split("\n")
     decl = next(i for i, ln in enumerate(lines) if ln.startswith("inline constexpr"))
     end = lines.index("    {nullptr, 0, 0, 0},")
@@ -265,7 +277,8 @@ def main():
     ap.add_argument("--gpu", nargs="+", help="spmvkit_perf JSON files of GPU runs")
     ap.add_argument("--holdout", default="", help="matrix names left out of the fit")
     ap.add_argument("--keep", action="store_true",
-                    help="keep the existing header's table of a backend without a run")
+                    help="keep the existing header's table of a backend without a run, and in a "
+                    "refitted table the rows fitted by --only that the run did not measure")
     ap.add_argument("--only", default="",
                     help="fit only variants starting with this prefix, into the existing tables")
     ap.add_argument("--out", default=os.path.join(
@@ -291,7 +304,9 @@ def main():
         parts.append(tables[t])
     parts.append(host_directory(tables))
     if a.gpu:
-        parts.append(table_text("fitted_gpu_costs", fit(a.gpu, holdout), holdout))
+        gpu = table_text("fitted_gpu_costs", fit(a.gpu, holdout), holdout)
+        parts.append(keep_unmeasured(gpu, existing_table(a.out, "fitted_gpu_costs"))
+                     if a.keep else gpu)
     else:
         kept = existing_table(a.out, "fitted_gpu_costs") if a.keep else None
         parts.append(kept if kept else table_text("fitted_gpu_costs", None, holdout))

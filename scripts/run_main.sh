@@ -6,7 +6,8 @@
 # build/), building only the fem_cg example, then runs it with the arguments given (try --help).
 #
 # OpenMP thread binding: OMP_PROC_BIND=spread and OMP_PLACES=threads unless already set in the
-# environment (Kokkos warns when OMP_PROC_BIND is not set).
+# environment (Kokkos warns when OMP_PROC_BIND is not set); OMP_WAIT_POLICY=active unless set
+# (threads spin between kernels instead of sleeping: docs/notes/2026-12-01-omp-wait-policy.md).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,4 +20,5 @@ main="$build_dir/examples/fem_cg"
 
 export OMP_PROC_BIND=${OMP_PROC_BIND:-spread}
 export OMP_PLACES=${OMP_PLACES:-threads}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-active}
 exec "$main" "$@"

@@ -524,6 +524,21 @@ def page(platforms, chart_paths, chart_prefix, reproduce, note=""):
             "(`docs/solvers.md`); the KK twin is the same method on KokkosBlas + Kokkos Kernels'",
             "SpMV.", ""]
     out += solve_table(platforms) + [""]
+    out += ["## On OpenMP: let the threads spin", "",
+            "With libgomp's default wait policy the OpenMP threads may sleep between kernels, and "
+            "waking them",
+            "costs each launch 10-15 µs on the 2-core VM. Solvers and small matrices launch "
+            "kernels of tens of",
+            "µs back to back: `OMP_WAIT_POLICY=active` made a BiCGStab-Jacobi solve of 3D "
+            "convection-diffusion",
+            "N = 32 (30K rows) 1.77x faster and SpMV on 1138_bus 3-4x faster, and changed large "
+            "matrices",
+            "little (FEM N = 32: 5-10%). Set it unless other work (MPI progress, the "
+            "application's own threads)",
+            "needs those cores between kernels; `scripts/run_main.sh` sets it unless it is set. "
+            "The tables on",
+            "this page were measured without it. Runs: "
+            "`docs/notes/2026-12-01-omp-wait-policy.md`.", ""]
     out += ["## How it is measured", "",
             "Fence before and after each timed call, warm-up, medians of repetitions, every result",
             "checked against Kokkos Kernels before it is timed; bytes by the byte model of",

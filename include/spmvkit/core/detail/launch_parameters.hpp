@@ -91,7 +91,8 @@ template <class Functor, class = void>
 struct has_host_shape : std::false_type {};
 template <class Functor>
 struct has_host_shape<Functor, std::void_t<decltype(Functor::host_shape)>>
-    : std::bool_constant<Functor::host_shape && std::is_invocable_v<Functor const&, HostBlock>> {};
+    : std::conjunction<std::bool_constant<Functor::host_shape>,
+                       std::is_invocable<Functor const&, HostBlock>> {};
 
 /// A functor with a host shape, called with HostBlock from a RangePolicy.
 template <class Functor>

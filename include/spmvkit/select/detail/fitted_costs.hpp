@@ -15,7 +15,7 @@ namespace spmvkit::detail {
 // clang-format off
 
 // Fitted on AMD EPYC (OpenMP, 2 threads), Kokkos 3.4.01,
-// run of 2026-12-01T08:45:34Z, SpMVKit 4cd5400;
+// run of 2026-12-01T08:45:34Z .. 2026-12-01T08:56:05Z (4 runs), SpMVKit 4cd5400;
 // 23 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cd2d_N256, cd3d_N24, cd3d_N32, cd3d_N64, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, usroads-48.
 // Held out: bcsstk16, cage10, cd2d_N512, cd3d_N48, ct2010, email-Enron, fem_N96, goodwin, rmat_s20_e16, soc-Slashdot0902.
 // bsr* rows: fitted on AMD EPYC (OpenMP, 2 threads), run of 2026-11-29T15:59:10Z, SpMVKit 9fa74cb; 5 matrices: elasticity_N12, elasticity_N16, elasticity_N24, elasticity_N32, elasticity_N8.
