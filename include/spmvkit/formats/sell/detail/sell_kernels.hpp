@@ -76,8 +76,13 @@ struct SellSpmv {
     }
   }
 
+  // On hosts one thread owns a whole chunk for one vector (RowsPerThread = C, spmv_sell): its
+  // rows are then contiguous, and saying so at compile time lets the loads of a step be
+  // contiguous too (docs/notes/2026-12-01-sell-host-store.md).
+  static constexpr bool host_whole_chunk = RowsPerThread > 1 && !is_multi_vector_v<Y>;
+
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
-    const int threads_per_chunk = chunk_size / RowsPerThread;
+    const int threads_per_chunk = host_whole_chunk ? 1 : chunk_size / RowsPerThread;
     const Ordinal first_chunk = static_cast<Ordinal>(team.league_rank()) * chunks_per_team;
     Kokkos::parallel_for(
         Kokkos::TeamThreadRange(team, chunks_per_team * threads_per_chunk), [&](int t) {
@@ -87,13 +92,22 @@ struct SellSpmv {
           const Offset base = chunk_starts(chunk) + lane;
           const Ordinal width = chunk_widths(chunk);
           const Ordinal first_stored_row = chunk * chunk_size + lane;
+          // On hosts, rows that are neither permuted nor past the end are their stored rows:
+          // the per-row tests of original_row and of the store cost as much as the sums on
+          // short rows (docs/notes/2026-12-01-sell-host-store.md).
+          bool plain_rows = false;
+          if constexpr (is_host_space_v<typename Matrix::execution_space>) {
+            plain_rows = perm.extent(0) == 0 &&
+                         first_stored_row + (RowsPerThread - 1) * threads_per_chunk < num_rows;
+          }
           // Offset encodings decode against the row, so they load rows up front;
           // absolute columns need them only for the store.
           Ordinal row[Columns::relative ? RowsPerThread : 1];
           (void)row;
           if constexpr (Columns::relative) {
             for (int r = 0; r < RowsPerThread; ++r)
-              row[r] = original_row(first_stored_row + r * threads_per_chunk);
+              row[r] = plain_rows ? first_stored_row + r * threads_per_chunk
+                                  : original_row(first_stored_row + r * threads_per_chunk);
           }
           Stored const* const col_ptr = cols.data();
           Scalar const* const val_ptr = vals.data();
@@ -121,6 +135,11 @@ struct SellSpmv {
                   load_streaming(val_ptr + slot + r * threads_per_chunk),
                   x(column(load_streaming(col_ptr + slot + r * threads_per_chunk), row, r)));
             }
+          }
+          if (plain_rows) {
+            for (int r = 0; r < RowsPerThread; ++r)
+              store_row(y, first_stored_row + r * threads_per_chunk, alpha, beta, sum[r]);
+            return;
           }
           for (int r = 0; r < RowsPerThread; ++r) {
             const Ordinal stored_row = first_stored_row + r * threads_per_chunk;
