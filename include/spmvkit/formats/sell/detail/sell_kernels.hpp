@@ -92,9 +92,9 @@ struct SellSpmv {
           const Offset base = chunk_starts(chunk) + lane;
           const Ordinal width = chunk_widths(chunk);
           const Ordinal first_stored_row = chunk * chunk_size + lane;
-          // On hosts, rows that are neither permuted nor past the end are their stored rows:
-          // the per-row tests of original_row and of the store cost as much as the sums on
-          // short rows (docs/notes/2026-12-01-sell-host-store.md).
+          // On hosts, rows that are neither permuted nor past the end are their stored rows, so
+          // they skip original_row's and the store's per-row tests
+          // (docs/notes/2026-12-01-sell-host-store.md).
           bool plain_rows = false;
           if constexpr (is_host_space_v<typename Matrix::execution_space>) {
             plain_rows = perm.extent(0) == 0 &&
