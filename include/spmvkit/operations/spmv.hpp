@@ -11,7 +11,8 @@
 /// matrix's format (format_of_t<Matrix>::apply); it lists no formats.
 ///
 /// Several columns: the format's kernel runs once per block of K = 8, 4, 2 or
-/// 1 columns (detail::for_each_column_block), carrying K sums per row
+/// 1 columns (16 first for LayoutRight on host backends: detail::column_block,
+/// detail::for_each_column_block), carrying K sums per row
 /// (detail::Lanes), so the matrix is read once per block rather than once per
 /// column. The merge-path kernels (balanced CRS, COO, HYB's tail) have a
 /// block form on host backends only (balanced CRS; K carries per tile); on
@@ -128,11 +129,14 @@ struct ScaleColumns {
   }
 };
 
-/// Calls f(std::integral_constant<int, K>, c0) for blocks of K = 8, 4, 2 or 1
-/// columns covering [0, k): at most ceil(k / 8) + 2 blocks.
-template <class F>
+/// Calls f(std::integral_constant<int, K>, c0) for blocks of K = 16 (when
+/// MaxK = 16), 8, 4, 2 or 1 columns covering [0, k): at most ceil(k / 8) + 2 blocks.
+template <int MaxK = 8, class F>
 void for_each_column_block(int k, F&& f) {
   int c0 = 0;
+  if constexpr (MaxK >= 16) {
+    for (; c0 + 16 <= k; c0 += 16) f(std::integral_constant<int, 16>{}, c0);
+  }
   for (; c0 + 8 <= k; c0 += 8) f(std::integral_constant<int, 8>{}, c0);
   if (c0 + 4 <= k) {
     f(std::integral_constant<int, 4>{}, c0);
@@ -185,7 +189,8 @@ void spmv_dispatch(ExecutionSpace const& exec, spmv_scalar_t<Matrix, XView> alph
                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     const X xk = x;
     const Y yk = y;
-    for_each_column_block(static_cast<int>(x.extent(1)), [&](auto width, int c0) {
+    constexpr int max_block = column_block<ExecutionSpace, typename XView::array_layout>;
+    for_each_column_block<max_block>(static_cast<int>(x.extent(1)), [&](auto width, int c0) {
       constexpr int K = decltype(width)::value;
       launch(MultiX<X, K>{xk, c0}, MultiY<Y, K>{yk, c0});
     });

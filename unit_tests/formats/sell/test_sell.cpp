@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The SELL formats (sell_matrix.hpp, sell_offset16_matrix.hpp): layout, conversions
 // and the checks of the 16-bit encoding. Their SpMV is tested with every other
-// format in test_spmv.cpp.
+// format in test_spmv.cpp; blocks of columns with permuted rows are tested here too.
 #include "test_utils.hpp"
 
 #include <spmvkit/formats/sell/sell_matrix.hpp>
@@ -301,6 +301,51 @@ TYPED_TEST(SellTest, UnusualChunkSizesAndWindowsMatchReference) {
       });
     }
   }
+}
+
+/// Y = beta Y0 + alpha S X for blocks of k columns of one layout, column by column against the
+/// reference: on hosts blocks of 8 or more columns walk whole chunks in the host shape, where
+/// rows permuted by sigma and the rows past the end of the last chunk must still land right.
+template <class Scalar, class Exec, class Layout>
+void check_sell_blocks(HostCrs const& h, CrsMatrix<Scalar, Exec> const& A) {
+  using M = Kokkos::View<Scalar**, Layout, Exec>;
+  for (int k : {8, 16, 17}) {
+    const M X = random_columns<M>(h.cols, k, 71 + static_cast<unsigned>(k));
+    const M Y0 = random_columns<M>(h.rows, k, 91 + static_cast<unsigned>(k));
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), X);
+    auto y0h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Y0);
+    for (int C : {4, 7, 8}) {
+      for (std::int64_t sigma : {std::int64_t(1), std::int64_t(4) * C}) {
+        for_each_sell_format<Scalar, Exec>([&](std::string const& format, auto make) {
+          SCOPED_TRACE(format + " C=" + std::to_string(C) + " sigma=" + std::to_string(sigma) +
+                       " k=" + std::to_string(k));
+          const auto S = make(A, C, sigma);
+          M Y("Y", static_cast<std::size_t>(h.rows), static_cast<std::size_t>(k));
+          Kokkos::deep_copy(Y, Y0);
+          spmv(Exec(), Scalar(-2), S, X, Scalar(0.5), Y);
+          Kokkos::fence();
+          auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Y);
+          for (int c = 0; c < k; ++c) {
+            const auto ref = reference_spmv<Scalar>(h, -2.0, Kokkos::subview(xh, Kokkos::ALL, c),
+                                                    0.5, Kokkos::subview(y0h, Kokkos::ALL, c));
+            EXPECT_TRUE(matches_reference<Scalar>(Kokkos::subview(yh, Kokkos::ALL, c), ref))
+                << "column " << c;
+          }
+        });
+      }
+    }
+  }
+}
+
+TYPED_TEST(SellTest, BlocksOfColumnsWithPermutedRowsMatchReference) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  // Row lengths 0 to 30 plus one long row, so that sorting by sigma moves rows; 777 rows leave a
+  // partial last chunk for every C.
+  const HostCrs h = random_crs(777, 800, 30, 0.15, 500, 63);
+  auto A = make_device_crs<Scalar, Exec>(h);
+  check_sell_blocks<Scalar, Exec, Kokkos::LayoutLeft>(h, A);
+  check_sell_blocks<Scalar, Exec, Kokkos::LayoutRight>(h, A);
 }
 
 /// make_sell_offset16's error message for h, or "" if it accepts h; checks that

@@ -146,6 +146,13 @@ struct is_multi_vector<MultiY<View2, K>> : std::true_type {};
 template <class T>
 inline constexpr bool is_multi_vector_v = is_multi_vector<T>::value;
 
+/// The columns a kernel's vector type carries: K for a block (MultiX, MultiY), 1 for a vector.
+template <class T, class = void>
+struct lanes_of : std::integral_constant<int, 1> {};
+template <class T>
+struct lanes_of<T, std::enable_if_t<is_multi_vector_v<T>>> : std::integral_constant<int, T::lanes> {
+};
+
 template <class Acc, class Y, class = void>
 struct spmv_sum {
   using type = Acc;

@@ -161,11 +161,20 @@ inline constexpr std::int64_t merge_path_host_tiles = 256;
 inline constexpr std::int64_t merge_path_host_min_tile = 16384;
 inline constexpr std::int64_t merge_path_host_max_tile = 1 << 18;
 inline constexpr std::int64_t merge_path_host_whole_row_divisor = 4;
+/// The widest block of columns a multi-vector product walks in one read of
+/// the matrix (spmv's blocks of 16, 8, 4, 2, 1). Host LayoutRight takes 16:
+/// each pass over the matrix pays for whole rows of x and y, so one pass of 16
+/// beats two of 8. LayoutLeft reads K cache lines of x per entry and GPUs keep
+/// the sums in registers: both stay at 8 (docs/notes/2026-12-01-multivector-host-sell.md).
+template <class ExecutionSpace, class Layout>
+inline constexpr int column_block =
+    is_host_space_v<ExecutionSpace>&& std::is_same_v<Layout, Kokkos::LayoutRight> ? 16 : 8;
+
 /// Host tiles of the balanced CRS kernel walk blocks of up to this many
-/// columns of a multi-vector product at once (spmv's blocks of 8, 4, 2, 1),
+/// columns of a multi-vector product at once (column_block),
 /// so every host plan keeps this many carries per tile (COO's and HYB's too,
 /// which go column by column: a few KB). GPU plans keep one.
-inline constexpr int merge_path_host_carry_lanes = 8;
+inline constexpr int merge_path_host_carry_lanes = 16;
 /// Rows that cross tiles: the last tile to finish adds the carries (an
 /// integer counter tells it), saving a second launch. On the host always: a
 /// launch costs as much as a small product. On a GPU only in plans of at

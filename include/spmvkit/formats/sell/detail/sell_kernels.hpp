@@ -10,6 +10,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
+#include <type_traits>
+
 namespace spmvkit::detail {
 
 /// SELL-C-σ SpMV for every column encoding. A team covers `chunks_per_team`
@@ -80,6 +83,51 @@ struct SellSpmv {
   // rows are then contiguous, and saying so at compile time lets the loads of a step be
   // contiguous too (docs/notes/2026-12-01-sell-host-store.md).
   static constexpr bool host_whole_chunk = RowsPerThread > 1 && !is_multi_vector_v<Y>;
+
+  // Blocks of 8 or more columns take the host shape (launch_parameters.hpp's HostBlock): a
+  // thread walks its chunks RowsPerThread adjacent rows at a time in a plain loop, alpha and beta
+  // in locals. Narrower blocks compiled to more instructions that way, so they keep the team
+  // body (docs/notes/2026-12-01-multivector-host-sell.md).
+  static constexpr bool host_shape = lanes_of<Y>::value >= 8;
+
+  KOKKOS_INLINE_FUNCTION void operator()(HostBlock block) const {
+    const Acc a = alpha, b = beta;
+    if (b == Acc(0)) {
+      host_chunks(block.index, a, b, std::true_type{});
+    } else {
+      host_chunks(block.index, a, b, std::false_type{});
+    }
+  }
+
+  template <class BetaZero>
+  KOKKOS_INLINE_FUNCTION void host_chunks(std::int64_t block, Acc a, Acc b, BetaZero zero) const {
+    const int c = chunk_size;
+    const Ordinal first = static_cast<Ordinal>(block * chunks_per_team);
+    const Ordinal last = first + chunks_per_team < num_chunks
+                             ? static_cast<Ordinal>(first + chunks_per_team)
+                             : num_chunks;
+    Stored const* const col_ptr = cols.data();
+    Scalar const* const val_ptr = vals.data();
+    for (Ordinal chunk = first; chunk < last; ++chunk) {
+      const Offset base = chunk_starts(chunk);
+      const Ordinal width = chunk_widths(chunk);
+      for (int r0 = 0; r0 < c; r0 += RowsPerThread) {
+        const Ordinal first_stored_row = chunk * c + r0;
+        if (first_stored_row >= num_rows) break;
+        Ordinal row[RowsPerThread];
+        for (int r = 0; r < RowsPerThread; ++r) row[r] = original_row(first_stored_row + r);
+        Sum sum[RowsPerThread];
+        for (int r = 0; r < RowsPerThread; ++r) sum[r] = 0;
+        for (Ordinal j = 0; j < width; ++j) {
+          const Offset slot = base + static_cast<Offset>(j) * c + r0;
+          for (int r = 0; r < RowsPerThread; ++r)
+            sum[r] += widened_product<Sum>(val_ptr[slot + r], x(column(col_ptr[slot + r], row, r)));
+        }
+        for (int r = 0; r < RowsPerThread; ++r)
+          if (first_stored_row + r < num_rows) store_row(y, row[r], a, b, sum[r], zero);
+      }
+    }
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const int threads_per_chunk = host_whole_chunk ? 1 : chunk_size / RowsPerThread;
