@@ -247,7 +247,8 @@ TransposedTwin<Matrix> const& transposed_twin(ExecutionSpace const& exec, Matrix
 ///
 /// - x and y: rank 1 (a vector each), or rank 2 (k >= 1 columns each, the
 ///   same k, any layout): column c of y takes op(A) times column c of x, the
-///   matrix read once per block of up to 8 columns.
+///   matrix read once per block of up to 8 columns (16 for LayoutRight on
+///   host backends).
 /// - Transposed: the first transposed product builds a transposed twin of A
 ///   in A's format (in CRS where the format cannot store Aᵀ) and A keeps it
 ///   for the next ones (forget_transpose() frees it): the same kernels, no

@@ -158,9 +158,9 @@ template <class Scalar, class Y2, class X2>
   return ::testing::AssertionSuccess();
 }
 
-// Rank-2 x and y: host tiles walk blocks of up to 8 columns (K sums and K
+// Rank-2 x and y: host tiles walk blocks of up to 8 columns (16 for LayoutRight; K sums and K
 // carries per tile), GPUs go column by column. The public call at the
-// default tiles (k = 3, 8, 17: blocks of 2 + 1, 8, 8 + 8 + 1), then, on host
+// default tiles (k = 3, 8, 17: blocks of 2 + 1, 8, 8 + 8 + 1 or 16 + 1), then, on host
 // backends, a block of 4 columns over tiles of a few items, where runs of
 // tiles end inside one row and every carry lane is added.
 TYPED_TEST(CrsBalancedTest, MultiVectorBlocksMatchTheReference) {

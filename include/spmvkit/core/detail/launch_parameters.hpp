@@ -162,13 +162,14 @@ inline constexpr std::int64_t merge_path_host_min_tile = 16384;
 inline constexpr std::int64_t merge_path_host_max_tile = 1 << 18;
 inline constexpr std::int64_t merge_path_host_whole_row_divisor = 4;
 /// The widest block of columns a multi-vector product walks in one read of
-/// the matrix (spmv's blocks of 16, 8, 4, 2, 1). Host LayoutRight takes 16:
-/// each pass over the matrix pays for whole rows of x and y, so one pass of 16
-/// beats two of 8. LayoutLeft reads K cache lines of x per entry and GPUs keep
-/// the sums in registers: both stay at 8 (docs/notes/2026-12-01-multivector-host-sell.md).
+/// the matrix (spmv's blocks of 16, 8, 4, 2, 1): 16 for LayoutRight on host
+/// backends, 8 for LayoutLeft and on GPUs
+/// (docs/notes/2026-12-01-multivector-host-sell.md).
 template <class ExecutionSpace, class Layout>
-inline constexpr int column_block =
-    is_host_space_v<ExecutionSpace>&& std::is_same_v<Layout, Kokkos::LayoutRight> ? 16 : 8;
+inline constexpr int column_block = (is_host_space_v<ExecutionSpace> &&
+                                     std::is_same_v<Layout, Kokkos::LayoutRight>)
+                                        ? 16
+                                        : 8;
 
 /// Host tiles of the balanced CRS kernel walk blocks of up to this many
 /// columns of a multi-vector product at once (column_block),
@@ -244,7 +245,8 @@ inline constexpr int column_major_host_rows_per_thread = 8;
 /// Sums a host thread keeps at once in the kernels that walk RowsPerThread
 /// rows together (SELL chunks, ELL strips): with a block of K columns each row
 /// keeps K, so the rows per thread drop to host_block_sums / K (one row for
-/// K = 8): C rows x K sums per thread spill (docs/notes/2026-11-27-multivector-host.md).
+/// K = 8, and for column_block's K = 16, which keeps 16): C rows x K sums per
+/// thread spill (docs/notes/2026-11-27-multivector-host.md).
 inline constexpr int host_block_sums = 8;
 
 /// The rows per thread of such a kernel for blocks of `lanes` columns: at most

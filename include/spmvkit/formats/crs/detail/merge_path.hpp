@@ -26,7 +26,7 @@
 //   RangePolicy over tiles): rows in a plain loop, like the row-per-thread
 //   kernel. A tile boundary never splits a row shorter than a quarter tile,
 //   so such rows are summed exactly as the row kernel sums them. For a block
-//   of K <= 8 columns of a multi-vector product the thread carries K sums and
+//   of K <= 16 columns of a multi-vector product the thread carries K sums and
 //   the tile K carries (the balanced CRS kernel's block form); the GPU shape
 //   takes one column per launch.
 // - Every row that ends in a tile is written by that tile, beta y folded in
@@ -90,7 +90,7 @@ struct MergePathPlan {
   Kokkos::View<int*, Device> finished;
   std::int64_t num_tiles = 0;
   std::int64_t tile_length = 0; ///< path items per tile
-  int carry_lanes = 1;          ///< columns a product may walk at once (host: 8)
+  int carry_lanes = 1;          ///< columns a product may walk at once (host: 16)
   /// Some tile ends inside a row's nonzeros: the carry pass is needed.
   bool has_crossings = false;
 };

@@ -84,11 +84,12 @@ struct SellSpmv {
   // contiguous too (docs/notes/2026-12-01-sell-host-store.md).
   static constexpr bool host_whole_chunk = RowsPerThread > 1 && !is_multi_vector_v<Y>;
 
-  // Blocks of 8 or more columns take the host shape (launch_parameters.hpp's HostBlock): a
-  // thread walks its chunks RowsPerThread adjacent rows at a time in a plain loop, alpha and beta
-  // in locals. Narrower blocks compiled to more instructions that way, so they keep the team
-  // body (docs/notes/2026-12-01-multivector-host-sell.md).
-  static constexpr bool host_shape = lanes_of<Y>::value >= 8;
+  // Blocks of 8 or more columns take the host shape (launch_parameters.hpp's HostBlock), one row
+  // at a time (host_rows_per_thread gives them one); narrower blocks keep the team body
+  // (docs/notes/2026-12-01-multivector-host-sell.md).
+  static constexpr bool host_shape = lanes_of<Y>::value >= host_block_sums;
+  static_assert(!host_shape || RowsPerThread == 1,
+                "SellSpmv: the host shape walks one row of a chunk at a time");
 
   KOKKOS_INLINE_FUNCTION void operator()(HostBlock block) const {
     const Acc a = alpha, b = beta;
@@ -102,29 +103,24 @@ struct SellSpmv {
   template <class BetaZero>
   KOKKOS_INLINE_FUNCTION void host_chunks(std::int64_t block, Acc a, Acc b, BetaZero zero) const {
     const int c = chunk_size;
-    const Ordinal first = static_cast<Ordinal>(block * chunks_per_team);
-    const Ordinal last = first + chunks_per_team < num_chunks
-                             ? static_cast<Ordinal>(first + chunks_per_team)
-                             : num_chunks;
+    const std::int64_t first = block * chunks_per_team;
+    const std::int64_t last =
+        first + chunks_per_team < num_chunks ? first + chunks_per_team : std::int64_t(num_chunks);
     Stored const* const col_ptr = cols.data();
     Scalar const* const val_ptr = vals.data();
-    for (Ordinal chunk = first; chunk < last; ++chunk) {
+    for (Ordinal chunk = static_cast<Ordinal>(first); chunk < last; ++chunk) {
       const Offset base = chunk_starts(chunk);
       const Ordinal width = chunk_widths(chunk);
-      for (int r0 = 0; r0 < c; r0 += RowsPerThread) {
-        const Ordinal first_stored_row = chunk * c + r0;
-        if (first_stored_row >= num_rows) break;
-        Ordinal row[RowsPerThread];
-        for (int r = 0; r < RowsPerThread; ++r) row[r] = original_row(first_stored_row + r);
-        Sum sum[RowsPerThread];
-        for (int r = 0; r < RowsPerThread; ++r) sum[r] = 0;
+      for (int r = 0; r < c; ++r) {
+        const Ordinal stored_row = chunk * c + r;
+        if (stored_row >= num_rows) break;
+        const Ordinal row[1] = {original_row(stored_row)};
+        Sum sum = 0;
         for (Ordinal j = 0; j < width; ++j) {
-          const Offset slot = base + static_cast<Offset>(j) * c + r0;
-          for (int r = 0; r < RowsPerThread; ++r)
-            sum[r] += widened_product<Sum>(val_ptr[slot + r], x(column(col_ptr[slot + r], row, r)));
+          const Offset slot = base + static_cast<Offset>(j) * c + r;
+          sum += widened_product<Sum>(val_ptr[slot], x(column(col_ptr[slot], row, 0)));
         }
-        for (int r = 0; r < RowsPerThread; ++r)
-          if (first_stored_row + r < num_rows) store_row(y, row[r], a, b, sum[r], zero);
+        store_row(y, row[0], a, b, sum, zero);
       }
     }
   }
@@ -230,13 +226,24 @@ void spmv_sell(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matri
     if constexpr (is_multi_vector_v<Y>) {
       rows_per_thread = host_rows_per_thread(rows_per_thread, Y::lanes);
     }
+    // A block of K columns never gets more than host_block_sums / K rows: only those are built.
+    constexpr int max_rows =
+        is_multi_vector_v<Y> ? host_rows_per_thread(64, lanes_of<Y>::value) : 64;
+    auto launch_rows = [&](auto rows) {
+      constexpr int R = decltype(rows)::value;
+      if constexpr (R <= max_rows) {
+        launch_sell<R, 1>(exec, p, alpha, A, x, beta, y);
+      } else {
+        launch_sell<1, 1>(exec, p, alpha, A, x, beta, y); // not reached
+      }
+    };
     switch (rows_per_thread) {
-    case 2: launch_sell<2, 1>(exec, p, alpha, A, x, beta, y); return;
-    case 4: launch_sell<4, 1>(exec, p, alpha, A, x, beta, y); return;
-    case 8: launch_sell<8, 1>(exec, p, alpha, A, x, beta, y); return;
-    case 16: launch_sell<16, 1>(exec, p, alpha, A, x, beta, y); return;
-    case 32: launch_sell<32, 1>(exec, p, alpha, A, x, beta, y); return;
-    case 64: launch_sell<64, 1>(exec, p, alpha, A, x, beta, y); return;
+    case 2: launch_rows(std::integral_constant<int, 2>{}); return;
+    case 4: launch_rows(std::integral_constant<int, 4>{}); return;
+    case 8: launch_rows(std::integral_constant<int, 8>{}); return;
+    case 16: launch_rows(std::integral_constant<int, 16>{}); return;
+    case 32: launch_rows(std::integral_constant<int, 32>{}); return;
+    case 64: launch_rows(std::integral_constant<int, 64>{}); return;
     default: launch_sell<1, 1>(exec, p, alpha, A, x, beta, y); return;
     }
   } else {
