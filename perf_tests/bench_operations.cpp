@@ -20,14 +20,16 @@
 //   ops/<p>/<matrix>/spmv/spmvkit                 one y = A x (CRS, automatic kernel): the unit
 //                                                 of the ratios, in the same run
 // and the modes family (operations/spmv.hpp's modes and multi-vector products):
-//   modes/<p>/<matrix>/<crs|auto>/<N|T>/k<k>/spmvkit   y = op(A) x, x and y of k columns
-//                                                 (LayoutLeft; k = 1: rank-1 Views), CRS with its
-//                                                 automatic kernel or the automatic format
-//   modes/<p>/<matrix>/kk/<N|T>/k<k>/kk           Kokkos Kernels' spmv("N" or "T"), rank 2 for
+//   modes/<p>/<matrix>/<crs|auto>/<N|T>/k<k>[r]/spmvkit   y = op(A) x, x and y of k columns
+//                                                 (LayoutLeft, or LayoutRight with the r; k = 1:
+//                                                 rank-1 Views), CRS with its automatic kernel
+//                                                 or the automatic format
+//   modes/<p>/<matrix>/kk/<N|T>/k<k>[r]/kk        Kokkos Kernels' spmv("N" or "T"), rank 2 for
 //                                                 k > 1 (cuSPARSE SpMV / SpMM with its TPL)
-// N for k = 1, 4, 8, 16; T for k = 1 and 8. Counters: time_s, vs_k1 (time over the same mode's
-// k = 1), vs_N (a T time over the N time of the same k), kk_over (kk's time over this one,
-// above 1: SpMVKit faster), gbs (matrix bytes once + x and y per column).
+// N for k = 1, 4, 8, 16, 32, 64 in both layouts; T for k = 1 and 8 (LayoutLeft) and 8
+// (LayoutRight). Counters: time_s, vs_k1 (time over the same mode's k = 1), vs_N (a T time over
+// the N time of the same k and layout), kk_over (kk's time over this one, above 1: SpMVKit
+// faster), gbs (matrix bytes once + x and y per column).
 // Every result is checked before timing through products: Aᵀ x against Kokkos Kernels'
 // transposed SpMV, (A + Aᵀ) x against A x + Aᵀ x, the assembled matrix times x against A x
 // (relative 1e-12 in double, 1e-4 in float, of ‖·‖∞ against |A| |x|). Counters: time_s (median),
@@ -504,19 +506,19 @@ std::map<std::string, double>& mode_times() {
   return times;
 }
 
-template <class Scalar>
-using Columns = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
+template <class Scalar, class Layout>
+using Columns = Kokkos::View<Scalar**, Layout, Device>;
 
-/// One column of a LayoutLeft block as a Vector (a copy).
-template <class Scalar>
-Vector<Scalar> column_of(Columns<Scalar> const& v, int c) {
+/// One column of a block as a contiguous Vector (a copy).
+template <class Scalar, class Layout>
+Vector<Scalar> column_of(Columns<Scalar, Layout> const& v, int c) {
   Vector<Scalar> out("SpMVKit::perf::modes::column", v.extent(0));
   Kokkos::deep_copy(out, Kokkos::subview(v, Kokkos::ALL, c));
   return out;
 }
 
 /// impl: "crs", "auto" (ours) or "kk".
-template <class Scalar>
+template <class Scalar, class Layout>
 void bm_modes(benchmark::State& state, Options const& o, std::string const& name,
               MatrixSource const& source, std::string const& impl, bool transposed, int k) {
   try {
@@ -525,9 +527,9 @@ void bm_modes(benchmark::State& state, Options const& o, std::string const& name
     const SpmvMode mode = transposed ? SpmvMode::transpose : SpmvMode::none;
     const std::int64_t xr = transposed ? A.num_rows() : A.num_cols();
     const std::int64_t yr = transposed ? A.num_cols() : A.num_rows();
-    Columns<Scalar> X(Kokkos::view_alloc(Kokkos::WithoutInitializing, "SpMVKit::perf::modes::x"),
-                      xr, k);
-    Columns<Scalar> Y("SpMVKit::perf::modes::y", yr, k), R("SpMVKit::perf::modes::ref", yr, k);
+    using Block = Columns<Scalar, Layout>;
+    Block X(Kokkos::view_alloc(Kokkos::WithoutInitializing, "SpMVKit::perf::modes::x"), xr, k);
+    Block Y("SpMVKit::perf::modes::y", yr, k), R("SpMVKit::perf::modes::ref", yr, k);
     // Non-negative x: |A| |x| is then the scale of the check.
     Vector<Scalar> flat(X.data(), X.span());
     fill_random(flat, 11);
@@ -586,10 +588,12 @@ void bm_modes(benchmark::State& state, Options const& o, std::string const& name
       times.push_back(t);
     }
     const double t = median(times);
+    constexpr bool right = std::is_same_v<Layout, Kokkos::LayoutRight>;
     const std::string key = source.name + "/" + impl + "/" + kk_mode;
-    mode_times()[key + "/" + std::to_string(k)] = t;
+    const std::string columns = std::to_string(k) + (right ? "r" : "");
+    mode_times()[key + "/" + columns] = t;
     state.SetLabel(std::string("family=modes;impl=") + impl + ";mode=" + kk_mode +
-                   ";k=" + std::to_string(k));
+                   ";k=" + std::to_string(k) + ";layout=" + (right ? "right" : "left"));
     state.counters["time_s"] = t;
     state.counters["k"] = k;
     state.counters["rows"] = static_cast<double>(A.num_rows());
@@ -604,10 +608,9 @@ void bm_modes(benchmark::State& state, Options const& o, std::string const& name
       return it == mode_times().end() ? 0.0 : it->second;
     };
     if (const double t1 = find(key + "/1"); k > 1 && t1 > 0) state.counters["vs_k1"] = t / t1;
-    if (const double tn = find(source.name + "/" + impl + "/N/" + std::to_string(k));
-        transposed && tn > 0)
+    if (const double tn = find(source.name + "/" + impl + "/N/" + columns); transposed && tn > 0)
       state.counters["vs_N"] = t / tn;
-    if (const double tk = find(source.name + "/kk/" + kk_mode + "/" + std::to_string(k));
+    if (const double tk = find(source.name + "/kk/" + kk_mode + "/" + columns);
         impl != "kk" && tk > 0)
       state.counters["kk_over"] = tk / t;
   } catch (std::exception const& e) {
@@ -627,21 +630,33 @@ void register_ops_benchmarks(std::shared_ptr<const Options> const& options,
     // kk first, so that each of ours finds its anchor in the same run.
     for (std::string impl : {"kk", "crs", "auto"}) {
       for (bool transposed : {false, true}) {
-        for (int k : transposed ? std::vector<int>{1, 8} : std::vector<int>{1, 4, 8, 16}) {
-          const std::string name = std::string("modes/") + precision_name<Scalar>() + "/" +
-                                   source.name + "/" + impl + "/" + (transposed ? "T" : "N") +
-                                   "/k" + std::to_string(k) + "/" +
-                                   (impl == "kk" ? "kk" : "spmvkit");
-          benchmark::RegisterBenchmark(
-              name.c_str(),
-              [options, name, source, impl, transposed, k](benchmark::State& st) {
-                bm_modes<Scalar>(st, *options, name, source, impl, transposed, k);
-              })
-              ->UseManualTime()
-              ->MinTime(o.min_time)
-              ->Repetitions(std::min(o.repetitions, 3))
-              ->ReportAggregatesOnly(true)
-              ->Unit(benchmark::kMillisecond);
+        for (bool right : {false, true}) {
+          std::vector<int> ks =
+              transposed ? std::vector<int>{1, 8} : std::vector<int>{1, 4, 8, 16, 32, 64};
+          if (right) ks.erase(ks.begin()); // k = 1 takes rank-1 Views
+          if (right && transposed) ks = {8};
+          for (int k : ks) {
+            const std::string name = std::string("modes/") + precision_name<Scalar>() + "/" +
+                                     source.name + "/" + impl + "/" + (transposed ? "T" : "N") +
+                                     "/k" + std::to_string(k) + (right ? "r" : "") + "/" +
+                                     (impl == "kk" ? "kk" : "spmvkit");
+            benchmark::RegisterBenchmark(
+                name.c_str(),
+                [options, name, source, impl, transposed, right, k](benchmark::State& st) {
+                  if (right) {
+                    bm_modes<Scalar, Kokkos::LayoutRight>(st, *options, name, source, impl,
+                                                          transposed, k);
+                  } else {
+                    bm_modes<Scalar, Kokkos::LayoutLeft>(st, *options, name, source, impl,
+                                                         transposed, k);
+                  }
+                })
+                ->UseManualTime()
+                ->MinTime(o.min_time)
+                ->Repetitions(std::min(o.repetitions, 3))
+                ->ReportAggregatesOnly(true)
+                ->Unit(benchmark::kMillisecond);
+          }
         }
       }
     }

@@ -163,8 +163,8 @@ std::vector<OptionSpec> make_table() {
        "(time to tolerance of every solver x preconditioner, against KokkosBlas + Kokkos "
        "Kernels and PETSc; its own ctest, not in --smoke) and ops (transpose, sparse "
        "addition A + Aᵀ and assembly from triplets, against Kokkos Kernels and one SpMV) and "
-       "modes (A x and Aᵀ x with 1 to 16 vectors, against Kokkos Kernels' spmv), not run by "
-       "default",
+       "modes (A x and Aᵀ x with 1 to 64 vectors in both layouts, against Kokkos Kernels' "
+       "spmv), not run by default",
        "copy,read,spmv,spmv200,transfer,cg",
        "copy,read,spmv,spmv200,transfer,cg,spmv_mixed,convert,reorder,spgemm,ops,modes",
        choice_list(&Options::families,

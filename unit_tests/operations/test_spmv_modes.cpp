@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: 2026 SpMVKit contributors
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // spmv's modes (A x, Aᵀ x) and multi-vector products (rank-2 x and y, both
-// layouts, k = 1, 2, 3, 8, 17 columns) for every format of the format list and
-// the automatic choice, against a long-double host reference of each column:
-// FEM, shipped real matrices and irregular ones (empty rows, one dense row,
-// one dense column). Bad shapes, 0 columns and aliasing are rejected.
+// layouts, k = 1, 2, 3, 8, 17 columns; LayoutRight 32-48 for every variant) for every format of the
+// format list and the automatic choice, against a long-double host reference of each column: FEM,
+// shipped real matrices and irregular ones (empty rows, one dense row, one dense column). Bad
+// shapes, 0 columns and aliasing are rejected.
 #include "test_utils.hpp"
 
 #include <spmvkit/io/matrix_market.hpp>
@@ -99,6 +99,43 @@ TYPED_TEST(SpmvModesTest, EveryModeLayoutAndColumnCountMatchesTheReference) {
         }
       }
       // The twin follows the values: forget_transpose, then a product of new values.
+    }
+    EXPECT_GT(checked, 0);
+  }
+}
+
+// Host backends take all whole blocks of 16 columns of a LayoutRight product in one launch when
+// the format walks them in its row loop (CRS, SELL, auto); every variant, a remainder, both betas.
+TYPED_TEST(SpmvModesTest, WideLayoutRightProductsOfEveryVariantMatchTheReference) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using Format = typename TypeParam::format;
+  if constexpr (!std::is_same_v<Scalar, double>) {
+    GTEST_SKIP() << "double only";
+  } else {
+    std::vector<std::pair<std::string, HostCrs>> cases;
+    cases.emplace_back("random 600 x 450, empty rows, one dense row",
+                       random_crs(600, 450, 14, 0.2, 450, 21));
+    cases.emplace_back("FEM N = 5", to_host(make_fem_poisson_crs<double>(Exec(), 5)));
+    unsigned seed = 500;
+    int checked = 0;
+    for (auto const& [what, h] : cases) {
+      auto A = make_device_crs<Scalar, Exec>(h);
+      const HostCrs ht = host_transpose(h);
+      for (auto const& o : test_options<Format, Exec>()) {
+        if (!Format::obstacle(Exec(), A, o).empty()) continue;
+        const auto M = Format::from_crs(Exec(), A, o);
+        const std::string label = what + " " + Format::name(o);
+        for (int k : {32, 35, 48}) {
+          check_columns<Scalar, Exec, Kokkos::LayoutRight>(M, o, h, SpmvMode::none, k, 1.5, -0.5,
+                                                           ++seed, label);
+          check_columns<Scalar, Exec, Kokkos::LayoutRight>(M, o, h, SpmvMode::none, k, -2.0, 0.0,
+                                                           ++seed, label);
+          ++checked;
+        }
+        check_columns<Scalar, Exec, Kokkos::LayoutRight>(M, o, ht, SpmvMode::transpose, 33, 1.0,
+                                                         1.0, ++seed, label);
+      }
     }
     EXPECT_GT(checked, 0);
   }

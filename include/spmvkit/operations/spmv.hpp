@@ -190,9 +190,21 @@ void spmv_dispatch(ExecutionSpace const& exec, spmv_scalar_t<Matrix, XView> alph
     const X xk = x;
     const Y yk = y;
     constexpr int max_block = column_block<ExecutionSpace, typename XView::array_layout>;
-    for_each_column_block<max_block>(static_cast<int>(x.extent(1)), [&](auto width, int c0) {
+    const int k = static_cast<int>(x.extent(1));
+    int first = 0;
+    // Formats that walk blocks inside their row loop take all whole blocks of a wide
+    // LayoutRight product at once: one read of the matrix and of x's and y's rows instead of
+    // one per block (docs/notes/2026-12-01-multivector-host-wide.md).
+    if constexpr (max_block == 16 && walks_column_blocks<format_of_t<Matrix>>::value) {
+      const int blocks = k / max_block;
+      if (blocks >= 2) {
+        launch(MultiX<X, max_block>{xk, 0, blocks}, MultiY<Y, max_block>{yk, 0, blocks});
+        first = blocks * max_block;
+      }
+    }
+    for_each_column_block<max_block>(k - first, [&](auto width, int c0) {
       constexpr int K = decltype(width)::value;
-      launch(MultiX<X, K>{xk, c0}, MultiY<Y, K>{yk, c0});
+      launch(MultiX<X, K>{xk, first + c0}, MultiY<Y, K>{yk, first + c0});
     });
   }
 }
@@ -248,7 +260,8 @@ TransposedTwin<Matrix> const& transposed_twin(ExecutionSpace const& exec, Matrix
 /// - x and y: rank 1 (a vector each), or rank 2 (k >= 1 columns each, the
 ///   same k, any layout): column c of y takes op(A) times column c of x, the
 ///   matrix read once per block of up to 8 columns (16 for LayoutRight on
-///   host backends).
+///   host backends, where CRS, SELL and the automatic format read it once
+///   for all whole blocks of 16).
 /// - Transposed: the first transposed product builds a transposed twin of A
 ///   in A's format (in CRS where the format cannot store Aᵀ) and A keeps it
 ///   for the next ones (forget_transpose() frees it): the same kernels, no

@@ -479,6 +479,9 @@ struct AutoFormat {
   static constexpr char const* family = "auto";
   /// The options: AutoOptions.
   using options_type = AutoOptions;
+  /// apply takes several blocks of columns at once and hands them to the chosen format one
+  /// block at a time unless it walks them itself (detail::walks_column_blocks).
+  static constexpr bool walks_column_blocks = true;
   /// The matrix class: AutoMatrix.
   template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
   using matrix_type = AutoMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
@@ -535,7 +538,14 @@ struct AutoFormat {
   static void apply(ExecutionSpace const& exec, detail::spmv_scalar_t<M, Y> alpha, M const& A,
                     X const& x, detail::spmv_scalar_t<M, Y> beta, Y const& y, options_type const&) {
     A.visit([&](auto const& B, auto const& o) {
-      format_of_t<std::decay_t<decltype(B)>>::apply(exec, alpha, B, x, beta, y, o);
+      using Format = format_of_t<std::decay_t<decltype(B)>>;
+      if constexpr (detail::walks_column_blocks<Format>::value) {
+        Format::apply(exec, alpha, B, x, beta, y, o);
+      } else {
+        detail::for_each_block(x, y, [&](auto const& xb, auto const& yb) {
+          Format::apply(exec, alpha, B, xb, beta, yb, o);
+        });
+      }
     });
   }
   /// The chosen format's diagonal.

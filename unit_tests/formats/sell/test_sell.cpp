@@ -305,11 +305,12 @@ TYPED_TEST(SellTest, UnusualChunkSizesAndWindowsMatchReference) {
 
 /// Y = beta Y0 + alpha S X for blocks of k columns of one layout, column by column against the
 /// reference: on hosts blocks of 8 or more columns walk whole chunks in the host shape, where
-/// rows permuted by sigma and the rows past the end of the last chunk must still land right.
+/// rows permuted by sigma and the rows past the end of the last chunk must still land right
+/// (LayoutRight k = 32, 35: two blocks of 16 in one row loop).
 template <class Scalar, class Exec, class Layout>
 void check_sell_blocks(HostCrs const& h, CrsMatrix<Scalar, Exec> const& A) {
   using M = Kokkos::View<Scalar**, Layout, Exec>;
-  for (int k : {8, 16, 17}) {
+  for (int k : {8, 16, 17, 32, 35}) {
     const M X = random_columns<M>(h.cols, k, 71 + static_cast<unsigned>(k));
     const M Y0 = random_columns<M>(h.rows, k, 91 + static_cast<unsigned>(k));
     auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), X);

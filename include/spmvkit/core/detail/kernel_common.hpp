@@ -117,6 +117,9 @@ struct MultiX {
   static constexpr int lanes = K;
   View2 x;
   int c0;
+  /// Consecutive blocks of K columns from c0 that a kernel walks row by row (formats with
+  /// walks_column_blocks); 1 for every other kernel.
+  int blocks = 1;
   KOKKOS_FORCEINLINE_FUNCTION Lanes<non_const_value_type, K> operator()(std::int64_t row) const {
     Lanes<non_const_value_type, K> r;
     for (int k = 0; k < K; ++k) r.v[k] = x(row, c0 + k);
@@ -134,6 +137,8 @@ struct MultiY {
   static constexpr int lanes = K;
   View2 y;
   int c0;
+  /// As MultiX::blocks.
+  int blocks = 1;
 };
 
 template <class T>
@@ -171,11 +176,52 @@ struct spmv_scalar<Matrix, V, std::enable_if_t<is_multi_vector_v<V>>> {
   using type = wider_t<typename Matrix::value_type, typename V::non_const_value_type>;
 };
 
+/// The blocks of columns a kernel's vector carries (MultiX::blocks); 1 for a vector.
+template <class V>
+KOKKOS_FORCEINLINE_FUNCTION int column_blocks(V const& v) {
+  if constexpr (is_multi_vector_v<V>) {
+    return v.blocks;
+  } else {
+    (void)v;
+    return 1;
+  }
+}
+
+/// Block b of a vector's blocks of columns, as a one-block vector; a vector itself.
+template <class V>
+KOKKOS_FORCEINLINE_FUNCTION V column_block_at(V const& v, int b) {
+  if constexpr (is_multi_vector_v<V>) {
+    V r = v;
+    r.c0 += b * V::lanes;
+    r.blocks = 1;
+    return r;
+  } else {
+    (void)b;
+    return v;
+  }
+}
+
+/// For kernels that take one block of columns at a time: f(x block, y block) for each of
+/// x's blocks (f(x, y) once for vectors and single blocks).
+template <class X, class Y, class F>
+void for_each_block(X const& x, Y const& y, F&& f) {
+  for (int b = 0; b < column_blocks(x); ++b) f(column_block_at(x, b), column_block_at(y, b));
+}
+
+/// Whether a format's apply takes several blocks of columns in one call
+/// (`static constexpr bool walks_column_blocks = true`): its host kernels walk them inside the
+/// row loop, so a wide LayoutRight product reads the matrix, x and y once.
+template <class Format, class = void>
+struct walks_column_blocks : std::false_type {};
+template <class Format>
+struct walks_column_blocks<Format, std::void_t<decltype(Format::walks_column_blocks)>>
+    : std::bool_constant<Format::walks_column_blocks> {};
+
 /// For kernels without a block form: f(x column, y column) for each column
-/// of a block, as rank-1 Views.
+/// of x's blocks, as rank-1 Views.
 template <class X, class Y, class F>
 void for_each_column(X const& x, Y const& y, F&& f) {
-  for (int k = 0; k < X::lanes; ++k) {
+  for (int k = 0; k < X::lanes * x.blocks; ++k) {
     f(Kokkos::subview(x.x, Kokkos::ALL, x.c0 + k), Kokkos::subview(y.y, Kokkos::ALL, y.c0 + k));
   }
 }
@@ -213,6 +259,19 @@ KOKKOS_FORCEINLINE_FUNCTION void store_row(Y const& y, Index row, Scalar alpha, 
     y(row) = static_cast<typename Y::value_type>(alpha * sum);
   } else {
     y(row) = static_cast<typename Y::value_type>(beta * y(row) + alpha * sum);
+  }
+}
+
+/// f(alpha, beta, zero) with alpha and beta as the caller's locals (as members of a kernel they
+/// may alias y and are reloaded after every store) and zero = std::true_type when beta == 0,
+/// std::false_type otherwise: beta's test taken out of a host shape's row loop
+/// (docs/notes/2026-12-01-host-row-loop.md).
+template <class Scalar, class F>
+KOKKOS_FORCEINLINE_FUNCTION void with_beta_known(Scalar alpha, Scalar beta, F&& f) {
+  if (beta == Scalar(0)) {
+    f(alpha, beta, std::true_type{});
+  } else {
+    f(alpha, beta, std::false_type{});
   }
 }
 

@@ -358,6 +358,8 @@ struct CrsFormat {
   static constexpr char const* family = "crs";
   /// The options of CRS: the kernel choice, CrsOptions.
   using options_type = CrsOptions;
+  /// apply takes several blocks of columns at once (detail::walks_column_blocks).
+  static constexpr bool walks_column_blocks = true;
   /// The matrix class of the format: CrsMatrix.
   template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
   using matrix_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;

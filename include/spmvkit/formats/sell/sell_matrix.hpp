@@ -368,6 +368,8 @@ struct BasicSellFormat {
   static constexpr char const* family = Columns::family;
   /// The options of SELL: SellOptions.
   using options_type = SellOptions;
+  /// apply takes several blocks of columns at once (detail::walks_column_blocks).
+  static constexpr bool walks_column_blocks = true;
   /// The matrix class of the format: SellMatrix or SellOffset16Matrix.
   template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
   using matrix_type = BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns>;

@@ -174,16 +174,10 @@ struct CrsSpmv {
 
   static constexpr bool host_shape = true;
 
-  /// Host shape (launch_parameters.hpp's HostBlock): the block's rows in a plain loop, with
-  /// alpha and beta as locals (as members they may alias y and are reloaded after every store)
-  /// and beta's test taken out of the loop (docs/notes/2026-12-01-host-row-loop.md).
+  /// Host shape (launch_parameters.hpp's HostBlock): the block's rows in a plain loop.
   KOKKOS_INLINE_FUNCTION void operator()(HostBlock block) const {
-    const Acc a = alpha, b = beta;
-    if (b == Acc(0)) {
-      host_rows(block.index, a, b, std::true_type{});
-    } else {
-      host_rows(block.index, a, b, std::false_type{});
-    }
+    with_beta_known(alpha, beta,
+                    [&](Acc a, Acc b, auto zero) { host_rows(block.index, a, b, zero); });
   }
 
   template <class BetaZero>
@@ -193,11 +187,18 @@ struct CrsSpmv {
     const auto v = vals;
     const std::int64_t first = block * rows_per_team;
     const std::int64_t last = first + rows_per_team < num_rows ? first + rows_per_team : num_rows;
+    const int blocks = column_blocks(x);
     for (std::int64_t row = first; row < last; ++row) {
-      Sum sum = 0;
-      for (Offset k = starts(row); k < starts(row + 1); ++k)
-        sum += widened_product<Sum>(v(k), x(c(k)));
-      store_row(y, row, a, b, sum, zero);
+      const Offset begin = starts(row);
+      const Offset end = starts(row + 1);
+      // Several blocks of columns: the row's entries come from L1 for every block after the
+      // first, and x's and y's rows are read whole.
+      for (int block = 0; block < blocks; ++block) {
+        const X xb = column_block_at(x, block);
+        Sum sum = 0;
+        for (Offset k = begin; k < end; ++k) sum += widened_product<Sum>(v(k), xb(c(k)));
+        store_row(column_block_at(y, block), row, a, b, sum, zero);
+      }
     }
   }
 
@@ -244,6 +245,13 @@ void spmv_crs(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix
               X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y, CrsKernel kernel) {
   // The statistics are computed by the first automatic product and kept.
   if (kernel == CrsKernel::automatic) kernel = automatic_crs_kernel(exec, A.statistics(exec));
+  // Only the host shape walks several blocks of columns (walks_column_blocks).
+  if (column_blocks(x) > 1 && (kernel == CrsKernel::balanced || !is_host_space_v<ExecutionSpace>)) {
+    for_each_block(x, y, [&](auto const& xb, auto const& yb) {
+      spmv_crs(exec, alpha, A, xb, beta, yb, kernel);
+    });
+    return;
+  }
   if (kernel == CrsKernel::balanced) {
     // The host shape walks a block of columns per tile; the GPU's staged
     // shape keeps one product per entry in scratch, so it goes column by column.

@@ -92,12 +92,8 @@ struct SellSpmv {
                 "SellSpmv: the host shape walks one row of a chunk at a time");
 
   KOKKOS_INLINE_FUNCTION void operator()(HostBlock block) const {
-    const Acc a = alpha, b = beta;
-    if (b == Acc(0)) {
-      host_chunks(block.index, a, b, std::true_type{});
-    } else {
-      host_chunks(block.index, a, b, std::false_type{});
-    }
+    with_beta_known(alpha, beta,
+                    [&](Acc a, Acc b, auto zero) { host_chunks(block.index, a, b, zero); });
   }
 
   template <class BetaZero>
@@ -108,6 +104,7 @@ struct SellSpmv {
         first + chunks_per_team < num_chunks ? first + chunks_per_team : std::int64_t(num_chunks);
     Stored const* const col_ptr = cols.data();
     Scalar const* const val_ptr = vals.data();
+    const int blocks = column_blocks(x);
     for (Ordinal chunk = static_cast<Ordinal>(first); chunk < last; ++chunk) {
       const Offset base = chunk_starts(chunk);
       const Ordinal width = chunk_widths(chunk);
@@ -115,12 +112,17 @@ struct SellSpmv {
         const Ordinal stored_row = chunk * c + r;
         if (stored_row >= num_rows) break;
         const Ordinal row[1] = {original_row(stored_row)};
-        Sum sum = 0;
-        for (Ordinal j = 0; j < width; ++j) {
-          const Offset slot = base + static_cast<Offset>(j) * c + r;
-          sum += widened_product<Sum>(val_ptr[slot], x(column(col_ptr[slot], row, 0)));
+        // Several blocks of columns: the row's slots come from L1 for every block after the
+        // first, and x's and y's rows are read whole.
+        for (int block = 0; block < blocks; ++block) {
+          const X xb = column_block_at(x, block);
+          Sum sum = 0;
+          for (Ordinal j = 0; j < width; ++j) {
+            const Offset slot = base + static_cast<Offset>(j) * c + r;
+            sum += widened_product<Sum>(val_ptr[slot], xb(column(col_ptr[slot], row, 0)));
+          }
+          store_row(column_block_at(y, block), row[0], a, b, sum, zero);
         }
-        store_row(y, row[0], a, b, sum, zero);
       }
     }
   }
@@ -216,6 +218,14 @@ void launch_sell(ExecutionSpace const& exec, LaunchParameters const& p,
 template <class ExecutionSpace, class Matrix, class X, class Y>
 void spmv_sell(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
                X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y) {
+  // Only the host shape walks several blocks of columns (walks_column_blocks).
+  if constexpr (!is_host_space_v<ExecutionSpace> || lanes_of<Y>::value < host_block_sums) {
+    if (column_blocks(x) > 1) {
+      for_each_block(
+          x, y, [&](auto const& xb, auto const& yb) { spmv_sell(exec, alpha, A, xb, beta, yb); });
+      return;
+    }
+  }
   const LaunchParameters p =
       launch_parameters(exec, KernelKind::sell, A.num_rows(), A.nnz(), A.chunk_size());
   // Only host backends walk whole chunks per thread; GPU builds instantiate
