@@ -201,6 +201,21 @@ KOKKOS_FORCEINLINE_FUNCTION V column_block_at(V const& v, int b) {
   }
 }
 
+/// f(std::true_type) when v carries several blocks of columns, f(std::false_type) for a vector or
+/// one block: a host shape compiles its one-block loop without the loop over blocks.
+template <class V, class F>
+KOKKOS_FORCEINLINE_FUNCTION void with_blocks_known(V const& v, F&& f) {
+  if constexpr (is_multi_vector_v<V>) {
+    if (v.blocks > 1) {
+      f(std::true_type{});
+      return;
+    }
+  } else {
+    (void)v;
+  }
+  f(std::false_type{});
+}
+
 /// For kernels that take one block of columns at a time: f(x block, y block) for each of
 /// x's blocks (f(x, y) once for vectors and single blocks).
 template <class X, class Y, class F>

@@ -176,18 +176,20 @@ struct CrsSpmv {
 
   /// Host shape (launch_parameters.hpp's HostBlock): the block's rows in a plain loop.
   KOKKOS_INLINE_FUNCTION void operator()(HostBlock block) const {
-    with_beta_known(alpha, beta,
-                    [&](Acc a, Acc b, auto zero) { host_rows(block.index, a, b, zero); });
+    with_beta_known(alpha, beta, [&](Acc a, Acc b, auto zero) {
+      with_blocks_known(x, [&](auto blocked) { host_rows(block.index, a, b, zero, blocked); });
+    });
   }
 
-  template <class BetaZero>
-  KOKKOS_INLINE_FUNCTION void host_rows(std::int64_t block, Acc a, Acc b, BetaZero zero) const {
+  template <class BetaZero, class Blocked>
+  KOKKOS_INLINE_FUNCTION void host_rows(std::int64_t block, Acc a, Acc b, BetaZero zero,
+                                        Blocked) const {
     const auto starts = row_starts;
     const auto c = cols;
     const auto v = vals;
     const std::int64_t first = block * rows_per_team;
     const std::int64_t last = first + rows_per_team < num_rows ? first + rows_per_team : num_rows;
-    const int blocks = column_blocks(x);
+    const int blocks = Blocked::value ? column_blocks(x) : 1;
     for (std::int64_t row = first; row < last; ++row) {
       const Offset begin = starts(row);
       const Offset end = starts(row + 1);

@@ -92,19 +92,21 @@ struct SellSpmv {
                 "SellSpmv: the host shape walks one row of a chunk at a time");
 
   KOKKOS_INLINE_FUNCTION void operator()(HostBlock block) const {
-    with_beta_known(alpha, beta,
-                    [&](Acc a, Acc b, auto zero) { host_chunks(block.index, a, b, zero); });
+    with_beta_known(alpha, beta, [&](Acc a, Acc b, auto zero) {
+      with_blocks_known(x, [&](auto blocked) { host_chunks(block.index, a, b, zero, blocked); });
+    });
   }
 
-  template <class BetaZero>
-  KOKKOS_INLINE_FUNCTION void host_chunks(std::int64_t block, Acc a, Acc b, BetaZero zero) const {
+  template <class BetaZero, class Blocked>
+  KOKKOS_INLINE_FUNCTION void host_chunks(std::int64_t block, Acc a, Acc b, BetaZero zero,
+                                          Blocked) const {
     const int c = chunk_size;
     const std::int64_t first = block * chunks_per_team;
     const std::int64_t last =
         first + chunks_per_team < num_chunks ? first + chunks_per_team : std::int64_t(num_chunks);
     Stored const* const col_ptr = cols.data();
     Scalar const* const val_ptr = vals.data();
-    const int blocks = column_blocks(x);
+    const int blocks = Blocked::value ? column_blocks(x) : 1;
     for (Ordinal chunk = static_cast<Ordinal>(first); chunk < last; ++chunk) {
       const Offset base = chunk_starts(chunk);
       const Ordinal width = chunk_widths(chunk);
