@@ -105,7 +105,8 @@ TYPED_TEST(SpmvModesTest, EveryModeLayoutAndColumnCountMatchesTheReference) {
 }
 
 // Host backends take all whole blocks of 16 columns of a LayoutRight product in one launch when
-// the format walks them in its row loop (CRS, SELL, auto); every variant, a remainder, both betas.
+// the format walks them in its row loop (CRS, SELL, auto); every variant, a remainder, both betas,
+// and the automatic format holding each family.
 TYPED_TEST(SpmvModesTest, WideLayoutRightProductsOfEveryVariantMatchTheReference) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -135,6 +136,23 @@ TYPED_TEST(SpmvModesTest, WideLayoutRightProductsOfEveryVariantMatchTheReference
         }
         check_columns<Scalar, Exec, Kokkos::LayoutRight>(M, o, ht, SpmvMode::transpose, 33, 1.0,
                                                          1.0, ++seed, label);
+      }
+      // The automatic format holding each family: those that do not walk blocks get them one
+      // at a time.
+      if constexpr (std::is_same_v<Format, AutoFormat>) {
+        for_each_type(format_list{}, [&](auto tag) {
+          using F = typename decltype(tag)::type;
+          if (!F::obstacle(Exec(), A, typename F::options_type{}).empty()) return;
+          AutoOptions family;
+          family.candidates = {F::family};
+          const auto M = make_auto_matrix(Exec(), A, family);
+          const std::string label = what + " auto holding " + M.selection().format;
+          for (int k : {32, 35}) {
+            check_columns<Scalar, Exec, Kokkos::LayoutRight>(M, family, h, SpmvMode::none, k, 1.5,
+                                                             -0.5, ++seed, label);
+            ++checked;
+          }
+        });
       }
     }
     EXPECT_GT(checked, 0);

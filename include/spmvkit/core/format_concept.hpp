@@ -23,6 +23,11 @@
 /// | `F::diagonal(exec, A, d)` | d(i) = sum of A's entries (i, i) |
 /// | `F::bytes(A)` | the byte model: minimum bytes one SpMV (beta = 0) moves |
 ///
+/// Optional: `static constexpr bool walks_column_blocks = true` says that apply takes several
+/// blocks of columns in one call (detail::MultiX::blocks > 1: spmv hands them over for wide
+/// LayoutRight products on host backends) and that every kernel it runs either walks them or
+/// splits them (detail::for_each_block). Without it apply gets one block at a time.
+///
 /// Mixed precision. apply takes x and y (one value type V for both) of the
 /// matrix's value type or, for a float or double matrix, of the other of the
 /// two; alpha, beta and every row sum are in the wider of the two types

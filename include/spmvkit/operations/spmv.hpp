@@ -14,7 +14,9 @@
 /// 1 columns (16 first for LayoutRight on host backends: detail::column_block,
 /// detail::for_each_column_block), carrying K sums per row
 /// (detail::Lanes), so the matrix is read once per block rather than once per
-/// column. The merge-path kernels (balanced CRS, COO, HYB's tail) have a
+/// column. On host backends, formats with walks_column_blocks (CRS and SELL)
+/// get all whole blocks of 16 of a LayoutRight product at once and walk them
+/// inside the row loop. The merge-path kernels (balanced CRS, COO, HYB's tail) have a
 /// block form on host backends only (balanced CRS; K carries per tile); on
 /// GPUs, and for COO and HYB's tail, they run column by column inside a block.
 ///
@@ -260,8 +262,8 @@ TransposedTwin<Matrix> const& transposed_twin(ExecutionSpace const& exec, Matrix
 /// - x and y: rank 1 (a vector each), or rank 2 (k >= 1 columns each, the
 ///   same k, any layout): column c of y takes op(A) times column c of x, the
 ///   matrix read once per block of up to 8 columns (16 for LayoutRight on
-///   host backends, where CRS, SELL and the automatic format read it once
-///   for all whole blocks of 16).
+///   host backends, where CRS's row kernels and SELL, also as the automatic
+///   format's choice, read it once for all whole blocks of 16).
 /// - Transposed: the first transposed product builds a transposed twin of A
 ///   in A's format (in CRS where the format cannot store Aᵀ) and A keeps it
 ///   for the next ones (forget_transpose() frees it): the same kernels, no
@@ -312,7 +314,8 @@ TransposedTwin<Matrix> const& transposed_twin(ExecutionSpace const& exec, Matrix
 /// Cost: one pass over the stored entries (nnz multiply-adds for CRS,
 /// stored_entries() for SELL, padding included); memory traffic at least
 /// `spmv_bytes<V>(A).total()` bytes for vectors of V (SpmvBytes), the matrix
-/// part once per block of columns. No allocation, except the transposed twin
+/// part once per block of columns (once for all whole blocks of 16 where they
+/// are walked together). No allocation, except the transposed twin
 /// at the first transposed product.
 template <class ExecutionSpace, class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>

@@ -195,11 +195,11 @@ struct CrsSpmv {
       const Offset end = starts(row + 1);
       // Several blocks of columns: the row's entries come from L1 for every block after the
       // first, and x's and y's rows are read whole.
-      for (int block = 0; block < blocks; ++block) {
-        const X xb = column_block_at(x, block);
+      for (int cb = 0; cb < blocks; ++cb) {
+        const X xb = column_block_at(x, cb);
         Sum sum = 0;
         for (Offset k = begin; k < end; ++k) sum += widened_product<Sum>(v(k), xb(c(k)));
-        store_row(column_block_at(y, block), row, a, b, sum, zero);
+        store_row(column_block_at(y, cb), row, a, b, sum, zero);
       }
     }
   }

@@ -116,14 +116,14 @@ struct SellSpmv {
         const Ordinal row[1] = {original_row(stored_row)};
         // Several blocks of columns: the row's slots come from L1 for every block after the
         // first, and x's and y's rows are read whole.
-        for (int block = 0; block < blocks; ++block) {
-          const X xb = column_block_at(x, block);
+        for (int cb = 0; cb < blocks; ++cb) {
+          const X xb = column_block_at(x, cb);
           Sum sum = 0;
           for (Ordinal j = 0; j < width; ++j) {
             const Offset slot = base + static_cast<Offset>(j) * c + r;
             sum += widened_product<Sum>(val_ptr[slot], xb(column(col_ptr[slot], row, 0)));
           }
-          store_row(column_block_at(y, block), row[0], a, b, sum, zero);
+          store_row(column_block_at(y, cb), row[0], a, b, sum, zero);
         }
       }
     }
