@@ -16,9 +16,9 @@
 /// (detail::Lanes), so the matrix is read once per block rather than once per
 /// column. On host backends, formats with walks_column_blocks (CRS and SELL)
 /// get all whole blocks of 16 of a LayoutRight product at once and walk them
-/// inside the row loop. The merge-path kernels (balanced CRS, COO, HYB's tail) have a
-/// block form on host backends only (balanced CRS; K carries per tile); on
-/// GPUs, and for COO and HYB's tail, they run column by column inside a block.
+/// inside the row loop. The merge-path kernels (balanced CRS, COO, HYB's tail)
+/// keep K carries per tile; on GPUs they stage a tile's values and columns
+/// and scan K lanes (formats/crs/detail/merge_path.hpp).
 ///
 /// Transposed products run the format's own kernel on a transposed twin that
 /// the matrix builds at the first one and keeps (core/detail/kept_transpose.hpp):

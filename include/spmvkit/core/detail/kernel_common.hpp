@@ -232,15 +232,6 @@ template <class Format>
 struct walks_column_blocks<Format, std::void_t<decltype(Format::walks_column_blocks)>>
     : std::bool_constant<Format::walks_column_blocks> {};
 
-/// For kernels without a block form: f(x column, y column) for each column
-/// of x's blocks, as rank-1 Views.
-template <class X, class Y, class F>
-void for_each_column(X const& x, Y const& y, F&& f) {
-  for (int k = 0; k < X::lanes * x.blocks; ++k) {
-    f(Kokkos::subview(x.x, Kokkos::ALL, x.c0 + k), Kokkos::subview(y.y, Kokkos::ALL, y.c0 + k));
-  }
-}
-
 /// The vector types the kernels are instantiated with: whatever layout the
 /// caller's Views have, viewed unmanaged (no reference counting in kernels)
 /// and, for x, through the read-only cache path.

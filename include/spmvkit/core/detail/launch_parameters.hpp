@@ -174,8 +174,11 @@ inline constexpr int column_block = (is_host_space_v<ExecutionSpace> &&
 /// Host tiles of the balanced CRS kernel walk blocks of up to this many
 /// columns of a multi-vector product at once (column_block),
 /// so every host plan keeps this many carries per tile (COO's and HYB's too,
-/// which go column by column: a few KB). GPU plans keep one.
+/// which go column by column: a few KB).
 inline constexpr int merge_path_host_carry_lanes = 16;
+/// GPU plans keep column_block's 8 carries per tile (8 words per tile of 896
+/// path items: under 1% of the matrix's bytes).
+inline constexpr int merge_path_gpu_carry_lanes = 8;
 /// Rows that cross tiles: the last tile to finish adds the carries (an
 /// integer counter tells it), saving a second launch. On the host always: a
 /// launch costs as much as a small product. On a GPU only in plans of at

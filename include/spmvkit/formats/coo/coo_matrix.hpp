@@ -262,13 +262,7 @@ struct CooFormat {
                     X const& x, detail::spmv_scalar_t<Coo, Y> beta, Y const& y,
                     options_type const&) {
     using Map = Kokkos::View<const typename Coo::ordinal_type*, typename Coo::device_type>;
-    if constexpr (detail::is_multi_vector_v<Y>) { // the merge path's block form is CRS's only
-      detail::for_each_column(x, y, [&](auto const& xc, auto const& yc) {
-        detail::spmv_coo(exec, alpha, A, xc, beta, yc, Map());
-      });
-    } else {
-      detail::spmv_coo(exec, alpha, A, x, beta, y, Map());
-    }
+    detail::spmv_coo(exec, alpha, A, x, beta, y, Map()); // a block of columns per tile
   }
   /// d(i) = the sum of A's stored entries (i, i), 0 for a row without one.
   template <class ExecutionSpace, class Coo, class D>

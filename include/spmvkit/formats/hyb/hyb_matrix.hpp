@@ -278,15 +278,8 @@ struct HybFormat {
     if (A.tail().nnz() > 0) {
       // With y narrower than the sums (a double matrix with float vectors),
       // tail rows are rounded a second time here.
-      if constexpr (detail::is_multi_vector_v<Y>) { // the merge path's block form is CRS's only
-        detail::for_each_column(x, y, [&](auto const& xc, auto const& yc) {
-          detail::spmv_coo(exec, alpha, A.tail(), xc, detail::spmv_scalar_t<Hyb, Y>(1), yc,
-                           A.tail_rows(), "SpMVKit::spmv::hyb_tail");
-        });
-      } else {
-        detail::spmv_coo(exec, alpha, A.tail(), x, detail::spmv_scalar_t<Hyb, Y>(1), y,
-                         A.tail_rows(), "SpMVKit::spmv::hyb_tail");
-      }
+      detail::spmv_coo(exec, alpha, A.tail(), x, detail::spmv_scalar_t<Hyb, Y>(1), y, A.tail_rows(),
+                       "SpMVKit::spmv::hyb_tail");
     }
   }
   /// The ELL part's diagonal, then the tail's diagonal entries added (in

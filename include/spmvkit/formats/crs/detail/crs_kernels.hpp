@@ -255,15 +255,7 @@ void spmv_crs(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix
     return;
   }
   if (kernel == CrsKernel::balanced) {
-    // The host shape walks a block of columns per tile; the GPU's staged
-    // shape keeps one product per entry in scratch, so it goes column by column.
-    if constexpr (is_multi_vector_v<Y> && !is_host_space_v<ExecutionSpace>) {
-      for_each_column(x, y, [&](auto const& xc, auto const& yc) {
-        spmv_crs_balanced(exec, alpha, A, xc, beta, yc);
-      });
-    } else {
-      spmv_crs_balanced(exec, alpha, A, x, beta, y);
-    }
+    spmv_crs_balanced(exec, alpha, A, x, beta, y); // a block of columns per tile
     return;
   }
   const auto kind =

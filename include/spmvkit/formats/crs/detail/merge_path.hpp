@@ -25,10 +25,12 @@
 // - Product, host shape (direct): one thread walks a tile in place (a
 //   RangePolicy over tiles): rows in a plain loop, like the row-per-thread
 //   kernel. A tile boundary never splits a row shorter than a quarter tile,
-//   so such rows are summed exactly as the row kernel sums them. For a block
-//   of K <= 16 columns of a multi-vector product the thread carries K sums and
-//   the tile K carries (the balanced CRS kernel's block form); the GPU shape
-//   takes one column per launch.
+//   so such rows are summed exactly as the row kernel sums them.
+// - A block of K columns of a multi-vector product (the balanced CRS kernel's
+//   block form, K <= the plan's carry lanes: 16 on the host, 8 on a GPU) reads
+//   the matrix once: each thread sums K lanes and each tile keeps K carries.
+//   The GPU shape stages values and columns instead of products (K products
+//   per entry would not fit in scratch) and scans K lanes.
 // - Every row that ends in a tile is written by that tile, beta y folded in
 //   (beta == 0 never reads y). A row still open at a tile's end leaves its
 //   partial sum as the tile's carry, added later, in tile order, to the y
@@ -90,7 +92,7 @@ struct MergePathPlan {
   Kokkos::View<int*, Device> finished;
   std::int64_t num_tiles = 0;
   std::int64_t tile_length = 0; ///< path items per tile
-  int carry_lanes = 1;          ///< columns a product may walk at once (host: 16)
+  int carry_lanes = 1;          ///< columns a product may walk at once (host 16, GPU 8)
   /// Some tile ends inside a row's nonzeros: the carry pass is needed.
   bool has_crossings = false;
 };
@@ -171,7 +173,7 @@ merge_path_plan(ExecutionSpace const& exec, RowStarts const& row_starts, std::in
   }
   Plan plan;
   plan.tile_length = p.work_per_team;
-  plan.carry_lanes = p.staged ? 1 : merge_path_host_carry_lanes;
+  plan.carry_lanes = p.staged ? merge_path_gpu_carry_lanes : merge_path_host_carry_lanes;
   plan.num_tiles = (num_rows + nnz + p.work_per_team - 1) / p.work_per_team;
   plan.tile_rows = allocate_view<decltype(plan.tile_rows)>(
       exec, "SpMVKit::MergePath::tile_rows(" + label + ")", plan.num_tiles + 1);
@@ -277,6 +279,26 @@ add_carry_run(TileRows const& tile_rows, Carries const& carries, Map const& row_
   out = static_cast<typename Y::value_type>(out + alpha * sum);
 }
 
+/// add_carry_run for a block of K columns: lane c of tile u's carry at
+/// u * K + c, added to column y.c0 + c.
+template <class TileRows, class Carries, class Map, class View2, int K, class Acc>
+KOKKOS_INLINE_FUNCTION void add_carry_run(TileRows const& tile_rows, Carries const& carries,
+                                          Map const& row_map, MultiY<View2, K> const& y, Acc alpha,
+                                          std::int64_t num_rows, std::int64_t num_tiles,
+                                          std::int64_t t) {
+  const auto row = tile_rows(t + 1);
+  if (row >= num_rows) return;
+  if (t > 0 && tile_rows(t) == row) return;
+  const auto out = row_map.extent(0) != 0 ? row_map(row) : row;
+  for (int c = 0; c < K; ++c) {
+    Acc sum = static_cast<Acc>(carries(t * K + c));
+    for (std::int64_t u = t + 1; u < num_tiles && tile_rows(u + 1) == row; ++u)
+      sum += static_cast<Acc>(carries(u * K + c));
+    auto& o = y.y(out, y.c0 + c);
+    o = static_cast<typename View2::non_const_value_type>(o + alpha * sum);
+  }
+}
+
 /// add_carry_run inside the product kernel, after every other tile is done:
 /// the carries and y are read with atomic operations, which GPUs serve from
 /// the coherent L2 (a plain load could hit a stale L1 line). One thread per
@@ -297,7 +319,7 @@ KOKKOS_INLINE_FUNCTION void add_carry_run_coherent(TileRows const& tile_rows,
                      static_cast<typename Y::value_type>(alpha * sum));
 }
 
-/// add_carry_run_coherent for a block of K columns (host shape): lane c of
+/// add_carry_run_coherent for a block of K columns: lane c of
 /// tile u's carry at u * K + c, added to column y.c0 + c.
 template <class TileRows, class Carries, class Map, class View2, int K, class Acc>
 KOKKOS_INLINE_FUNCTION void
@@ -331,7 +353,8 @@ template <class ExecutionSpace, class Rows, class Scalar, class Ordinal, class O
 struct MergePathSpmv {
   // Scalar is the matrix's; sums, products and alpha, beta are in Acc.
   using Acc = wider_t<Scalar, typename Y::non_const_value_type>;
-  using Sum = spmv_sum_t<Acc, Y>; // Lanes<Acc, K> for a block of K columns (host shape only)
+  using Sum = spmv_sum_t<Acc, Y>; // Lanes<Acc, K> for a block of K columns
+  static constexpr int lanes = lanes_of<Y>::value;
   using Carry = merge_carry_t<Scalar>;
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   template <class T>
@@ -358,12 +381,17 @@ struct MergePathSpmv {
   /// The last tile to finish adds the carries, instead of a second launch.
   bool carries_in_kernel;
 
-  /// Scratch of the staged shape: products and row ends of a tile, two
-  /// buffers of partial sums and the row keys of the scan.
+  /// Scratch of the staged shape: products (a block of columns: values and
+  /// columns) and row ends of a tile, two buffers of partial sums per lane
+  /// and the row keys of the scan.
   static std::size_t scratch_bytes(int team_size, int tile_length) {
-    return scratch_view<Acc>::shmem_size(tile_length) +
-           scratch_view<Offset>::shmem_size(tile_length + 1) +
-           scratch_view<Acc>::shmem_size(2 * team_size) + scratch_view<int>::shmem_size(team_size);
+    const std::size_t entries = is_multi_vector_v<Y>
+                                    ? scratch_view<Scalar>::shmem_size(tile_length) +
+                                          scratch_view<Ordinal>::shmem_size(tile_length)
+                                    : scratch_view<Acc>::shmem_size(tile_length);
+    return entries + scratch_view<Offset>::shmem_size(tile_length + 1) +
+           scratch_view<Acc>::shmem_size(2 * lanes * team_size) +
+           scratch_view<int>::shmem_size(team_size);
   }
 
   template <class S>
@@ -390,7 +418,11 @@ struct MergePathSpmv {
   /// GPU shape: one tile per team.
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const std::int64_t t = team.league_rank();
-    staged(team, t, tile_rows(t), tile_rows(t + 1), tile_nnz(t), tile_nnz(t + 1));
+    if constexpr (is_multi_vector_v<Y>) {
+      staged_block(team, t, tile_rows(t), tile_rows(t + 1), tile_nnz(t), tile_nnz(t + 1));
+    } else {
+      staged(team, t, tile_rows(t), tile_rows(t + 1), tile_nnz(t), tile_nnz(t + 1));
+    }
     if (carries_in_kernel) {
       Kokkos::memory_fence(); // this thread's y and carry before the count
       team.team_barrier();
@@ -509,6 +541,75 @@ struct MergePathSpmv {
     if (a0 < a1) emit(i0 + a0, (tr > 0 ? partial(src * ts + tr - 1) : Acc(0)) + first);
     if (tr == ts - 1) carries(t) = static_cast<Carry>(partial(src * ts + tr));
   }
+
+  /// staged() for a block of K columns: the tile's values and columns are
+  /// staged, each thread gathers K entries of x per nonzero (independent
+  /// loads, so many are still in flight) and sums K lanes; the scan runs on
+  /// K lanes kept lane-major (partial(lane * ts + thread): a warp reads
+  /// consecutive words).
+  KOKKOS_INLINE_FUNCTION void staged_block(member_type const& team, std::int64_t t, Ordinal i0,
+                                           Ordinal i1, Offset j0, Offset j1) const {
+    constexpr int K = lanes;
+    const int ts = team.team_size();
+    const int tr = team.team_rank();
+    const int nr = static_cast<int>(i1 - i0);
+    const int nz = static_cast<int>(j1 - j0);
+    const int len = nr + nz;
+    scratch_view<Scalar> sv(team.team_scratch(0), tile_length);
+    scratch_view<Ordinal> sc(team.team_scratch(0), tile_length);
+    scratch_view<Offset> ends(team.team_scratch(0), tile_length + 1);
+    scratch_view<Acc> partial(team.team_scratch(0), 2 * K * ts);
+    scratch_view<int> keys(team.team_scratch(0), ts);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nz), [&](int k) {
+      sv(k) = load_streaming(vals.data() + j0 + k);
+      sc(k) = load_streaming(cols.data() + j0 + k);
+    });
+    rows.stage_ends(team, i0, i1, j0, j1, ends);
+    team.team_barrier();
+
+    const int d0 = tr * items_per_thread < len ? tr * items_per_thread : len;
+    const int d1 = d0 + items_per_thread < len ? d0 + items_per_thread : len;
+    const int a0 = local_search(ends, j0, nr, nz, d0);
+    const int a1 = local_search(ends, j0, nr, nz, d1);
+    int k = d0 - a0;
+    const int k_end = d1 - a1;
+    Sum sum = 0, first = 0;
+    for (int r = a0; r < a1; ++r) {
+      const int end = static_cast<int>(ends(r) - j0);
+      for (; k < end; ++k) sum += widened_product<Sum>(sv(k), x(sc(k)));
+      if (r == a0) {
+        first = sum;
+      } else {
+        emit(i0 + r, sum);
+      }
+      sum = 0;
+    }
+    for (; k < k_end; ++k) sum += widened_product<Sum>(sv(k), x(sc(k)));
+
+    keys(tr) = a1;
+    for (int l = 0; l < K; ++l) partial(l * ts + tr) = sum.v[l];
+    team.team_barrier();
+    int src = 0;
+    for (int off = 1; off < ts; off *= 2) {
+      const bool joined = tr >= off && keys(tr - off) == keys(tr);
+      for (int l = 0; l < K; ++l) {
+        Acc v = partial((src * K + l) * ts + tr);
+        if (joined) v = partial((src * K + l) * ts + tr - off) + v;
+        partial(((1 - src) * K + l) * ts + tr) = v;
+      }
+      src = 1 - src;
+      team.team_barrier();
+    }
+    if (a0 < a1) {
+      Sum before = 0;
+      if (tr > 0)
+        for (int l = 0; l < K; ++l) before.v[l] = partial((src * K + l) * ts + tr - 1);
+      emit(i0 + a0, before + first);
+    }
+    if (tr == ts - 1)
+      for (int l = 0; l < K; ++l)
+        carries(t * K + l) = static_cast<Carry>(partial((src * K + l) * ts + tr));
+  }
 };
 
 /// The carry pass (a second launch, for plans of many tiles): add_carry_run
@@ -531,8 +632,7 @@ struct MergePathCarries {
 /// (merge_path_parameters, or a test's own: p.work_per_team must be the
 /// plan's tile length, p.team_size 1 unless p.staged). rows: CsrRowEnds or
 /// CooRowKeys; row_map: empty, or the output row of each row of the plan.
-/// x and y may be a block of K columns (MultiX, MultiY) in the host shape
-/// only, with the carries fixed in the kernel and K <= plan.carry_lanes.
+/// x and y may be a block of K <= plan.carry_lanes columns (MultiX, MultiY).
 template <class ExecutionSpace, class Rows, class Plan, class Cols, class Vals, class Map, class X,
           class Y>
 void spmv_merge_path(
@@ -557,10 +657,10 @@ void spmv_merge_path(
   const bool in_kernel =
       plan.has_crossings && p.carries_in_kernel && plan.num_tiles <= p.carries_in_kernel_max_tiles;
   if constexpr (is_multi_vector_v<Y>) {
-    if (p.staged || (plan.has_crossings && !in_kernel) || Y::lanes > plan.carry_lanes) {
-      throw std::logic_error("spmvkit: the merge path takes a block of " +
-                             std::to_string(Y::lanes) + " columns only in the host shape (" +
-                             label + ")");
+    if (Y::lanes > plan.carry_lanes) {
+      throw std::logic_error("spmvkit: a block of " + std::to_string(Y::lanes) +
+                             " columns exceeds the " + std::to_string(plan.carry_lanes) +
+                             " carry lanes of the merge-path plan of " + label);
     }
   }
   using Functor = MergePathSpmv<ExecutionSpace, Rows, Scalar, Ordinal, Offset, Device, X, Y>;
@@ -581,14 +681,12 @@ void spmv_merge_path(
                   plan.num_tiles,
                   num_rows,
                   in_kernel};
-  if constexpr (!is_multi_vector_v<Y>) {
-    if (p.staged) {
-      Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(
-          exec, plan.num_tiles, p.team_size, 1);
-      policy.set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes(
-                                     p.team_size, static_cast<int>(p.work_per_team))));
-      Kokkos::parallel_for(label, policy, f);
-    }
+  if (p.staged) {
+    Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(
+        exec, plan.num_tiles, p.team_size, 1);
+    policy.set_scratch_size(
+        0, Kokkos::PerTeam(Functor::scratch_bytes(p.team_size, static_cast<int>(p.work_per_team))));
+    Kokkos::parallel_for(label, policy, f);
   }
   if (!p.staged) {
     Kokkos::parallel_for(
@@ -598,13 +696,12 @@ void spmv_merge_path(
         f);
   }
   if (plan.has_crossings && !in_kernel) {
-    if constexpr (!is_multi_vector_v<Y>)
-      Kokkos::parallel_for(
-          label + "_carries",
-          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0,
-                                                                               plan.num_tiles),
-          MergePathCarries<merge_carry_t<Scalar>, Acc, Ordinal, Device, Y>{
-              plan.tile_rows, plan.carries, row_map, y, alpha, num_rows, plan.num_tiles});
+    Kokkos::parallel_for(
+        label + "_carries",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0,
+                                                                             plan.num_tiles),
+        MergePathCarries<merge_carry_t<Scalar>, Acc, Ordinal, Device, Y>{
+            plan.tile_rows, plan.carries, row_map, y, alpha, num_rows, plan.num_tiles});
   }
 }
 
