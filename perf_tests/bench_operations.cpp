@@ -595,8 +595,15 @@ void bm_modes(benchmark::State& state, Options const& o, std::string const& name
     const std::string key = source.name + "/" + impl + "/" + kk_mode;
     const std::string columns = std::to_string(k) + (right ? "r" : "");
     mode_times()[key + "/" + columns] = t;
+    // The kernel that ran: CRS's automatic kernel, or the automatic format's variant (Aᵀ x
+    // runs the kept transposed twin's, which may differ: "transposed_twin").
+    std::string kernel = transposed ? "transposed_twin" : "kk";
+    if (impl == "crs" && !transposed)
+      kernel = CrsFormat::name(detail::automatic_crs_kernel(exec, A.statistics(exec)));
+    if (impl == "auto" && !transposed) kernel = M.selection().format;
     state.SetLabel(std::string("family=modes;impl=") + impl + ";mode=" + kk_mode +
-                   ";k=" + std::to_string(k) + ";layout=" + (right ? "right" : "left"));
+                   ";k=" + std::to_string(k) + ";layout=" + (right ? "right" : "left") +
+                   ";kernel=" + kernel);
     state.counters["time_s"] = t;
     state.counters["k"] = k;
     state.counters["rows"] = static_cast<double>(A.num_rows());
