@@ -160,7 +160,8 @@ template <class Scalar, class Y2, class X2>
 
 // Rank-2 x and y: tiles walk blocks of up to 8 columns (16 for LayoutRight on hosts; K sums and
 // K carries per tile). The public call at the default tiles (k = 3, 8, 17: blocks of 2 + 1, 8,
-// 8 + 8 + 1 or 16 + 1), then a block of 4 columns over tiles of a few items, where runs of
+// 8 + 8 + 1 or 16 + 1), then a block of 4 columns (LayoutLeft: also halved to single columns
+// by a byte budget) over tiles of a few items, where runs of
 // tiles end inside one row and every carry lane is added: in place (hosts) and staged with a
 // scan of 4 lanes (teams of 1, 2 and 32 threads; on hosts at most the backend's threads), carries
 // fixed in the kernel and by the second launch.
@@ -232,6 +233,9 @@ TYPED_TEST(CrsBalancedTest, MultiVectorBlocksMatchTheReference) {
               p.staged = staged;
               p.carries_in_kernel = in_kernel;
               p.carries_in_kernel_max_tiles = std::numeric_limits<std::int64_t>::max();
+              // Tiles of 3 items: a LayoutLeft block halved down to single columns (x's
+              // columns over the byte budget); LayoutRight keeps its block.
+              if (items == 3) p.block_x_bytes = 1;
               const auto plan = detail::merge_path_plan<Scalar, int>(Exec(), A.row_starts(), h.rows,
                                                                      h.nnz(), p, "test");
               L2 y("y", static_cast<std::size_t>(h.rows), 6);

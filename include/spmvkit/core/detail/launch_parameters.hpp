@@ -60,6 +60,9 @@ struct LaunchParameters {
   /// entries moves to the nearer end of the row, so such rows are never
   /// split (0: boundaries stay where the equal split puts them).
   std::int64_t whole_rows_up_to = 0;
+  /// Merge path, a block of K columns of a LayoutLeft x: at most this many bytes of x's
+  /// columns gathered at once (the block is halved until they fit).
+  std::int64_t block_x_bytes = std::numeric_limits<std::int64_t>::max();
   /// Host: a static schedule of at most one team per thread (host_static_max_entries) rather
   /// than dynamic teams.
   bool static_schedule = false;
@@ -179,6 +182,13 @@ inline constexpr int merge_path_host_carry_lanes = 16;
 /// GPU plans keep column_block's 8 carries per tile (8 words per tile of 896
 /// path items: under 1% of the matrix's bytes).
 inline constexpr int merge_path_gpu_carry_lanes = 8;
+/// GPU: a merge-path block of K columns of a LayoutLeft x gathers from K separate columns, so
+/// its working set in L2 is K times one column's. Blocks are halved until K columns take at most
+/// this many bytes. On an H200 (L2 50 MB) blocks of 8 columns of 19 MB (coAuthorsDBLP) ran
+/// 1.7x faster than one column at a time, blocks of 4 of 134 MB (R-MAT scale 22) 2x slower
+/// (docs/notes/2026-12-01-multivector-gpu-merge-path.md). LayoutRight reads a row of the block
+/// in one sector, and hosts keep their blocks.
+inline constexpr std::int64_t merge_path_gpu_block_x_bytes = std::int64_t(24) << 20;
 /// Rows that cross tiles: the last tile to finish adds the carries (an
 /// integer counter tells it), saving a second launch. On the host always: a
 /// launch costs as much as a small product. On a GPU only in plans of at
@@ -218,6 +228,7 @@ LaunchParameters merge_path_parameters(std::int64_t num_rows, std::int64_t nnz) 
     p.staged = true;
     p.carries_in_kernel = true;
     p.carries_in_kernel_max_tiles = merge_path_gpu_in_kernel_tiles;
+    p.block_x_bytes = merge_path_gpu_block_x_bytes;
   }
   p.work_per_team = p.items_per_thread * p.team_size;
   p.league_size = (path + p.work_per_team - 1) / p.work_per_team;

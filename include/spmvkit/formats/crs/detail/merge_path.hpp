@@ -59,6 +59,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace spmvkit::detail {
 
@@ -632,7 +633,8 @@ struct MergePathCarries {
 /// (merge_path_parameters, or a test's own: p.work_per_team must be the
 /// plan's tile length, p.team_size 1 unless p.staged). rows: CsrRowEnds or
 /// CooRowKeys; row_map: empty, or the output row of each row of the plan.
-/// x and y may be a block of K <= plan.carry_lanes columns (MultiX, MultiY).
+/// x and y may be a block of K <= plan.carry_lanes columns (MultiX, MultiY), halved while K
+/// columns of a LayoutLeft x take more than p.block_x_bytes.
 template <class ExecutionSpace, class Rows, class Plan, class Cols, class Vals, class Map, class X,
           class Y>
 void spmv_merge_path(
@@ -650,6 +652,22 @@ void spmv_merge_path(
   using Offset = typename decltype(plan.tile_nnz)::non_const_value_type;
   using Device = typename Vals::device_type;
   if (plan.num_tiles == 0) return; // no rows: nothing to write
+  if constexpr (lanes_of<Y>::value > 1) {
+    using XView = std::decay_t<decltype(x.x)>;
+    using YView = std::decay_t<decltype(y.y)>;
+    constexpr int H = Y::lanes / 2;
+    const double block_bytes = static_cast<double>(Y::lanes) * static_cast<double>(x.x.extent(0)) *
+                               sizeof(typename X::non_const_value_type);
+    if (!std::is_same_v<typename XView::array_layout, Kokkos::LayoutRight> &&
+        block_bytes > static_cast<double>(p.block_x_bytes)) {
+      for (int h = 0; h < 2; ++h) {
+        spmv_merge_path(exec, p, plan, rows, cols, vals, row_map, num_rows,
+                        MultiX<XView, H>{x.x, x.c0 + h * H}, MultiY<YView, H>{y.y, y.c0 + h * H},
+                        alpha, beta, label);
+      }
+      return;
+    }
+  }
   if (p.work_per_team != plan.tile_length || p.items_per_thread * p.team_size != p.work_per_team ||
       (!p.staged && p.team_size != 1)) {
     throw std::logic_error("spmvkit: merge-path launch does not match the tile plan of " + label);
