@@ -14,9 +14,9 @@
 /// 1 columns (16 first for LayoutRight on host backends: detail::column_block,
 /// detail::for_each_column_block), carrying K sums per row
 /// (detail::Lanes), so the matrix is read once per block rather than once per
-/// column. On host backends, formats with walks_column_blocks (CRS and SELL)
-/// get all whole blocks of 16 of a LayoutRight product at once and walk them
-/// inside the row loop. The merge-path kernels (balanced CRS, COO, HYB's tail)
+/// column. On host backends, formats with walks_column_blocks (CRS, SELL, COO
+/// and HYB) get all whole blocks of 16 of a LayoutRight product at once and
+/// walk them inside the row loop. The merge-path kernels (balanced CRS, COO, HYB's tail)
 /// keep K carries per tile; on GPUs they stage a tile's values and columns
 /// and scan K lanes (formats/crs/detail/merge_path.hpp).
 ///
@@ -262,7 +262,7 @@ TransposedTwin<Matrix> const& transposed_twin(ExecutionSpace const& exec, Matrix
 /// - x and y: rank 1 (a vector each), or rank 2 (k >= 1 columns each, the
 ///   same k, any layout): column c of y takes op(A) times column c of x, the
 ///   matrix read once per block of up to 8 columns (16 for LayoutRight on
-///   host backends, where CRS's row kernels and SELL, also as the automatic
+///   host backends, where CRS, SELL, COO and HYB, also as the automatic
 ///   format's choice, read it once for all whole blocks of 16).
 /// - Transposed: the first transposed product builds a transposed twin of A
 ///   in A's format (in CRS where the format cannot store Aᵀ) and A keeps it

@@ -247,6 +247,16 @@ TYPED_TEST(CrsBalancedTest, MultiVectorBlocksMatchTheReference) {
                   Scalar(2.0), "SpMVKit::test::merge_path_block");
               Kokkos::fence();
               EXPECT_TRUE(block_matches<Scalar>(h, -0.5, x, 2.0, y0, y, 1, 4));
+              // The same columns as two blocks of 2 (walked together by the host shape, a carry
+              // per column; the staged shape takes them one at a time).
+              Kokkos::deep_copy(y, y0);
+              detail::spmv_merge_path(
+                  Exec(), p, plan, detail::CsrRowEnds<int, int, Device>{A.row_starts()},
+                  A.column_indices(), A.values(), Kokkos::View<const int*, Device>(), h.rows,
+                  detail::MultiX<X2, 2>{x, 1, 2}, detail::MultiY<Y2, 2>{y, 1, 2}, Scalar(-0.5),
+                  Scalar(2.0), "SpMVKit::test::merge_path_blocks");
+              Kokkos::fence();
+              EXPECT_TRUE(block_matches<Scalar>(h, -0.5, x, 2.0, y0, y, 1, 4)) << "two blocks";
             }
           }
         }

@@ -180,6 +180,8 @@ struct CooOptions {
 struct CooFormat {
   /// The family name, "coo".
   static constexpr char const* family = "coo";
+  /// apply takes several blocks of columns at once (detail::walks_column_blocks).
+  static constexpr bool walks_column_blocks = true;
   /// The options of COO: CooOptions.
   using options_type = CooOptions;
   /// The matrix class of the format: CooMatrix.

@@ -203,6 +203,8 @@ std::int64_t hyb_width(ExecutionSpace const& exec, Crs const& A, HybOptions cons
 struct HybFormat {
   /// The family name, "hyb".
   static constexpr char const* family = "hyb";
+  /// apply takes several blocks of columns at once (detail::walks_column_blocks).
+  static constexpr bool walks_column_blocks = true;
   /// The options of HYB: HybOptions.
   using options_type = HybOptions;
   /// The matrix class of the format: HybMatrix.

@@ -247,8 +247,8 @@ void spmv_crs(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix
               X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y, CrsKernel kernel) {
   // The statistics are computed by the first automatic product and kept.
   if (kernel == CrsKernel::automatic) kernel = automatic_crs_kernel(exec, A.statistics(exec));
-  // Only the host shape walks several blocks of columns (walks_column_blocks).
-  if (column_blocks(x) > 1 && (kernel == CrsKernel::balanced || !is_host_space_v<ExecutionSpace>)) {
+  // Only the host shapes walk several blocks of columns (walks_column_blocks).
+  if (column_blocks(x) > 1 && !is_host_space_v<ExecutionSpace>) {
     for_each_block(x, y, [&](auto const& xb, auto const& yb) {
       spmv_crs(exec, alpha, A, xb, beta, yb, kernel);
     });

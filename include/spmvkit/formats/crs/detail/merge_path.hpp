@@ -30,7 +30,9 @@
 //   block form, K <= the plan's carry lanes: 16 on the host, 8 on a GPU) reads
 //   the matrix once: each thread sums K lanes and each tile keeps K carries.
 //   The GPU shape stages values and columns instead of products (K products
-//   per entry would not fit in scratch) and scans K lanes.
+//   per entry would not fit in scratch) and scans K lanes. The host shape also
+//   walks several blocks of 16 columns of a wide LayoutRight product, row by
+//   row, with a carry per column in a workspace of the product.
 // - Every row that ends in a tile is written by that tile, beta y folded in
 //   (beta == 0 never reads y). A row still open at a tile's end leaves its
 //   partial sum as the tile's carry, added later, in tile order, to the y
@@ -280,8 +282,8 @@ add_carry_run(TileRows const& tile_rows, Carries const& carries, Map const& row_
   out = static_cast<typename Y::value_type>(out + alpha * sum);
 }
 
-/// add_carry_run for a block of K columns: lane c of tile u's carry at
-/// u * K + c, added to column y.c0 + c.
+/// add_carry_run for y's blocks of K columns (L = K x y.blocks columns from
+/// y.c0): column c of tile u's carry at u * L + c, added to column y.c0 + c.
 template <class TileRows, class Carries, class Map, class View2, int K, class Acc>
 KOKKOS_INLINE_FUNCTION void add_carry_run(TileRows const& tile_rows, Carries const& carries,
                                           Map const& row_map, MultiY<View2, K> const& y, Acc alpha,
@@ -291,10 +293,11 @@ KOKKOS_INLINE_FUNCTION void add_carry_run(TileRows const& tile_rows, Carries con
   if (row >= num_rows) return;
   if (t > 0 && tile_rows(t) == row) return;
   const auto out = row_map.extent(0) != 0 ? row_map(row) : row;
-  for (int c = 0; c < K; ++c) {
-    Acc sum = static_cast<Acc>(carries(t * K + c));
+  const int L = K * y.blocks;
+  for (int c = 0; c < L; ++c) {
+    Acc sum = static_cast<Acc>(carries(t * L + c));
     for (std::int64_t u = t + 1; u < num_tiles && tile_rows(u + 1) == row; ++u)
-      sum += static_cast<Acc>(carries(u * K + c));
+      sum += static_cast<Acc>(carries(u * L + c));
     auto& o = y.y(out, y.c0 + c);
     o = static_cast<typename View2::non_const_value_type>(o + alpha * sum);
   }
@@ -320,8 +323,8 @@ KOKKOS_INLINE_FUNCTION void add_carry_run_coherent(TileRows const& tile_rows,
                      static_cast<typename Y::value_type>(alpha * sum));
 }
 
-/// add_carry_run_coherent for a block of K columns: lane c of
-/// tile u's carry at u * K + c, added to column y.c0 + c.
+/// add_carry_run_coherent for y's blocks of K columns (L = K x y.blocks
+/// columns): column c of tile u's carry at u * L + c, added to column y.c0 + c.
 template <class TileRows, class Carries, class Map, class View2, int K, class Acc>
 KOKKOS_INLINE_FUNCTION void
 add_carry_run_coherent(TileRows const& tile_rows, Carries const& carries, Map const& row_map,
@@ -332,10 +335,11 @@ add_carry_run_coherent(TileRows const& tile_rows, Carries const& carries, Map co
   if (row >= num_rows) return;
   if (t > 0 && tile_rows(t) == row) return;
   const auto out = row_map.extent(0) != 0 ? row_map(row) : row;
-  for (int c = 0; c < K; ++c) {
-    Acc sum = static_cast<Acc>(Kokkos::atomic_fetch_add(&carries(t * K + c), Carry(0)));
+  const int L = K * y.blocks;
+  for (int c = 0; c < L; ++c) {
+    Acc sum = static_cast<Acc>(Kokkos::atomic_fetch_add(&carries(t * L + c), Carry(0)));
     for (std::int64_t u = t + 1; u < num_tiles && tile_rows(u + 1) == row; ++u)
-      sum += static_cast<Acc>(Kokkos::atomic_fetch_add(&carries(u * K + c), Carry(0)));
+      sum += static_cast<Acc>(Kokkos::atomic_fetch_add(&carries(u * L + c), Carry(0)));
     Kokkos::atomic_add(&y.y(out, y.c0 + c),
                        static_cast<typename View2::non_const_value_type>(alpha * sum));
   }
@@ -443,23 +447,52 @@ struct MergePathSpmv {
   /// rows. The first row may have begun in an earlier tile, the last may go
   /// on in later ones (this tile's carry).
   KOKKOS_INLINE_FUNCTION void operator()(MergePathDirect, std::int64_t t) const {
+    with_blocks_known(x, [&](auto blocked) { direct(t, blocked); });
+  }
+
+  /// The host shape's tile; with several blocks of columns (Blocked), each row's entries are
+  /// walked once per block (from L1 after the first) and the tile keeps a carry per column.
+  template <class Blocked>
+  KOKKOS_INLINE_FUNCTION void direct(std::int64_t t, Blocked) const {
     const Ordinal i0 = tile_rows(t), i1 = tile_rows(t + 1);
     const Offset j0 = tile_nnz(t), j1 = tile_nnz(t + 1);
     Scalar const* const v = vals.data();
     Ordinal const* const c = cols.data();
-    Sum sum = 0;
     Offset k = j0;
-    for (Ordinal r = i0; r < i1; ++r) {
-      const Offset end = rows.row_end(r, k, j1);
-      for (; k < end; ++k) sum += widened_product<Sum>(v[k], x(c[k]));
-      emit(r, sum);
-      sum = 0;
-    }
-    for (; k < j1; ++k) sum += widened_product<Sum>(v[k], x(c[k]));
-    if constexpr (is_multi_vector_v<Y>) {
-      for (int l = 0; l < Y::lanes; ++l) carries(t * Y::lanes + l) = static_cast<Carry>(sum.v[l]);
+    if constexpr (Blocked::value) {
+      const int blocks = column_blocks(x);
+      for (Ordinal r = i0; r < i1; ++r) {
+        const Offset end = rows.row_end(r, k, j1);
+        for (int cb = 0; cb < blocks; ++cb) {
+          const X xb = column_block_at(x, cb);
+          Sum sum = 0;
+          for (Offset e = k; e < end; ++e) sum += widened_product<Sum>(v[e], xb(c[e]));
+          store_row(column_block_at(y, cb), row_map.extent(0) != 0 ? row_map(r) : r, alpha, beta,
+                    sum);
+        }
+        k = end;
+      }
+      for (int cb = 0; cb < blocks; ++cb) {
+        const X xb = column_block_at(x, cb);
+        Sum sum = 0;
+        for (Offset e = k; e < j1; ++e) sum += widened_product<Sum>(v[e], xb(c[e]));
+        for (int l = 0; l < lanes; ++l)
+          carries((t * blocks + cb) * lanes + l) = static_cast<Carry>(sum.v[l]);
+      }
     } else {
-      carries(t) = static_cast<Carry>(sum);
+      Sum sum = 0;
+      for (Ordinal r = i0; r < i1; ++r) {
+        const Offset end = rows.row_end(r, k, j1);
+        for (; k < end; ++k) sum += widened_product<Sum>(v[k], x(c[k]));
+        emit(r, sum);
+        sum = 0;
+      }
+      for (; k < j1; ++k) sum += widened_product<Sum>(v[k], x(c[k]));
+      if constexpr (is_multi_vector_v<Y>) {
+        for (int l = 0; l < lanes; ++l) carries(t * lanes + l) = static_cast<Carry>(sum.v[l]);
+      } else {
+        carries(t) = static_cast<Carry>(sum);
+      }
     }
     if (carries_in_kernel) {
       Kokkos::memory_fence();
@@ -652,6 +685,14 @@ void spmv_merge_path(
   using Offset = typename decltype(plan.tile_nnz)::non_const_value_type;
   using Device = typename Vals::device_type;
   if (plan.num_tiles == 0) return; // no rows: nothing to write
+  // Only the host shape walks several blocks of columns (walks_column_blocks).
+  if (column_blocks(x) > 1 && p.staged) {
+    for_each_block(x, y, [&](auto const& xb, auto const& yb) {
+      spmv_merge_path(exec, p, plan, rows, cols, vals, row_map, num_rows, xb, yb, alpha, beta,
+                      label);
+    });
+    return;
+  }
   if constexpr (lanes_of<Y>::value > 1) {
     using XView = std::decay_t<decltype(x.x)>;
     using YView = std::decay_t<decltype(y.y)>;
@@ -660,10 +701,10 @@ void spmv_merge_path(
                                sizeof(typename X::non_const_value_type);
     if (!std::is_same_v<typename XView::array_layout, Kokkos::LayoutRight> &&
         block_bytes > static_cast<double>(p.block_x_bytes)) {
-      for (int h = 0; h < 2; ++h) {
+      for (int c0 = 0; c0 < Y::lanes * column_blocks(x); c0 += H) {
         spmv_merge_path(exec, p, plan, rows, cols, vals, row_map, num_rows,
-                        MultiX<XView, H>{x.x, x.c0 + h * H}, MultiY<YView, H>{y.y, y.c0 + h * H},
-                        alpha, beta, label);
+                        MultiX<XView, H>{x.x, x.c0 + c0}, MultiY<YView, H>{y.y, y.c0 + c0}, alpha,
+                        beta, label);
       }
       return;
     }
@@ -674,6 +715,13 @@ void spmv_merge_path(
   }
   const bool in_kernel =
       plan.has_crossings && p.carries_in_kernel && plan.num_tiles <= p.carries_in_kernel_max_tiles;
+  // Several blocks (host shape): a carry per column of every block, beyond the plan's lanes.
+  using CarryView = Kokkos::View<merge_carry_t<Scalar>*, Device>;
+  CarryView carries = plan.carries;
+  if (column_blocks(x) > 1) {
+    carries = allocate_view<CarryView>(exec, "SpMVKit::MergePath::block_carries(" + label + ")",
+                                       plan.num_tiles * lanes_of<Y>::value * column_blocks(x));
+  }
   if constexpr (is_multi_vector_v<Y>) {
     if (Y::lanes > plan.carry_lanes) {
       throw std::logic_error("spmvkit: a block of " + std::to_string(Y::lanes) +
@@ -687,7 +735,7 @@ void spmv_merge_path(
                   vals,
                   plan.tile_rows,
                   plan.tile_nnz,
-                  plan.carries,
+                  carries,
                   row_map,
                   plan.finished,
                   x,
@@ -714,12 +762,11 @@ void spmv_merge_path(
         f);
   }
   if (plan.has_crossings && !in_kernel) {
-    Kokkos::parallel_for(
-        label + "_carries",
-        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0,
-                                                                             plan.num_tiles),
-        MergePathCarries<merge_carry_t<Scalar>, Acc, Ordinal, Device, Y>{
-            plan.tile_rows, plan.carries, row_map, y, alpha, num_rows, plan.num_tiles});
+    Kokkos::parallel_for(label + "_carries",
+                         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                             exec, 0, plan.num_tiles),
+                         MergePathCarries<merge_carry_t<Scalar>, Acc, Ordinal, Device, Y>{
+                             plan.tile_rows, carries, row_map, y, alpha, num_rows, plan.num_tiles});
   }
 }
 
