@@ -596,8 +596,9 @@ void bm_modes(benchmark::State& state, Options const& o, std::string const& name
     const std::string columns = std::to_string(k) + (right ? "r" : "");
     mode_times()[key + "/" + columns] = t;
     // The kernel that ran: CRS's automatic kernel, or the automatic format's variant (Aᵀ x
-    // runs the kept transposed twin's, which may differ: "transposed_twin").
-    std::string kernel = transposed ? "transposed_twin" : "kk";
+    // runs the kept transposed twin's, which may differ: "transposed_twin"); "kk" for Kokkos
+    // Kernels in both modes.
+    std::string kernel = transposed && impl != "kk" ? "transposed_twin" : "kk";
     if (impl == "crs" && !transposed)
       kernel = CrsFormat::name(detail::automatic_crs_kernel(exec, A.statistics(exec)));
     if (impl == "auto" && !transposed) kernel = M.selection().format;

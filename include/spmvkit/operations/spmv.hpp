@@ -316,7 +316,10 @@ TransposedTwin<Matrix> const& transposed_twin(ExecutionSpace const& exec, Matrix
 /// `spmv_bytes<V>(A).total()` bytes for vectors of V (SpmvBytes), the matrix
 /// part once per block of columns (once for all whole blocks of 16 where they
 /// are walked together). No allocation, except the transposed twin
-/// at the first transposed product.
+/// at the first transposed product and, on host backends, a carry
+/// workspace of a few KB when the merge-path kernels (balanced CRS, COO,
+/// HYB's tail) walk several blocks of 16 columns (host products are
+/// synchronous, so it is freed when the product is done).
 template <class ExecutionSpace, class Matrix, class XView, class YView,
           class = std::enable_if_t<is_spmvkit_matrix_v<Matrix>>>
 void spmv(ExecutionSpace const& exec, SpmvMode mode, detail::spmv_scalar_t<Matrix, XView> alpha,

@@ -164,7 +164,8 @@ template <class Scalar, class Y2, class X2>
 // by a byte budget) over tiles of a few items, where runs of
 // tiles end inside one row and every carry lane is added: in place (hosts) and staged with a
 // scan of 4 lanes (teams of 1, 2 and 32 threads; on hosts at most the backend's threads), carries
-// fixed in the kernel and by the second launch.
+// fixed in the kernel and by the second launch; and the same columns as two blocks of 2, with
+// CRS's row ends and COO's row keys (the host shape walks both blocks row by row).
 TYPED_TEST(CrsBalancedTest, MultiVectorBlocksMatchTheReference) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -177,6 +178,7 @@ TYPED_TEST(CrsBalancedTest, MultiVectorBlocksMatchTheReference) {
     HostCrs const& h = shape.second; // a lambda may capture a binding only from C++20
     SCOPED_TRACE(shape.first);
     const auto A = make_device_crs<Scalar, Exec>(h);
+    const auto coo = CooFormat::from_crs(Exec(), A, CooOptions{});
     auto run = [&](auto layout) {
       using L2 = Kokkos::View<Scalar**, decltype(layout), Exec>;
       for (int k : {3, 8, 17}) {
@@ -222,7 +224,6 @@ TYPED_TEST(CrsBalancedTest, MultiVectorBlocksMatchTheReference) {
           for (bool staged : {false, true}) {
             if (!staged && (team > 1 || !host)) continue;
             for (bool in_kernel : {false, true}) {
-              if (!staged && !in_kernel) continue; // the host shape fixes carries in the kernel
               SCOPED_TRACE("items=" + std::to_string(items) + " team=" + std::to_string(team) +
                            " staged=" + std::to_string(staged) +
                            " carries_in_kernel=" + std::to_string(in_kernel));
@@ -257,6 +258,15 @@ TYPED_TEST(CrsBalancedTest, MultiVectorBlocksMatchTheReference) {
                   Scalar(2.0), "SpMVKit::test::merge_path_blocks");
               Kokkos::fence();
               EXPECT_TRUE(block_matches<Scalar>(h, -0.5, x, 2.0, y0, y, 1, 4)) << "two blocks";
+              // COO's row keys over the same plan (the same path coordinates).
+              Kokkos::deep_copy(y, y0);
+              detail::spmv_merge_path(
+                  Exec(), p, plan, detail::CooRowKeys<int, int, Device>{coo.row_indices()},
+                  coo.column_indices(), coo.values(), Kokkos::View<const int*, Device>(), h.rows,
+                  detail::MultiX<X2, 2>{x, 1, 2}, detail::MultiY<Y2, 2>{y, 1, 2}, Scalar(-0.5),
+                  Scalar(2.0), "SpMVKit::test::merge_path_coo_blocks");
+              Kokkos::fence();
+              EXPECT_TRUE(block_matches<Scalar>(h, -0.5, x, 2.0, y0, y, 1, 4)) << "COO, two blocks";
             }
           }
         }

@@ -60,8 +60,9 @@ struct LaunchParameters {
   /// entries moves to the nearer end of the row, so such rows are never
   /// split (0: boundaries stay where the equal split puts them).
   std::int64_t whole_rows_up_to = 0;
-  /// Merge path, a block of K columns of a LayoutLeft x: at most this many bytes of x's
-  /// columns gathered at once (the block is halved until they fit).
+  /// Merge path, a block of K columns of an x whose columns lie apart (LayoutLeft): at most
+  /// this many bytes of x's columns gathered at once (the block is halved while they do not
+  /// fit, down to single columns).
   std::int64_t block_x_bytes = std::numeric_limits<std::int64_t>::max();
   /// Host: a static schedule of at most one team per thread (host_static_max_entries) rather
   /// than dynamic teams.
@@ -176,18 +177,18 @@ inline constexpr int column_block = (is_host_space_v<ExecutionSpace> &&
 
 /// Host tiles of the balanced CRS kernel walk blocks of up to this many
 /// columns of a multi-vector product at once (column_block),
-/// so every host plan keeps this many carries per tile (COO's and HYB's too,
-/// which go column by column: a few KB).
+/// so every host plan keeps this many carries per tile (COO's and HYB's too: a few KB).
 inline constexpr int merge_path_host_carry_lanes = 16;
 /// GPU plans keep column_block's 8 carries per tile (8 words per tile of 896
 /// path items: under 1% of the matrix's bytes).
 inline constexpr int merge_path_gpu_carry_lanes = 8;
-/// GPU: a merge-path block of K columns of a LayoutLeft x gathers from K separate columns, so
-/// its working set in L2 is K times one column's. Blocks are halved until K columns take at most
-/// this many bytes. On an H200 (L2 50 MB) blocks of 8 columns of 19 MB (coAuthorsDBLP) ran
-/// 1.7x faster than one column at a time, blocks of 4 of 134 MB (R-MAT scale 22) 2x slower
-/// (docs/notes/2026-12-01-multivector-gpu-merge-path.md). LayoutRight reads a row of the block
-/// in one sector, and hosts keep their blocks.
+/// GPU: a merge-path block of K columns of x stored apart (LayoutLeft) gathers from K separate
+/// columns, so its working set in L2 is K times one column's. Blocks are halved while K columns
+/// take more than this many bytes, down to single columns (the rank-1 kernel). On an H200 (L2
+/// 50 MB) blocks of 8 columns of 19 MB (coAuthorsDBLP) ran 1.7x faster than one column at a
+/// time, blocks of 4 of 134 MB (R-MAT scale 22) 2x slower
+/// (docs/notes/2026-12-01-multivector-gpu-merge-path.md). Interleaved columns (LayoutRight)
+/// read a row of the block in one or two sectors, and hosts keep their blocks.
 inline constexpr std::int64_t merge_path_gpu_block_x_bytes = std::int64_t(24) << 20;
 /// Rows that cross tiles: the last tile to finish adds the carries (an
 /// integer counter tells it), saving a second launch. On the host always: a

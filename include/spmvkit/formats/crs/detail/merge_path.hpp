@@ -26,13 +26,17 @@
 //   RangePolicy over tiles): rows in a plain loop, like the row-per-thread
 //   kernel. A tile boundary never splits a row shorter than a quarter tile,
 //   so such rows are summed exactly as the row kernel sums them.
-// - A block of K columns of a multi-vector product (the balanced CRS kernel's
-//   block form, K <= the plan's carry lanes: 16 on the host, 8 on a GPU) reads
+// - A block of K columns of a multi-vector product (the block form of the
+//   balanced CRS kernel, COO and HYB's tail; K <= the plan's carry lanes: 16
+//   on the host, 8 on a GPU) reads
 //   the matrix once: each thread sums K lanes and each tile keeps K carries.
 //   The GPU shape stages values and columns instead of products (K products
 //   per entry would not fit in scratch) and scans K lanes. The host shape also
 //   walks several blocks of 16 columns of a wide LayoutRight product, row by
-//   row, with a carry per column in a workspace of the product.
+//   row (each row's entries read once per block, from cache where the row
+//   fits), with a carry per column in a workspace of the product. A GPU block
+//   whose columns of x lie apart and exceed a byte budget is halved, down to
+//   the rank-1 kernel (merge_path_gpu_block_x_bytes).
 // - Every row that ends in a tile is written by that tile, beta y folded in
 //   (beta == 0 never reads y). A row still open at a tile's end leaves its
 //   partial sum as the tile's carry, added later, in tile order, to the y
@@ -51,7 +55,8 @@
 // where this one is not: it scales y in a separate pass first, adds every
 // row's sum to y with a global atomic, searches the team's bounds in global
 // memory at every product, and gives each GPU thread 4 path items whose x
-// gathers wait on one another (values and columns staged, not products).
+// gathers wait on one another (a rank-1 product stages values and columns,
+// not products).
 #include <spmvkit/core/detail/kernel_common.hpp>
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/memory.hpp>
@@ -451,7 +456,8 @@ struct MergePathSpmv {
   }
 
   /// The host shape's tile; with several blocks of columns (Blocked), each row's entries are
-  /// walked once per block (from L1 after the first) and the tile keeps a carry per column.
+  /// walked once per block (from cache after the first where the row fits) and the tile keeps a
+  /// carry per column (y.blocks == x.blocks: the fix-ups read K x y.blocks carries per tile).
   template <class Blocked>
   KOKKOS_INLINE_FUNCTION void direct(std::int64_t t, Blocked) const {
     const Ordinal i0 = tile_rows(t), i1 = tile_rows(t + 1);
@@ -666,8 +672,10 @@ struct MergePathCarries {
 /// (merge_path_parameters, or a test's own: p.work_per_team must be the
 /// plan's tile length, p.team_size 1 unless p.staged). rows: CsrRowEnds or
 /// CooRowKeys; row_map: empty, or the output row of each row of the plan.
-/// x and y may be a block of K <= plan.carry_lanes columns (MultiX, MultiY), halved while K
-/// columns of a LayoutLeft x take more than p.block_x_bytes.
+/// x and y may be a block of K <= plan.carry_lanes columns (MultiX, MultiY), several blocks
+/// in the host shape (MultiX::blocks > 1), halved while K columns of an x whose columns lie
+/// apart take more than p.block_x_bytes (single columns and blocks of 1 in the staged shape go
+/// to the rank-1 kernel).
 template <class ExecutionSpace, class Rows, class Plan, class Cols, class Vals, class Map, class X,
           class Y>
 void spmv_merge_path(
@@ -693,20 +701,39 @@ void spmv_merge_path(
     });
     return;
   }
-  if constexpr (lanes_of<Y>::value > 1) {
+  if constexpr (is_multi_vector_v<Y>) {
     using XView = std::decay_t<decltype(x.x)>;
     using YView = std::decay_t<decltype(y.y)>;
-    constexpr int H = Y::lanes / 2;
-    const double block_bytes = static_cast<double>(Y::lanes) * static_cast<double>(x.x.extent(0)) *
-                               sizeof(typename X::non_const_value_type);
-    if (!std::is_same_v<typename XView::array_layout, Kokkos::LayoutRight> &&
-        block_bytes > static_cast<double>(p.block_x_bytes)) {
-      for (int c0 = 0; c0 < Y::lanes * column_blocks(x); c0 += H) {
+    constexpr int K = Y::lanes;
+    // One column in the staged shape: the rank-1 kernel, which stages products.
+    auto by_column = [&] {
+      for (int c = 0; c < K * column_blocks(x); ++c) {
         spmv_merge_path(exec, p, plan, rows, cols, vals, row_map, num_rows,
-                        MultiX<XView, H>{x.x, x.c0 + c0}, MultiY<YView, H>{y.y, y.c0 + c0}, alpha,
-                        beta, label);
+                        Kokkos::subview(x.x, Kokkos::ALL, x.c0 + c),
+                        Kokkos::subview(y.y, Kokkos::ALL, y.c0 + c), alpha, beta, label);
       }
-      return;
+    };
+    if constexpr (K == 1) {
+      if (p.staged) {
+        by_column();
+        return;
+      }
+    } else {
+      const double block_bytes = static_cast<double>(K) * static_cast<double>(x.x.extent(0)) *
+                                 sizeof(typename X::non_const_value_type);
+      if (x.x.stride(1) != 1 && block_bytes > static_cast<double>(p.block_x_bytes)) {
+        constexpr int H = K / 2;
+        if (H == 1 && p.staged) {
+          by_column();
+          return;
+        }
+        for (int c0 = 0; c0 < K * column_blocks(x); c0 += H) {
+          spmv_merge_path(exec, p, plan, rows, cols, vals, row_map, num_rows,
+                          MultiX<XView, H>{x.x, x.c0 + c0}, MultiY<YView, H>{y.y, y.c0 + c0}, alpha,
+                          beta, label);
+        }
+        return;
+      }
     }
   }
   if (p.work_per_team != plan.tile_length || p.items_per_thread * p.team_size != p.work_per_team ||
