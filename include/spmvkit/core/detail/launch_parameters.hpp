@@ -184,9 +184,8 @@ inline constexpr int merge_path_host_carry_lanes = 16;
 inline constexpr int merge_path_gpu_carry_lanes = 8;
 /// GPU: a merge-path block of K columns of x stored apart (LayoutLeft) gathers from K separate
 /// columns, so its working set in L2 is K times one column's. Blocks are halved while K columns
-/// take more than this many bytes, down to single columns (the rank-1 kernel). On an H200 (L2
-/// 50 MB) blocks of 8 columns of 19 MB (coAuthorsDBLP) ran 1.7x faster than one column at a
-/// time, blocks of 4 of 134 MB (R-MAT scale 22) 2x slower
+/// take more than this many bytes, down to single columns (the rank-1 kernel): a budget between
+/// the block sizes measured to gain and to lose on an H200
 /// (docs/notes/2026-12-01-multivector-gpu-merge-path.md). Interleaved columns (LayoutRight)
 /// read a row of the block in one or two sectors, and hosts keep their blocks.
 inline constexpr std::int64_t merge_path_gpu_block_x_bytes = std::int64_t(24) << 20;
