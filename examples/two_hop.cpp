@@ -18,7 +18,7 @@
 
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/io/matrix_market.hpp>
-#include <spmvkit/operations/spgemm.hpp>
+#include <spmvkit/spgemm/spgemm.hpp>
 
 #include <Kokkos_Core.hpp>
 

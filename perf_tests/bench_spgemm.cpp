@@ -5,7 +5,11 @@
 // Kernels (its default algorithm: cuSPARSE on CUDA builds with that TPL), each timed in its
 // symbolic phase, its numeric phase (repeated on one structure) and both. Before anything is
 // timed, SpMVKit's C is checked against Kokkos Kernels' C: the same structure, and values within
-// 4 eps (longest row of A + 2) (|A| |A|)_ij.
+// 4 eps (longest row of A + 2) (|A| |A|)_ij; where neither Kokkos Kernels path can compute C
+// (cuSPARSE out of resources, Kokkos Kernels out of memory), against a long-double host product
+// of up to 4097 sampled rows. The label's checked_against= says which (kk_default, kk_native,
+// host_rows_<rows>), numeric= the numeric strategy that ran. A Kokkos Kernels path that cannot
+// run is reported on its own benchmarks (skipped with its error) without failing the run.
 //
 // Names: spgemm/<precision>/<matrix>/<spmvkit|spmvkit_rows|spmvkit_lists|kk_default|kk_native>/
 // <phase>, phase symbolic, numeric or total. kk_native (CUDA builds with cuSPARSE only): Kokkos
@@ -18,19 +22,28 @@
 // symbolic_workspace_bytes (SpgemmMemory), and lists (1 where the numeric phase sums lists of
 // products, SpgemmHandle::keeps_product_lists) and entries (1 where it adds products by entry
 // of A, SpgemmPositionEntries).
+//
+// The galerkin family (--families=galerkin, the --spgemm-fem-n matrices): Pᵀ A P on every level of
+// make_amg's hierarchy, names galerkin/<precision>/<matrix>/<spmvkit|kk_default>/<numeric|total>;
+// spmvkit is triple_product (A P, then R (A P), handles kept), kk_default two Kokkos Kernels
+// SpGEMMs in the same order. Counters: time_s, levels, multiply_adds (both products, every
+// level), nnz_coarse, GFlop/s, kept_bytes (SpMVKit's handles).
 
 #include "benchmarks.hpp"
 #include "options.hpp"
 #include "perf_common.hpp"
 
 #include <spmvkit/interop/kokkos_kernels.hpp>
-#include <spmvkit/operations/spgemm.hpp>
+#include <spmvkit/solvers/preconditioners/amg.hpp>
+#include <spmvkit/spgemm/spgemm.hpp>
+#include <spmvkit/spgemm/triple_product.hpp>
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <exception>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -46,8 +59,8 @@ char const* phase_name(Phase p) {
 }
 
 /// spmvkit: default options (numeric phases from the product positions; on GPUs by entry of A where
-/// no row of B is long); spmvkit_rows: the positions' row and chunk kernels on every backend (the
-/// state's test hook); spmvkit_lists: SpgemmOptions::product_lists (from lists of products);
+/// no row of B is long); spmvkit_rows: SpgemmNumeric::positions (the positions' row and chunk
+/// kernels on every backend); spmvkit_lists: SpgemmNumeric::product_lists;
 /// kk_default: Kokkos Kernels' default SpGEMM; kk_native: its own kernels where the default is
 /// a vendor library's.
 enum class Impl { spmvkit, spmvkit_rows, spmvkit_lists, kk_default, kk_native };
@@ -126,6 +139,68 @@ struct AbsValues {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const { v(k) = v(k) < 0 ? -v(k) : v(k); }
 };
 
+/// SpMVKit's C = A A checked on a sample of its rows against a long-double host product, for
+/// products where no Kokkos Kernels path gives a C (cuSPARSE out of resources, Kokkos Kernels
+/// out of memory): every row up to 4096 rows, else 4096 evenly spaced rows and the row of A with
+/// the most products. Only the sampled rows of C are copied to the host. Returns what differs
+/// ("" where nothing does); `rows` gets the number of rows checked.
+template <class Scalar>
+std::string check_row_sample(Crs<Scalar> const& A, Crs<Scalar> const& C, std::int64_t& rows) {
+  const auto rs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_starts());
+  const auto ci = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.column_indices());
+  const auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values());
+  const auto crs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C.row_starts());
+  const std::int64_t m = A.num_rows();
+  std::vector<std::int64_t> sample;
+  constexpr std::int64_t most = 4096;
+  std::int64_t busiest = 0, busiest_products = -1;
+  for (std::int64_t i = 0; i < m; ++i) {
+    std::int64_t products = 0;
+    for (auto k = rs(i); k < rs(i + 1); ++k) products += rs(ci(k) + 1) - rs(ci(k));
+    if (products > busiest_products) busiest = i, busiest_products = products;
+    if (m <= most || i % ((m + most - 1) / most) == 0) sample.push_back(i);
+  }
+  if (m > most) sample.push_back(busiest);
+  const double eps = static_cast<double>(std::numeric_limits<Scalar>::epsilon());
+  std::map<Ordinal, std::pair<long double, long double>> row;
+  for (const std::int64_t i : sample) {
+    row.clear();
+    for (auto k = rs(i); k < rs(i + 1); ++k) {
+      const auto r = ci(k);
+      for (auto q = rs(r); q < rs(r + 1); ++q) {
+        const long double p = static_cast<long double>(v(k)) * static_cast<long double>(v(q));
+        auto& e = row[ci(q)];
+        e.first += p;
+        e.second += p < 0 ? -p : p;
+      }
+    }
+    const auto range =
+        Kokkos::make_pair(static_cast<std::int64_t>(crs(i)), static_cast<std::int64_t>(crs(i + 1)));
+    const auto cc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                        Kokkos::subview(C.column_indices(), range));
+    const auto cv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                        Kokkos::subview(C.values(), range));
+    const std::string where = "row " + std::to_string(i) + " of C";
+    if (static_cast<std::size_t>(cc.extent(0)) != row.size()) {
+      return where + " has " + std::to_string(cc.extent(0)) + " entries, the host product " +
+             std::to_string(row.size());
+    }
+    const double tol = 4.0 * eps * static_cast<double>(rs(i + 1) - rs(i) + 2);
+    std::size_t j = 0;
+    for (auto const& [c, e] : row) {
+      const double d = static_cast<double>(cv(j)) - static_cast<double>(e.first);
+      if (cc(j) != c || !((d < 0 ? -d : d) <= tol * static_cast<double>(e.second))) {
+        return where + ", entry " + std::to_string(j) + ": column " + std::to_string(cc(j)) +
+               ", value " + std::to_string(static_cast<double>(cv(j))) + "; the host product's " +
+               std::to_string(c) + ", " + std::to_string(static_cast<double>(e.first));
+      }
+      ++j;
+    }
+  }
+  rows = static_cast<std::int64_t>(sample.size());
+  return "";
+}
+
 /// One matrix's products, kept while its benchmarks run (both implementations, all phases).
 template <class Scalar>
 struct SpgemmSetup {
@@ -133,9 +208,9 @@ struct SpgemmSetup {
   KKMatrix<Scalar> kk_A;
   SpgemmHandle<Scalar, Exec> handle;
   /// The same product with the positions' row and chunk kernels.
-  SpgemmHandle<Scalar, Exec> rows;
+  SpgemmHandle<Scalar, Exec> rows{options_for(SpgemmNumeric::positions)};
   /// The same product with the numeric phase from lists of products.
-  SpgemmHandle<Scalar, Exec> lists{lists_options()};
+  SpgemmHandle<Scalar, Exec> lists{options_for(SpgemmNumeric::product_lists)};
   KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
   KKWideMatrix<Scalar> kk_wide_A;
@@ -148,10 +223,15 @@ struct SpgemmSetup {
   /// resources on R-MAT scale 18 on an H200): only its benchmarks are skipped,
   /// where Kokkos Kernels' own C can check SpMVKit's instead.
   std::string kk_default_error;
+  /// Whether the Kokkos Kernels paths failed to run (not: ran and differ from SpMVKit's C). A
+  /// reference that cannot run is reported on its benchmarks and does not fail the run.
+  bool kk_default_failed = false, kk_native_failed = false;
+  /// What SpMVKit's C was checked against (a label field).
+  std::string reference = "kk_default";
 
-  static SpgemmOptions lists_options() {
+  static SpgemmOptions options_for(SpgemmNumeric numeric) {
     SpgemmOptions o;
-    o.product_lists = true;
+    o.numeric = numeric;
     return o;
   }
 
@@ -162,7 +242,6 @@ struct SpgemmSetup {
       error = "A is not square";
       return;
     }
-    rows.state().test_entries = -1;
     for (auto* h : {&handle, &rows, &lists}) {
       spgemm_symbolic(exec, *h, A, A);
       spgemm_numeric(exec, *h, A, A);
@@ -172,6 +251,7 @@ struct SpgemmSetup {
       kk.numeric(kk_A, kk_A);
     } catch (std::exception const& e) {
       kk_default_error = std::string("Kokkos Kernels' default SpGEMM failed: ") + e.what();
+      kk_default_failed = true;
     }
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
     try {
@@ -180,6 +260,7 @@ struct SpgemmSetup {
       kk_native.numeric(kk_wide_A, kk_wide_A);
     } catch (std::exception const& e) {
       kk_native_error = std::string("Kokkos Kernels' own SpGEMM failed: ") + e.what();
+      kk_native_failed = true;
     }
 #endif
     exec.fence();
@@ -243,12 +324,22 @@ struct SpgemmSetup {
     }
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
     if (kk_native_error.empty()) {
+      reference = "kk_native";
       if (check(kk_native.matrix(), "Kokkos Kernels' own C") == false) kk_native_error = error;
       return;
     }
 #endif
-    error = kk_default_error + "; no other reference to check SpMVKit's C against" +
-            (kk_native_error.empty() ? std::string() : " (" + kk_native_error + ")");
+    // No Kokkos Kernels C: a sample of rows against the host.
+    for (auto const* h : {&handle, &rows, &lists}) {
+      std::int64_t checked = 0;
+      const std::string bad = check_row_sample(A, h->matrix(), checked);
+      if (!bad.empty()) {
+        error = kk_default_error + "; SpMVKit's C (" + to_string(h->numeric_algorithm()) +
+                ") against a host product of sampled rows: " + bad;
+        return;
+      }
+      reference = "host_rows_" + std::to_string(checked);
+    }
   }
 };
 
@@ -285,7 +376,11 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
                                                    : s.error;
     if (!s.error.empty() || !error.empty()) {
       const std::string why = s.error.empty() ? error : s.error;
-      record_failure(name + ": " + why);
+      // A reference library that cannot run this product is reported, not a failure.
+      const bool reference_failed =
+          s.error.empty() && ((impl == Impl::kk_default && s.kk_default_failed) ||
+                              (impl == Impl::kk_native && s.kk_native_failed));
+      if (!reference_failed) record_failure(name + ": " + why);
       state.SkipWithError((name + ": " + why).c_str());
       return;
     }
@@ -306,7 +401,6 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
           return;
         }
         handle = SpgemmHandle<Scalar, Exec>(kept.options());
-        handle.state().test_entries = kept.state().test_entries;
         spgemm_symbolic(exec, handle, s.A, s.A);
         if (phase == Phase::total) spgemm_numeric(exec, handle, s.A, s.A);
       } else if (impl == Impl::kk_default) {
@@ -342,7 +436,10 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
     const double t = median(times);
     const auto madds = static_cast<double>(s.handle.multiply_adds());
     state.SetLabel(std::string(ours ? "family=spgemm;format=" : "family=kk;format=") +
-                   impl_name(impl) + ";phase=" + phase_name(phase));
+                   impl_name(impl) + ";phase=" + phase_name(phase) +
+                   (ours ? ";numeric=" + std::string(to_string(kept.numeric_algorithm())) +
+                               ";checked_against=" + s.reference
+                         : std::string()));
     state.counters["time_s"] = t;
     state.counters["rows"] = static_cast<double>(s.A.num_rows());
     state.counters["nnz_A"] = static_cast<double>(s.A.nnz());
@@ -358,7 +455,7 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
       state.counters["team_scratch_bytes"] = static_cast<double>(kept.memory().team_scratch_bytes);
       state.counters["positions_bytes"] = static_cast<double>(kept.memory().positions_bytes);
       state.counters["lists"] = kept.keeps_product_lists() ? 1.0 : 0.0;
-      state.counters["entries"] = kept.state().entry_c_start.extent(0) > 0 ? 1.0 : 0.0;
+      state.counters["entries"] = kept.numeric_algorithm() == SpgemmNumeric::entries ? 1.0 : 0.0;
       state.counters["symbolic_workspace_bytes"] =
           static_cast<double>(kept.memory().symbolic_workspace_bytes);
       auto const bins = kept.row_bins();
@@ -373,12 +470,199 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
   }
 }
 
+/// The galerkin family: Pᵀ A P on every level of make_amg's hierarchy of a FEM matrix (default
+/// AmgOptions), by SpMVKit's triple_product and by two Kokkos Kernels SpGEMMs (A P, then R (A P);
+/// its default algorithm, cuSPARSE on CUDA with that TPL), all levels in one timed call. Before
+/// timing, each level's R A P of both is compared: the same structure, values within
+/// 8 eps (longest rows of R and A + 2) (|R| |A| |P|)_ij.
+template <class Scalar>
+struct GalerkinSetup {
+  struct Level {
+    Crs<Scalar> A, P, R;
+    KKMatrix<Scalar> kA, kP, kR;
+    TripleProductHandle<Scalar, Exec> ours;
+    KokkosKernelsSpgemm<KKMatrix<Scalar>> ap, rap;
+  };
+  std::vector<std::unique_ptr<Level>> levels;
+  std::int64_t multiply_adds = 0, nnz_coarse = 0;
+  std::uint64_t kept_bytes = 0;
+  std::string error, kk_error;
+
+  GalerkinSetup(Options const& o, MatrixSource const& source) {
+    const Exec exec;
+    Crs<Scalar> const& A0 = load_matrix<Scalar>(o, source);
+    const auto amg = make_amg(exec, A0);
+    for (int l = 0; l + 1 < amg.num_levels(); ++l) {
+      auto L = std::make_unique<Level>();
+      L->A = amg.matrix(l);
+      L->P = amg.prolongator(l);
+      L->R = amg.restriction(l);
+      L->kA = to_kokkos_kernels(L->A);
+      L->kP = to_kokkos_kernels(L->P);
+      L->kR = to_kokkos_kernels(L->R);
+      triple_product_symbolic(exec, L->ours, L->R, L->A, L->P);
+      triple_product_numeric(exec, L->ours, L->R, L->A, L->P);
+      multiply_adds += L->ours.multiply_adds();
+      nnz_coarse += L->ours.matrix().nnz();
+      kept_bytes += L->ours.kept_bytes();
+      try {
+        L->ap.symbolic(L->kA, L->kP);
+        L->ap.numeric(L->kA, L->kP);
+        L->rap.symbolic(L->kR, L->ap.matrix());
+        L->rap.numeric(L->kR, L->ap.matrix());
+      } catch (std::exception const& e) {
+        kk_error = std::string("Kokkos Kernels' SpGEMM failed: ") + e.what();
+      }
+      levels.push_back(std::move(L));
+    }
+    exec.fence();
+    if (levels.empty()) error = "the hierarchy has one level: no Galerkin product";
+    if (error.empty() && !kk_error.empty()) error = kk_error + "; nothing to check R A P against";
+    if (!error.empty()) return;
+    for (std::size_t l = 0; l < levels.size(); ++l) {
+      Level const& L = *levels[l];
+      auto absolute = [&](Crs<Scalar> const& M) {
+        Crs<Scalar> c = clone(M);
+        Kokkos::parallel_for("SpMVKit::perf::abs",
+                             Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                                 exec, 0, static_cast<std::int64_t>(c.nnz())),
+                             AbsValues<Scalar>{c.values()});
+        return c;
+      };
+      const auto M = triple_product(exec, absolute(L.R), absolute(L.A), absolute(L.P));
+      const double tol = 8.0 * std::numeric_limits<Scalar>::epsilon() *
+                         (static_cast<double>(max_row_length(L.R)) +
+                          static_cast<double>(max_row_length(L.A)) + 2.0);
+      auto const& C = L.ours.matrix();
+      auto const& K = L.rap.matrix();
+      std::int64_t bad = -1;
+      if (static_cast<std::int64_t>(C.nnz()) == static_cast<std::int64_t>(K.nnz())) {
+        bad = 0;
+        Kokkos::parallel_reduce(
+            "SpMVKit::perf::compare_galerkin",
+            Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, C.num_rows()),
+            CompareProducts<Scalar>{C.row_starts(), K.graph.row_map, C.column_indices(),
+                                    K.graph.entries, C.values(), K.values, M.values(), tol},
+            bad);
+      }
+      if (bad != 0) {
+        error = "level " + std::to_string(l) + ": Kokkos Kernels' R (A P) (nnz " +
+                std::to_string(K.nnz()) + ") differs from SpMVKit's (nnz " +
+                std::to_string(C.nnz()) + ")" +
+                (bad < 0 ? std::string() : " in " + std::to_string(bad) + " rows");
+        return;
+      }
+    }
+  }
+};
+
+template <class Scalar>
+void bm_galerkin(benchmark::State& state, Options const& o, std::string const& name,
+                 MatrixSource const& source, Impl impl, Phase phase) {
+  const bool ours = impl == Impl::spmvkit;
+  try {
+    static std::unique_ptr<GalerkinSetup<Scalar>> setup;
+    static std::string key;
+    static bool registered = false;
+    if (!registered) {
+      registered = true;
+      register_cleanup([] {
+        setup.reset();
+        key.clear();
+      });
+    }
+    if (!setup || key != source.name) {
+      setup.reset();
+      setup = std::make_unique<GalerkinSetup<Scalar>>(o, source);
+      key = source.name;
+    }
+    auto& s = *setup;
+    const std::string why = !s.error.empty() ? s.error : ours ? std::string() : s.kk_error;
+    if (!why.empty()) {
+      if (!s.error.empty())
+        record_failure(name + ": " + why); // Kokkos Kernels failing: reported only
+      state.SkipWithError((name + ": " + why).c_str());
+      return;
+    }
+    const Exec exec;
+    std::vector<TripleProductHandle<Scalar, Exec>> handles(s.levels.size());
+    std::vector<KokkosKernelsSpgemm<KKMatrix<Scalar>>> ap(s.levels.size()), rap(s.levels.size());
+    auto run = [&] {
+      for (std::size_t l = 0; l < s.levels.size(); ++l) {
+        auto& L = *s.levels[l];
+        if (ours) {
+          if (phase == Phase::numeric) {
+            triple_product_numeric(exec, L.ours, L.R, L.A, L.P);
+          } else {
+            handles[l] = TripleProductHandle<Scalar, Exec>();
+            triple_product_symbolic(exec, handles[l], L.R, L.A, L.P);
+            triple_product_numeric(exec, handles[l], L.R, L.A, L.P);
+          }
+        } else if (phase == Phase::numeric) {
+          L.ap.numeric(L.kA, L.kP);
+          L.rap.numeric(L.kR, L.ap.matrix());
+        } else {
+          ap[l].symbolic(L.kA, L.kP);
+          ap[l].numeric(L.kA, L.kP);
+          rap[l].symbolic(L.kR, ap[l].matrix());
+          rap[l].numeric(L.kR, ap[l].matrix());
+        }
+      }
+    };
+    for (int i = 0; i < std::max(1, o.warmup); ++i) run();
+    exec.fence();
+    std::vector<double> times;
+    for (auto _ : state) {
+      exec.fence();
+      Kokkos::Timer timer;
+      run();
+      exec.fence();
+      const double t = timer.seconds();
+      state.SetIterationTime(t);
+      times.push_back(t);
+    }
+    const double t = median(times);
+    const auto madds = static_cast<double>(s.multiply_adds);
+    state.SetLabel(std::string(ours ? "family=galerkin;format=" : "family=kk;format=") +
+                   impl_name(impl) + ";phase=" + phase_name(phase));
+    state.counters["time_s"] = t;
+    state.counters["levels"] = static_cast<double>(s.levels.size());
+    state.counters["rows"] = static_cast<double>(s.levels.front()->A.num_rows());
+    state.counters["multiply_adds"] = madds;
+    state.counters["nnz_coarse"] = static_cast<double>(s.nnz_coarse);
+    state.counters["fem_N"] = source.fem_n;
+    state.counters["sizeof_scalar"] = sizeof(Scalar);
+    state.counters["GFlop/s"] = t > 0 ? 2.0 * madds / t / 1e9 : 0.0;
+    if (ours) state.counters["kept_bytes"] = static_cast<double>(s.kept_bytes);
+  } catch (std::exception const& e) {
+    record_failure(name + ": " + e.what());
+    state.SkipWithError((name + ": " + e.what()).c_str());
+  }
+}
+
 } // namespace
 
 template <class Scalar>
 void register_spgemm_benchmarks(std::shared_ptr<const Options> const& options,
                                 MatrixSource const& source) {
   Options const& o = *options;
+  if (source.in_spgemm && source.kind == MatrixSource::Kind::fem && o.has_family("galerkin")) {
+    for (Impl impl : {Impl::spmvkit, Impl::kk_default}) {
+      for (Phase phase : {Phase::numeric, Phase::total}) {
+        const std::string name = std::string("galerkin/") + precision_name<Scalar>() + "/" +
+                                 source.name + "/" + impl_name(impl) + "/" + phase_name(phase);
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [options, name, source, impl, phase](benchmark::State& st) {
+                                       bm_galerkin<Scalar>(st, *options, name, source, impl, phase);
+                                     })
+            ->UseManualTime()
+            ->MinTime(o.min_time)
+            ->Repetitions(std::min(o.repetitions, 3))
+            ->ReportAggregatesOnly(true)
+            ->Unit(benchmark::kMillisecond);
+      }
+    }
+  }
   if (!source.in_spgemm || !o.has_family("spgemm")) return;
   std::vector<Impl> impls{Impl::spmvkit, Impl::spmvkit_rows, Impl::spmvkit_lists, Impl::kk_default};
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE

@@ -101,7 +101,8 @@ std::vector<MatrixSource> matrix_sources(Options const& o) {
   };
   std::set<int> fem(o.fem_n.begin(), o.fem_n.end());
   for (int n : o.cg_sizes()) fem.insert(n);
-  if (o.has_family("spgemm")) fem.insert(o.spgemm_fem_n.begin(), o.spgemm_fem_n.end());
+  if (o.has_family("spgemm") || o.has_family("galerkin"))
+    fem.insert(o.spgemm_fem_n.begin(), o.spgemm_fem_n.end());
   for (int n : fem) {
     MatrixSource s;
     s.kind = MatrixSource::Kind::fem;

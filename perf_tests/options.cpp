@@ -159,17 +159,19 @@ std::vector<OptionSpec> make_table() {
        "benchmark families: copy, read (the two bandwidth yardsticks), spmv, spmv200, "
        "transfer, cg; also spmv_mixed (spmv/mixed/...: float matrices with double vectors, "
        "with --precision float), convert and reorder (conversion and reordering cost in SpMVs) "
-       "and spgemm (C = A A: symbolic, numeric, total; SpMVKit and Kokkos Kernels) and solve "
+       "and spgemm (C = A A: symbolic, numeric, total; SpMVKit and Kokkos Kernels) and galerkin "
+       "(Pᵀ A P on every level of make_amg's hierarchy of the --spgemm-fem-n matrices: "
+       "triple_product against two Kokkos Kernels SpGEMMs) and solve "
        "(time to tolerance of every solver x preconditioner, against KokkosBlas + Kokkos "
        "Kernels and PETSc; its own ctest, not in --smoke) and ops (transpose, sparse "
        "addition A + Aᵀ and assembly from triplets, against Kokkos Kernels and one SpMV) and "
        "modes (A x and Aᵀ x with 1 to 64 vectors in both layouts, against Kokkos Kernels' "
        "spmv), not run by default",
        "copy,read,spmv,spmv200,transfer,cg",
-       "copy,read,spmv,spmv200,transfer,cg,spmv_mixed,convert,reorder,spgemm,ops,modes",
+       "copy,read,spmv,spmv200,transfer,cg,spmv_mixed,convert,reorder,spgemm,galerkin,ops,modes",
        choice_list(&Options::families,
                    {"copy", "read", "spmv", "spmv200", "transfer", "cg", "spmv_mixed", "convert",
-                    "reorder", "spgemm", "solve", "ops", "modes"})});
+                    "reorder", "spgemm", "galerkin", "solve", "ops", "modes"})});
   t.push_back({"--fem-n", "LIST",
                "3D Q1 FEM Poisson sizes N (intervals; (N-1)^3 rows) of spmv, spmv200, transfer "
                "(GPU builds default to 32,64,96,128,161)",

@@ -9,7 +9,7 @@ below it and the library can be read from the bottom up:
 
   0 core
   1 formats, reorder      (CSR-k's Band-k ordering; reorderings of CRS)
-  2 select, operations, problems, io
+  2 select, operations, spgemm, problems, io
   3 solvers
   4 interop
   5 distributed
@@ -29,6 +29,7 @@ LAYERS = {
     "reorder": 1,
     "select": 2,
     "operations": 2,
+    "spgemm": 2,
     "problems": 2,
     "io": 2,
     "solvers": 3,

@@ -97,7 +97,6 @@
 #include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/operations/assembly.hpp>
 #include <spmvkit/operations/spadd.hpp>
-#include <spmvkit/operations/spgemm.hpp>
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/operations/transpose.hpp>
 #include <spmvkit/problems/convection_diffusion.hpp>
@@ -117,6 +116,7 @@
 #include <spmvkit/solvers/preconditioners/ilu0.hpp>
 #include <spmvkit/solvers/reordered_operator.hpp>
 #include <spmvkit/solvers/workspace.hpp>
+#include <spmvkit/spgemm/spgemm.hpp>
 #include <spmvkit/version.hpp>
 #if defined(SPMVKIT_HAS_KOKKOS_KERNELS)
 #include <spmvkit/interop/kokkos_blas.hpp>

@@ -4,9 +4,9 @@
 #include "test_utils.hpp"
 
 #include <spmvkit/formats/format_list.hpp>
-#include <spmvkit/operations/spgemm.hpp>
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/solvers/cg.hpp>
+#include <spmvkit/spgemm/spgemm.hpp>
 
 #include <algorithm>
 #include <cstdint>

@@ -288,7 +288,7 @@ inline int crs_vector_lanes(double mean_row) {
 }
 
 /// Every SpMV kernel shape's launch heuristic lives here (other domains keep
-/// theirs: operations/detail/spgemm_tuning.hpp, solvers/detail/cg_tuning.hpp,
+/// theirs: spgemm/detail/spgemm_tuning.hpp, solvers/detail/cg_tuning.hpp,
 /// select/detail/features_tuning.hpp), so that the kernels stay free of
 /// backend conditionals: host backends get teams of one thread that
 /// loop over a block of rows (or chunks), or, for kernels with a host shape

@@ -25,9 +25,10 @@
 ///    λmax from Lanczos steps (symmetric A) or power iterations (eigen_estimate; the
 ///    Chebyshev smoother uses the same estimate), A P_tent by gather kernels or
 ///    spgemm() (prolongator_product);
-/// 5. R = Pᵀ by transpose(), and the Galerkin operator A_c = Pᵀ (A P) as two
-///    products of spgemm() (A P first: its rows are as many as A's and short,
-///    then Pᵀ times it), whose symbolic phases are kept for refresh();
+/// 5. R = Pᵀ by transpose(), and the Galerkin operator A_c = Pᵀ (A P) by
+///    triple_product() (spgemm/triple_product.hpp: A P first, its rows are as
+///    many as A's and short, then Pᵀ times it), whose symbolic phases are kept
+///    for refresh();
 /// 6. the coarsening stops at coarse_size rows, at max_levels, or when a level
 ///    shrinks by less than min_coarsening_ratio (the report says which); the
 ///    coarsest operator is inverted densely up to direct_limit rows, else
@@ -46,7 +47,6 @@
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/core/memory_limit.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
-#include <spmvkit/operations/spgemm.hpp>
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
@@ -54,6 +54,8 @@
 #include <spmvkit/solvers/preconditioners/detail/amg_aggregation.hpp>
 #include <spmvkit/solvers/preconditioners/detail/amg_transfer.hpp>
 #include <spmvkit/solvers/preconditioners/detail/lanczos.hpp>
+#include <spmvkit/spgemm/spgemm.hpp>
+#include <spmvkit/spgemm/triple_product.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -564,10 +566,8 @@ public:
                              detail::AmgGather<typename matrix_type::values_type, Map>{
                                  L.P.values(), L.R.values(), L.rmap});
       });
-      phase(exec, t.galerkin, [&] {
-        const matrix_type ap = spgemm_numeric(exec, *L.h_ap, L.A, L.P);
-        N.A = spgemm_numeric(exec, *L.h_rap, L.R, ap);
-      });
+      phase(exec, t.galerkin,
+            [&] { N.A = triple_product_numeric(exec, *L.h_galerkin, L.R, L.A, L.P); });
       s_->report.levels[l + 1].nnz = N.A.nnz();
     }
     finish_coarsest(exec);
@@ -578,6 +578,7 @@ private:
   static constexpr char const* where = "spmvkit::AmgPreconditioner";
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   using Handle = SpgemmHandle<Scalar, ExecutionSpace, Ordinal, Offset>;
+  using Triple = TripleProductHandle<Scalar, ExecutionSpace, Ordinal, Offset>;
   using Map = Kokkos::View<double*, device_type>;
   using Agg = Kokkos::View<Ordinal*, device_type>;
 
@@ -590,9 +591,10 @@ private:
     // To the next level (empty on the coarsest):
     matrix_type Pt, P, R;
     Map rmap;
-    std::unique_ptr<Handle> h_apt, h_ap, h_rap;
-    bool gather = false; // P from A P_tent by the gather kernels, not spgemm (h_apt)
-    matrix_type ap;      // A P_tent from spgemm while P's values are formed
+    std::unique_ptr<Handle> h_apt;
+    std::unique_ptr<Triple> h_galerkin; // Pᵀ (A P), A P kept inside
+    bool gather = false;                // P from A P_tent by the gather kernels, not spgemm (h_apt)
+    matrix_type ap;                     // A P_tent from spgemm while P's values are formed
     Agg agg;
     // Work vectors: b and x of levels below the finest, r (= w) and d everywhere.
     vector_type b, x, r, d;
@@ -1105,18 +1107,14 @@ private:
       L.rmap = r.map;
     });
     phase(exec, t.galerkin, [&] {
-      L.h_ap = std::make_unique<Handle>(so);
-      spgemm_symbolic(exec, *L.h_ap, L.A, L.P);
-      const matrix_type ap = spgemm_numeric(exec, *L.h_ap, L.A, L.P);
-      L.h_rap = std::make_unique<Handle>(so);
-      spgemm_symbolic(exec, *L.h_rap, L.R, ap);
-      current = spgemm_numeric(exec, *L.h_rap, L.R, ap);
+      L.h_galerkin = std::make_unique<Triple>(so);
+      triple_product_symbolic(exec, *L.h_galerkin, L.R, L.A, L.P);
+      current = triple_product_numeric(exec, *L.h_galerkin, L.R, L.A, L.P);
     });
     if (!options_.keep_for_refresh) {
       // The coarse matrix shares the handle's arrays; the handles' plans go.
       L.h_apt.reset();
-      L.h_ap.reset();
-      L.h_rap.reset();
+      L.h_galerkin.reset();
       L.Pt = matrix_type();
       L.rmap = Map();
       L.agg = Agg();
@@ -1162,8 +1160,11 @@ private:
         bytes += L.P.row_starts().span() * sizeof(Offset) +
                  L.P.column_indices().span() * sizeof(Ordinal);
       }
-      if (L.h_ap) bytes += L.h_ap->memory().output_bytes + L.h_ap->memory().positions_bytes;
-      if (L.h_rap) bytes += L.h_rap->memory().positions_bytes; // its output is the next A
+      if (L.h_galerkin) { // its output is the next A
+        auto const& ap = L.h_galerkin->intermediate_product().memory();
+        bytes += ap.output_bytes + ap.positions_bytes +
+                 L.h_galerkin->outer_product().memory().positions_bytes;
+      }
       bytes += (L.dinv.span() + L.b.span() + L.x.span() + L.r.span() + L.d.span() + L.eigen.span() +
                 L.plain_dinv.span()) *
                sizeof(Scalar);

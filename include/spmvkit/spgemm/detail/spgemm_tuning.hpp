@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 SpMVKit contributors
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#ifndef SPMVKIT_OPERATIONS_DETAIL_SPGEMM_TUNING_HPP
-#define SPMVKIT_OPERATIONS_DETAIL_SPGEMM_TUNING_HPP
+#ifndef SPMVKIT_SPGEMM_DETAIL_SPGEMM_TUNING_HPP
+#define SPMVKIT_SPGEMM_DETAIL_SPGEMM_TUNING_HPP
 
 // SpGEMM's accumulator choice, scratch budgets and launch shapes, kept with
 // SpGEMM (a constant here rebuilds only what includes SpGEMM).
@@ -21,7 +21,7 @@
 
 namespace spmvkit::detail {
 
-/// SpGEMM (operations/spgemm.hpp): where a row of C is accumulated, chosen
+/// SpGEMM (spgemm/spgemm.hpp): where a row of C is accumulated, chosen
 /// per row from a bound on its length (symbolic phase: min(sum over a_ik of
 /// nnz(B row k), num_cols); numeric phase: the exact length).
 /// - hash: a linear-probing hash table of 2 x bound slots (a power of two) in
@@ -76,7 +76,7 @@ inline constexpr std::int64_t spgemm_max_window_words = 2048;
 /// no limit (SpgemmOptions::memory_limit): slots are dropped (teams loop over
 /// more rows each) before the pool grows beyond this.
 inline constexpr std::uint64_t spgemm_default_pool_bytes = std::uint64_t(512) << 20;
-/// The numeric phase's stored product positions (SpgemmOptions::keep_positions)
+/// The numeric phase's stored product positions (SpgemmNumeric::positions)
 /// may take at most this many times C's own bytes: 2 or 4 bytes per
 /// multiply-add against 12 (double) or 8 (float, int columns) per nonzero of C,
 /// so products of up to about 12 (resp. 8) multiply-adds per nonzero keep
@@ -178,7 +178,7 @@ LaunchParameters spgemm_launch_parameters(ExecutionSpace const& exec, SpgemmAccu
 /// may take, and the product is not so sparse that clearing the marks
 /// (threads x num_cols stores) outweighs its multiply-adds: at most
 /// spgemm_workspace_columns_per_product marks per multiply-add, so that a few
-/// rows times a wide B keep the scratch hash tables. `forced` (a test hook)
+/// rows times a wide B keep the scratch hash tables. `forced` (SpgemmSymbolic::workspace)
 /// skips the latter rule, never the budget.
 inline constexpr std::int64_t spgemm_workspace_scan_ratio = 16;
 inline constexpr std::int64_t spgemm_workspace_rank_sort_max = 64;
@@ -205,15 +205,15 @@ bool spgemm_use_workspace(std::int64_t threads, std::int64_t num_cols, std::int6
 /// products per thread, so that a chunk's one search for its first entry is
 /// small against its work and a hub row of millions of products spreads over
 /// hundreds of teams. Host backends keep such rows whole in teams of one
-/// thread (no atomics, nothing to split); only the test hook that forces the
-/// concurrent path there (`test_team_size`) gets chunks, short ones, so that
+/// thread (no atomics, nothing to split); only SpgemmOptions::team_size, which forces the
+/// concurrent path there, gets chunks, short ones, so that
 /// tests split rows, and single entries of A, across chunks.
 template <class ExecutionSpace>
-LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_team_size) {
+LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int team_size) {
   (void)exec;
   LaunchParameters p;
-  if (is_host_space_v<ExecutionSpace> || test_team_size > 0) {
-    p.team_size = std::max(1, test_team_size);
+  if (is_host_space_v<ExecutionSpace> || team_size > 0) {
+    p.team_size = std::max(1, team_size);
     p.vector_length = 1;
     p.work_per_team = 64;
     return p;
@@ -229,11 +229,11 @@ LaunchParameters spgemm_chunk_parameters(ExecutionSpace const& exec, int test_te
 /// SpgemmPositionEntries):
 /// work_per_team indices a team, 16 per thread on GPUs (8 x 32 lanes).
 template <class ExecutionSpace>
-LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int test_team_size) {
+LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int team_size) {
   (void)exec;
   LaunchParameters p;
-  if (is_host_space_v<ExecutionSpace> || test_team_size > 0) {
-    p.team_size = std::max(1, test_team_size);
+  if (is_host_space_v<ExecutionSpace> || team_size > 0) {
+    p.team_size = std::max(1, team_size);
     p.work_per_team = 1024 * p.team_size;
     return p;
   }
@@ -257,8 +257,8 @@ LaunchParameters spgemm_fingerprint_parameters(ExecutionSpace const& exec, int t
 /// while the row kernels merge a FEM row's products in scratch first: by
 /// entry won on small products and lost on large ones
 /// (docs/notes/2026-11-24-spgemm-numeric-by-entry.md). Host
-/// backends keep the scratch kernels (one-thread teams, no atomics), but for
-/// the test hook.
+/// backends keep the scratch kernels (one-thread teams, no atomics) unless
+/// `forced` (SpgemmNumeric::entries), which takes it wherever rows of B allow.
 struct SpgemmEntryPlan {
   LaunchParameters starts, values, check;
   std::int64_t fingerprint_items = 0;
@@ -272,18 +272,18 @@ struct SpgemmEntryPlan {
 template <class ExecutionSpace, class LongestRow>
 SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_b_row,
                                         LongestRow const& longest_b_row, std::int64_t multiply_adds,
-                                        int test_team_size) {
+                                        int team_size, bool forced) {
   SpgemmEntryPlan l;
-  l.fingerprint_items = spgemm_fingerprint_parameters(exec, test_team_size).work_per_team;
-  if (is_host_space_v<ExecutionSpace> || test_team_size > 0) {
-    const int t = std::max(1, test_team_size);
-    l.use = test_team_size > 0 && longest_b_row() <= SpgemmEntryPlan::longest_row;
+  l.fingerprint_items = spgemm_fingerprint_parameters(exec, team_size).work_per_team;
+  if (is_host_space_v<ExecutionSpace> || team_size > 0) {
+    const int t = std::max(1, team_size);
+    l.use = forced && longest_b_row() <= SpgemmEntryPlan::longest_row;
     l.starts.team_size = l.values.team_size = l.check.team_size = t;
     l.starts.work_per_team = 64 * t;
     l.values.work_per_team = 64 * t;
     return l;
   }
-  l.use = multiply_adds <= SpgemmEntryPlan::most_multiply_adds &&
+  l.use = (forced || multiply_adds <= SpgemmEntryPlan::most_multiply_adds) &&
           longest_b_row() <= SpgemmEntryPlan::longest_row;
   l.starts.vector_length = 8;
   l.starts.team_size = 32;
@@ -299,7 +299,7 @@ SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_
 }
 
 /// The numeric phase from lists of products (SpgemmListValues,
-/// SpgemmOptions::product_lists): the symbolic phase lists, for every entry
+/// SpgemmNumeric::product_lists): the symbolic phase lists, for every entry
 /// of C, the products a_ik b_kj that land there (as the positions of a_ik in A
 /// and of b_kj in B), so that a numeric phase sums each entry's list in a
 /// register: no accumulator in scratch to clear, no atomics, one store per
@@ -312,8 +312,8 @@ SpgemmEntryPlan spgemm_entry_parameters(ExecutionSpace const& exec, double mean_
 /// shape is that of `values`), except the entries whose lists are longer
 /// than `long_list`, which take a thread's vector lanes each (a warp on
 /// GPUs; on host backends a thread is one lane, so none is long there but
-/// through the test hook). `check` is the one team that compares the
-/// fingerprint afterwards (SpgemmPatternCheck). The test hook `test_team_size`
+/// through SpgemmOptions::team_size). `check` is the one team that compares the
+/// fingerprint afterwards (SpgemmPatternCheck). SpgemmOptions::team_size
 /// gives host teams that many threads and lists longer than 4 the long path.
 struct SpgemmListPlan {
   LaunchParameters build, scan, values, check;
@@ -323,19 +323,19 @@ struct SpgemmListPlan {
 
 template <class ExecutionSpace>
 SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_row,
-                                      int test_team_size) {
+                                      int team_size) {
   (void)exec;
   SpgemmListPlan l;
-  if (is_host_space_v<ExecutionSpace> || test_team_size > 0) {
-    const int t = std::max(1, test_team_size);
+  if (is_host_space_v<ExecutionSpace> || team_size > 0) {
+    const int t = std::max(1, team_size);
     l.build.team_size = l.values.team_size = t;
     l.build.work_per_team = 64 * t;
     l.scan.team_size = t;
     l.scan.work_per_team = 64 * t;
     l.values.work_per_team = 256 * t;
     l.check.team_size = t;
-    l.long_list = test_team_size > 0 ? 4 : std::numeric_limits<std::int64_t>::max();
-    l.fingerprint_items = spgemm_fingerprint_parameters(exec, test_team_size).work_per_team;
+    l.long_list = team_size > 0 ? 4 : std::numeric_limits<std::int64_t>::max();
+    l.fingerprint_items = spgemm_fingerprint_parameters(exec, team_size).work_per_team;
     return l;
   }
   l.build.vector_length = spgemm_vector_lanes(mean_b_row);
@@ -352,7 +352,7 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
   l.check.team_size = 8;
   l.check.vector_length = 32;
   l.long_list = 32;
-  l.fingerprint_items = spgemm_fingerprint_parameters(exec, test_team_size).work_per_team;
+  l.fingerprint_items = spgemm_fingerprint_parameters(exec, team_size).work_per_team;
   return l;
 }
 
@@ -362,8 +362,8 @@ SpgemmListPlan spgemm_list_parameters(ExecutionSpace const& exec, double mean_b_
 /// instead of a 128-thread team per row that a row of a few dozen products
 /// leaves mostly idle (planar meshes, road networks: 5-40 products a row).
 /// GPUs only, where teams are wide: host teams are one thread already, and
-/// take no narrow bin except through the test hook that forces the
-/// concurrent path there (`test_team_size`: its threads, one lane each).
+/// take no narrow bin except through SpgemmOptions::team_size, which forces the
+/// concurrent path there (its threads, one lane each).
 /// A row's share is about spgemm_narrow_row_bytes: a hash table of
 /// `count_slots` columns while rows are counted (by their bound), of
 /// `fill_slots` columns and positions while they are filled (by their exact
@@ -388,7 +388,7 @@ struct SpgemmNarrowPlan {
   std::int64_t count_slots = 0, fill_slots = 0;
   /// The longest row of the short bin: rows whose values a thread's share of
   /// the scratch-hash bin's scratch holds (its teams have as many threads as
-  /// the narrow launch). The test hook takes fill_slots, so that tests keep
+  /// the narrow launch). SpgemmOptions::team_size takes fill_slots, so that tests keep
   /// rows of both kinds.
   std::int64_t short_limit = 0;
   /// Rows that fill the device: symbolic passes, numeric phase.
@@ -407,14 +407,14 @@ std::int64_t spgemm_concurrent_teams(ExecutionSpace const& exec) {
 template <class ExecutionSpace>
 SpgemmNarrowPlan spgemm_narrow_parameters(ExecutionSpace const& exec, double mean_products,
                                           double mean_b_row, std::size_t ordinal_bytes,
-                                          std::int64_t hash_slots, int test_team_size) {
+                                          std::int64_t hash_slots, int team_size) {
   SpgemmNarrowPlan n;
-  if (is_host_space_v<ExecutionSpace> && test_team_size <= 0) return n;
+  if (is_host_space_v<ExecutionSpace> && team_size <= 0) return n;
   n.count_slots = largest_power_of_two_at_most(
       static_cast<double>(spgemm_narrow_row_bytes / std::max<std::size_t>(1, ordinal_bytes)));
   n.fill_slots = n.count_slots / 2;
-  if (test_team_size > 0) {
-    n.p.team_size = test_team_size;
+  if (team_size > 0) {
+    n.p.team_size = team_size;
     n.p.vector_length = 1;
     n.short_limit = n.fill_slots;
   } else {
