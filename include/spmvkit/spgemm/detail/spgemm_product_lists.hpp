@@ -254,62 +254,68 @@ void spgemm_launch_list_build(
       f);
 }
 
-/// The symbolic phase's step after the positions: the lists of products by
-/// entry of C (SpgemmListValues), where the options ask for them
-/// (SpgemmNumeric::product_lists) and they fit the limit while the positions
-/// (`held`, with whatever else is held besides C) still exist. The positions,
-/// their starts, the chunk starts and the row order are then released.
-/// Returns whether the lists were kept.
-template <class Scalar, class ExecutionSpace, class Ordinal, class Offset, class State>
-bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options,
-                        SpgemmLimit const& limit, State& s,
-                        CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
-                        CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B,
-                        std::uint64_t held) {
-  using Device = typename State::device_type;
+/// The bytes of the lists of products (pairs, list ends, long lists) and their widths.
+struct SpgemmListSizes {
+  bool wide = false;
+  /// Lists longer than long_list: at most this many (each holds more products).
+  std::int64_t long_max = 0;
+  byte_count bytes = 0;
+};
+
+template <class State>
+SpgemmListSizes spgemm_list_sizes(SpgemmOptions const& options, State const& s) {
   constexpr char const* where = "spmvkit::spgemm";
-  const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
-  const std::int64_t nnz = s.C.nnz();
-  if (options.numeric != SpgemmNumeric::product_lists || nnz == 0) return false;
-  s.list_plan = spgemm_list_parameters(exec, mean_b_row, options.team_size);
   constexpr auto narrow_max = static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max());
-  const bool wide = options.wide_product_lists || s.a_nnz > narrow_max || s.b_nnz > narrow_max;
-  // Lists longer than long_list: at most this many (each holds more products).
-  const std::int64_t long_max =
+  SpgemmListSizes z;
+  z.wide = options.wide_product_lists || s.a_nnz > narrow_max || s.b_nnz > narrow_max;
+  z.long_max =
       s.list_plan.long_list < s.multiply_adds ? s.multiply_adds / (s.list_plan.long_list + 1) : 0;
-  const byte_count bytes = checked_add(
-      checked_add(checked_bytes(s.multiply_adds,
-                                wide ? sizeof(SpgemmPair<std::uint64_t>)
-                                     : sizeof(SpgemmPair<std::uint32_t>),
-                                "product lists", where),
-                  checked_bytes(nnz + 2, sizeof(std::int64_t), "product list ends", where), "lists",
-                  where),
-      checked_bytes(long_max + 1, sizeof(std::int64_t), "long product lists", where), "lists",
+  const std::size_t pair =
+      z.wide ? sizeof(SpgemmPair<std::uint64_t>) : sizeof(SpgemmPair<std::uint32_t>);
+  z.bytes = checked_add(
+      checked_add(checked_bytes(s.multiply_adds, pair, "product lists", where),
+                  checked_bytes(s.C.nnz() + 2, sizeof(std::int64_t), "product list ends", where),
+                  "lists", where),
+      checked_bytes(z.long_max + 1, sizeof(std::int64_t), "long product lists", where), "lists",
       where);
-  const std::uint64_t peak = s.memory.output_bytes + held + bytes;
-  if (limit.bytes > 0 && peak > limit.bytes) return false;
-  // Two entries more: the numeric launch's fingerprint sum, and the count of
-  // long lists while they are found.
+  return z;
+}
+
+/// The lists' arrays. Two entries beyond the list ends: the numeric launch's
+/// fingerprint sum, and the count of long lists while they are found (returned).
+template <class ExecutionSpace, class State>
+auto spgemm_allocate_lists(ExecutionSpace const& exec, State& s, SpgemmListSizes const& z) {
+  using Device = typename State::device_type;
+  const std::int64_t nnz = s.C.nnz();
   const auto ends = allocate_view<Kokkos::View<std::int64_t*, Device>>(
       exec, "SpMVKit::spgemm::product_list_ends", nnz + 2);
   Kokkos::deep_copy(exec, ends, std::int64_t(0));
   s.list_ends = Kokkos::subview(ends, Kokkos::pair<std::int64_t, std::int64_t>(0, nnz));
   s.list_sync = Kokkos::View<std::uint64_t*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
       reinterpret_cast<std::uint64_t*>(ends.data() + nnz), 1);
-  const auto long_count =
-      Kokkos::subview(ends, Kokkos::pair<std::int64_t, std::int64_t>(nnz + 1, nnz + 2));
   s.list_long = spgemm_allocate<Kokkos::View<std::int64_t*, Device>>(
-      exec, "SpMVKit::spgemm::long_product_lists", long_max);
-  if (wide) {
+      exec, "SpMVKit::spgemm::long_product_lists", z.long_max);
+  if (z.wide) {
     s.list_pairs64 = allocate_view<Kokkos::View<SpgemmPair<std::uint64_t>*, Device>>(
         exec, "SpMVKit::spgemm::product_lists", s.multiply_adds);
   } else {
     s.list_pairs32 = allocate_view<Kokkos::View<SpgemmPair<std::uint32_t>*, Device>>(
         exec, "SpMVKit::spgemm::product_lists", s.multiply_adds);
   }
+  return Kokkos::subview(ends, Kokkos::pair<std::int64_t, std::int64_t>(nnz + 1, nnz + 2));
+}
+
+/// Writes the lists from the positions: each list's length (a first build
+/// pass), their ends by a scan per row of C (which also collects the long
+/// lists), then the pairs (the second pass).
+template <class Crs, class State, class Count>
+void spgemm_build_lists(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
+                        State& s, Count const& long_count, bool wide) {
+  using ExecutionSpace = typename Crs::execution_space;
   const auto build = [&](auto const& pos, auto const& pairs) {
     spgemm_launch_list_build<false>(exec, A, B, s, pos, pairs);
-    SpgemmListScan<Ordinal, Offset, Device> scan;
+    SpgemmListScan<typename Crs::ordinal_type, typename Crs::offset_type, typename Crs::device_type>
+        scan;
     scan.a_rs = A.row_starts();
     scan.c_rs = s.C.row_starts();
     scan.starts = s.product_starts;
@@ -339,6 +345,29 @@ bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options
   } else {
     build_pairs(s.positions32);
   }
+}
+
+/// The symbolic phase's step after the positions: the lists of products by
+/// entry of C (SpgemmListValues), where the options ask for them
+/// (SpgemmNumeric::product_lists) and they fit the limit while the positions
+/// (`held`, with whatever else is held besides C) still exist. The positions,
+/// their starts, the chunk starts and the row order are then released.
+/// Returns whether the lists were kept.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset, class State>
+bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options,
+                        SpgemmLimit const& limit, State& s,
+                        CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+                        CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B,
+                        std::uint64_t held) {
+  using Device = typename State::device_type;
+  const double mean_b_row = s.k > 0 ? static_cast<double>(s.b_nnz) / static_cast<double>(s.k) : 0.0;
+  if (options.numeric != SpgemmNumeric::product_lists || s.C.nnz() == 0) return false;
+  s.list_plan = spgemm_list_parameters(exec, mean_b_row, options.team_size);
+  const SpgemmListSizes z = spgemm_list_sizes(options, s);
+  const std::uint64_t peak = s.memory.output_bytes + held + z.bytes;
+  if (limit.bytes > 0 && peak > limit.bytes) return false;
+  const auto long_count = spgemm_allocate_lists(exec, s, z);
+  spgemm_build_lists(exec, A, B, s, long_count, z.wide);
   // The numeric launch's league depends on it; the symbolic phase ends with a
   // fence anyway.
   Kokkos::deep_copy(exec, Kokkos::View<std::int64_t, Kokkos::HostSpace>(&s.list_long_count),
@@ -350,8 +379,8 @@ bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options
   s.product_starts = Kokkos::View<std::int64_t*, Device>();
   for (auto& c : s.chunk_first) c = Kokkos::View<std::int64_t*, Device>();
   s.perm = Kokkos::View<Ordinal*, Device>();
-  s.memory.positions_bytes = bytes;
-  s.memory.workspace_bytes = bytes;
+  s.memory.positions_bytes = z.bytes;
+  s.memory.workspace_bytes = z.bytes;
   s.memory.peak_bytes = std::max<std::uint64_t>(s.memory.peak_bytes, peak);
   return true;
 }

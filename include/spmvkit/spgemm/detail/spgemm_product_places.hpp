@@ -25,6 +25,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace spmvkit::detail {
 
@@ -620,70 +621,78 @@ void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs cons
   }
 }
 
-/// The symbolic phase's last step: the position of every product in its row of
-/// C, so that numeric phases add without hashing (SpgemmPositionRows). Kept
-/// only for sorted rows (the place is found by binary search) and where the
-/// positions take at most spgemm_positions_max_ratio times C's own bytes and fit
-/// the limit beside everything else the handle keeps; the numeric global pool
-/// is then released. Otherwise numeric phases hash as the symbolic one did.
-/// `find` fills the allocated positions (the position kernel, or the host
-/// workspace's fill pass, which writes the columns too); `held` is what else
-/// it holds meanwhile (the host workspace). Returns whether the positions were kept.
-template <class Scalar, class ExecutionSpace, class Ordinal, class Offset, class State, class Find>
-bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& options,
-                            SpgemmLimit const& limit, State& s,
-                            CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
-                            CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B,
-                            std::uint64_t held, Find const& find) {
-  using Device = typename State::device_type;
-  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+/// The bytes of the positions and their starts, and whether 16 bits hold a
+/// position (every row of C at most 65536 long); 0 bytes where they are not
+/// kept: hashing asked for, unsorted rows, no products, or (automatic only)
+/// more than spgemm_positions_max_ratio times C's own bytes.
+template <class State>
+std::pair<byte_count, bool>
+spgemm_positions_bytes(typename State::crs_type::execution_space const& exec,
+                       SpgemmOptions const& options, State const& s) {
+  using Range = Kokkos::RangePolicy<typename State::crs_type::execution_space,
+                                    Kokkos::IndexType<std::int64_t>>;
   constexpr char const* where = "spmvkit::spgemm";
   if (options.numeric == SpgemmNumeric::hash || !options.sort_columns || s.multiply_adds == 0) {
-    return false;
+    return {0, false};
   }
   std::int64_t longest = 0;
-  Kokkos::parallel_reduce("SpMVKit::spgemm::longest_row", Range(exec, 0, s.m),
-                          SpgemmMaxRow<Offset, Device>{s.C.row_starts()},
-                          Kokkos::Max<std::int64_t>(longest));
-  const bool positions_fit16 = longest <= 65536;
-  const byte_count bytes =
-      checked_add(checked_bytes(s.multiply_adds,
-                                positions_fit16 ? sizeof(std::uint16_t) : sizeof(std::uint32_t),
-                                "product positions", where),
-                  checked_bytes(s.a_nnz + 2, sizeof(std::int64_t), "product starts", where),
-                  "positions", where);
+  Kokkos::parallel_reduce(
+      "SpMVKit::spgemm::longest_row", Range(exec, 0, s.m),
+      SpgemmMaxRow<typename State::crs_type::offset_type, typename State::device_type>{
+          s.C.row_starts()},
+      Kokkos::Max<std::int64_t>(longest));
+  const bool fit16 = longest <= 65536;
+  const byte_count bytes = checked_add(
+      checked_bytes(s.multiply_adds, fit16 ? sizeof(std::uint16_t) : sizeof(std::uint32_t),
+                    "product positions", where),
+      checked_bytes(s.a_nnz + 2, sizeof(std::int64_t), "product starts", where), "positions",
+      where);
   if (options.numeric == SpgemmNumeric::automatic &&
       bytes > spgemm_positions_max_ratio * s.memory.output_bytes) {
-    return false;
+    return {0, false};
   }
-  const std::uint64_t perm_bytes = static_cast<std::uint64_t>(s.perm.extent(0)) * sizeof(Ordinal);
-  const std::uint64_t kept = s.memory.output_bytes + perm_bytes + bytes;
-  // While the positions are found the numeric pool still exists.
-  const std::uint64_t peak = std::max<std::uint64_t>(
-      kept, s.memory.output_bytes + s.memory.workspace_bytes + bytes + held);
-  if (limit.bytes > 0 && peak > limit.bytes) return false;
-  // One entry more: the numeric phases' fingerprint (SpgemmState::fingerprint_now).
+  return {bytes, fit16};
+}
+
+/// Where the products of each entry of A start (one entry more: the numeric
+/// phases' fingerprint, SpgemmState::fingerprint_now), and the positions' array.
+template <class Crs, class State>
+void spgemm_allocate_positions(typename Crs::execution_space const& exec, State& s, Crs const& A,
+                               Crs const& B, bool fit16) {
+  using Device = typename State::device_type;
+  using Range = Kokkos::RangePolicy<typename Crs::execution_space, Kokkos::IndexType<std::int64_t>>;
   s.product_starts = allocate_view<Kokkos::View<std::int64_t*, Device>>(
       exec, "SpMVKit::spgemm::product_starts", s.a_nnz + 2);
-  Kokkos::parallel_scan("SpMVKit::spgemm::product_starts", Range(exec, 0, s.a_nnz + 1),
-                        SpgemmProductStarts<Ordinal, Offset, Device>{
-                            A.column_indices(), B.row_starts(), s.product_starts, s.a_nnz});
-  if (positions_fit16) {
+  Kokkos::parallel_scan(
+      "SpMVKit::spgemm::product_starts", Range(exec, 0, s.a_nnz + 1),
+      SpgemmProductStarts<typename Crs::ordinal_type, typename Crs::offset_type, Device>{
+          A.column_indices(), B.row_starts(), s.product_starts, s.a_nnz});
+  if (fit16) {
     s.positions16 = allocate_view<Kokkos::View<std::uint16_t*, Device>>(
         exec, "SpMVKit::spgemm::product_positions", s.multiply_adds);
   } else {
     s.positions32 = allocate_view<Kokkos::View<std::uint32_t*, Device>>(
         exec, "SpMVKit::spgemm::product_positions", s.multiply_adds);
   }
-  // Rows that team scratch does not hold, on GPUs, in chunks of products.
-  s.chunk = spgemm_chunk_parameters(exec, options.team_size);
+  s.fingerprint_now = Kokkos::View<std::uint64_t*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+      reinterpret_cast<std::uint64_t*>(s.product_starts.data() + s.a_nnz + 1), 1);
+}
+
+/// Rows that team scratch does not hold (GPUs, the concurrent path), in chunks
+/// of products: where each row's chunks start, per bin. Returns their bytes.
+template <class Crs, class State>
+std::uint64_t spgemm_plan_chunks(typename Crs::execution_space const& exec, State& s,
+                                 Crs const& A) {
+  using Device = typename State::device_type;
+  using Range = Kokkos::RangePolicy<typename Crs::execution_space, Kokkos::IndexType<std::int64_t>>;
+  s.chunk = spgemm_chunk_parameters(exec, s.options.team_size);
   std::uint64_t chunk_bytes = 0;
   for (int b = 1; b < spgemm_num_bins; ++b) {
     auto const& l = s.launch[b];
     if (b <= spgemm_bin_hash || l.count == 0 || !l.concurrent) continue;
     s.chunk_first[b] = allocate_view<Kokkos::View<std::int64_t*, Device>>(
         exec, "SpMVKit::spgemm::chunk_starts", l.count + 1);
-    SpgemmChunkScan<Ordinal, Offset, Device> f;
+    SpgemmChunkScan<typename Crs::ordinal_type, typename Crs::offset_type, Device> f;
     f.a_rs = A.row_starts();
     f.perm = s.perm;
     f.starts = s.product_starts;
@@ -696,16 +705,52 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
     Kokkos::deep_copy(s.num_chunks[b], Kokkos::subview(s.chunk_first[b], l.count));
     chunk_bytes += static_cast<std::uint64_t>(l.count + 1) * sizeof(std::int64_t);
   }
-  s.fingerprint_now = Kokkos::View<std::uint64_t*, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-      reinterpret_cast<std::uint64_t*>(s.product_starts.data() + s.a_nnz + 1), 1);
-  {
-    const auto f = spgemm_fingerprint_functor(A, B, true);
-    std::uint64_t sums[2] = {0, 0};
-    Kokkos::parallel_reduce("SpMVKit::spgemm::pattern_fingerprint", Range(exec, 0, f.rows_end), f,
-                            sums);
-    s.fingerprint = sums[0];
-    s.b_rows_strict = sums[1] == 0;
-  }
+  return chunk_bytes;
+}
+
+/// The patterns' fingerprint that numeric phases compare, and whether every
+/// row of B has strictly increasing columns.
+template <class Crs, class State>
+void spgemm_take_fingerprint(typename Crs::execution_space const& exec, State& s, Crs const& A,
+                             Crs const& B) {
+  using Range = Kokkos::RangePolicy<typename Crs::execution_space, Kokkos::IndexType<std::int64_t>>;
+  const auto f = spgemm_fingerprint_functor(A, B, true);
+  std::uint64_t sums[2] = {0, 0};
+  Kokkos::parallel_reduce("SpMVKit::spgemm::pattern_fingerprint", Range(exec, 0, f.rows_end), f,
+                          sums);
+  s.fingerprint = sums[0];
+  s.b_rows_strict = sums[1] == 0;
+}
+
+/// The symbolic phase's last step: the position of every product in its row of
+/// C, so that numeric phases add without hashing (SpgemmPositionRows). Kept
+/// only for sorted rows (the place is found by binary search), where the
+/// options do not ask for hashing, and where the positions fit the limit
+/// beside everything else the handle keeps (automatic: and take at most
+/// spgemm_positions_max_ratio times C's own bytes); the numeric global pool
+/// is then released. Otherwise numeric phases hash as the symbolic one did.
+/// `find` fills the allocated positions (the position kernel, or the host
+/// workspace's fill pass, which writes the columns too); `held` is what else
+/// it holds meanwhile (the host workspace). The lists of products or the
+/// entry starts follow where chosen. Returns whether the positions were kept.
+template <class Scalar, class ExecutionSpace, class Ordinal, class Offset, class State, class Find>
+bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& options,
+                            SpgemmLimit const& limit, State& s,
+                            CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+                            CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& B,
+                            std::uint64_t held, Find const& find) {
+  using Device = typename State::device_type;
+  const auto [bytes, fit16] = spgemm_positions_bytes(exec, options, s);
+  if (bytes == 0) return false;
+  const std::uint64_t perm_bytes = static_cast<std::uint64_t>(s.perm.extent(0)) * sizeof(Ordinal);
+  const std::uint64_t kept = s.memory.output_bytes + perm_bytes + bytes;
+  // While the positions are found the numeric pool still exists.
+  const std::uint64_t peak = std::max<std::uint64_t>(
+      kept, s.memory.output_bytes + s.memory.workspace_bytes + bytes + held);
+  if (limit.bytes > 0 && peak > limit.bytes) return false;
+  spgemm_allocate_positions(exec, s, A, B, fit16);
+  const std::uint64_t chunk_bytes = spgemm_plan_chunks(exec, s, A);
+  spgemm_take_fingerprint(exec, s, A, B);
   find();
   s.positions = true;
   s.pool_keys = Kokkos::View<Ordinal*, Device>();
