@@ -139,6 +139,17 @@ struct AbsValues {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const { v(k) = v(k) < 0 ? -v(k) : v(k); }
 };
 
+/// |M|, a copy: products of them bound the rounding errors of products of the originals.
+template <class Scalar>
+Crs<Scalar> absolute(Exec const& exec, Crs<Scalar> const& M) {
+  Crs<Scalar> a = clone(M);
+  Kokkos::parallel_for("SpMVKit::perf::abs",
+                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                           exec, 0, static_cast<std::int64_t>(a.nnz())),
+                       AbsValues<Scalar>{a.values()});
+  return a;
+}
+
 /// SpMVKit's C = A A checked on a sample of its rows against a long-double host product, for
 /// products where no Kokkos Kernels path gives a C (cuSPARSE out of resources, Kokkos Kernels
 /// out of memory): every row up to 4096 rows, else 4096 evenly spaced rows and the row of A with
@@ -265,11 +276,7 @@ struct SpgemmSetup {
 #endif
     exec.fence();
     // The bound's matrix |A| |A| has C's structure, sorted like SpMVKit's C.
-    Crs<Scalar> abs_A = clone(A);
-    Kokkos::parallel_for("SpMVKit::perf::abs",
-                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                             exec, 0, static_cast<std::int64_t>(abs_A.nnz())),
-                         AbsValues<Scalar>{abs_A.values()});
+    const Crs<Scalar> abs_A = absolute(exec, A);
     const auto M = spgemm(exec, abs_A, abs_A);
     const double tol = 4.0 * std::numeric_limits<Scalar>::epsilon() *
                        (static_cast<double>(max_row_length(A)) + 2.0);
@@ -527,15 +534,8 @@ struct GalerkinSetup {
     if (!error.empty()) return;
     for (std::size_t l = 0; l < levels.size(); ++l) {
       Level const& L = *levels[l];
-      auto absolute = [&](Crs<Scalar> const& M) {
-        Crs<Scalar> c = clone(M);
-        Kokkos::parallel_for("SpMVKit::perf::abs",
-                             Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                                 exec, 0, static_cast<std::int64_t>(c.nnz())),
-                             AbsValues<Scalar>{c.values()});
-        return c;
-      };
-      const auto M = triple_product(exec, absolute(L.R), absolute(L.A), absolute(L.P));
+      const auto M =
+          triple_product(exec, absolute(exec, L.R), absolute(exec, L.A), absolute(exec, L.P));
       const double tol = 8.0 * std::numeric_limits<Scalar>::epsilon() *
                          (static_cast<double>(max_row_length(L.R)) +
                           static_cast<double>(max_row_length(L.A)) + 2.0);
