@@ -54,6 +54,26 @@ namespace spmvkit::perf {
 namespace {
 
 enum class Phase { symbolic, numeric, total };
+
+/// Times `run` in the benchmark's loop: o.warmup calls first, then each iteration fenced before
+/// and after. Returns the median of the iterations (each also given to Google Benchmark).
+template <class Run>
+double time_fenced(benchmark::State& state, Options const& o, Run const& run) {
+  const Exec exec;
+  for (int i = 0; i < std::max(1, o.warmup); ++i) run();
+  exec.fence();
+  std::vector<double> times;
+  for (auto _ : state) {
+    exec.fence();
+    Kokkos::Timer timer;
+    run();
+    exec.fence();
+    const double t = timer.seconds();
+    state.SetIterationTime(t);
+    times.push_back(t);
+  }
+  return median(times);
+}
 char const* phase_name(Phase p) {
   return p == Phase::symbolic ? "symbolic" : p == Phase::numeric ? "numeric" : "total";
 }
@@ -428,19 +448,7 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
 #endif
       }
     };
-    for (int i = 0; i < std::max(1, o.warmup); ++i) run();
-    exec.fence();
-    std::vector<double> times;
-    for (auto _ : state) {
-      exec.fence();
-      Kokkos::Timer timer;
-      run();
-      exec.fence();
-      const double t = timer.seconds();
-      state.SetIterationTime(t);
-      times.push_back(t);
-    }
-    const double t = median(times);
+    const double t = time_fenced(state, o, run);
     const auto madds = static_cast<double>(s.handle.multiply_adds());
     state.SetLabel(std::string(ours ? "family=spgemm;format=" : "family=kk;format=") +
                    impl_name(impl) + ";phase=" + phase_name(phase) +
@@ -619,19 +627,7 @@ void bm_galerkin(benchmark::State& state, Options const& o, std::string const& n
         }
       }
     };
-    for (int i = 0; i < std::max(1, o.warmup); ++i) run();
-    exec.fence();
-    std::vector<double> times;
-    for (auto _ : state) {
-      exec.fence();
-      Kokkos::Timer timer;
-      run();
-      exec.fence();
-      const double t = timer.seconds();
-      state.SetIterationTime(t);
-      times.push_back(t);
-    }
-    const double t = median(times);
+    const double t = time_fenced(state, o, run);
     const auto madds = static_cast<double>(s.multiply_adds);
     state.SetLabel(std::string(ours ? "family=galerkin;format=" : "family=kk;format=") +
                    impl_name(impl) + ";phase=" + phase_name(phase));
@@ -656,20 +652,22 @@ template <class Scalar>
 void register_spgemm_benchmarks(std::shared_ptr<const Options> const& options,
                                 MatrixSource const& source) {
   Options const& o = *options;
+  auto add = [&](std::string const& name, auto const& bench) {
+    benchmark::RegisterBenchmark(name.c_str(), bench)
+        ->UseManualTime()
+        ->MinTime(o.min_time)
+        ->Repetitions(std::min(o.repetitions, 3))
+        ->ReportAggregatesOnly(true)
+        ->Unit(benchmark::kMillisecond);
+  };
   if (source.in_spgemm && source.kind == MatrixSource::Kind::fem && o.has_family("galerkin")) {
     for (Impl impl : {Impl::spmvkit, Impl::kk_default}) {
       for (Phase phase : {Phase::numeric, Phase::total}) {
         const std::string name = std::string("galerkin/") + precision_name<Scalar>() + "/" +
                                  source.name + "/" + impl_name(impl) + "/" + phase_name(phase);
-        benchmark::RegisterBenchmark(name.c_str(),
-                                     [options, name, source, impl, phase](benchmark::State& st) {
-                                       bm_galerkin<Scalar>(st, *options, name, source, impl, phase);
-                                     })
-            ->UseManualTime()
-            ->MinTime(o.min_time)
-            ->Repetitions(std::min(o.repetitions, 3))
-            ->ReportAggregatesOnly(true)
-            ->Unit(benchmark::kMillisecond);
+        add(name, [options, name, source, impl, phase](benchmark::State& st) {
+          bm_galerkin<Scalar>(st, *options, name, source, impl, phase);
+        });
       }
     }
   }
@@ -682,15 +680,9 @@ void register_spgemm_benchmarks(std::shared_ptr<const Options> const& options,
     for (Phase phase : {Phase::symbolic, Phase::numeric, Phase::total}) {
       const std::string name = std::string("spgemm/") + precision_name<Scalar>() + "/" +
                                source.name + "/" + impl_name(impl) + "/" + phase_name(phase);
-      benchmark::RegisterBenchmark(name.c_str(),
-                                   [options, name, source, impl, phase](benchmark::State& st) {
-                                     bm_spgemm<Scalar>(st, *options, name, source, impl, phase);
-                                   })
-          ->UseManualTime()
-          ->MinTime(o.min_time)
-          ->Repetitions(std::min(o.repetitions, 3))
-          ->ReportAggregatesOnly(true)
-          ->Unit(benchmark::kMillisecond);
+      add(name, [options, name, source, impl, phase](benchmark::State& st) {
+        bm_spgemm<Scalar>(st, *options, name, source, impl, phase);
+      });
     }
   }
 }
