@@ -28,10 +28,11 @@
 ///   permute(), unpermute()).
 /// - select/: the automatic format choice, make_auto_matrix() and AutoMatrix, from
 ///   compute_features() and the format cost model.
-/// - operations/: spmv() (y = beta y + alpha A x, any format), spgemm() (C = A B, with a
-///   handle for repeated numeric phases), transpose() (CRS to CRS), spadd() (C = alpha A +
-///   beta B, with SpaddHandle) and assemble_crs() (triplets with duplicates to CRS on the
-///   device, with AssemblyPattern and refill() for new values).
+/// - operations/: spmv() (y = beta y + alpha A x, any format), transpose() (CRS to CRS), spadd()
+///   (C = alpha A + beta B, with SpaddHandle) and assemble_crs() (triplets with duplicates to CRS
+///   on the device, with AssemblyPattern and refill() for new values).
+/// - spgemm/: spgemm() (C = A B, with a handle for repeated numeric phases and a public strategy
+///   choice, SpgemmOptions), triple_product() and galerkin_product() (R A P, Pᵀ A P).
 /// - problems/: the FEM Poisson test problem (make_fem_poisson(), fem_poisson_rhs(),
 ///   fem_poisson_exact(), fem_poisson_l2_error()) and the nonsymmetric convection-diffusion one
 ///   (ConvectionDiffusion, make_convection_diffusion(), convection_diffusion_rhs(),

@@ -193,6 +193,16 @@ TYPED_TEST(TripleProductTest, ShapesThatDoNotChainAndTheSharedMemoryLimit) {
   TripleProductHandle<Scalar, Exec> empty;
   EXPECT_THROW((void)triple_product_numeric(exec, empty, R, A, P), std::invalid_argument);
 
+  // A failed symbolic phase leaves the handle without structure, not with the previous one.
+  HostCrs broken_host = random_crs(30, 20, 5, 0.0, 0, 1);
+  broken_host.col.back() = 20; // one column past the end
+  const auto broken = make_device_crs<Scalar, Exec, int, int>(broken_host);
+  TripleProductHandle<Scalar, Exec> reused;
+  triple_product_symbolic(exec, reused, R, A, P);
+  ASSERT_TRUE(reused.has_structure());
+  EXPECT_THROW(triple_product_symbolic(exec, reused, R, broken, P), std::invalid_argument);
+  EXPECT_FALSE(reused.has_structure());
+
   // A limit that A P alone fits but that leaves R (A P) too little: refused, naming the product.
   TripleProductHandle<Scalar, Exec> probe;
   triple_product_symbolic(exec, probe, R, A, P);

@@ -35,11 +35,14 @@ enum class SpgemmSymbolic {
 /// (SpgemmOptions::numeric; SpgemmHandle::numeric_algorithm() says which one
 /// a product took). Every choice but `hash` needs sorted columns and the
 /// symbolic phase's positions within the memory limit, and takes `hash` where
-/// either is missing.
+/// either is missing; `entries` and `product_lists` take `positions` where
+/// only their own arrays do not fit (or, for `entries`, a row of B is too long).
 enum class SpgemmNumeric {
-  /// `positions`; on GPUs `entries` instead for products of at most 2^24
-  /// multiply-adds whose rows of B are at most 2048 long
-  /// (docs/notes/2026-11-24-spgemm-numeric-by-entry.md).
+  /// `positions` where they take at most twice C's own bytes
+  /// (spgemm_positions_max_ratio), else `hash`; on GPUs with the tuned team
+  /// sizes (SpgemmOptions::team_size 0), `entries` instead of `positions` for
+  /// products of at most 2^24 multiply-adds whose rows of B are at most 2048
+  /// long (docs/notes/2026-11-24-spgemm-numeric-by-entry.md).
   automatic,
   /// Hash every product's column in its row's accumulator, in every numeric
   /// phase: the symbolic phase keeps nothing for it (the least memory, for a
@@ -60,7 +63,8 @@ enum class SpgemmNumeric {
   /// sum each list in a register: no accumulator to clear, no atomics. The
   /// fastest numeric phases of SpMVKit's on graphs and planar meshes (up to
   /// 1.7x `positions`), slower on FEM products, and the symbolic phase takes
-  /// longer (docs/notes/2026-11-24-spgemm-product-lists.md).
+  /// longer (docs/notes/2026-11-24-spgemm-product-lists.md). Kept where they
+  /// fit the memory limit beside the positions, which they replace.
   product_lists
 };
 
@@ -88,11 +92,15 @@ struct SpgemmOptions {
   /// Threads per team of every row kernel. 0 (default): each launch's tuned
   /// shape. A positive count also takes the concurrent (GPU) code path on host
   /// backends (atomic inserts, team sorts, rows a thread each, chunks of long
-  /// rows), and with it the accumulators.
+  /// rows), and with it the accumulators; on every backend the chunk, list
+  /// and entry launches then take the host's short shapes, and `automatic`
+  /// never picks `entries`. At most 1024; teams times the tuned vector lanes
+  /// must also fit the backend's largest team (a launch error otherwise).
   int team_size = 0;
   /// The concurrent path's bitmaps in the symbolic phase: a row of C whose
   /// columns span at most this many 32-bit words marks them in a bitmap instead
-  /// of a hash table. 0 (default): 2048 words; negative: no bitmaps.
+  /// of a hash table. 0 (default) or above 2048: 2048 words (team scratch holds
+  /// no more); negative: no bitmaps.
   int window_words = 0;
   /// SpgemmNumeric::product_lists: 64-bit (row entry, B entry) pairs even where
   /// A and B have fewer than 2^32 entries, which 32-bit pairs would address.

@@ -31,6 +31,9 @@ struct TripleProductAccess;
 ///
 /// A P is taken first: multigrid's A has many short rows and P few columns,
 /// so A P is as small as it gets and R (A P) reads it once.
+///
+/// Copies share both products' arrays (A P, R A P, the plans' work arrays): a
+/// numeric phase through one copy overwrites what the others see.
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
 class TripleProductHandle {
 public:
@@ -99,9 +102,10 @@ std::string triple_shapes(Crs const& R, Crs const& A, Crs const& P) {
 
 /// Symbolic phase of R A P: the structures of A P and of R (A P). Throws
 /// std::invalid_argument naming the three shapes when they do not chain,
-/// and what spgemm_symbolic() throws (memory limit: the second product is
-/// checked against what the first leaves, AllocationError where nothing is
-/// left). Synchronous.
+/// and what spgemm_symbolic() throws. Memory limit: the second product is
+/// checked against what the first leaves (AllocationError where nothing is
+/// left); its error names that remainder as SpgemmOptions::memory_limit,
+/// whatever the limit's source. Synchronous.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 void triple_product_symbolic(ExecutionSpace const& exec,
                              TripleProductHandle<Scalar, ExecutionSpace, Ordinal, Offset>& handle,
@@ -116,6 +120,8 @@ void triple_product_symbolic(ExecutionSpace const& exec,
   using Handle = SpgemmHandle<Scalar, ExecutionSpace, Ordinal, Offset>;
   auto& right = detail::TripleProductAccess::right(handle);
   auto& left = detail::TripleProductAccess::left(handle);
+  // Both reset first: a failure below leaves no structure behind.
+  left = Handle(handle.options());
   right = Handle(handle.options());
   spgemm_symbolic(exec, right, A, P);
   SpgemmOptions second = handle.options();

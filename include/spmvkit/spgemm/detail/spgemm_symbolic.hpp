@@ -111,7 +111,9 @@ private:
     const bool windows = options_.window_words >= 0 &&
                          (!is_host_space_v<ExecutionSpace> || options_.team_size > 0) && m_ > 0 &&
                          s_.k > 0;
-    window_cap_ = options_.window_words > 0 ? options_.window_words : spgemm_max_window_words;
+    window_cap_ = options_.window_words > 0
+                      ? std::min<std::int64_t>(options_.window_words, spgemm_max_window_words)
+                      : spgemm_max_window_words;
     const auto spans = Kokkos::make_pair(2 * m_, 2 * m_ + 2 * s_.k);
     if (windows) {
       // Each row of B's column span, then each row of C's window (SpgemmRows::window_row).
@@ -419,8 +421,9 @@ private:
   ExecutionSpace const& exec_;
   SpgemmOptions const& options_;
   State& s_;
-  Crs const& A_;
-  Crs const& B_;
+  // Copies (a few Views): A or B may be the handle's own C, which start() resets.
+  Crs A_;
+  Crs B_;
   std::string shapes_;
   SpgemmLimit limit_;
   std::int64_t m_ = 0, n_ = 0;
