@@ -37,7 +37,9 @@ struct TripleProductAccess;
 template <class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
 class TripleProductHandle {
 public:
+  /// The type of R, A, P, A P and R A P.
   using matrix_type = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  /// The handle type of each of the two products.
   using handle_type = SpgemmHandle<Scalar, ExecutionSpace, Ordinal, Offset>;
 
   /// A handle without structure. Both products take `options`; a memory
@@ -46,6 +48,7 @@ public:
   explicit TripleProductHandle(SpgemmOptions const& options = {})
       : options_(options), right_(options), left_(options) {}
 
+  /// The options given at construction.
   SpgemmOptions const& options() const { return options_; }
   /// Whether triple_product_symbolic() has run.
   bool has_structure() const { return left_.has_structure(); }
