@@ -370,9 +370,11 @@ struct SpgemmSetup {
   }
 };
 
-template <class Scalar>
-SpgemmSetup<Scalar>& spgemm_setup(Options const& o, MatrixSource const& source) {
-  static std::unique_ptr<SpgemmSetup<Scalar>> setup;
+/// The setup of one matrix, kept while its benchmarks run (they run in a row) and dropped by
+/// the cleanups before Kokkos is finalized: SpgemmSetup, GalerkinSetup.
+template <class Setup>
+Setup& cached_setup(Options const& o, MatrixSource const& source) {
+  static std::unique_ptr<Setup> setup;
   static std::string key;
   static bool registered = false;
   if (!registered) {
@@ -386,7 +388,7 @@ SpgemmSetup<Scalar>& spgemm_setup(Options const& o, MatrixSource const& source) 
   if (!setup || key != k) {
     setup.reset();
     key.clear();
-    setup = std::make_unique<SpgemmSetup<Scalar>>(o, source);
+    setup = std::make_unique<Setup>(o, source);
     key = k;
   }
   return *setup;
@@ -397,7 +399,7 @@ void bm_spgemm(benchmark::State& state, Options const& o, std::string const& nam
                MatrixSource const& source, Impl impl, Phase phase) {
   const bool ours = impl != Impl::kk_default && impl != Impl::kk_native;
   try {
-    auto& s = spgemm_setup<Scalar>(o, source);
+    auto& s = cached_setup<SpgemmSetup<Scalar>>(o, source);
     auto const& error = impl == Impl::kk_native    ? s.kk_native_error
                         : impl == Impl::kk_default ? s.kk_default_error
                                                    : s.error;
@@ -582,22 +584,7 @@ void bm_galerkin(benchmark::State& state, Options const& o, std::string const& n
                  MatrixSource const& source, Impl impl, Phase phase) {
   const bool ours = impl == Impl::spmvkit;
   try {
-    static std::unique_ptr<GalerkinSetup<Scalar>> setup;
-    static std::string key;
-    static bool registered = false;
-    if (!registered) {
-      registered = true;
-      register_cleanup([] {
-        setup.reset();
-        key.clear();
-      });
-    }
-    if (!setup || key != source.name) {
-      setup.reset();
-      setup = std::make_unique<GalerkinSetup<Scalar>>(o, source);
-      key = source.name;
-    }
-    auto& s = *setup;
+    auto& s = cached_setup<GalerkinSetup<Scalar>>(o, source);
     if (!s.nothing.empty()) {
       state.SkipWithError((name + ": " + s.nothing).c_str());
       return;

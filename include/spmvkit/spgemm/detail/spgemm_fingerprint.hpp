@@ -94,8 +94,8 @@ struct SpgemmFingerprint {
 /// The pattern fingerprint of a numeric phase (SpgemmFingerprint's sum,
 /// without the symbolic phase's count of rows), a team per `items` indices,
 /// each adding its sum to `out`, which starts at zero: one atomic per team
-/// instead of Kokkos' reduction of an array, which left the multiprocessors
-/// idle half of the time (docs/notes/2026-11-24-spgemm-numeric-by-entry.md).
+/// instead of Kokkos' reduction of an array, which left multiprocessors idle
+/// (docs/notes/2026-11-24-spgemm-numeric-by-entry.md).
 template <class Ordinal, class Offset, class Device>
 struct SpgemmFingerprintTeams {
   using execution_space = typename Device::execution_space;
