@@ -396,6 +396,8 @@ TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
   const std::vector<SpgemmOptions> paths{
       spgemm_options(SpgemmNumeric::positions), spgemm_options(SpgemmNumeric::product_lists),
       spgemm_options(SpgemmNumeric::hash),
+      // Hashing with rows a thread each (SpgemmSearchRows), the GPUs' shape for short rows.
+      spgemm_options(SpgemmNumeric::hash, SpgemmSymbolic::automatic, most),
       spgemm_options(SpgemmNumeric::entries, SpgemmSymbolic::automatic, most),
       spgemm_options(SpgemmNumeric::entries)};
   for (auto const& o : paths) {
@@ -407,6 +409,9 @@ TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
       EXPECT_EQ(handle.numeric_algorithm(), o.numeric) << what;
       EXPECT_EQ(handle.keeps_positions(), o.numeric != SpgemmNumeric::hash) << what;
       EXPECT_EQ(handle.keeps_product_lists(), o.numeric == SpgemmNumeric::product_lists) << what;
+      if (o.numeric == SpgemmNumeric::hash) {
+        EXPECT_EQ(detail::SpgemmHandleAccess::state(handle).search_rows, o.team_size > 0) << what;
+      }
       if (o.numeric == SpgemmNumeric::entries) {
         EXPECT_EQ(detail::SpgemmHandleAccess::state(handle).entry_c_start.extent(0),
                   static_cast<std::size_t>(ha.nnz()))

@@ -46,7 +46,9 @@ enum class SpgemmNumeric {
   automatic,
   /// Hash every product's column in its row's accumulator, in every numeric
   /// phase: the symbolic phase keeps nothing for it (the least memory, for a
-  /// product whose numeric phase runs once).
+  /// product whose numeric phase runs once). On GPUs, short rows of C (where
+  /// enough fill the device) are summed a row per thread instead, each product's
+  /// place found by a binary search of its sorted row.
   hash,
   /// The symbolic phase keeps the place in C of every product (2 bytes each, 4
   /// where a row of C is longer than 65536); numeric phases add each product at

@@ -181,6 +181,27 @@ spgemm_fingerprint_functor(Crs const& A, Crs const& B, bool check_order) {
   return f;
 }
 
+/// The patterns' fingerprint now, into s.fingerprint_now (zeroed first), for
+/// the numeric kernels that compare it with the symbolic phase's.
+template <class Crs, class State>
+void spgemm_launch_fingerprint(typename Crs::execution_space const& exec, State const& s,
+                               Crs const& A, Crs const& B) {
+  using ExecutionSpace = typename Crs::execution_space;
+  SpgemmFingerprintTeams<typename Crs::ordinal_type, typename Crs::offset_type,
+                         typename Crs::device_type>
+      f;
+  f.f = spgemm_fingerprint_functor(A, B, false);
+  f.out = s.fingerprint_now;
+  const LaunchParameters p = spgemm_fingerprint_parameters(exec, s.options.team_size);
+  f.items = p.work_per_team;
+  Kokkos::deep_copy(exec, s.fingerprint_now, std::uint64_t(0));
+  Kokkos::parallel_for("SpMVKit::spgemm::pattern_fingerprint",
+                       argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(
+                           exec, static_cast<int>((f.f.b_end + f.items - 1) / f.items), p.team_size,
+                           p.vector_length)),
+                       f);
+}
+
 /// SpgemmPatternCheck's one team after a numeric launch that summed the
 /// fingerprint into `sync` (the lists', or the positions' by entry of A).
 template <class Crs, class State>

@@ -48,11 +48,16 @@ void spgemm_numeric_phase(ExecutionSpace const& exec, SpgemmOptions const& optio
     }
     return;
   }
-  // Hashing: the narrow and short bins' rows go with the hash bin's teams.
+  // Hashing: the narrow and short bins' rows a row per thread where they
+  // fill the device, else with the hash bin's teams.
+  int team_bin = spgemm_bin_narrow;
+  if (s.search_rows) {
+    spgemm_launch_search_rows(exec, A, B, s);
+    team_bin = spgemm_bin_hash;
+  }
   for (int b = spgemm_bin_hash; b < spgemm_num_bins; ++b) {
     spgemm_launch<spgemm_values>(
-        exec, A, B,
-        b == spgemm_bin_hash ? spgemm_bin_range(s.launch, spgemm_bin_narrow, b, b) : s.launch[b],
+        exec, A, B, b == spgemm_bin_hash ? spgemm_bin_range(s.launch, team_bin, b, b) : s.launch[b],
         s.perm, Kokkos::View<Ordinal*, Device>(), s.C.row_starts(), s.C.column_indices(),
         s.C.values(), s.pool_keys, s.pool_vals, options.sort_columns);
   }

@@ -527,22 +527,9 @@ void spgemm_launch_chunks(typename Crs::execution_space const& exec, Crs const& 
 template <bool Find, class Crs, class State>
 void spgemm_launch_positions(typename Crs::execution_space const& exec, Crs const& A, Crs const& B,
                              State const& s) {
-  using ExecutionSpace = typename Crs::execution_space;
   if constexpr (!Find) {
     // Checked by every team of the kernels below (SpgemmFingerprint).
-    SpgemmFingerprintTeams<typename Crs::ordinal_type, typename Crs::offset_type,
-                           typename Crs::device_type>
-        f;
-    f.f = spgemm_fingerprint_functor(A, B, false);
-    f.out = s.fingerprint_now;
-    const LaunchParameters p = spgemm_fingerprint_parameters(exec, s.options.team_size);
-    f.items = p.work_per_team;
-    Kokkos::deep_copy(exec, s.fingerprint_now, std::uint64_t(0));
-    Kokkos::parallel_for("SpMVKit::spgemm::pattern_fingerprint",
-                         argument_launch(Kokkos::TeamPolicy<ExecutionSpace>(
-                             exec, static_cast<int>((f.f.b_end + f.items - 1) / f.items),
-                             p.team_size, p.vector_length)),
-                         f);
+    spgemm_launch_fingerprint(exec, s, A, B);
   }
   const auto launch = [&](SpgemmBinLaunch const& l, std::int64_t capacity, bool narrow,
                           SpgemmBinLaunch const* beside) {

@@ -12,6 +12,7 @@
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/spgemm/detail/spgemm_host_workspace.hpp>
 #include <spmvkit/spgemm/detail/spgemm_product_places.hpp>
+#include <spmvkit/spgemm/detail/spgemm_search_rows.hpp>
 #include <spmvkit/spgemm/spgemm_options.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -73,6 +74,11 @@ struct SpgemmState {
   /// that phase is used (empty otherwise).
   SpgemmEntryPlan entry_plan;
   Kokkos::View<Offset*, device_type> entry_c_start;
+  /// Hashing numeric phases take the narrow and short bins a row per thread
+  /// (SpgemmSearchRows; spgemm_search_rows_apply), with fingerprint_now in
+  /// fingerprint_store.
+  bool search_rows = false;
+  Kokkos::View<std::uint64_t*, device_type> fingerprint_store;
   /// Every row of B had strictly increasing columns at the symbolic phase (so
   /// none repeats a column; the fingerprint keeps it true): the row-per-thread
   /// numeric kernel then adds without atomics.

@@ -71,6 +71,7 @@ public:
     } else {
       fill_with_accumulators();
     }
+    plan_search_rows();
     s_.window = Kokkos::View<Ordinal*, Device>();
     s_.ready = true;
     exec_.fence();
@@ -416,6 +417,20 @@ private:
     if (!spgemm_store_positions(exec_, options_, limit_, s_, A_, B_, 0, [&]() { fill(true); })) {
       fill(false);
     }
+  }
+
+  /// Hashing numeric phases on GPUs: the narrow and short bins a row per
+  /// thread (SpgemmSearchRows), which compares the patterns' fingerprint.
+  void plan_search_rows() {
+    if (s_.positions || s_.lists || !spgemm_search_rows_apply(s_, options_.sort_columns)) return;
+    s_.fingerprint_store = allocate_view<Kokkos::View<std::uint64_t*, Device>>(
+        exec_, "SpMVKit::spgemm::pattern_fingerprint", 1);
+    s_.fingerprint_now = Unmanaged<std::uint64_t>(s_.fingerprint_store.data(), 1);
+    spgemm_take_fingerprint(exec_, s_, A_, B_);
+    s_.search_rows = true;
+    s_.memory.workspace_bytes += sizeof(std::uint64_t);
+    s_.memory.peak_bytes = std::max<std::uint64_t>(
+        s_.memory.peak_bytes, s_.memory.output_bytes + s_.memory.workspace_bytes);
   }
 
   ExecutionSpace const& exec_;
