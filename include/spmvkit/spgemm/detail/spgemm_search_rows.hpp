@@ -107,13 +107,23 @@ struct SpgemmSearchRows {
 };
 
 /// Whether the hashing numeric phase takes the narrow and short bins a row
-/// per thread (SpgemmSearchRows): sorted rows of C (the search needs them) and
-/// rows enough to fill the device, as the positions' row-per-thread launch.
+/// per thread (SpgemmSearchRows): sorted rows of C (the search needs them), and
+/// rows whose lanes fill the device, or half of it where a row has at most as
+/// many products (mean) as a hash team has lanes. Below a full device a
+/// thread's chain of searches is the critical path; a team per row then wins
+/// once its lanes are busy: docs/notes/2026-12-02-spgemm-search-rows.md.
 template <class State>
 bool spgemm_search_rows_apply(State const& s, bool sorted) {
-  return sorted && s.narrow.values.team_size > 0 &&
-         spgemm_rows_per_thread(s.launch, spgemm_bin_narrow, spgemm_bin_short,
-                                s.narrow.values_min_rows);
+  if (!sorted || s.narrow.values.team_size <= 0) return false;
+  const std::int64_t rows =
+      spgemm_bin_range(s.launch, spgemm_bin_narrow, spgemm_bin_short, spgemm_bin_short).count;
+  const std::int64_t half = s.narrow.values_min_rows;
+  if (rows == 0 || rows < half) return false;
+  if (rows >= 2 * half) return true;
+  auto const& team = s.launch[spgemm_bin_hash].p;
+  const double team_lanes = static_cast<double>(team.team_size) * team.vector_length;
+  return static_cast<double>(s.multiply_adds) <=
+         team_lanes * static_cast<double>(std::max<std::int64_t>(1, s.m));
 }
 
 /// The fingerprint SpgemmSearchRows compares, computed on the device.
