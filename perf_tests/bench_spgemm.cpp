@@ -10,6 +10,10 @@
 // of up to 4097 sampled rows. The label's checked_against= says which (kk_default, kk_native,
 // host_rows_<rows>), numeric= the numeric strategy that ran. A Kokkos Kernels path that cannot
 // run is reported on its own benchmarks (skipped with its error) without failing the run.
+// SpMVKit's variants are made one at a time, each replacing the previous (its phases run on that
+// product), so that a product that fills most of the device's memory can run: the label's
+// offsets=64 marks products run with 64-bit offsets (--spgemm-offsets; by default where the
+// multiply-adds exceed 32-bit offsets), where Kokkos Kernels' default SpGEMM is not run.
 //
 // Names: spgemm/<precision>/<matrix>/<spmvkit|spmvkit_rows|spmvkit_lists|kk_default|kk_native>/
 // <phase>, phase symbolic, numeric or total. kk_native (CUDA builds with cuSPARSE only): Kokkos
@@ -47,6 +51,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 namespace spmvkit::perf {
@@ -92,17 +97,19 @@ char const* impl_name(Impl i) {
                                     : "kk_native";
 }
 
+/// Row starts copied into a wider offset type.
+template <class Off>
+struct WidenOffsets {
+  Kokkos::View<const Offset*, Device> from;
+  Kokkos::View<Off*, Device> to;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { to(i) = from(i); }
+};
+
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOSKERNELS_ENABLE_TPL_CUSPARSE)
 #define SPMVKIT_PERF_SPGEMM_KK_NATIVE 1
 /// A with 64-bit offsets for Kokkos Kernels: its SpGEMM then runs its own kernels.
 template <class Scalar>
 using KKWideMatrix = kokkos_kernels_matrix_t<CrsMatrix<Scalar, Exec, Ordinal, std::int64_t>>;
-
-struct WidenOffsets {
-  Kokkos::View<const Offset*, Device> from;
-  Kokkos::View<std::int64_t*, Device> to;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { to(i) = from(i); }
-};
 
 template <class Scalar>
 KKWideMatrix<Scalar> with_wide_offsets(Crs<Scalar> const& A) {
@@ -110,7 +117,7 @@ KKWideMatrix<Scalar> with_wide_offsets(Crs<Scalar> const& A) {
   Kokkos::parallel_for("SpMVKit::perf::widen_offsets",
                        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
                            0, static_cast<std::int64_t>(rs.extent(0))),
-                       WidenOffsets{A.row_starts(), rs});
+                       WidenOffsets<std::int64_t>{A.row_starts(), rs});
   using Graph = typename KKWideMatrix<Scalar>::staticcrsgraph_type;
   return KKWideMatrix<Scalar>("SpMVKit::perf::kk_native_A", A.num_cols(), A.values(),
                               Graph(A.column_indices(), rs));
@@ -120,24 +127,24 @@ KKWideMatrix<Scalar> with_wide_offsets(Crs<Scalar> const& A) {
 /// Counts the rows of C where SpMVKit's C and Kokkos Kernels' C differ: other lengths, a column
 /// of Kokkos Kernels' row missing from SpMVKit's (sorted) row, or a value farther than
 /// tol * (|A||A|)_ij (`bound`, which has SpMVKit's structure) from SpMVKit's.
-template <class Scalar, class KKOffset = Offset>
+template <class Scalar, class KKOffset = Offset, class OurOffset = Offset>
 struct CompareProducts {
-  Kokkos::View<const Offset*, Device> rs;
+  Kokkos::View<const OurOffset*, Device> rs;
   Kokkos::View<const KKOffset*, Device> kk_rs;
   Kokkos::View<const Ordinal*, Device> ci, kk_ci;
   Kokkos::View<const Scalar*, Device> v, kk_v, bound;
   double tol;
   KOKKOS_INLINE_FUNCTION void operator()(Ordinal i, std::int64_t& bad) const {
-    const Offset b = rs(i), e = rs(i + 1);
+    const OurOffset b = rs(i), e = rs(i + 1);
     if (static_cast<std::int64_t>(e - b) != static_cast<std::int64_t>(kk_rs(i + 1) - kk_rs(i))) {
       ++bad;
       return;
     }
     for (KKOffset q = kk_rs(i); q < kk_rs(i + 1); ++q) {
       const Ordinal c = kk_ci(q);
-      Offset lo = b, hi = e;
+      OurOffset lo = b, hi = e;
       while (lo < hi) {
-        const Offset mid = lo + (hi - lo) / 2;
+        const OurOffset mid = lo + (hi - lo) / 2;
         if (ci(mid) < c) {
           lo = mid + 1;
         } else {
@@ -175,8 +182,8 @@ Crs<Scalar> absolute(Exec const& exec, Crs<Scalar> const& M) {
 /// out of memory): every row up to 4096 rows, else 4096 evenly spaced rows and the row of A with
 /// the most products. Only the sampled rows of C are copied to the host. Returns what differs
 /// ("" where nothing does); `rows` gets the number of rows checked.
-template <class Scalar>
-std::string check_row_sample(Crs<Scalar> const& A, Crs<Scalar> const& C, std::int64_t& rows) {
+template <class Scalar, class C_type>
+std::string check_row_sample(Crs<Scalar> const& A, C_type const& C, std::int64_t& rows) {
   const auto rs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_starts());
   const auto ci = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.column_indices());
   const auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values());
@@ -232,61 +239,119 @@ std::string check_row_sample(Crs<Scalar> const& A, Crs<Scalar> const& C, std::in
   return "";
 }
 
-/// One matrix's products, kept while its benchmarks run (both implementations, all phases).
+/// SpMVKit's products in 32-bit offsets, or in 64-bit ones where C may outgrow them
+/// (--spgemm-offsets): A's row starts widened, its columns and values shared.
+template <class Scalar, class Off>
+using SpgemmCrs = CrsMatrix<Scalar, Exec, Ordinal, Off>;
+
+template <class Off, class Scalar>
+SpgemmCrs<Scalar, Off> with_offsets(Crs<Scalar> const& A) {
+  if constexpr (std::is_same_v<Off, Offset>) {
+    return A;
+  } else {
+    Kokkos::View<Off*, Device> rs("SpMVKit::perf::wide_row_starts", A.num_rows() + 1);
+    Kokkos::parallel_for("SpMVKit::perf::widen_offsets",
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                             0, static_cast<std::int64_t>(rs.extent(0))),
+                         WidenOffsets<Off>{A.row_starts(), rs});
+    return SpgemmCrs<Scalar, Off>(A.num_rows(), A.num_cols(), rs, A.column_indices(), A.values());
+  }
+}
+
+/// Multiply-adds of A A (sum over a_ik of nnz(A row k)), a bound on nnz(C).
+struct ProductCount {
+  Kokkos::View<const Offset*, Device> rs;
+  Kokkos::View<const Ordinal*, Device> ci;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, std::int64_t& sum) const {
+    sum += static_cast<std::int64_t>(rs(ci(k) + 1) - rs(ci(k)));
+  }
+};
+
+/// Whether A A runs with 64-bit offsets: --spgemm-offsets=64, or auto where its multiply-adds
+/// exceed what 32-bit offsets hold (R-MAT scale 20: C has 9.7e9 entries).
 template <class Scalar>
+bool wide_spgemm(Options const& o, MatrixSource const& source) {
+  if (o.spgemm_offsets != "auto") return o.spgemm_offsets == "64";
+  Crs<Scalar> const& A = load_matrix<Scalar>(o, source);
+  if (A.num_rows() != A.num_cols()) return false;
+  std::int64_t madds = 0;
+  Kokkos::parallel_reduce("SpMVKit::perf::product_count",
+                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                              0, static_cast<std::int64_t>(A.nnz())),
+                          ProductCount{A.row_starts(), A.column_indices()}, madds);
+  return madds > static_cast<std::int64_t>(std::numeric_limits<Offset>::max());
+}
+
+/// One matrix's product, kept while its benchmarks run: the Kokkos Kernels references, computed
+/// first, and SpMVKit's handle of one variant at a time (made and checked when its benchmarks
+/// start, replacing the previous variant's), so that no two of SpMVKit's products are held at
+/// once: R-MAT scale 20's C alone takes 116 GB in FP64.
+template <class Scalar, class Off>
 struct SpgemmSetup {
-  Crs<Scalar> A;
+  using Handle = SpgemmHandle<Scalar, Exec, Ordinal, Off>;
+  Crs<Scalar> A32;
+  SpgemmCrs<Scalar, Off> A;
   KKMatrix<Scalar> kk_A;
-  SpgemmHandle<Scalar, Exec> handle;
-  /// The same product with the positions' row and chunk kernels.
-  SpgemmHandle<Scalar, Exec> rows{options_for(SpgemmNumeric::positions)};
-  /// The same product with the numeric phase from lists of products.
-  SpgemmHandle<Scalar, Exec> lists{options_for(SpgemmNumeric::product_lists)};
   KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
   KKWideMatrix<Scalar> kk_wide_A;
   KokkosKernelsSpgemm<KKWideMatrix<Scalar>> kk_native;
 #endif
+  /// The product's sizes (SpMVKit's default variant), for every benchmark's counters.
+  std::int64_t multiply_adds = 0, nnz = 0;
+  double compression = 0;
+  std::uint64_t output_bytes = 0;
+  /// The variant held (valid where `held`) and why it failed ("" where it did not).
+  Handle handle;
+  Impl held_impl = Impl::spmvkit;
+  bool held = false;
+  std::string held_error;
+  /// The matrix, or SpMVKit's default variant, failed (every benchmark of it fails).
   std::string error;
   /// Why kk_native cannot run here (its own failure skips only its benchmarks).
   std::string kk_native_error;
   /// Why Kokkos Kernels' default SpGEMM cannot run here (cuSPARSE runs out of
-  /// resources on R-MAT scale 18 on an H200): only its benchmarks are skipped,
-  /// where Kokkos Kernels' own C can check SpMVKit's instead.
+  /// resources on R-MAT scale 18 on an H200, and takes 32-bit offsets only): only its
+  /// benchmarks are skipped, and Kokkos Kernels' own C or a host product checks SpMVKit's.
   std::string kk_default_error;
   /// Whether the Kokkos Kernels paths failed to run (not: ran and differ from SpMVKit's C). A
   /// reference that cannot run is reported on its benchmarks and does not fail the run.
   bool kk_default_failed = false, kk_native_failed = false;
-  /// What SpMVKit's C was checked against (a label field).
-  std::string reference = "kk_default";
+  /// What SpMVKit's C is checked against (a label field): kk_default, kk_native, else a host
+  /// product of sampled rows (host_rows_<rows>, set by the first check).
+  std::string reference = "host_rows";
 
-  static SpgemmOptions options_for(SpgemmNumeric numeric) {
+  static SpgemmOptions options_for(Impl impl) {
     SpgemmOptions o;
-    o.numeric = numeric;
+    if (impl == Impl::spmvkit_rows) o.numeric = SpgemmNumeric::positions;
+    if (impl == Impl::spmvkit_lists) o.numeric = SpgemmNumeric::product_lists;
     return o;
   }
 
   SpgemmSetup(Options const& o, MatrixSource const& source)
-      : A(load_matrix<Scalar>(o, source)), kk_A(to_kokkos_kernels(A)) {
+      : A32(load_matrix<Scalar>(o, source)), A(with_offsets<Off>(A32)),
+        kk_A(to_kokkos_kernels(A32)) {
     const Exec exec;
     if (A.num_rows() != A.num_cols()) {
       error = "A is not square";
       return;
     }
-    for (auto* h : {&handle, &rows, &lists}) {
-      spgemm_symbolic(exec, *h, A, A);
-      spgemm_numeric(exec, *h, A, A);
-    }
-    try {
-      kk.symbolic(kk_A, kk_A);
-      kk.numeric(kk_A, kk_A);
-    } catch (std::exception const& e) {
-      kk_default_error = std::string("Kokkos Kernels' default SpGEMM failed: ") + e.what();
+    if constexpr (std::is_same_v<Off, Offset>) {
+      try {
+        kk.symbolic(kk_A, kk_A);
+        kk.numeric(kk_A, kk_A);
+      } catch (std::exception const& e) {
+        kk_default_error = std::string("Kokkos Kernels' default SpGEMM failed: ") + e.what();
+        kk_default_failed = true;
+      }
+    } else {
+      kk_default_error = "not run: C may outgrow 32-bit offsets (its multiply-adds exceed them), "
+                         "and Kokkos Kernels' default SpGEMM (cuSPARSE on CUDA) takes only those";
       kk_default_failed = true;
     }
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
     try {
-      kk_wide_A = with_wide_offsets(A);
+      kk_wide_A = with_wide_offsets(A32);
       kk_native.symbolic(kk_wide_A, kk_wide_A);
       kk_native.numeric(kk_wide_A, kk_wide_A);
     } catch (std::exception const& e) {
@@ -295,191 +360,240 @@ struct SpgemmSetup {
     }
 #endif
     exec.fence();
+    if (kk_default_error.empty()) {
+      reference = "kk_default";
+    } else {
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+      if (kk_native_error.empty()) reference = "kk_native";
+#endif
+    }
+    Handle& h = product(Impl::spmvkit);
+    if (!held_error.empty()) {
+      error = held_error;
+      return;
+    }
+    multiply_adds = h.multiply_adds();
+    nnz = static_cast<std::int64_t>(h.nnz());
+    compression = h.compression_ratio();
+    output_bytes = h.memory().output_bytes;
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+    // Kokkos Kernels' own C against SpMVKit's, which matched the default's.
+    if (reference == "kk_default" && kk_native_error.empty()) {
+      auto const& W = kk_native.matrix();
+      if (const auto bad = mismatches(h.matrix(), W); bad != 0) {
+        kk_native_error = differs("Kokkos Kernels' own C", h.nnz(), W.nnz(), bad);
+      }
+    }
+#endif
+  }
+
+  /// Rows of SpMVKit's C that another implementation's C (other) does not match, within
+  /// 4 eps (longest row of A + 2) (|A| |A|)_ij; -1 where the nnz differ.
+  template <class Other>
+  std::int64_t mismatches(SpgemmCrs<Scalar, Off> const& C, Other const& other) const {
+    using KOffset = typename std::decay_t<decltype(other)>::non_const_size_type;
+    if (static_cast<std::int64_t>(C.nnz()) != static_cast<std::int64_t>(other.nnz())) {
+      return std::int64_t(-1);
+    }
+    const Exec exec;
     // The bound's matrix |A| |A| has C's structure, sorted like SpMVKit's C.
-    const Crs<Scalar> abs_A = absolute(exec, A);
+    const auto abs_A = with_offsets<Off>(absolute(exec, A32));
     const auto M = spgemm(exec, abs_A, abs_A);
     const double tol = 4.0 * std::numeric_limits<Scalar>::epsilon() *
-                       (static_cast<double>(max_row_length(A)) + 2.0);
-    // Rows of SpMVKit's C that another implementation's C (other) does not match; -1 where
-    // the nnz differ.
-    auto mismatches = [&](Crs<Scalar> const& C, auto const& other) {
-      using KOffset = typename std::decay_t<decltype(other)>::non_const_size_type;
-      if (static_cast<std::int64_t>(C.nnz()) != static_cast<std::int64_t>(other.nnz())) {
-        return std::int64_t(-1);
-      }
+                       (static_cast<double>(max_row_length(A32)) + 2.0);
+    std::int64_t bad = 0;
+    Kokkos::parallel_reduce(
+        "SpMVKit::perf::compare_spgemm",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, C.num_rows()),
+        CompareProducts<Scalar, KOffset, Off>{C.row_starts(), other.graph.row_map,
+                                              C.column_indices(), other.graph.entries, C.values(),
+                                              other.values, M.values(), tol},
+        bad);
+    return bad;
+  }
+
+  static std::string differs(char const* what, std::int64_t ours, std::int64_t theirs,
+                             std::int64_t bad) {
+    return std::string(what) + " (nnz " + std::to_string(theirs) +
+           ") differs from SpMVKit's (nnz " + std::to_string(ours) + ")" +
+           (bad < 0 ? std::string() : " in " + std::to_string(bad) + " rows");
+  }
+
+  /// SpMVKit's product of variant `impl`, made and checked against the reference where another
+  /// variant is held (which is released first); held_error says what failed.
+  Handle& product(Impl impl) {
+    if (held && held_impl == impl) return handle;
+    const Exec exec;
+    handle = Handle();
+    held = true;
+    held_impl = impl;
+    held_error.clear();
+    char const* which = impl == Impl::spmvkit_lists  ? " (SpMVKit's lists)"
+                        : impl == Impl::spmvkit_rows ? " (SpMVKit's row kernels)"
+                                                     : "";
+    try {
+      handle = Handle(options_for(impl));
+      spgemm_symbolic(exec, handle, A, A);
+      spgemm_numeric(exec, handle, A, A);
+      exec.fence();
       std::int64_t bad = 0;
-      Kokkos::parallel_reduce(
-          "SpMVKit::perf::compare_spgemm",
-          Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec, 0, C.num_rows()),
-          CompareProducts<Scalar, KOffset>{C.row_starts(), other.graph.row_map, C.column_indices(),
-                                           other.graph.entries, C.values(), other.values,
-                                           M.values(), tol},
-          bad);
-      return bad;
-    };
-    auto differs = [](char const* what, std::int64_t ours, std::int64_t theirs, std::int64_t bad) {
-      return std::string(what) + " (nnz " + std::to_string(theirs) +
-             ") differs from SpMVKit's (nnz " + std::to_string(ours) + ")" +
-             (bad < 0 ? std::string() : " in " + std::to_string(bad) + " rows");
-    };
-    // SpMVKit's C of every numeric path against a reference C: Kokkos
-    // Kernels' default's, else its own kernels'.
-    auto check = [&](auto const& K, char const* who) {
-      for (auto const* h : {&handle, &rows, &lists}) {
-        auto const& C = h->matrix();
-        if (const auto bad = mismatches(C, K); bad != 0) {
-          error = differs(who, C.nnz(), K.nnz(), bad) + (h == &lists  ? " (SpMVKit's lists)"
-                                                         : h == &rows ? " (SpMVKit's row kernels)"
-                                                                      : "");
-          return false;
-        }
-      }
-      return true;
-    };
-    if (kk_default_error.empty()) {
-      if (!check(kk.matrix(), "Kokkos Kernels' C")) return;
+      if (reference == "kk_default") {
+        bad = mismatches(handle.matrix(), kk.matrix());
+        if (bad != 0)
+          held_error = differs("Kokkos Kernels' C", handle.nnz(), kk.matrix().nnz(), bad);
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
-      // Kokkos Kernels' own C against SpMVKit's, which matched the default's above.
-      if (kk_native_error.empty()) {
-        auto const& W = kk_native.matrix();
-        if (const auto bad = mismatches(handle.matrix(), W); bad != 0) {
-          kk_native_error = differs("Kokkos Kernels' own C", handle.matrix().nnz(), W.nnz(), bad);
+      } else if (reference == "kk_native") {
+        bad = mismatches(handle.matrix(), kk_native.matrix());
+        if (bad != 0) {
+          held_error =
+              differs("Kokkos Kernels' own C", handle.nnz(), kk_native.matrix().nnz(), bad);
         }
-      }
 #endif
-      return;
-    }
-#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
-    if (kk_native_error.empty()) {
-      reference = "kk_native";
-      if (check(kk_native.matrix(), "Kokkos Kernels' own C") == false) kk_native_error = error;
-      return;
-    }
-#endif
-    // No Kokkos Kernels C: a sample of rows against the host.
-    for (auto const* h : {&handle, &rows, &lists}) {
-      std::int64_t checked = 0;
-      const std::string bad = check_row_sample(A, h->matrix(), checked);
-      if (!bad.empty()) {
-        error = kk_default_error + "; SpMVKit's C (" + to_string(h->numeric_algorithm()) +
-                ") against a host product of sampled rows: " + bad;
-        return;
+      } else {
+        // No Kokkos Kernels C: a sample of rows against the host.
+        std::int64_t checked = 0;
+        const std::string wrong = check_row_sample(A32, handle.matrix(), checked);
+        if (!wrong.empty()) {
+          held_error = kk_default_error + "; SpMVKit's C (" +
+                       to_string(handle.numeric_algorithm()) +
+                       ") against a host product of sampled rows: " + wrong;
+        }
+        reference = "host_rows_" + std::to_string(checked);
       }
-      reference = "host_rows_" + std::to_string(checked);
+      if (!held_error.empty()) held_error += which;
+    } catch (std::exception const& e) {
+      held_error = std::string("SpMVKit's SpGEMM failed") + which + ": " + e.what();
     }
+    return handle;
   }
 };
 
-/// The setup of one matrix, kept while its benchmarks run (they run in a row) and dropped by
-/// the cleanups before Kokkos is finalized: SpgemmSetup, GalerkinSetup.
-template <class Setup>
-Setup& cached_setup(Options const& o, MatrixSource const& source) {
-  static std::unique_ptr<Setup> setup;
-  static std::string key;
+/// One slot for the setup of one matrix (SpgemmSetup, GalerkinSetup; any precision and
+/// offsets), kept while its benchmarks run (they run in a row), replaced by the next matrix's
+/// (the old one released first) and dropped by the cleanups before Kokkos is finalized.
+struct SetupSlot {
+  std::shared_ptr<void> setup;
+  std::string key;
+};
+
+SetupSlot& setup_slot() {
+  static SetupSlot slot;
   static bool registered = false;
   if (!registered) {
     registered = true;
     register_cleanup([] {
-      setup.reset();
-      key.clear();
+      setup_slot().setup.reset();
+      setup_slot().key.clear();
     });
   }
-  const std::string k = source.name + "|" + source.path;
-  if (!setup || key != k) {
-    setup.reset();
-    key.clear();
-    setup = std::make_unique<Setup>(o, source);
-    key = k;
+  return slot;
+}
+
+template <class Setup>
+Setup& cached_setup(Options const& o, MatrixSource const& source) {
+  auto& slot = setup_slot();
+  const std::string k = std::string(typeid(Setup).name()) + "|" + source.name + "|" + source.path;
+  if (!slot.setup || slot.key != k) {
+    slot.setup.reset();
+    slot.key.clear();
+    slot.setup = std::make_shared<Setup>(o, source);
+    slot.key = k;
   }
-  return *setup;
+  return *static_cast<Setup*>(slot.setup.get());
+}
+
+template <class Scalar, class Off>
+void bm_spgemm_offsets(benchmark::State& state, Options const& o, std::string const& name,
+                       MatrixSource const& source, Impl impl, Phase phase) {
+  const bool ours = impl != Impl::kk_default && impl != Impl::kk_native;
+  auto& s = cached_setup<SpgemmSetup<Scalar, Off>>(o, source);
+  std::string why = !s.error.empty()           ? s.error
+                    : impl == Impl::kk_native  ? s.kk_native_error
+                    : impl == Impl::kk_default ? s.kk_default_error
+                                               : std::string();
+  auto* kept = why.empty() && ours ? &s.product(impl) : nullptr;
+  if (kept != nullptr) why = s.held_error;
+  if (!why.empty()) {
+    // A reference library that cannot run this product is reported, not a failure.
+    const bool reference_failed =
+        s.error.empty() && ((impl == Impl::kk_default && s.kk_default_failed) ||
+                            (impl == Impl::kk_native && s.kk_native_failed));
+    if (!reference_failed) record_failure(name + ": " + why);
+    state.SkipWithError((name + ": " + why).c_str());
+    return;
+  }
+  const Exec exec;
+  // SpMVKit's phases run on the held product itself, so that no second C is allocated (each
+  // symbolic phase releases the previous structure first); Kokkos Kernels' symbolic phases
+  // make a new product beside the kept one.
+  KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+  KokkosKernelsSpgemm<KKWideMatrix<Scalar>> kk_native;
+#endif
+  auto run = [&] {
+    if (ours) {
+      if (phase != Phase::numeric) spgemm_symbolic(exec, *kept, s.A, s.A);
+      if (phase != Phase::symbolic) spgemm_numeric(exec, *kept, s.A, s.A);
+    } else if (impl == Impl::kk_default) {
+      if (phase == Phase::numeric) {
+        s.kk.numeric(s.kk_A, s.kk_A);
+        return;
+      }
+      kk.symbolic(s.kk_A, s.kk_A);
+      if (phase == Phase::total) kk.numeric(s.kk_A, s.kk_A);
+    } else {
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+      if (phase == Phase::numeric) {
+        s.kk_native.numeric(s.kk_wide_A, s.kk_wide_A);
+        return;
+      }
+      kk_native.symbolic(s.kk_wide_A, s.kk_wide_A);
+      if (phase == Phase::total) kk_native.numeric(s.kk_wide_A, s.kk_wide_A);
+#endif
+    }
+  };
+  const double t = time_fenced(state, o, run);
+  const auto madds = static_cast<double>(s.multiply_adds);
+  state.SetLabel(std::string(ours ? "family=spgemm;format=" : "family=kk;format=") +
+                 impl_name(impl) + ";phase=" + phase_name(phase) +
+                 (ours ? ";numeric=" + std::string(to_string(kept->numeric_algorithm())) +
+                             ";checked_against=" + s.reference
+                       : std::string()) +
+                 (std::is_same_v<Off, Offset> ? "" : ";offsets=64"));
+  state.counters["time_s"] = t;
+  state.counters["rows"] = static_cast<double>(s.A.num_rows());
+  state.counters["nnz_A"] = static_cast<double>(s.A.nnz());
+  state.counters["nnz_C"] = static_cast<double>(s.nnz);
+  state.counters["multiply_adds"] = madds;
+  state.counters["compression"] = s.compression;
+  state.counters["fem_N"] = source.fem_n;
+  state.counters["sizeof_scalar"] = sizeof(Scalar);
+  state.counters["output_bytes"] = static_cast<double>(s.output_bytes);
+  if (phase != Phase::symbolic) state.counters["GFlop/s"] = t > 0 ? 2.0 * madds / t / 1e9 : 0.0;
+  if (ours) {
+    auto const& m = kept->memory();
+    state.counters["peak_bytes"] = static_cast<double>(m.peak_bytes);
+    state.counters["team_scratch_bytes"] = static_cast<double>(m.team_scratch_bytes);
+    state.counters["positions_bytes"] = static_cast<double>(m.positions_bytes);
+    state.counters["lists"] = kept->keeps_product_lists() ? 1.0 : 0.0;
+    state.counters["entries"] = kept->numeric_algorithm() == SpgemmNumeric::entries ? 1.0 : 0.0;
+    state.counters["symbolic_workspace_bytes"] = static_cast<double>(m.symbolic_workspace_bytes);
+    auto const bins = kept->row_bins();
+    state.counters["rows_narrow"] = static_cast<double>(bins.narrow);
+    state.counters["rows_hash"] = static_cast<double>(bins.hash);
+    state.counters["rows_dense"] = static_cast<double>(bins.dense);
+    state.counters["rows_global"] = static_cast<double>(bins.global);
+  }
 }
 
 template <class Scalar>
 void bm_spgemm(benchmark::State& state, Options const& o, std::string const& name,
                MatrixSource const& source, Impl impl, Phase phase) {
-  const bool ours = impl != Impl::kk_default && impl != Impl::kk_native;
   try {
-    auto& s = cached_setup<SpgemmSetup<Scalar>>(o, source);
-    auto const& error = impl == Impl::kk_native    ? s.kk_native_error
-                        : impl == Impl::kk_default ? s.kk_default_error
-                                                   : s.error;
-    if (!s.error.empty() || !error.empty()) {
-      const std::string why = s.error.empty() ? error : s.error;
-      // A reference library that cannot run this product is reported, not a failure.
-      const bool reference_failed =
-          s.error.empty() && ((impl == Impl::kk_default && s.kk_default_failed) ||
-                              (impl == Impl::kk_native && s.kk_native_failed));
-      if (!reference_failed) record_failure(name + ": " + why);
-      state.SkipWithError((name + ": " + why).c_str());
-      return;
-    }
-    const Exec exec;
-    // Each iteration's product replaces the previous one, so at most two are alive at once.
-    SpgemmHandle<Scalar, Exec> handle;
-    KokkosKernelsSpgemm<KKMatrix<Scalar>> kk;
-#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
-    KokkosKernelsSpgemm<KKWideMatrix<Scalar>> kk_native;
-#endif
-    auto& kept = impl == Impl::spmvkit_lists  ? s.lists
-                 : impl == Impl::spmvkit_rows ? s.rows
-                                              : s.handle;
-    auto run = [&] {
-      if (ours) {
-        if (phase == Phase::numeric) {
-          spgemm_numeric(exec, kept, s.A, s.A);
-          return;
-        }
-        handle = SpgemmHandle<Scalar, Exec>(kept.options());
-        spgemm_symbolic(exec, handle, s.A, s.A);
-        if (phase == Phase::total) spgemm_numeric(exec, handle, s.A, s.A);
-      } else if (impl == Impl::kk_default) {
-        if (phase == Phase::numeric) {
-          s.kk.numeric(s.kk_A, s.kk_A);
-          return;
-        }
-        kk.symbolic(s.kk_A, s.kk_A);
-        if (phase == Phase::total) kk.numeric(s.kk_A, s.kk_A);
-      } else {
-#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
-        if (phase == Phase::numeric) {
-          s.kk_native.numeric(s.kk_wide_A, s.kk_wide_A);
-          return;
-        }
-        kk_native.symbolic(s.kk_wide_A, s.kk_wide_A);
-        if (phase == Phase::total) kk_native.numeric(s.kk_wide_A, s.kk_wide_A);
-#endif
-      }
-    };
-    const double t = time_fenced(state, o, run);
-    const auto madds = static_cast<double>(s.handle.multiply_adds());
-    state.SetLabel(std::string(ours ? "family=spgemm;format=" : "family=kk;format=") +
-                   impl_name(impl) + ";phase=" + phase_name(phase) +
-                   (ours ? ";numeric=" + std::string(to_string(kept.numeric_algorithm())) +
-                               ";checked_against=" + s.reference
-                         : std::string()));
-    state.counters["time_s"] = t;
-    state.counters["rows"] = static_cast<double>(s.A.num_rows());
-    state.counters["nnz_A"] = static_cast<double>(s.A.nnz());
-    state.counters["nnz_C"] = static_cast<double>(s.handle.nnz());
-    state.counters["multiply_adds"] = madds;
-    state.counters["compression"] = s.handle.compression_ratio();
-    state.counters["fem_N"] = source.fem_n;
-    state.counters["sizeof_scalar"] = sizeof(Scalar);
-    state.counters["output_bytes"] = static_cast<double>(s.handle.memory().output_bytes);
-    if (phase != Phase::symbolic) state.counters["GFlop/s"] = t > 0 ? 2.0 * madds / t / 1e9 : 0.0;
-    if (ours) {
-      state.counters["peak_bytes"] = static_cast<double>(kept.memory().peak_bytes);
-      state.counters["team_scratch_bytes"] = static_cast<double>(kept.memory().team_scratch_bytes);
-      state.counters["positions_bytes"] = static_cast<double>(kept.memory().positions_bytes);
-      state.counters["lists"] = kept.keeps_product_lists() ? 1.0 : 0.0;
-      state.counters["entries"] = kept.numeric_algorithm() == SpgemmNumeric::entries ? 1.0 : 0.0;
-      state.counters["symbolic_workspace_bytes"] =
-          static_cast<double>(kept.memory().symbolic_workspace_bytes);
-      auto const bins = kept.row_bins();
-      state.counters["rows_narrow"] = static_cast<double>(bins.narrow);
-      state.counters["rows_hash"] = static_cast<double>(bins.hash);
-      state.counters["rows_dense"] = static_cast<double>(bins.dense);
-      state.counters["rows_global"] = static_cast<double>(bins.global);
+    if (wide_spgemm<Scalar>(o, source)) {
+      bm_spgemm_offsets<Scalar, std::int64_t>(state, o, name, source, impl, phase);
+    } else {
+      bm_spgemm_offsets<Scalar, Offset>(state, o, name, source, impl, phase);
     }
   } catch (std::exception const& e) {
     record_failure(name + ": " + e.what());

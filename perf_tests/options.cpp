@@ -201,9 +201,17 @@ std::vector<OptionSpec> make_table() {
                host ? "16,32" : "32,48,64,96", "8", integer_list(&Options::spgemm_fem_n, 2, 1290)});
   t.push_back({"--spgemm-rmat-scale", "LIST",
                "R-MAT scales of spgemm (A*A; empty: none; GPU builds default to 14,16: at 18 "
-               "cuSPARSE and Kokkos Kernels run out of an H200's memory, at 20 C has over "
-               "4.2e9 entries, past 32-bit offsets)",
+               "cuSPARSE and Kokkos Kernels run out of an H200's memory, at 20 C has 9.7e9 "
+               "entries, past 32-bit offsets: see --spgemm-offsets)",
                host ? "12,14" : "14,16", "8", integer_list(&Options::spgemm_rmat_scales, 1, 30)});
+  t.push_back({"--spgemm-offsets",
+               "NAME",
+               "offsets of spgemm's SpMVKit products: auto (64-bit where A A's multiply-adds, a "
+               "bound on nnz(C), exceed 32-bit offsets; Kokkos Kernels' default SpGEMM is then "
+               "reported as not run), 32 or 64",
+               "auto",
+               {},
+               choice(&Options::spgemm_offsets, {"auto", "32", "64"})});
   t.push_back({"--rmat-edge-factor", "INT", "R-MAT edges per row before deduplication", "16", "8",
                integer(&Options::rmat_edge_factor, 1, 4096)});
   t.push_back({"--matrix-dir",

@@ -45,6 +45,7 @@ struct Options {
   int rmat_edge_factor = 0;
   std::vector<int> spgemm_fem_n;       // FEM sizes of spgemm (A*A)
   std::vector<int> spgemm_rmat_scales; // R-MAT scales of spgemm (A*A)
+  std::string spgemm_offsets;          // spgemm's offsets: auto, 32, 64
   std::uint64_t seed = 0;
   std::string matrix_dir;                    // every *.mtx.gz in it
   std::vector<std::string> real_matrices;    // "all", "none" or file stems
