@@ -258,34 +258,40 @@ SpgemmCrs<Scalar, Off> with_offsets(Crs<Scalar> const& A) {
   }
 }
 
-/// Multiply-adds of A A (sum over a_ik of nnz(A row k)), a bound on nnz(C).
-struct ProductCount {
+/// A bound on nnz(A A): per row, its multiply-adds (the sum over a_ik of nnz(A row k)), at
+/// most n.
+struct ProductBound {
   Kokkos::View<const Offset*, Device> rs;
   Kokkos::View<const Ordinal*, Device> ci;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, std::int64_t& sum) const {
-    sum += static_cast<std::int64_t>(rs(ci(k) + 1) - rs(ci(k)));
+  std::int64_t n = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal i, std::int64_t& sum) const {
+    std::int64_t row = 0;
+    for (Offset k = rs(i); k < rs(i + 1); ++k) {
+      row += static_cast<std::int64_t>(rs(ci(k) + 1) - rs(ci(k)));
+    }
+    sum += row < n ? row : n;
   }
 };
 
-/// Whether A A runs with 64-bit offsets: --spgemm-offsets=64, or auto where its multiply-adds
-/// exceed what 32-bit offsets hold (R-MAT scale 20: C has 9.7e9 entries).
+/// Whether A A runs with 64-bit offsets: --spgemm-offsets=64, or auto where a bound on nnz(C)
+/// (ProductBound) exceeds what 32-bit offsets hold (R-MAT scale 20: C has 9.7e9 entries).
 template <class Scalar>
 bool wide_spgemm(Options const& o, MatrixSource const& source) {
   if (o.spgemm_offsets != "auto") return o.spgemm_offsets == "64";
   Crs<Scalar> const& A = load_matrix<Scalar>(o, source);
   if (A.num_rows() != A.num_cols()) return false;
-  std::int64_t madds = 0;
-  Kokkos::parallel_reduce("SpMVKit::perf::product_count",
-                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                              0, static_cast<std::int64_t>(A.nnz())),
-                          ProductCount{A.row_starts(), A.column_indices()}, madds);
-  return madds > static_cast<std::int64_t>(std::numeric_limits<Offset>::max());
+  std::int64_t bound = 0;
+  Kokkos::parallel_reduce("SpMVKit::perf::product_bound",
+                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(0, A.num_rows()),
+                          ProductBound{A.row_starts(), A.column_indices(), A.num_cols()}, bound);
+  return bound > static_cast<std::int64_t>(std::numeric_limits<Offset>::max());
 }
 
 /// One matrix's product, kept while its benchmarks run: the Kokkos Kernels references, computed
 /// first, and SpMVKit's handle of one variant at a time (made and checked when its benchmarks
 /// start, replacing the previous variant's), so that no two of SpMVKit's products are held at
-/// once: R-MAT scale 20's C alone takes 116 GB in FP64.
+/// once (R-MAT scale 20's C alone takes 116 GB in FP64); only a check against a Kokkos Kernels C
+/// makes a second, |A| |A|, for the bound, while one exists.
 template <class Scalar, class Off>
 struct SpgemmSetup {
   using Handle = SpgemmHandle<Scalar, Exec, Ordinal, Off>;
@@ -345,8 +351,8 @@ struct SpgemmSetup {
         kk_default_failed = true;
       }
     } else {
-      kk_default_error = "not run: C may outgrow 32-bit offsets (its multiply-adds exceed them), "
-                         "and Kokkos Kernels' default SpGEMM (cuSPARSE on CUDA) takes only those";
+      kk_default_error = "not run: this product runs with 64-bit offsets (--spgemm-offsets), "
+                         "which Kokkos Kernels' default SpGEMM (cuSPARSE on CUDA) does not take";
       kk_default_failed = true;
     }
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
@@ -457,8 +463,9 @@ struct SpgemmSetup {
           held_error = kk_default_error + "; SpMVKit's C (" +
                        to_string(handle.numeric_algorithm()) +
                        ") against a host product of sampled rows: " + wrong;
+        } else {
+          reference = "host_rows_" + std::to_string(checked);
         }
-        reference = "host_rows_" + std::to_string(checked);
       }
       if (!held_error.empty()) held_error += which;
     } catch (std::exception const& e) {
@@ -487,6 +494,17 @@ SetupSlot& setup_slot() {
     });
   }
   return slot;
+}
+
+/// Releases the slot's setup if it belongs to another matrix (before this one is loaded).
+void release_other_setup(MatrixSource const& source) {
+  auto& slot = setup_slot();
+  const std::string tail = "|" + source.name + "|" + source.path;
+  if (slot.key.size() < tail.size() ||
+      slot.key.compare(slot.key.size() - tail.size(), tail.size(), tail) != 0) {
+    slot.setup.reset();
+    slot.key.clear();
+  }
 }
 
 template <class Setup>
@@ -552,7 +570,14 @@ void bm_spgemm_offsets(benchmark::State& state, Options const& o, std::string co
 #endif
     }
   };
-  const double t = time_fenced(state, o, run);
+  double t = 0;
+  try {
+    t = time_fenced(state, o, run);
+  } catch (...) {
+    // A phase that threw may have left the held product without its structure: made anew next.
+    if (ours) s.held = false;
+    throw;
+  }
   const auto madds = static_cast<double>(s.multiply_adds);
   state.SetLabel(std::string(ours ? "family=spgemm;format=" : "family=kk;format=") +
                  impl_name(impl) + ";phase=" + phase_name(phase) +
@@ -590,6 +615,7 @@ template <class Scalar>
 void bm_spgemm(benchmark::State& state, Options const& o, std::string const& name,
                MatrixSource const& source, Impl impl, Phase phase) {
   try {
+    release_other_setup(source);
     if (wide_spgemm<Scalar>(o, source)) {
       bm_spgemm_offsets<Scalar, std::int64_t>(state, o, name, source, impl, phase);
     } else {

@@ -203,6 +203,19 @@ TYPED_TEST(SpgemmProductPlacesTest, RowsOfBWithRepeatedOrUnsortedColumns) {
     const auto o = spgemm_options(SpgemmNumeric::product_lists, SpgemmSymbolic::automatic, team);
     auto l = check_spgemm<Scalar, Exec>(ha, repeated, "repeated columns, " + strategy_name(o), o);
     EXPECT_TRUE(l.keeps_product_lists()) << strategy_name(o);
+    // Hashing, whose short rows a thread sums (SpgemmSearchRows) with a team size and, where
+    // they fill the device, on GPUs: plain adds for strict rows of B, atomics for the others.
+    const auto hashing = spgemm_options(SpgemmNumeric::hash, SpgemmSymbolic::automatic, team);
+    const std::string how = strategy_name(hashing);
+    auto hs = check_spgemm<Scalar, Exec>(ha, sorted, "strict rows of B, " + how, hashing);
+    auto hr = check_spgemm<Scalar, Exec>(ha, repeated, "repeated columns, " + how, hashing);
+    for (auto const* h : {&hs, &hr}) {
+      auto const& st = detail::SpgemmHandleAccess::state(*h);
+      if (team > 0) {
+        EXPECT_TRUE(st.search_rows) << how;
+      }
+      EXPECT_EQ(st.b_rows_strict, st.search_rows && h == &hs) << how;
+    }
   }
 }
 

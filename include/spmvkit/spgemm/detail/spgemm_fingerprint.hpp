@@ -5,7 +5,8 @@
 
 /// \file
 /// The pattern fingerprint of A and B that numeric phases from kept
-/// positions or lists compare with the symbolic phase's.
+/// positions or lists, and the hashing phase's rows a thread each
+/// (SpgemmSearchRows), compare with the symbolic phase's.
 
 #include <spmvkit/core/checked_math.hpp>
 #include <spmvkit/core/detail/launch_parameters.hpp>

@@ -34,9 +34,10 @@ namespace spmvkit::detail {
 /// left most of its 128 threads idle through its barriers and table clears.
 ///
 /// A changed pattern (SpgemmFingerprint, computed on the device just before)
-/// makes the rows NaN; a product whose column its row lacks adds NaN to the
-/// row, so that nothing is read or written out of the row even if the
-/// fingerprint missed the change.
+/// makes the rows NaN. A product whose column its row lacks adds NaN within
+/// the row (a plain add that may race with another lane's where rows of B are
+/// strict): nothing is read or written out of the row even if the fingerprint
+/// missed the change.
 template <class Scalar, class Ordinal, class Offset, class Device, bool Atomic>
 struct SpgemmSearchRows {
   using execution_space = typename Device::execution_space;
@@ -109,12 +110,14 @@ struct SpgemmSearchRows {
 /// Whether the hashing numeric phase takes the narrow and short bins a row
 /// per thread (SpgemmSearchRows): sorted rows of C (the search needs them), and
 /// rows whose lanes fill the device, or half of it where a row has at most as
-/// many products (mean) as a hash team has lanes. Below a full device a
+/// many products (the mean over all rows of A) as a hash team has lanes. Below a full device a
 /// thread's chain of searches is the critical path; a team per row then wins
 /// once its lanes are busy: docs/notes/2026-12-02-spgemm-search-rows.md.
 template <class State>
 bool spgemm_search_rows_apply(State const& s, bool sorted) {
-  if (!sorted || s.narrow.values.team_size <= 0) return false;
+  // No narrow or short rows where the plan has no row-per-thread shares (host backends
+  // without SpgemmOptions::team_size).
+  if (!sorted || s.narrow.fill_slots <= 0) return false;
   const std::int64_t rows =
       spgemm_bin_range(s.launch, spgemm_bin_narrow, spgemm_bin_short, spgemm_bin_short).count;
   const std::int64_t half = s.narrow.values_min_rows;
@@ -126,7 +129,8 @@ bool spgemm_search_rows_apply(State const& s, bool sorted) {
          team_lanes * static_cast<double>(std::max<std::int64_t>(1, s.m));
 }
 
-/// The fingerprint SpgemmSearchRows compares, computed on the device.
+/// The patterns' fingerprint now (spgemm_launch_fingerprint), then SpgemmSearchRows over the
+/// narrow and short bins.
 template <class Crs, class State>
 void spgemm_launch_search_rows(typename Crs::execution_space const& exec, Crs const& A,
                                Crs const& B, State const& s) {

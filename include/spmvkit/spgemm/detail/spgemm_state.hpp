@@ -66,7 +66,8 @@ struct SpgemmState {
   /// The fingerprint of A's and B's patterns at the symbolic phase, and the
   /// device scalar each numeric phase computes it into (SpgemmFingerprint).
   std::uint64_t fingerprint = 0;
-  /// (The entry after product_starts' last: one allocation fewer.)
+  /// (The entry after product_starts' last, one allocation fewer; for hashing
+  /// with search_rows, fingerprint_store.)
   Kokkos::View<std::uint64_t*, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
       fingerprint_now;
   /// GPUs' numeric phase by entry of A (SpgemmPositionEntries,
