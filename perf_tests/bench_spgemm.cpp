@@ -105,6 +105,25 @@ struct WidenOffsets {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { to(i) = from(i); }
 };
 
+/// SpMVKit's products in 32-bit offsets, or in 64-bit ones where C may outgrow them
+/// (--spgemm-offsets): A's row starts widened, its columns and values shared.
+template <class Scalar, class Off>
+using SpgemmCrs = CrsMatrix<Scalar, Exec, Ordinal, Off>;
+
+template <class Off, class Scalar>
+SpgemmCrs<Scalar, Off> with_offsets(Crs<Scalar> const& A) {
+  if constexpr (std::is_same_v<Off, Offset>) {
+    return A;
+  } else {
+    Kokkos::View<Off*, Device> rs("SpMVKit::perf::wide_row_starts", A.num_rows() + 1);
+    Kokkos::parallel_for("SpMVKit::perf::widen_offsets",
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+                             0, static_cast<std::int64_t>(rs.extent(0))),
+                         WidenOffsets<Off>{A.row_starts(), rs});
+    return SpgemmCrs<Scalar, Off>(A.num_rows(), A.num_cols(), rs, A.column_indices(), A.values());
+  }
+}
+
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOSKERNELS_ENABLE_TPL_CUSPARSE)
 #define SPMVKIT_PERF_SPGEMM_KK_NATIVE 1
 /// A with 64-bit offsets for Kokkos Kernels: its SpGEMM then runs its own kernels.
@@ -113,14 +132,10 @@ using KKWideMatrix = kokkos_kernels_matrix_t<CrsMatrix<Scalar, Exec, Ordinal, st
 
 template <class Scalar>
 KKWideMatrix<Scalar> with_wide_offsets(Crs<Scalar> const& A) {
-  Kokkos::View<std::int64_t*, Device> rs("SpMVKit::perf::wide_row_starts", A.num_rows() + 1);
-  Kokkos::parallel_for("SpMVKit::perf::widen_offsets",
-                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                           0, static_cast<std::int64_t>(rs.extent(0))),
-                       WidenOffsets<std::int64_t>{A.row_starts(), rs});
+  const auto W = with_offsets<std::int64_t>(A);
   using Graph = typename KKWideMatrix<Scalar>::staticcrsgraph_type;
   return KKWideMatrix<Scalar>("SpMVKit::perf::kk_native_A", A.num_cols(), A.values(),
-                              Graph(A.column_indices(), rs));
+                              Graph(A.column_indices(), W.row_starts()));
 }
 #endif
 
@@ -239,25 +254,6 @@ std::string check_row_sample(Crs<Scalar> const& A, C_type const& C, std::int64_t
   return "";
 }
 
-/// SpMVKit's products in 32-bit offsets, or in 64-bit ones where C may outgrow them
-/// (--spgemm-offsets): A's row starts widened, its columns and values shared.
-template <class Scalar, class Off>
-using SpgemmCrs = CrsMatrix<Scalar, Exec, Ordinal, Off>;
-
-template <class Off, class Scalar>
-SpgemmCrs<Scalar, Off> with_offsets(Crs<Scalar> const& A) {
-  if constexpr (std::is_same_v<Off, Offset>) {
-    return A;
-  } else {
-    Kokkos::View<Off*, Device> rs("SpMVKit::perf::wide_row_starts", A.num_rows() + 1);
-    Kokkos::parallel_for("SpMVKit::perf::widen_offsets",
-                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-                             0, static_cast<std::int64_t>(rs.extent(0))),
-                         WidenOffsets<Off>{A.row_starts(), rs});
-    return SpgemmCrs<Scalar, Off>(A.num_rows(), A.num_cols(), rs, A.column_indices(), A.values());
-  }
-}
-
 /// A bound on nnz(A A): per row, its multiply-adds (the sum over a_ik of nnz(A row k)), at
 /// most n.
 struct ProductBound {
@@ -274,7 +270,8 @@ struct ProductBound {
 };
 
 /// Whether A A runs with 64-bit offsets: --spgemm-offsets=64, or auto where a bound on nnz(C)
-/// (ProductBound) exceeds what 32-bit offsets hold (R-MAT scale 20: C has 9.7e9 entries).
+/// (ProductBound) exceeds what 32-bit offsets hold (R-MAT scale 20:
+/// docs/notes/2026-12-02-spgemm-large-products.md).
 template <class Scalar>
 bool wide_spgemm(Options const& o, MatrixSource const& source) {
   if (o.spgemm_offsets != "auto") return o.spgemm_offsets == "64";
@@ -290,7 +287,7 @@ bool wide_spgemm(Options const& o, MatrixSource const& source) {
 /// One matrix's product, kept while its benchmarks run: the Kokkos Kernels references, computed
 /// first, and SpMVKit's handle of one variant at a time (made and checked when its benchmarks
 /// start, replacing the previous variant's), so that no two of SpMVKit's products are held at
-/// once (R-MAT scale 20's C alone takes 116 GB in FP64); only a check against a Kokkos Kernels C
+/// once (R-MAT scale 20's C alone fills most of an H200); only a check against a Kokkos Kernels C
 /// makes a second, |A| |A|, for the bound, while one exists.
 template <class Scalar, class Off>
 struct SpgemmSetup {

@@ -201,8 +201,8 @@ std::vector<OptionSpec> make_table() {
                host ? "16,32" : "32,48,64,96", "8", integer_list(&Options::spgemm_fem_n, 2, 1290)});
   t.push_back({"--spgemm-rmat-scale", "LIST",
                "R-MAT scales of spgemm (A*A; empty: none; GPU builds default to 14,16: at 18 "
-               "cuSPARSE and Kokkos Kernels run out of an H200's memory, at 20 C has 9.7e9 "
-               "entries, past 32-bit offsets: see --spgemm-offsets)",
+               "cuSPARSE and Kokkos Kernels run out of an H200's memory, at 20 C has more "
+               "entries than 32-bit offsets hold: see --spgemm-offsets)",
                host ? "12,14" : "14,16", "8", integer_list(&Options::spgemm_rmat_scales, 1, 30)});
   t.push_back({"--spgemm-offsets",
                "NAME",

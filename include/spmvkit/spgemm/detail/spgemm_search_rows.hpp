@@ -30,8 +30,8 @@ namespace spmvkit::detail {
 /// (SpgemmPositionRows::value_rows_narrow) does, but each product finds its
 /// place by a binary search of its row of C (sorted, at most `segment` long)
 /// instead of reading a stored position. A team per row of a few products
-/// (a FEM row of A times a prolongator: about 120 products into 10 columns)
-/// left most of its 128 threads idle through its barriers and table clears.
+/// (a FEM matrix times a prolongator) left most of its threads idle through
+/// its barriers and table clears: docs/notes/2026-12-02-spgemm-search-rows.md.
 ///
 /// A changed pattern (SpgemmFingerprint, computed on the device just before)
 /// makes the rows NaN. A product whose column its row lacks adds NaN within
