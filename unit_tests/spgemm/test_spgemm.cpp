@@ -366,8 +366,8 @@ TYPED_TEST(SpgemmTest, NumericPhaseRepeatsWithNewValues) {
 }
 
 // Patterns that changed after the symbolic phase (same shapes and nnz): a
-// moved column, and rows of B whose lengths changed. Entries of the affected
-// row become NaN on every numeric path; nothing is read out of bounds.
+// moved column, and rows of B whose lengths changed. Every entry of C becomes
+// NaN on every numeric path (the fingerprint); nothing is read out of bounds.
 TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -421,7 +421,7 @@ TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
           exec, handle, A, make_device_crs<Scalar, Exec>(from_entries(40, 60, changed))));
       const auto nans =
           std::count_if(C.val.begin(), C.val.end(), [](double v) { return std::isnan(v); });
-      EXPECT_GT(nans, 0) << what;
+      EXPECT_EQ(nans, static_cast<std::ptrdiff_t>(C.val.size())) << what;
       // The same handle, the pattern it was made for: no NaN left over.
       auto D = to_host(
           spgemm_numeric(exec, handle, A, make_device_crs<Scalar, Exec>(from_entries(40, 60, b))));
@@ -432,9 +432,47 @@ TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
   }
 }
 
+// A changed pattern that gives a row of C far more columns than the symbolic
+// phase sized its hash table for: the hashing numeric phase must stop probing
+// a full table and give NaN, not hang.
+TYPED_TEST(SpgemmTest, ChangedPatternOverfillingTheHashTableGivesNaN) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const Exec exec;
+  // Row 0 of A reads every row of B; every row of B holds column 0 (C's row 0:
+  // one column), and after the change row k holds column k (200 columns).
+  constexpr std::int64_t k_rows = 200;
+  std::vector<std::pair<std::int64_t, std::int64_t>> a, b, spread;
+  for (std::int64_t k = 0; k < k_rows; ++k) {
+    a.push_back({0, k});
+    b.push_back({k, 0});
+    spread.push_back({k, k});
+  }
+  for (std::int64_t i = 1; i < 8; ++i) a.push_back({i, i});
+  const HostCrs ha = from_entries(8, k_rows, a);
+  const HostCrs hb = from_entries(k_rows, k_rows, b);
+  for (auto const& o :
+       {spgemm_options(SpgemmNumeric::hash),
+        spgemm_options(SpgemmNumeric::hash, SpgemmSymbolic::automatic, most_test_team<Exec>())}) {
+    const std::string what = strategy_name(o);
+    auto A = make_device_crs<Scalar, Exec>(ha);
+    SpgemmHandle<Scalar, Exec> handle(o);
+    spgemm_symbolic(exec, handle, A, make_device_crs<Scalar, Exec>(hb));
+    ASSERT_EQ(handle.numeric_algorithm(), SpgemmNumeric::hash) << what;
+    auto C = to_host(spgemm_numeric(
+        exec, handle, A, make_device_crs<Scalar, Exec>(from_entries(k_rows, k_rows, spread))));
+    ASSERT_EQ(C.row_starts[1], 1) << what;
+    EXPECT_EQ(std::count_if(C.val.begin(), C.val.end(), [](double v) { return std::isnan(v); }),
+              static_cast<std::ptrdiff_t>(C.val.size()))
+        << what;
+    auto D = to_host(spgemm_numeric(exec, handle, A, make_device_crs<Scalar, Exec>(hb)));
+    EXPECT_TRUE(matches_product<Scalar>(D, host_product<Scalar>(ha, hb), true, what));
+  }
+}
+
 // The fingerprint is the same whether B shares A's arrays (A A: hashed once)
 // or is a copy of them, and still catches a changed pattern when they are
-// shared, for every strategy that keeps it (all but hash).
+// shared, for every strategy (hashing included: it keeps no positions).
 TYPED_TEST(SpgemmTest, FingerprintOfSharedAndCopiedFactors) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -456,12 +494,12 @@ TYPED_TEST(SpgemmTest, FingerprintOfSharedAndCopiedFactors) {
   moved.col[last] = c;
   auto M = make_device_crs<Scalar, Exec>(moved);
   for (auto numeric : {SpgemmNumeric::automatic, SpgemmNumeric::positions, SpgemmNumeric::entries,
-                       SpgemmNumeric::product_lists}) {
+                       SpgemmNumeric::product_lists, SpgemmNumeric::hash}) {
     const std::string what = to_string(numeric);
     for (bool shared_first : {true, false}) {
       SpgemmHandle<Scalar, Exec> handle(spgemm_options(numeric));
       spgemm_symbolic(exec, handle, A, shared_first ? A : copy);
-      ASSERT_TRUE(handle.keeps_positions()) << what;
+      ASSERT_EQ(handle.keeps_positions(), numeric != SpgemmNumeric::hash) << what;
       auto C = to_host(spgemm_numeric(exec, handle, A, shared_first ? copy : A));
       EXPECT_TRUE(matches_product<Scalar>(
           C, ref, true, (shared_first ? "A A, then A copy, " : "A copy, then A A, ") + what));
@@ -469,7 +507,8 @@ TYPED_TEST(SpgemmTest, FingerprintOfSharedAndCopiedFactors) {
     SpgemmHandle<Scalar, Exec> handle(spgemm_options(numeric));
     spgemm_symbolic(exec, handle, A, A);
     const auto C = to_host(spgemm_numeric(exec, handle, M, M));
-    EXPECT_GT(std::count_if(C.val.begin(), C.val.end(), [](double v) { return std::isnan(v); }), 0)
+    EXPECT_EQ(std::count_if(C.val.begin(), C.val.end(), [](double v) { return std::isnan(v); }),
+              static_cast<std::ptrdiff_t>(C.val.size()))
         << what;
   }
 }

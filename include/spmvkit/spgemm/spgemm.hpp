@@ -174,13 +174,10 @@ void spgemm_symbolic(ExecutionSpace const& exec,
 ///
 /// A and B must have the patterns the symbolic phase saw (only their values
 /// may have changed); their shapes and nnz are checked (std::invalid_argument),
-/// the patterns are checked as follows: with stored positions (the default) a
-/// 64-bit fingerprint of A's and B's row starts and columns, computed on the
-/// device, is compared with the symbolic phase's, and a changed pattern makes
-/// every value of C NaN; without them (hashing) the same check covers the rows taken a row per
-/// thread (GPUs, or SpgemmOptions::team_size), and in the other rows a column of C that no
-/// product reaches becomes NaN; a row
-/// of A that was empty at the symbolic phase stays empty in C either way. May be repeated: each
+/// the patterns are checked by every strategy: a 64-bit fingerprint of A's and
+/// B's row starts and columns, computed on the device, is compared with the
+/// symbolic phase's, and a changed pattern makes every value of C NaN (a row
+/// of A that was empty at the symbolic phase stays empty in C). May be repeated: each
 /// call overwrites C's values in place and allocates nothing. Asynchronous on exec.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>

@@ -50,7 +50,9 @@ KOKKOS_FORCEINLINE_FUNCTION int spgemm_lowest_bit(std::uint32_t x) {
 }
 
 /// Inserts column c into a linear-probing table of mask + 1 slots whose free
-/// slots hold `empty`; returns its slot and whether this call inserted it.
+/// slots hold `empty`; returns its slot and whether this call inserted it, or
+/// -1 when the table is full without c. Only a numeric phase's table, sized
+/// by the symbolic phase's row of C, can fill up: a pattern changed since.
 /// Concurrent: other threads insert into the same table (compare-exchange;
 /// a slot changes once, from empty to its column, so a stale read only costs
 /// a failed exchange).
@@ -58,21 +60,22 @@ template <bool Concurrent, class Ordinal>
 KOKKOS_FORCEINLINE_FUNCTION std::int64_t
 spgemm_hash_insert(Ordinal* keys, std::int64_t mask, Ordinal c, Ordinal empty, bool& inserted) {
   std::int64_t h = static_cast<std::int64_t>((static_cast<std::uint32_t>(c) * 2654435761u)) & mask;
-  while (true) {
+  inserted = false;
+  for (std::int64_t t = 0; t <= mask; ++t) {
     if constexpr (Concurrent) {
       const Ordinal k = static_cast<Ordinal volatile*>(keys)[h];
-      if (k == c) break;
+      if (k == c) return h;
       if (k == empty) {
         const Ordinal old = Kokkos::atomic_compare_exchange(keys + h, empty, c);
         if (old == empty) {
           inserted = true;
           return h;
         }
-        if (old == c) break;
+        if (old == c) return h;
       }
     } else {
       const Ordinal k = keys[h];
-      if (k == c) break;
+      if (k == c) return h;
       if (k == empty) {
         keys[h] = c;
         inserted = true;
@@ -81,8 +84,7 @@ spgemm_hash_insert(Ordinal* keys, std::int64_t mask, Ordinal c, Ordinal empty, b
     }
     h = (h + 1) & mask;
   }
-  inserted = false;
-  return h;
+  return -1;
 }
 
 /// The slot of column c in a table of P = mask + 1 slots that holds it; the

@@ -49,7 +49,11 @@ void spgemm_numeric_phase(ExecutionSpace const& exec, SpgemmOptions const& optio
     return;
   }
   // Hashing: the narrow and short bins' rows a row per thread where they
-  // fill the device, else with the hash bin's teams.
+  // fill the device, else with the hash bin's teams. The fingerprint is
+  // compared after the sums: the teams' tables and dense tiles cannot tell a
+  // product into a column the symbolic phase did not see.
+  using Crs = CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
+  spgemm_launch_fingerprint(exec, s, A, B);
   int team_bin = spgemm_bin_narrow;
   if (s.search_rows) {
     spgemm_launch_search_rows(exec, A, B, s);
@@ -61,6 +65,9 @@ void spgemm_numeric_phase(ExecutionSpace const& exec, SpgemmOptions const& optio
         s.perm, Kokkos::View<Ordinal*, Device>(), s.C.row_starts(), s.C.column_indices(),
         s.C.values(), s.pool_keys, s.pool_vals, options.sort_columns);
   }
+  spgemm_launch_pattern_check<Crs>(exec, s, s.fingerprint_now,
+                                   spgemm_fingerprint_parameters(exec, s.options.team_size),
+                                   "SpMVKit::spgemm::hash_pattern_check");
 }
 
 } // namespace spmvkit::detail

@@ -129,15 +129,14 @@ bool spgemm_search_rows_apply(State const& s, bool sorted) {
          team_lanes * static_cast<double>(std::max<std::int64_t>(1, s.m));
 }
 
-/// The patterns' fingerprint now (spgemm_launch_fingerprint), then SpgemmSearchRows over the
-/// narrow and short bins.
+/// SpgemmSearchRows over the narrow and short bins, after the patterns'
+/// fingerprint now (spgemm_launch_fingerprint, by the caller).
 template <class Crs, class State>
 void spgemm_launch_search_rows(typename Crs::execution_space const& exec, Crs const& A,
                                Crs const& B, State const& s) {
   using ExecutionSpace = typename Crs::execution_space;
   const auto l = spgemm_bin_range(s.launch, spgemm_bin_narrow, spgemm_bin_short, spgemm_bin_short);
   if (l.count == 0) return;
-  spgemm_launch_fingerprint(exec, s, A, B);
   const auto launch = [&](auto atomic) {
     using F = SpgemmSearchRows<typename Crs::value_type, typename Crs::ordinal_type,
                                typename Crs::offset_type, typename Crs::device_type,

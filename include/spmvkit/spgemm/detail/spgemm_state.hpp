@@ -66,8 +66,8 @@ struct SpgemmState {
   /// The fingerprint of A's and B's patterns at the symbolic phase, and the
   /// device scalar each numeric phase computes it into (SpgemmFingerprint).
   std::uint64_t fingerprint = 0;
-  /// (The entry after product_starts' last, one allocation fewer; for hashing
-  /// with search_rows, fingerprint_store.)
+  /// (The entry after product_starts' last, one allocation fewer; for hashing,
+  /// fingerprint_store.)
   Kokkos::View<std::uint64_t*, device_type, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
       fingerprint_now;
   /// GPUs' numeric phase by entry of A (SpgemmPositionEntries,
@@ -76,8 +76,8 @@ struct SpgemmState {
   SpgemmEntryPlan entry_plan;
   Kokkos::View<Offset*, device_type> entry_c_start;
   /// Hashing numeric phases take the narrow and short bins a row per thread
-  /// (SpgemmSearchRows; spgemm_search_rows_apply), with fingerprint_now in
-  /// fingerprint_store.
+  /// (SpgemmSearchRows; spgemm_search_rows_apply); every hashing numeric phase
+  /// computes fingerprint_now into fingerprint_store.
   bool search_rows = false;
   Kokkos::View<std::uint64_t*, device_type> fingerprint_store;
   /// Every row of B had strictly increasing columns at the symbolic phase (so

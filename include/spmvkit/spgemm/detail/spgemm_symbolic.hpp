@@ -71,7 +71,7 @@ public:
     } else {
       fill_with_accumulators();
     }
-    plan_search_rows();
+    plan_hashing_values();
     s_.window = Kokkos::View<Ordinal*, Device>();
     s_.ready = true;
     exec_.fence();
@@ -419,15 +419,16 @@ private:
     }
   }
 
-  /// Hashing numeric phases on GPUs: the narrow and short bins a row per
-  /// thread (SpgemmSearchRows), which compares the patterns' fingerprint.
-  void plan_search_rows() {
-    if (s_.positions || s_.lists || !spgemm_search_rows_apply(s_, options_.sort_columns)) return;
+  /// Hashing numeric phases: the patterns' fingerprint, which each numeric
+  /// phase compares (a changed pattern makes C NaN, as the stored positions
+  /// do); on GPUs the narrow and short bins a row per thread (SpgemmSearchRows).
+  void plan_hashing_values() {
+    if (s_.positions || s_.lists) return;
     s_.fingerprint_store = allocate_view<Kokkos::View<std::uint64_t*, Device>>(
         exec_, "SpMVKit::spgemm::pattern_fingerprint", 1);
     s_.fingerprint_now = Unmanaged<std::uint64_t>(s_.fingerprint_store.data(), 1);
     spgemm_take_fingerprint(exec_, s_, A_, B_);
-    s_.search_rows = true;
+    s_.search_rows = spgemm_search_rows_apply(s_, options_.sort_columns);
     s_.memory.workspace_bytes += sizeof(std::uint64_t);
     s_.memory.peak_bytes = std::max<std::uint64_t>(
         s_.memory.peak_bytes, s_.memory.output_bytes + s_.memory.workspace_bytes);
