@@ -321,14 +321,9 @@ struct SpgemmRows {
         const std::int64_t h =
             spgemm_hash_insert<Concurrent>(keys, mask, b_ci(kb), empty, inserted);
         if constexpr (with_values) {
-          if (h >= 0) {
-            spgemm_add<Concurrent>(vals + h, av * b_v(kb));
-          } else if (!(vals[mask] != vals[mask])) {
-            // More columns than the symbolic phase's row of C (a changed
-            // pattern): every column of the row reads NaN. Slot mask is
-            // poisoned last, so once it is NaN another product did it all.
-            for (std::int64_t s = 0; s <= mask; ++s) spgemm_add<Concurrent>(vals + s, not_found);
-          }
+          // A full table (h < 0) means a changed pattern: the product is
+          // dropped, and the fingerprint check after the launch makes C NaN.
+          if (h >= 0) spgemm_add<Concurrent>(vals + h, av * b_v(kb));
         }
       });
     });
