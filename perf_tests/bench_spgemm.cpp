@@ -13,7 +13,9 @@
 // SpMVKit's variants are made one at a time, each replacing the previous (its phases run on that
 // product), so that a product that fills most of the device's memory can run: the label's
 // offsets=64 marks products run with 64-bit offsets (--spgemm-offsets; by default where the
-// multiply-adds exceed 32-bit offsets), where Kokkos Kernels' default SpGEMM is not run.
+// multiply-adds exceed 32-bit offsets), where Kokkos Kernels' default SpGEMM is not run and its
+// own is no reference: sampled host rows check SpMVKit's C, and Kokkos Kernels' own product is
+// made by its benchmarks after SpMVKit's is released (an nnz other than SpMVKit's is its failure).
 //
 // Names: spgemm/<precision>/<matrix>/<spmvkit|spmvkit_rows|spmvkit_lists|kk_default|kk_native>/
 // <phase>, phase symbolic, numeric or total. kk_native (CUDA builds with cuSPARSE only): Kokkos
@@ -285,10 +287,11 @@ bool wide_spgemm(Options const& o, MatrixSource const& source) {
 }
 
 /// One matrix's product, kept while its benchmarks run: the Kokkos Kernels references, computed
-/// first, and SpMVKit's handle of one variant at a time (made and checked when its benchmarks
-/// start, replacing the previous variant's), so that no two of SpMVKit's products are held at
-/// once (R-MAT scale 20's C alone fills most of an H200); only a check against a Kokkos Kernels C
-/// makes a second, |A| |A|, for the bound, while one exists.
+/// first (with 64-bit offsets, Kokkos Kernels' own product only by its benchmarks, last), and
+/// SpMVKit's handle of one variant at a time (made and checked when its benchmarks start, replacing
+/// the previous variant's), so that no two of SpMVKit's products are held at once (R-MAT scale 20's
+/// C alone fills most of an H200); only a check against a Kokkos Kernels C makes a second, |A| |A|,
+/// for the bound, while one exists.
 template <class Scalar, class Off>
 struct SpgemmSetup {
   using Handle = SpgemmHandle<Scalar, Exec, Ordinal, Off>;
@@ -313,6 +316,10 @@ struct SpgemmSetup {
   std::string error;
   /// Why kk_native cannot run here (its own failure skips only its benchmarks).
   std::string kk_native_error;
+  /// Products with 64-bit offsets: Kokkos Kernels' own product is not a reference. Its
+  /// benchmarks make it once SpMVKit's is released (`kk_native_made`), since the two Cs may not
+  /// fit together, and an nnz other than SpMVKit's is reported as its failure.
+  bool kk_native_deferred = false, kk_native_made = false;
   /// Why Kokkos Kernels' default SpGEMM cannot run here (cuSPARSE runs out of
   /// resources on R-MAT scale 18 on an H200, and takes 32-bit offsets only): only its
   /// benchmarks are skipped, and Kokkos Kernels' own C or a host product checks SpMVKit's.
@@ -353,21 +360,18 @@ struct SpgemmSetup {
       kk_default_failed = true;
     }
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
-    try {
-      kk_wide_A = with_wide_offsets(A32);
-      kk_native.symbolic(kk_wide_A, kk_wide_A);
-      kk_native.numeric(kk_wide_A, kk_wide_A);
-    } catch (std::exception const& e) {
-      kk_native_error = std::string("Kokkos Kernels' own SpGEMM failed: ") + e.what();
-      kk_native_failed = true;
-    }
+    kk_wide_A = with_wide_offsets(A32);
+    // R-MAT 20's C fits an H200 once, and Kokkos Kernels' own SpGEMM narrowed a range past 2^32
+    // entries there (docs/notes/2026-12-02-spgemm-large-products.md).
+    kk_native_deferred = !std::is_same_v<Off, Offset>;
+    if (!kk_native_deferred) make_kk_native();
 #endif
     exec.fence();
     if (kk_default_error.empty()) {
       reference = "kk_default";
     } else {
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
-      if (kk_native_error.empty()) reference = "kk_native";
+      if (kk_native_error.empty() && !kk_native_deferred) reference = "kk_native";
 #endif
     }
     Handle& h = product(Impl::spmvkit);
@@ -389,6 +393,37 @@ struct SpgemmSetup {
     }
 #endif
   }
+
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+  /// Kokkos Kernels' own product into kk_native (failures recorded, not thrown).
+  void make_kk_native() {
+    try {
+      kk_native.symbolic(kk_wide_A, kk_wide_A);
+      kk_native.numeric(kk_wide_A, kk_wide_A);
+      kk_native_made = true;
+    } catch (std::exception const& e) {
+      kk_native = KokkosKernelsSpgemm<KKWideMatrix<Scalar>>();
+      kk_native_error = std::string("Kokkos Kernels' own SpGEMM failed: ") + e.what();
+      kk_native_failed = true;
+    }
+  }
+
+  /// A deferred kk_native product, made after SpMVKit's held one is released; one whose nnz is
+  /// not SpMVKit's is a failure of Kokkos Kernels (reported on its benchmarks).
+  void make_deferred_kk_native() {
+    if (!kk_native_deferred || kk_native_made || kk_native_failed) return;
+    handle = Handle();
+    held = false;
+    make_kk_native();
+    if (kk_native_made && static_cast<std::int64_t>(kk_native.matrix().nnz()) != nnz) {
+      kk_native_error = differs("Kokkos Kernels' own C", nnz,
+                                static_cast<std::int64_t>(kk_native.matrix().nnz()), -1);
+      kk_native_failed = true;
+      kk_native = KokkosKernelsSpgemm<KKWideMatrix<Scalar>>();
+      kk_native_made = false;
+    }
+  }
+#endif
 
   /// Rows of SpMVKit's C that another implementation's C (other) does not match, within
   /// 4 eps (longest row of A + 2) (|A| |A|)_ij; -1 where the nnz differ.
@@ -428,6 +463,12 @@ struct SpgemmSetup {
     if (held && held_impl == impl) return handle;
     const Exec exec;
     handle = Handle();
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+    if (kk_native_deferred && kk_native_made) { // not two Cs at once
+      kk_native = KokkosKernelsSpgemm<KKWideMatrix<Scalar>>();
+      kk_native_made = false;
+    }
+#endif
     held = true;
     held_impl = impl;
     held_error.clear();
@@ -522,6 +563,9 @@ void bm_spgemm_offsets(benchmark::State& state, Options const& o, std::string co
                        MatrixSource const& source, Impl impl, Phase phase) {
   const bool ours = impl != Impl::kk_default && impl != Impl::kk_native;
   auto& s = cached_setup<SpgemmSetup<Scalar, Off>>(o, source);
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+  if (impl == Impl::kk_native && s.error.empty()) s.make_deferred_kk_native();
+#endif
   std::string why = !s.error.empty()           ? s.error
                     : impl == Impl::kk_native  ? s.kk_native_error
                     : impl == Impl::kk_default ? s.kk_default_error
@@ -562,8 +606,10 @@ void bm_spgemm_offsets(benchmark::State& state, Options const& o, std::string co
         s.kk_native.numeric(s.kk_wide_A, s.kk_wide_A);
         return;
       }
-      kk_native.symbolic(s.kk_wide_A, s.kk_wide_A);
-      if (phase == Phase::total) kk_native.numeric(s.kk_wide_A, s.kk_wide_A);
+      // A deferred product's phases run on the kept one, which drops its C first.
+      auto& k = s.kk_native_deferred ? s.kk_native : kk_native;
+      k.symbolic(s.kk_wide_A, s.kk_wide_A);
+      if (phase == Phase::total) k.numeric(s.kk_wide_A, s.kk_wide_A);
 #endif
     }
   };
@@ -573,6 +619,12 @@ void bm_spgemm_offsets(benchmark::State& state, Options const& o, std::string co
   } catch (...) {
     // A phase that threw may have left the held product without its structure: made anew next.
     if (ours) s.held = false;
+#ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+    if (impl == Impl::kk_native && s.kk_native_deferred) {
+      s.kk_native = KokkosKernelsSpgemm<KKWideMatrix<Scalar>>();
+      s.kk_native_made = false;
+    }
+#endif
     throw;
   }
   const auto madds = static_cast<double>(s.multiply_adds);
