@@ -434,39 +434,48 @@ TYPED_TEST(SpgemmTest, ChangedPatternGivesNaNNotGarbage) {
 
 // A changed pattern that gives a row of C far more columns than the symbolic
 // phase sized its hash table for: the hashing numeric phase must stop probing
-// a full table and give NaN, not hang.
+// a full table and give NaN, not hang. Row 0 of A reads every row of B; at the
+// symbolic phase every row of B holds columns 0 .. width - 1 (C's row 0: width
+// columns), after the change row k holds k width .. (k + 1) width - 1. Width 1
+// puts row 0 among the short rows (a thread each where a team size is given),
+// width 300 in the hash bin's teams (their concurrent insert with a team size).
 TYPED_TEST(SpgemmTest, ChangedPatternOverfillingTheHashTableGivesNaN) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   const Exec exec;
-  // Row 0 of A reads every row of B; every row of B holds column 0 (C's row 0:
-  // one column), and after the change row k holds column k (200 columns).
-  constexpr std::int64_t k_rows = 200;
-  std::vector<std::pair<std::int64_t, std::int64_t>> a, b, spread;
-  for (std::int64_t k = 0; k < k_rows; ++k) {
-    a.push_back({0, k});
-    b.push_back({k, 0});
-    spread.push_back({k, k});
-  }
-  for (std::int64_t i = 1; i < 8; ++i) a.push_back({i, i});
-  const HostCrs ha = from_entries(8, k_rows, a);
-  const HostCrs hb = from_entries(k_rows, k_rows, b);
-  for (auto const& o :
-       {spgemm_options(SpgemmNumeric::hash),
-        spgemm_options(SpgemmNumeric::hash, SpgemmSymbolic::automatic, most_test_team<Exec>())}) {
-    const std::string what = strategy_name(o);
-    auto A = make_device_crs<Scalar, Exec>(ha);
-    SpgemmHandle<Scalar, Exec> handle(o);
-    spgemm_symbolic(exec, handle, A, make_device_crs<Scalar, Exec>(hb));
-    ASSERT_EQ(handle.numeric_algorithm(), SpgemmNumeric::hash) << what;
-    auto C = to_host(spgemm_numeric(
-        exec, handle, A, make_device_crs<Scalar, Exec>(from_entries(k_rows, k_rows, spread))));
-    ASSERT_EQ(C.row_starts[1], 1) << what;
-    EXPECT_EQ(std::count_if(C.val.begin(), C.val.end(), [](double v) { return std::isnan(v); }),
-              static_cast<std::ptrdiff_t>(C.val.size()))
-        << what;
-    auto D = to_host(spgemm_numeric(exec, handle, A, make_device_crs<Scalar, Exec>(hb)));
-    EXPECT_TRUE(matches_product<Scalar>(D, host_product<Scalar>(ha, hb), true, what));
+  for (auto [k_rows, width] : {std::pair<std::int64_t, std::int64_t>{200, 1}, {12, 300}}) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> a, b, spread;
+    for (std::int64_t k = 0; k < k_rows; ++k) {
+      a.push_back({0, k});
+      for (std::int64_t c = 0; c < width; ++c) {
+        b.push_back({k, c});
+        spread.push_back({k, k * width + c});
+      }
+    }
+    for (std::int64_t i = 1; i < 8; ++i) a.push_back({i, i});
+    const std::int64_t n = k_rows * width;
+    const HostCrs ha = from_entries(8, k_rows, a);
+    const HostCrs hb = from_entries(k_rows, n, b);
+    for (auto const& o :
+         {spgemm_options(SpgemmNumeric::hash),
+          spgemm_options(SpgemmNumeric::hash, SpgemmSymbolic::automatic, most_test_team<Exec>())}) {
+      const std::string what = strategy_name(o) + ", width " + std::to_string(width);
+      auto A = make_device_crs<Scalar, Exec>(ha);
+      SpgemmHandle<Scalar, Exec> handle(o);
+      spgemm_symbolic(exec, handle, A, make_device_crs<Scalar, Exec>(hb));
+      ASSERT_EQ(handle.numeric_algorithm(), SpgemmNumeric::hash) << what;
+      if (width > 1) {
+        EXPECT_GE(handle.row_bins().hash, 1) << what;
+      }
+      auto C = to_host(spgemm_numeric(
+          exec, handle, A, make_device_crs<Scalar, Exec>(from_entries(k_rows, n, spread))));
+      ASSERT_EQ(C.row_starts[1], width) << what;
+      EXPECT_EQ(std::count_if(C.val.begin(), C.val.end(), [](double v) { return std::isnan(v); }),
+                static_cast<std::ptrdiff_t>(C.val.size()))
+          << what;
+      auto D = to_host(spgemm_numeric(exec, handle, A, make_device_crs<Scalar, Exec>(hb)));
+      EXPECT_TRUE(matches_product<Scalar>(D, host_product<Scalar>(ha, hb), true, what));
+    }
   }
 }
 

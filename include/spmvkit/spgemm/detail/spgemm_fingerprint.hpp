@@ -5,8 +5,8 @@
 
 /// \file
 /// The pattern fingerprint of A and B that numeric phases from kept
-/// positions or lists, and the hashing phase's rows a thread each
-/// (SpgemmSearchRows), compare with the symbolic phase's.
+/// positions or lists, and every hashing numeric phase, compare with the
+/// symbolic phase's.
 
 #include <spmvkit/core/checked_math.hpp>
 #include <spmvkit/core/detail/launch_parameters.hpp>
@@ -132,7 +132,8 @@ struct SpgemmFingerprintTeams {
   }
 };
 
-/// After SpgemmListValues or SpgemmPositionEntries (one team): compares the
+/// After SpgemmListValues, SpgemmPositionEntries or a hashing numeric phase
+/// (one team): compares the
 /// fingerprint the launch summed into sync(0) with the symbolic phase's,
 /// clears it for the next numeric phase, and makes every value of C NaN
 /// (`not_found`) if a pattern changed. One team, so that the read comes before the clear without a
