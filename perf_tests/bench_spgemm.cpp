@@ -402,6 +402,12 @@ struct SpgemmSetup {
   }
 
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
+  /// Drops Kokkos Kernels' own product (its C with it).
+  void release_kk_native() {
+    kk_native = KokkosKernelsSpgemm<KKWideMatrix<Scalar>>();
+    kk_native_made = false;
+  }
+
   /// Kokkos Kernels' own product into kk_native (failures recorded, not thrown).
   void make_kk_native() {
     try {
@@ -409,7 +415,7 @@ struct SpgemmSetup {
       kk_native.numeric(kk_wide_A, kk_wide_A);
       kk_native_made = true;
     } catch (std::exception const& e) {
-      kk_native = KokkosKernelsSpgemm<KKWideMatrix<Scalar>>();
+      release_kk_native();
       kk_native_error = std::string("Kokkos Kernels' own SpGEMM failed: ") + e.what();
       kk_native_failed = true;
     }
@@ -426,8 +432,7 @@ struct SpgemmSetup {
       kk_native_error = differs("Kokkos Kernels' own C", nnz,
                                 static_cast<std::int64_t>(kk_native.matrix().nnz()), -1);
       kk_native_failed = true;
-      kk_native = KokkosKernelsSpgemm<KKWideMatrix<Scalar>>();
-      kk_native_made = false;
+      release_kk_native();
     }
   }
 #endif
@@ -471,10 +476,7 @@ struct SpgemmSetup {
     const Exec exec;
     handle = Handle();
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
-    if (kk_native_deferred && kk_native_made) { // not two Cs at once
-      kk_native = KokkosKernelsSpgemm<KKWideMatrix<Scalar>>();
-      kk_native_made = false;
-    }
+    if (kk_native_deferred) release_kk_native(); // not two Cs at once
 #endif
     held = true;
     held_impl = impl;
@@ -627,10 +629,7 @@ void bm_spgemm_offsets(benchmark::State& state, Options const& o, std::string co
     // A phase that threw may have left the held product without its structure: made anew next.
     if (ours) s.held = false;
 #ifdef SPMVKIT_PERF_SPGEMM_KK_NATIVE
-    if (impl == Impl::kk_native && s.kk_native_deferred) {
-      s.kk_native = KokkosKernelsSpgemm<KKWideMatrix<Scalar>>();
-      s.kk_native_made = false;
-    }
+    if (impl == Impl::kk_native && s.kk_native_deferred) s.release_kk_native();
 #endif
     throw;
   }
