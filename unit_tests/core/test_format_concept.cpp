@@ -10,7 +10,9 @@
 #include <spmvkit/io/matrix_market.hpp>
 
 #include <set>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace {
 
@@ -58,6 +60,79 @@ TYPED_TEST(FormatConceptTest, RoundTripThroughCrsIsExact) {
     }
   }
   EXPECT_GT(converted, 0);
+}
+
+// The optional F::refill: new values of the same pattern reach every copy of the matrix; another
+// pattern is refused with nothing changed, or (the automatic format's converting fallback)
+// converted anew. Formats without it are skipped.
+TYPED_TEST(FormatConceptTest, RefillTakesNewValuesAndRefusesAnotherPattern) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using Format = typename TypeParam::format;
+  using Crs = CrsMatrix<Scalar, Exec>;
+  using M = typename Format::template matrix_type<Scalar, Exec, int, int>;
+  if constexpr (!detail::has_refill<Format, Exec, M, Crs>::value) {
+    GTEST_SKIP() << Format::family << " has no refill";
+  } else {
+    constexpr bool converts = std::is_same_v<Format, AutoFormat>;
+    int refilled = 0, refused = 0;
+    for (auto const& [name, h] : concept_matrices()) {
+      HostCrs h2 = h;
+      for (auto& v : h2.val) v = 2 * v - 0.75;
+      const auto A = make_device_crs<Scalar, Exec>(h);
+      const auto B = make_device_crs<Scalar, Exec>(h2);
+      const HostCrs expected = to_host(B);
+      // Another pattern of the same shape and nnz: the last entry of the middle row with entries
+      // moves one column on.
+      HostCrs h3 = h2;
+      std::int64_t moved = -1;
+      for (std::int64_t r = h3.rows / 2; r < h3.rows && h3.cols > 1; ++r) {
+        if (h3.row_starts[r + 1] > h3.row_starts[r]) {
+          auto& c = h3.col[static_cast<std::size_t>(h3.row_starts[r + 1] - 1)];
+          c = (c + 1) % h3.cols;
+          moved = r;
+          break;
+        }
+      }
+      for (auto const& o : test_options<Format, Exec>()) {
+        SCOPED_TRACE(name + " " + Format::name(o));
+        if (!Format::obstacle(Exec(), A, o).empty()) continue;
+        const auto Mat = Format::from_crs(Exec(), A, o);
+        const auto copy = Mat;
+        Format::refill(Exec(), Mat, B);
+        const HostCrs back = to_host(Format::to_crs(Exec(), copy));
+        EXPECT_EQ(back.row_starts, expected.row_starts);
+        EXPECT_EQ(back.col, expected.col);
+        EXPECT_EQ(back.val, expected.val);
+        ++refilled;
+        EXPECT_THROW(Format::refill(
+                         Exec(), Mat,
+                         make_device_crs<Scalar, Exec>(random_crs(h.rows + 1, h.cols, 3, 0, 0, 5))),
+                     std::invalid_argument);
+        if (moved < 0) continue;
+        bool threw = false;
+        try {
+          Format::refill(Exec(), Mat, make_device_crs<Scalar, Exec>(h3));
+        } catch (std::invalid_argument const& e) {
+          threw = true;
+          EXPECT_NE(std::string(e.what()).find("row " + std::to_string(moved) + " "),
+                    std::string::npos)
+              << e.what();
+        }
+        const HostCrs after = to_host(Format::to_crs(Exec(), Mat));
+        if (!converts) {
+          EXPECT_TRUE(threw) << "another pattern was refilled";
+        }
+        EXPECT_EQ(after.col, threw ? expected.col : to_host(make_device_crs<Scalar, Exec>(h3)).col);
+        EXPECT_EQ(after.val, expected.val);
+        refused += threw;
+      }
+    }
+    EXPECT_GT(refilled, 0);
+    if (!converts) {
+      EXPECT_GT(refused, 0);
+    }
+  }
 }
 
 TYPED_TEST(FormatConceptTest, DiagonalSumsTheDiagonalEntries) {

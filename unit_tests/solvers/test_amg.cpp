@@ -568,6 +568,15 @@ TYPED_TEST(AmgTest, RefreshRecomputesEveryLevel) {
     M.refresh(Exec(), A2);
     EXPECT_TRUE(M.report().refreshed);
     EXPECT_EQ(M.num_levels(), levels);
+    // Each level's format holds the refreshed values (refilled or converted again).
+    for (int l = 0; l < levels; ++l) {
+      SCOPED_TRACE("format of level " + std::to_string(l) + ": " +
+                   M.level_matrix(l).selection().format);
+      const HostCrs held = to_host(AutoFormat::to_crs(Exec(), M.level_matrix(l)));
+      const HostCrs want = to_host(M.matrix(l));
+      EXPECT_EQ(held.col, want.col);
+      EXPECT_EQ(held.val, want.val);
+    }
     // Every level is the Galerkin product of the refreshed transfers, and changed.
     for (int l = 0; l + 1 < levels; ++l) {
       SCOPED_TRACE("level " + std::to_string(l + 1));

@@ -28,6 +28,11 @@
 /// LayoutRight products on host backends) and that every kernel it runs either walks them or
 /// splits them (detail::for_each_block). Without it apply gets one block at a time.
 ///
+/// Optional: `F::refill(exec, A, crs)` writes the values of crs, a CRS matrix with the pattern A
+/// was made from, into A's arrays (no allocation; every copy of A sees them), after checking
+/// that pattern (std::invalid_argument naming the first row that differs, A unchanged).
+/// detail::has_refill detects it; AutoMatrix::refill converts anew for formats without it.
+///
 /// Mixed precision. apply takes x and y (one value type V for both) of the
 /// matrix's value type or, for a float or double matrix, of the other of the
 /// two; alpha, beta and every row sum are in the wider of the two types

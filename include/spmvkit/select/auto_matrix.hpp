@@ -159,9 +159,9 @@ public:
   /// Wraps a stored variant and its report (make_auto_matrix() builds these).
   AutoMatrix(variant_type stored, FormatSelection selection, AutoOptions options,
              std::int64_t num_rows, std::int64_t num_cols, std::int64_t nnz)
-      : stored_(std::make_shared<const variant_type>(std::move(stored))),
-        selection_(std::make_shared<const FormatSelection>(std::move(selection))),
-        options_(options), num_rows_(num_rows), num_cols_(num_cols), nnz_(nnz) {}
+      : stored_(std::make_shared<variant_type>(std::move(stored))),
+        selection_(std::make_shared<FormatSelection>(std::move(selection))), options_(options),
+        num_rows_(num_rows), num_cols_(num_cols), nnz_(nnz) {}
 
   /// Number of rows.
   std::int64_t num_rows() const { return num_rows_; }
@@ -206,6 +206,36 @@ public:
     s.conversion_seconds = timer.seconds();
     return AutoMatrix(std::move(v), std::move(s), options_, num_rows_, num_cols_, nnz_);
   }
+  /// B's values in the stored format, B a CRS matrix with the pattern this handle was made from
+  /// (a multigrid level after a refresh, a time step). A format with F::refill (SELL,
+  /// SellOffset16, ELL, ELL-R) writes them into its arrays: no allocation, no layout pass, and
+  /// B's pattern is checked first (std::invalid_argument naming the first row that differs,
+  /// nothing changed). The others convert B anew (CRS shares B's arrays), whatever its pattern.
+  /// Either way every copy of this handle sees the new values, and the report's
+  /// conversion_seconds becomes this call's time. Throws std::invalid_argument for another shape
+  /// or nnz, std::logic_error for an empty handle. Synchronous.
+  void refill(ExecutionSpace const& exec, crs_type const& B) const {
+    if (!stored_) throw std::logic_error("spmvkit::AutoMatrix::refill: empty handle");
+    if (B.num_rows() != num_rows_ || B.num_cols() != num_cols_ || B.nnz() != nnz_) {
+      throw std::invalid_argument(
+          "spmvkit::AutoMatrix::refill: the matrix is " + std::to_string(B.num_rows()) + " x " +
+          std::to_string(B.num_cols()) + " with " + std::to_string(B.nnz()) +
+          " entries, this one " + std::to_string(num_rows_) + " x " + std::to_string(num_cols_) +
+          " with " + std::to_string(nnz_));
+    }
+    Kokkos::Timer timer;
+    std::visit(
+        [&](auto& e) {
+          using F = typename std::decay_t<decltype(e)>::format_type;
+          if constexpr (detail::has_refill<F, ExecutionSpace, decltype(e.matrix), crs_type>::value)
+            F::refill(exec, e.matrix, B);
+          else
+            e.matrix = F::from_crs(exec, B, e.options);
+        },
+        *stored_);
+    exec.fence();
+    selection_->conversion_seconds = timer.seconds();
+  }
   /// Calls f(matrix, options) with the chosen matrix and its options, returns its result.
   template <class Visitor>
   decltype(auto) visit(Visitor&& f) const {
@@ -215,8 +245,9 @@ public:
   }
 
 private:
-  std::shared_ptr<const variant_type> stored_;
-  std::shared_ptr<const FormatSelection> selection_;
+  // Shared and mutable so that refill() reaches every copy of the handle.
+  std::shared_ptr<variant_type> stored_;
+  std::shared_ptr<FormatSelection> selection_;
   AutoOptions options_;
   std::int64_t num_rows_ = 0;
   std::int64_t num_cols_ = 0;
@@ -519,6 +550,11 @@ struct AutoFormat {
     AutoOptions checked = o;
     checked.check_structure = false; // built here, well formed by construction
     return make_auto_matrix(exec, crs, checked);
+  }
+  /// A.refill(exec, B): the chosen format's refill, or a new conversion of B.
+  template <class ExecutionSpace, class M, class Crs>
+  static void refill(ExecutionSpace const& exec, M const& A, Crs const& B) {
+    A.refill(exec, B);
   }
   /// The chosen format's to_crs.
   template <class ExecutionSpace, class M>

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace spmvkit::detail {
 
@@ -231,6 +232,16 @@ struct walks_column_blocks : std::false_type {};
 template <class Format>
 struct walks_column_blocks<Format, std::void_t<decltype(Format::walks_column_blocks)>>
     : std::bool_constant<Format::walks_column_blocks> {};
+
+/// Whether format F has the optional `F::refill(exec, A, crs)` for its matrix type M and the
+/// CRS type Crs (core/format_concept.hpp).
+template <class F, class ExecutionSpace, class M, class Crs, class = void>
+struct has_refill : std::false_type {};
+template <class F, class ExecutionSpace, class M, class Crs>
+struct has_refill<
+    F, ExecutionSpace, M, Crs,
+    std::void_t<decltype(F::refill(std::declval<ExecutionSpace const&>(), std::declval<M const&>(),
+                                   std::declval<Crs const&>()))>> : std::true_type {};
 
 /// The vector types the kernels are instantiated with: whatever layout the
 /// caller's Views have, viewed unmanaged (no reference counting in kernels)

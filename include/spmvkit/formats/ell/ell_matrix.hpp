@@ -12,6 +12,7 @@
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/crs/detail/crs_refill.hpp>
 #include <spmvkit/formats/ell/detail/ell_kernels.hpp>
 #include <spmvkit/formats/ell/detail/ell_layout.hpp>
 
@@ -207,6 +208,41 @@ make_basic_ell_from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std:
   return Ell(n, m, nnz, widest.val, cols, vals, lengths);
 }
 
+/// New values of the same pattern into an ELL layout (BasicEllFormat::refill), one thread per
+/// row: RefillCheck compares the row's length and columns, RefillValues writes the values;
+/// padding slots keep their zeros.
+template <class Source, class Offset, class Device>
+struct RefillEll {
+  using Scalar = typename Source::value_type;
+  using Ordinal = typename Source::ordinal_type;
+  Source source;
+  Kokkos::View<const Ordinal*, Device> lengths;
+  Kokkos::View<const Ordinal*, Device> cols;
+  Kokkos::View<Scalar*, Device> vals;
+  Ordinal num_rows;
+  KOKKOS_INLINE_FUNCTION void operator()(RefillCheck, std::int64_t r, std::int64_t& first) const {
+    const Ordinal row = static_cast<Ordinal>(r);
+    if (row >= first) return;
+    bool differs = source.length(row) != lengths(row);
+    if (!differs) {
+      Ordinal j = 0;
+      source.for_each_entry(row, [&](Ordinal col, Scalar) {
+        if (cols(static_cast<Offset>(j) * num_rows + row) != col) differs = true;
+        ++j;
+      });
+    }
+    if (differs) first = row;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(RefillValues, std::int64_t r) const {
+    const Ordinal row = static_cast<Ordinal>(r);
+    Ordinal j = 0;
+    source.for_each_entry(row, [&](Ordinal, Scalar value) {
+      vals(static_cast<Offset>(j) * num_rows + row) = value;
+      ++j;
+    });
+  }
+};
+
 } // namespace detail
 
 /// Converts any ELL format back to CRS (padding dropped, explicit zeros
@@ -265,6 +301,20 @@ struct BasicEllFormat {
     if (o.check_structure) detail::ensure_structure(exec, A);
     return detail::make_basic_ell_from_rows<Width>(exec, A.num_rows(), A.num_cols(),
                                                    detail::crs_row_source(A), o);
+  }
+  /// B's values into A's arrays, B a CRS matrix with the pattern A was made from (shape, row
+  /// lengths, columns in order): no allocation and no layout pass. Every copy of A sees them;
+  /// A's kept transpose is dropped. B's structure and pattern are checked first:
+  /// std::invalid_argument names the first row that differs, and A is left as it was.
+  /// Synchronous; a pass over B's columns, then one over its values.
+  template <class ExecutionSpace, class Ell, class Crs>
+  static void refill(ExecutionSpace const& exec, Ell const& A, Crs const& B) {
+    const auto source = detail::crs_row_source(B);
+    detail::refill_by_rows(
+        exec, A, B,
+        detail::RefillEll<decltype(source), typename Ell::offset_type, typename Ell::device_type>{
+            source, A.row_lengths(), A.column_indices(), A.values(), A.num_rows()},
+        Width::label, std::string(Width::class_name) + "::refill");
   }
   /// Back to CRS, exact (explicit zeros included).
   template <class ExecutionSpace, class Ell>

@@ -442,6 +442,15 @@ struct BasicSellFormat {
     return detail::make_basic_sell<Columns>(exec, A, chunk_size<ExecutionSpace>(o), o.sigma,
                                             o.check_structure);
   }
+  /// B's values into A's arrays, B a CRS matrix with the pattern A was made from (shape, row
+  /// lengths, columns in order): no allocation and no layout pass, the values alone. Every copy
+  /// of A sees them; A's kept transpose is dropped. B's structure and pattern are checked first:
+  /// std::invalid_argument names the first row that differs, and A is left as it was.
+  /// Synchronous; a pass over B's columns, then one over its values.
+  template <class ExecutionSpace, class Sell, class Crs>
+  static void refill(ExecutionSpace const& exec, Sell const& A, Crs const& B) {
+    detail::refill_sell(exec, A, B);
+  }
   /// spmvkit::to_crs(exec, A): exact, into a new CrsMatrix.
   template <class ExecutionSpace, class Sell>
   static typename Sell::crs_type to_crs(ExecutionSpace const& exec, Sell const& A) {

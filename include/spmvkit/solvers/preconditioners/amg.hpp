@@ -705,9 +705,12 @@ private:
       }
     }
     phase(exec, t.formats, [&] {
-      // A refresh keeps each level's format: the conversion alone.
-      L.op = s_->report.refreshed ? L.op.reconverted(exec, L.A)
-                                  : make_auto_matrix(exec, L.A, options_.format);
+      // A refresh keeps each level's format and, where the format can, its arrays: the new
+      // values alone (AutoMatrix::refill).
+      if (s_->report.refreshed)
+        L.op.refill(exec, L.A);
+      else
+        L.op = make_auto_matrix(exec, L.A, options_.format);
       info.format = L.op.selection().format;
     });
     if (l == 0 && s_->report.smoother.empty())

@@ -8,6 +8,7 @@
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
+#include <spmvkit/formats/crs/detail/crs_refill.hpp>
 #include <spmvkit/formats/sell/detail/sell_layout.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -70,6 +71,69 @@ make_basic_sell_from_rows(ExecutionSpace const& exec, std::int64_t num_rows, std
                                                                  chunk_size});
   return Sell(n, m, nnz, chunk_size, layout.sigma, layout.starts, layout.widths, cols, vals,
               layout.perm, lengths);
+}
+
+/// New values of the same pattern into a SELL layout (BasicSellFormat::refill), one thread per
+/// stored row: RefillCheck compares the row's length and decoded columns, RefillValues writes
+/// the values; padding slots keep their zeros.
+template <class Columns, class Source, class Offset, class Device>
+struct RefillSell {
+  using Scalar = typename Source::value_type;
+  using Ordinal = typename Source::ordinal_type;
+  using Stored = typename Columns::template stored_type<Ordinal>;
+  Source source;
+  Kokkos::View<const Ordinal*, Device> perm;
+  Kokkos::View<const Offset*, Device> chunk_starts;
+  Kokkos::View<const Ordinal*, Device> lengths;
+  Kokkos::View<const Stored*, Device> cols;
+  Kokkos::View<Scalar*, Device> vals;
+  int chunk_size;
+  KOKKOS_INLINE_FUNCTION Ordinal row_of(std::int64_t s) const {
+    return perm.extent(0) ? perm(s) : static_cast<Ordinal>(s);
+  }
+  KOKKOS_INLINE_FUNCTION Offset base_of(std::int64_t s) const {
+    return chunk_starts(static_cast<Ordinal>(s / chunk_size)) + static_cast<Offset>(s % chunk_size);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(RefillCheck, std::int64_t s, std::int64_t& first) const {
+    const Ordinal row = row_of(s);
+    if (row >= first) return;
+    bool differs = source.length(row) != lengths(row);
+    if (!differs) {
+      const Offset base = base_of(s);
+      Ordinal j = 0;
+      // Decoded, not encoded, so that a column out of the encoding's reach cannot wrap onto
+      // the stored one.
+      source.for_each_entry(row, [&](Ordinal col, Scalar) {
+        if (Columns::decode(cols(base + static_cast<Offset>(j) * chunk_size), row) != col)
+          differs = true;
+        ++j;
+      });
+    }
+    if (differs) first = row;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(RefillValues, std::int64_t s) const {
+    const Ordinal row = row_of(s);
+    const Offset base = base_of(s);
+    Ordinal j = 0;
+    source.for_each_entry(row, [&](Ordinal, Scalar value) {
+      vals(base + static_cast<Offset>(j) * chunk_size) = value;
+      ++j;
+    });
+  }
+};
+
+/// BasicSellFormat::refill: B's values into S's layout after the checks of refill_by_rows.
+template <class Columns, class Scalar, class ExecutionSpace, class Ordinal, class Offset, class Crs>
+void refill_sell(ExecutionSpace const& exec,
+                 BasicSellMatrix<Scalar, ExecutionSpace, Ordinal, Offset, Columns> const& S,
+                 Crs const& B) {
+  using Device = typename Crs::device_type;
+  const auto source = crs_row_source(B);
+  refill_by_rows(exec, S, B,
+                 RefillSell<Columns, decltype(source), Offset, Device>{
+                     source, S.row_permutation(), S.chunk_starts(), S.row_lengths(),
+                     S.stored_columns(), S.values(), S.chunk_size()},
+                 Columns::label, std::string(Columns::class_name) + "::refill");
 }
 
 /// CRS -> SELL with any column encoding, on A's execution space. A broken
