@@ -185,6 +185,41 @@ HostCrs laplacian_with_long_row(std::int64_t m, std::int64_t wide) {
 // A P_tent is formed (the gather kernels, k = 1 and 2, or spgemm; automatic
 // takes spgemm for a row beyond the gather kernels' cap) and with either
 // smoother (l1 keeps a second diagonal).
+// AmgOptions::galerkin_numeric: automatic keeps the positions for a refresh (the SpGEMM's own
+// rule without one), an explicit strategy is used; every strategy gives the same hierarchy.
+TYPED_TEST(AmgTest, GalerkinNumericStrategy) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto A = make_fem_poisson_crs<Scalar>(Exec(), 11);
+  AmgOptions o;
+  o.coarse_size = 10;
+  const auto M = make_amg(Exec(), A, o);
+  ASSERT_GE(M.num_levels(), 3) << M.describe();
+  for (int l = 0; l + 1 < M.num_levels(); ++l)
+    EXPECT_EQ(M.report().levels[l].galerkin_numeric, "positions") << "level " << l;
+  EXPECT_TRUE(M.report().levels.back().galerkin_numeric.empty());
+  EXPECT_TRUE(contains(M.describe(), "Galerkin positions")) << M.describe();
+  for (SpgemmNumeric numeric : {SpgemmNumeric::hash, SpgemmNumeric::automatic}) {
+    AmgOptions h = o;
+    h.galerkin_numeric = numeric;
+    h.keep_for_refresh = numeric == SpgemmNumeric::hash;
+    const auto H = make_amg(Exec(), A, h);
+    ASSERT_EQ(H.num_levels(), M.num_levels());
+    for (int l = 0; l + 1 < H.num_levels(); ++l) {
+      SCOPED_TRACE("level " + std::to_string(l + 1) + ", " + to_string(numeric));
+      if (numeric == SpgemmNumeric::hash) {
+        EXPECT_EQ(H.report().levels[l].galerkin_numeric, "hash");
+      } else {
+        EXPECT_FALSE(H.report().levels[l].galerkin_numeric.empty());
+      }
+      const HostCrs X = to_host(H.matrix(l + 1)), Y = to_host(M.matrix(l + 1));
+      EXPECT_EQ(X.row_starts, Y.row_starts);
+      EXPECT_EQ(X.col, Y.col);
+      EXPECT_LE(relative_difference(rows_of(X), rows_of(Y)), rounding<Scalar>());
+    }
+  }
+}
+
 TYPED_TEST(AmgTest, ProlongatorIsTheSmoothedTentative) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

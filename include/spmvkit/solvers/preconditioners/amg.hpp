@@ -185,6 +185,11 @@ struct AmgOptions {
   std::uint64_t memory_limit = 0;
   /// Keep the SpGEMM plans and A P so that refresh() can run (more memory).
   bool keep_for_refresh = true;
+  /// The numeric strategy of the SpGEMMs of the set-up (the Galerkin products, and A P_tent
+  /// where it is not gathered). automatic: with keep_for_refresh, `positions` (each refresh
+  /// repeats these numeric phases; 2 bytes a product, or `hash` where the memory limit leaves no
+  /// room), else the SpGEMM's own automatic rule.
+  SpgemmNumeric galerkin_numeric = SpgemmNumeric::automatic;
 };
 
 /// One level of the hierarchy, in AmgReport.
@@ -200,6 +205,7 @@ struct AmgLevelInfo {
   std::int64_t zero_diagonal_rows = 0; ///< rows the smoother leaves alone (coarse levels)
   int mis_rounds = 0;                  ///< rounds of the independent-set algorithm
   std::string prolongator_product;     ///< "gather" or "spgemm" (smoothed P), else empty
+  std::string galerkin_numeric;        ///< the numeric strategy R (A P) ran with, else empty
   std::string eigen_estimate;          ///< "lanczos" or "power" (empty: no λmax needed)
   int eigen_steps = 0;                 ///< its steps or iterations (the last set-up or refresh)
 };
@@ -245,7 +251,8 @@ inline std::string describe(AmgReport const& r) {
        << (v.rows > 0 ? static_cast<double>(v.nnz) / static_cast<double>(v.rows) : 0.0)
        << std::defaultfloat << "  " << std::left << std::setw(22) << v.format << std::right
        << std::setw(11) << std::setprecision(4) << v.lambda_max << std::setw(10) << v.isolated_rows
-       << "  " << v.prolongator_product << "\n";
+       << "  " << v.prolongator_product
+       << (v.galerkin_numeric.empty() ? "" : " Galerkin " + v.galerkin_numeric) << "\n";
   }
   os << "  smoother: " << r.smoother << "\n";
   os << "  λmax estimates:";
@@ -1069,6 +1076,9 @@ private:
     L.Pt = tent.P;
     SpgemmOptions so;
     so.memory_limit = options_.memory_limit;
+    so.numeric = options_.galerkin_numeric;
+    if (so.numeric == SpgemmNumeric::automatic && options_.keep_for_refresh)
+      so.numeric = SpgemmNumeric::positions;
     if (options_.prolongator_damping > 0) {
       phase(exec, t.smoothing, [&] {
         L.gather = use_gather(exec, l, L.A);
@@ -1113,6 +1123,7 @@ private:
       L.h_galerkin = std::make_unique<Triple>(so);
       triple_product_symbolic(exec, *L.h_galerkin, L.R, L.A, L.P);
       current = triple_product_numeric(exec, *L.h_galerkin, L.R, L.A, L.P);
+      info.galerkin_numeric = to_string(L.h_galerkin->outer_product().numeric_algorithm());
     });
     if (!options_.keep_for_refresh) {
       // The coarse matrix shares the handle's arrays; the handles' plans go.
