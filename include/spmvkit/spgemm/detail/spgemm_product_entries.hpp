@@ -137,7 +137,7 @@ void spgemm_store_entry_starts(ExecutionSpace const& exec, SpgemmLimit const& li
   const byte_count bytes =
       checked_bytes(s.a_nnz, sizeof(Offset), "entry starts", "spmvkit::spgemm");
   const std::uint64_t peak = s.memory.output_bytes + s.memory.workspace_bytes + held + bytes;
-  if (limit.bytes > 0 && peak > limit.bytes) {
+  if (!spgemm_optional_fits<typename Device::memory_space>(limit, peak, bytes)) {
     s.entry_plan.use = false;
     return;
   }

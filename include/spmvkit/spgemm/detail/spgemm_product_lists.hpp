@@ -365,7 +365,8 @@ bool spgemm_store_lists(ExecutionSpace const& exec, SpgemmOptions const& options
   s.list_plan = spgemm_list_parameters(exec, mean_b_row, options.team_size);
   const SpgemmListSizes z = spgemm_list_sizes(options, s);
   const std::uint64_t peak = s.memory.output_bytes + held + z.bytes;
-  if (limit.bytes > 0 && peak > limit.bytes) return false;
+  if (!spgemm_optional_fits<typename ExecutionSpace::memory_space>(limit, peak, z.bytes))
+    return false;
   const auto long_count = spgemm_allocate_lists(exec, s, z);
   spgemm_build_lists(exec, A, B, s, long_count, z.wide);
   // The numeric launch's league depends on it; the symbolic phase ends with a

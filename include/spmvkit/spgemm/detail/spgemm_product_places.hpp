@@ -734,7 +734,8 @@ bool spgemm_store_positions(ExecutionSpace const& exec, SpgemmOptions const& opt
   // While the positions are found the numeric pool still exists.
   const std::uint64_t peak = std::max<std::uint64_t>(
       kept, s.memory.output_bytes + s.memory.workspace_bytes + bytes + held);
-  if (limit.bytes > 0 && peak > limit.bytes) return false;
+  if (!spgemm_optional_fits<typename ExecutionSpace::memory_space>(limit, peak, bytes))
+    return false;
   spgemm_allocate_positions(exec, s, A, B, fit16);
   const std::uint64_t chunk_bytes = spgemm_plan_chunks(exec, s, A);
   spgemm_take_fingerprint(exec, s, A, B);
