@@ -109,6 +109,23 @@ TYPED_TEST(SpgemmProductPlacesTest, ProductPlacesAreKeptAtTheirWidth) {
   }
 }
 
+// Without a configured limit (GPUs query none), an optional structure (positions, lists, entry
+// starts) is kept only where its bytes fit the memory the space has free; with a limit, the
+// handle's peak decides.
+TYPED_TEST(SpgemmProductPlacesTest, OptionalStructuresFitTheFreeMemoryOrTheLimit) {
+  using Memory = typename TypeParam::execution_space::memory_space;
+  const detail::SpgemmLimit none;
+  EXPECT_TRUE(detail::spgemm_optional_fits<Memory>(none, 1u << 20, 1));
+  const MemoryLimit room = detail::memory_space_available<Memory>();
+  if (room.known()) {
+    EXPECT_FALSE(detail::spgemm_optional_fits<Memory>(none, 0, 2 * room.bytes));
+    EXPECT_TRUE(detail::spgemm_optional_fits<Memory>(none, 0, room.bytes / 4));
+  }
+  const detail::SpgemmLimit limit{1000, "test"};
+  EXPECT_TRUE(detail::spgemm_optional_fits<Memory>(limit, 1000, std::uint64_t(1) << 40));
+  EXPECT_FALSE(detail::spgemm_optional_fits<Memory>(limit, 1001, 0));
+}
+
 // Long rows on the concurrent path go to SpgemmPositionChunks, which splits a
 // row's products into chunks (64 products each with a team size): chunks
 // that start inside an entry's row of B, rows of B longer than several chunks,
