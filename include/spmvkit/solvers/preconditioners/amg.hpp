@@ -186,9 +186,10 @@ struct AmgOptions {
   /// Keep the SpGEMM plans and A P so that refresh() can run (more memory).
   bool keep_for_refresh = true;
   /// The numeric strategy of the SpGEMMs of the set-up (the Galerkin products, and A P_tent
-  /// where it is not gathered). automatic: with keep_for_refresh, `positions` (each refresh
-  /// repeats these numeric phases; 2 bytes a product, or `hash` where the memory limit leaves no
-  /// room), else the SpGEMM's own automatic rule.
+  /// where it is not gathered). automatic: on GPUs with keep_for_refresh, `positions` (each
+  /// refresh repeats these numeric phases; 2 bytes a product, or `hash` where the memory does
+  /// not hold them), else the SpGEMM's own automatic rule. On host backends finding the positions
+  /// costs the set-up about a third more (docs/notes/2026-12-02-amg-refresh-refill-positions.md).
   SpgemmNumeric galerkin_numeric = SpgemmNumeric::automatic;
 };
 
@@ -1077,7 +1078,8 @@ private:
     SpgemmOptions so;
     so.memory_limit = options_.memory_limit;
     so.numeric = options_.galerkin_numeric;
-    if (so.numeric == SpgemmNumeric::automatic && options_.keep_for_refresh)
+    if (so.numeric == SpgemmNumeric::automatic && options_.keep_for_refresh &&
+        !detail::is_host_space_v<ExecutionSpace>)
       so.numeric = SpgemmNumeric::positions;
     if (options_.prolongator_damping > 0) {
       phase(exec, t.smoothing, [&] {
