@@ -227,6 +227,74 @@ TYPED_TEST(AmgTest, GalerkinNumericStrategy) {
   }
 }
 
+// The coarsest operator's dense inverse on the device (GPUs from amg_device_inverse_min_rows
+// rows) against the host's loop: the same inverse up to rounding with pivoting needed, the rows
+// and columns of a zero unknown left zero, a singular matrix refused naming the pivot.
+TYPED_TEST(AmgTest, CoarseInverseOnTheDeviceMatchesTheHost) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const std::int64_t n = 70, zero_unknown = 7;
+  // Random rows plus a small diagonal: partial pivoting has to swap rows.
+  HostCrs h;
+  h.rows = h.cols = n;
+  const HostCrs r = random_crs(n, n, 25, 0.0, 0, 77);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::map<std::int64_t, double> row;
+    if (i != zero_unknown) row[i] = 1e-3;
+    for (auto k = r.row_starts[i]; k < r.row_starts[i + 1]; ++k)
+      if (i != zero_unknown && r.col[k] != zero_unknown) row[r.col[k]] += r.val[k];
+    for (auto const& [c, v] : row) {
+      h.col.push_back(c);
+      h.val.push_back(v);
+    }
+    h.row_starts.push_back(static_cast<std::int64_t>(h.col.size()));
+  }
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  std::vector<double> ref = detail::amg_dense_on_host(A);
+  detail::amg_dense_inverse(ref, n, "the test matrix");
+  const auto inv = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), detail::amg_coarse_inverse_on_device(Exec(), A, "the test matrix"));
+  ASSERT_EQ(static_cast<std::int64_t>(inv.extent(0)), n * n);
+  double largest = 0, diff = 0;
+  for (std::int64_t e = 0; e < n * n; ++e) {
+    largest = std::max(largest, std::abs(ref[e]));
+    diff = std::max(diff, std::abs(static_cast<double>(inv(e)) - ref[e]));
+  }
+  EXPECT_GT(largest, 0.0);
+  EXPECT_LE(diff, (sizeof(Scalar) == 8 ? 1e-9 : 1e-5) * largest);
+  for (std::int64_t j = 0; j < n; ++j) {
+    EXPECT_EQ(inv(zero_unknown * n + j), Scalar(0)) << "column " << j;
+    EXPECT_EQ(inv(j * n + zero_unknown), Scalar(0)) << "row " << j;
+  }
+  // Rows 3 and 4 the same: singular.
+  HostCrs s = h;
+  std::vector<std::pair<std::int64_t, double>> row3;
+  for (auto k = h.row_starts[3]; k < h.row_starts[4]; ++k) row3.push_back({h.col[k], h.val[k]});
+  HostCrs t;
+  t.rows = t.cols = n;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (i == 4) {
+      for (auto const& [c, v] : row3) {
+        t.col.push_back(c);
+        t.val.push_back(v);
+      }
+    } else {
+      for (auto k = s.row_starts[i]; k < s.row_starts[i + 1]; ++k) {
+        t.col.push_back(s.col[k]);
+        t.val.push_back(s.val[k]);
+      }
+    }
+    t.row_starts.push_back(static_cast<std::int64_t>(t.col.size()));
+  }
+  try {
+    detail::amg_coarse_inverse_on_device(Exec(), make_device_crs<Scalar, Exec>(t), "the twin rows");
+    ADD_FAILURE() << "a singular matrix was inverted";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_TRUE(contains(e.what(), "the twin rows is singular")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "pivot")) << e.what();
+  }
+}
+
 TYPED_TEST(AmgTest, ProlongatorIsTheSmoothedTentative) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

@@ -1152,7 +1152,11 @@ private:
                                        std::string(where) + ": the coarsest operator (level " +
                                            std::to_string(l) + ", " + std::to_string(n) + " rows)");
       });
-      s_->report.coarse_solve = "dense inverse of " + std::to_string(n) + " rows";
+      s_->report.coarse_solve =
+          "dense inverse of " + std::to_string(n) + " rows" +
+          (!detail::is_host_space_v<ExecutionSpace> && n >= detail::amg_device_inverse_min_rows
+               ? " (on the device)"
+               : "");
     } else {
       s_->report.coarse_solve = std::to_string(options_.coarse_sweeps) + " " + name(smoother_) +
                                 " sweeps on " + std::to_string(n) + " rows (above direct_limit)";

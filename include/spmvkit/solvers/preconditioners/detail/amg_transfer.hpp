@@ -555,10 +555,10 @@ inline void amg_dense_inverse(std::vector<double>& a, std::int64_t n, std::strin
   }
 }
 
-/// The dense inverse of a CRS matrix, on the device (row-major, n²). Synchronous.
+/// A CRS matrix of at most a few thousand rows as a dense row-major n x n array on the host,
+/// duplicates summed.
 template <class Crs>
-typename Crs::values_type amg_coarse_inverse(typename Crs::execution_space const& exec,
-                                             Crs const& A, std::string const& what) {
+std::vector<double> amg_dense_on_host(Crs const& A) {
   const std::int64_t n = A.num_rows();
   auto rs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_starts());
   auto col = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.column_indices());
@@ -566,6 +566,177 @@ typename Crs::values_type amg_coarse_inverse(typename Crs::execution_space const
   std::vector<double> a(static_cast<std::size_t>(n * n), 0.0);
   for (std::int64_t i = 0; i < n; ++i)
     for (auto e = rs(i); e < rs(i + 1); ++e) a[i * n + col(e)] += static_cast<double>(val(e));
+  return a;
+}
+
+/// Gauss-Jordan on the device, the pivot step of column c, as one team: the pivot p (the
+/// largest |a(i, c)|, i >= c; NaN never wins), rows p and c swapped, column c saved in f for
+/// the elimination, row c scaled by 1 / pivot (its entry c becoming that). A pivot that is not
+/// finite or not above `tiny` is recorded in failed (column, value) the first time.
+template <class Device>
+struct AmgJordanPivot {
+  Kokkos::View<double*, Device> a, f, failed;
+  Kokkos::View<std::int64_t*, Device> perm;
+  std::int64_t n = 0, c = 0;
+  double tiny = 0;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& t) const {
+    using Reducer = Kokkos::MaxLoc<double, std::int64_t, Device>;
+    typename Reducer::value_type best;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(t, c, n),
+        [&](std::int64_t i, typename Reducer::value_type& v) {
+          const double x = a(i * n + c) < 0 ? -a(i * n + c) : a(i * n + c);
+          if (x > v.val || (x == v.val && i < v.loc)) {
+            v.val = x;
+            v.loc = i;
+          }
+        },
+        Reducer(best));
+    const std::int64_t p = best.loc >= c && best.loc < n ? best.loc : c;
+    const double pivot = a(p * n + c);
+    t.team_barrier(); // every thread has read the pivot before the swap
+    if (p != c) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](std::int64_t j) {
+        const double x = a(p * n + j);
+        a(p * n + j) = a(c * n + j);
+        a(c * n + j) = x;
+      });
+      t.team_barrier();
+    }
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n),
+                         [&](std::int64_t i) { f(i) = a(i * n + c); });
+    t.team_barrier();
+    const double inv = 1 / pivot;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](std::int64_t j) {
+      a(c * n + j) = (j == c ? 1.0 : a(c * n + j)) * inv;
+    });
+    Kokkos::single(Kokkos::PerTeam(t), [&] {
+      perm(c) = p;
+      const double m = pivot < 0 ? -pivot : pivot;
+      if ((!(m > tiny) || !(m <= 1.7e308)) && failed(0) < 0) {
+        failed(0) = static_cast<double>(c);
+        failed(1) = pivot;
+      }
+    });
+  }
+};
+
+/// Gauss-Jordan's elimination of column c from every row but c, a team per row; reads row c
+/// and f (column c before the step), writes no other row's inputs.
+template <class Device>
+struct AmgJordanEliminate {
+  Kokkos::View<double*, Device> a, f;
+  std::int64_t n = 0, c = 0;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& t) const {
+    const std::int64_t i = t.league_rank();
+    const double fi = f(i);
+    if (i == c || fi == 0) return;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](std::int64_t j) {
+      a(i * n + j) = (j == c ? 0.0 : a(i * n + j)) - fi * a(c * n + j);
+    });
+  }
+};
+
+/// The inverse's entry e: column src(j) of the eliminated array (the row swaps undone as column
+/// swaps), 0 in the rows and columns of zero ones.
+template <class Device, class Out>
+struct AmgJordanOut {
+  Kokkos::View<double*, Device> a;
+  Kokkos::View<std::int64_t*, Device> src;
+  Kokkos::View<char*, Device> zero;
+  Out out;
+  std::int64_t n = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
+    const std::int64_t i = e / n, j = e % n;
+    out(e) = zero(i) || zero(j) ? typename Out::value_type(0)
+                                : static_cast<typename Out::value_type>(a(i * n + src(j)));
+  }
+};
+
+/// amg_dense_inverse() on the execution space: two launches per pivot column (a team for the
+/// pivot, a team per row for the elimination) and no transfer to the host until the end, where
+/// the host loop costs n³ serial multiply-adds (230 ms for n = 844 on the H200 machine's host,
+/// docs/notes/2026-12-02-amg-h200-third-run.md). Same results up to rounding and the same
+/// errors. Synchronous.
+template <class Crs>
+typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_space const& exec,
+                                                       Crs const& A, std::string const& what) {
+  using Exec = typename Crs::execution_space;
+  using Device = typename Crs::device_type;
+  using Team = Kokkos::TeamPolicy<Exec>;
+  const std::int64_t n = A.num_rows();
+  std::vector<double> h = amg_dense_on_host(A);
+  std::vector<char> zero(static_cast<std::size_t>(n), 1);
+  double scale = 0;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double v = std::abs(h[i * n + j]);
+      if (v != 0) zero[i] = zero[j] = 0;
+      scale = v > scale ? v : scale;
+    }
+  for (std::int64_t i = 0; i < n; ++i)
+    if (zero[i]) h[i * n + i] = 1;
+  using Doubles = Kokkos::View<double*, Device>;
+  using Indices = Kokkos::View<std::int64_t*, Device>;
+  auto a = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_elimination", n * n);
+  Kokkos::deep_copy(
+      exec, a,
+      Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h.data(), h.size()));
+  auto f = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_column", n);
+  auto perm = allocate_view<Indices>(exec, "SpMVKit::amg::coarse_pivots", n);
+  auto failed = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_failed_pivot", 2);
+  Kokkos::deep_copy(exec, failed, -1.0);
+  AmgJordanPivot<Device> pivot{a, f, failed, perm, n, 0, scale * 1e-14 * static_cast<double>(n)};
+  AmgJordanEliminate<Device> eliminate{a, f, n, 0};
+  for (std::int64_t c = 0; c < n; ++c) {
+    pivot.c = eliminate.c = c;
+    Kokkos::parallel_for("SpMVKit::amg::coarse_pivot", Team(exec, 1, Kokkos::AUTO), pivot);
+    Kokkos::parallel_for("SpMVKit::amg::coarse_eliminate",
+                         Team(exec, static_cast<int>(n), Kokkos::AUTO), eliminate);
+  }
+  auto failed_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), failed);
+  if (failed_h(0) >= 0) {
+    throw std::invalid_argument(what + " is singular or not finite: pivot " +
+                                std::to_string(static_cast<std::int64_t>(failed_h(0))) + " of " +
+                                std::to_string(n) + " is " + std::to_string(failed_h(1)) +
+                                " (largest entry " + std::to_string(scale) + ")");
+  }
+  // The row swaps undone as column swaps, in reverse: column j of the result is src[j].
+  auto perm_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), perm);
+  std::vector<std::int64_t> src(static_cast<std::size_t>(n));
+  for (std::int64_t j = 0; j < n; ++j) src[j] = j;
+  for (std::int64_t c = n - 1; c >= 0; --c) std::swap(src[perm_h(c)], src[c]);
+  auto src_d = allocate_view<Indices>(exec, "SpMVKit::amg::coarse_columns", n);
+  Kokkos::deep_copy(exec, src_d,
+                    Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                        src.data(), src.size()));
+  auto zero_d = allocate_view<Kokkos::View<char*, Device>>(exec, "SpMVKit::amg::coarse_zero", n);
+  Kokkos::deep_copy(exec, zero_d,
+                    Kokkos::View<const char*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                        zero.data(), zero.size()));
+  auto inv = allocate_view<typename Crs::values_type>(exec, "SpMVKit::amg::coarse_inverse", n * n);
+  Kokkos::parallel_for("SpMVKit::amg::coarse_inverse",
+                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n * n),
+                       AmgJordanOut<Device, typename Crs::values_type>{a, src_d, zero_d, inv, n});
+  exec.fence();
+  return inv;
+}
+
+/// Rows from which a GPU inverts the coarsest operator on the device (amg_coarse_inverse):
+/// above the default coarse_size (300), where the host's n³ loop starts to weigh on the set-up.
+inline constexpr std::int64_t amg_device_inverse_min_rows = 400;
+
+/// The dense inverse of a CRS matrix (row-major, n²): on the host (amg_dense_inverse), or on
+/// GPUs from amg_device_inverse_min_rows rows on the device. Synchronous.
+template <class Crs>
+typename Crs::values_type amg_coarse_inverse(typename Crs::execution_space const& exec,
+                                             Crs const& A, std::string const& what) {
+  const std::int64_t n = A.num_rows();
+  if (!is_host_space_v<typename Crs::execution_space> && n >= amg_device_inverse_min_rows)
+    return amg_coarse_inverse_on_device(exec, A, what);
+  std::vector<double> a = amg_dense_on_host(A);
   amg_dense_inverse(a, n, what);
   auto inv = allocate_view<typename Crs::values_type>(exec, "SpMVKit::amg::coarse_inverse", n * n);
   auto h = Kokkos::create_mirror_view(inv);
