@@ -8,7 +8,9 @@
 
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/io/matrix_market.hpp>
+#include <spmvkit/operations/spmv.hpp>
 
+#include <cmath>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -71,6 +73,7 @@ TYPED_TEST(FormatConceptTest, RefillTakesNewValuesAndRefusesAnotherPattern) {
   using Format = typename TypeParam::format;
   using Crs = CrsMatrix<Scalar, Exec>;
   using M = typename Format::template matrix_type<Scalar, Exec, int, int>;
+  using V = Kokkos::View<Scalar*, Exec>;
   if constexpr (!detail::has_refill<Format, Exec, M, Crs>::value) {
     GTEST_SKIP() << Format::family << " has no refill";
   } else {
@@ -99,11 +102,25 @@ TYPED_TEST(FormatConceptTest, RefillTakesNewValuesAndRefusesAnotherPattern) {
         if (!Format::obstacle(Exec(), A, o).empty()) continue;
         const auto Mat = Format::from_crs(Exec(), A, o);
         const auto copy = Mat;
+        // A transposed product first: the matrix keeps a transposed twin, which the refill must
+        // drop.
+        V x("x", static_cast<std::size_t>(h.rows)), y("y", static_cast<std::size_t>(h.cols));
+        Kokkos::deep_copy(x, Scalar(1));
+        spmv(Exec(), SpmvMode::transpose, Scalar(1), Mat, x, Scalar(0), y);
         Format::refill(Exec(), Mat, B);
         const HostCrs back = to_host(Format::to_crs(Exec(), copy));
         EXPECT_EQ(back.row_starts, expected.row_starts);
         EXPECT_EQ(back.col, expected.col);
         EXPECT_EQ(back.val, expected.val);
+        spmv(Exec(), SpmvMode::transpose, Scalar(1), copy, x, Scalar(0), y);
+        auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+        for (std::int64_t j = 0; j < h.cols; ++j) {
+          double sum = 0; // column sums of B
+          for (std::int64_t i = 0; i < h.rows; ++i)
+            for (auto k = expected.row_starts[i]; k < expected.row_starts[i + 1]; ++k)
+              if (expected.col[k] == j) sum += expected.val[k];
+          ASSERT_NEAR(yh(j), sum, 1e-4 * (1 + std::abs(sum))) << "column " << j;
+        }
         ++refilled;
         EXPECT_THROW(Format::refill(
                          Exec(), Mat,

@@ -212,6 +212,46 @@ TYPED_TEST(SelectTest, ReconvertedKeepsTheFormatForNewValues) {
   EXPECT_THROW(empty.reconverted(Exec(), A), std::logic_error);
 }
 
+TYPED_TEST(SelectTest, RefillReachesEveryCopyAndChecksThePattern) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, typename Exec::memory_space>;
+  const auto h = random_crs(500, 500, 20, 0.05, 0, 9);
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  auto h2 = h;
+  for (auto& v : h2.val) v = 2 * v + 0.25; // new values, the same pattern
+  const auto B = make_device_crs<Scalar, Exec>(h2);
+  auto moved = h2; // the same nnz, one column moved
+  moved.col[moved.row_starts[250]] = (moved.col[moved.row_starts[250]] + 499) % 500;
+  auto x = random_vector<V>(h.cols, 3, "x");
+  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  V y("y", h.rows);
+  auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+  const auto ref = reference_spmv<Scalar>(h2, 1, xh, 0, yh);
+  for (auto const& candidates : {std::vector<std::string>{"sell_c32_s1"},
+                                 std::vector<std::string>{"crs"}, std::vector<std::string>{}}) {
+    AutoOptions o;
+    o.candidates = candidates;
+    const auto M = make_auto_matrix(Exec(), A, o);
+    const auto copy = M;
+    M.refill(Exec(), B);
+    EXPECT_EQ(copy.selection().format, M.selection().format);
+    spmv(Exec(), Scalar(1), copy, x, Scalar(0), y);
+    EXPECT_TRUE(matches_reference<Scalar>(y, ref)) << copy.describe();
+    if (M.selection().format.rfind("sell", 0) == 0) {
+      EXPECT_THROW(M.refill(Exec(), make_device_crs<Scalar, Exec>(moved)), std::invalid_argument);
+      spmv(Exec(), Scalar(1), M, x, Scalar(0), y); // unchanged by the refused refill
+      EXPECT_TRUE(matches_reference<Scalar>(y, ref)) << M.describe();
+    }
+  }
+  const auto M = make_auto_matrix(Exec(), A);
+  EXPECT_THROW(
+      M.refill(Exec(), make_device_crs<Scalar, Exec>(random_crs(500, 500, 10, 0.05, 0, 10))),
+      std::invalid_argument);
+  const AutoMatrix<Scalar, Exec> empty;
+  EXPECT_THROW(empty.refill(Exec(), A), std::logic_error);
+}
+
 TYPED_TEST(SelectTest, TuneModeKeepsTheFastestTimed) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

@@ -181,10 +181,6 @@ HostCrs laplacian_with_long_row(std::int64_t m, std::int64_t wide) {
   return h;
 }
 
-// P = P_tent − (ω / λmax) D⁻¹ A P_tent with the plain diagonal D, whichever way
-// A P_tent is formed (the gather kernels, k = 1 and 2, or spgemm; automatic
-// takes spgemm for a row beyond the gather kernels' cap) and with either
-// smoother (l1 keeps a second diagonal).
 // AmgOptions::galerkin_numeric: automatic keeps the positions for a refresh on GPUs (the SpGEMM's
 // own rule on host backends and without a refresh), an explicit strategy is used; every strategy
 // gives the same hierarchy.
@@ -295,6 +291,10 @@ TYPED_TEST(AmgTest, CoarseInverseOnTheDeviceMatchesTheHost) {
   }
 }
 
+// P = P_tent − (ω / λmax) D⁻¹ A P_tent with the plain diagonal D, whichever way
+// A P_tent is formed (the gather kernels, k = 1 and 2, or spgemm; automatic
+// takes spgemm for a row beyond the gather kernels' cap) and with either
+// smoother (l1 keeps a second diagonal).
 TYPED_TEST(AmgTest, ProlongatorIsTheSmoothedTentative) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -668,9 +668,12 @@ TYPED_TEST(AmgTest, RefreshRecomputesEveryLevel) {
   // Unsmoothed aggregation: the coarse operators do not depend on the λmax estimates (which a
   // refresh starts from the last vector, a fresh set-up from a pseudo-random one), so a fresh
   // set-up of A2 is exactly what the refresh must give. Smoothed: the same up to the estimates.
-  for (double damping : {0.0, 4.0 / 3.0}) {
+  // Every level ELL-R in the second pass, so that the refresh refills the levels' arrays
+  // (AutoMatrix::refill) whatever the model would pick.
+  for (double damping : {0.0, 4.0 / 3.0, -1.0}) {
     SCOPED_TRACE("prolongator_damping " + std::to_string(damping));
-    o.prolongator_damping = damping;
+    if (damping < 0) o.format.candidates = {"ellr"};
+    o.prolongator_damping = damping < 0 ? 4.0 / 3.0 : damping;
     auto M = make_amg(Exec(), A, o);
     const int levels = M.num_levels();
     std::vector<HostCrs> before;
@@ -703,7 +706,11 @@ TYPED_TEST(AmgTest, RefreshRecomputesEveryLevel) {
     ASSERT_GE(F.num_levels(), 2);
     EXPECT_LE(relative_difference(rows_of(to_host(M.matrix(1))), rows_of(to_host(F.matrix(1)))),
               damping == 0 ? rounding<Scalar>() : 0.05);
+    if (damping < 0) {
+      for (int l = 0; l < levels; ++l) EXPECT_EQ(M.report().levels[l].format, "ellr");
+    }
   }
+  o.format = AutoOptions();
   o.prolongator_damping = AmgOptions().prolongator_damping;
   auto M = make_amg(Exec(), A, o);
   M.refresh(Exec(), A2);

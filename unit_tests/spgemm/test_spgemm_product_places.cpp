@@ -119,7 +119,7 @@ TYPED_TEST(SpgemmProductPlacesTest, OptionalStructuresFitTheFreeMemoryOrTheLimit
   const MemoryLimit room = detail::memory_space_available<Memory>();
   if (room.known()) {
     EXPECT_FALSE(detail::spgemm_optional_fits<Memory>(none, 0, 2 * room.bytes));
-    EXPECT_TRUE(detail::spgemm_optional_fits<Memory>(none, 0, room.bytes / 4));
+    EXPECT_TRUE(detail::spgemm_optional_fits<Memory>(none, 0, room.bytes / 8));
   }
   const detail::SpgemmLimit limit{1000, "test"};
   EXPECT_TRUE(detail::spgemm_optional_fits<Memory>(limit, 1000, std::uint64_t(1) << 40));

@@ -31,7 +31,9 @@
 /// Optional: `F::refill(exec, A, crs)` writes the values of crs, a CRS matrix with the pattern A
 /// was made from, into A's arrays (no allocation; every copy of A sees them), after checking
 /// that pattern (std::invalid_argument naming the first row that differs, A unchanged).
-/// detail::has_refill detects it; AutoMatrix::refill converts anew for formats without it.
+/// detail::has_refill detects it. AutoFormat has one too, with weaker promises: where the
+/// chosen format has none, AutoMatrix::refill converts anew (allocating, any pattern of the
+/// shape and nnz).
 ///
 /// Mixed precision. apply takes x and y (one value type V for both) of the
 /// matrix's value type or, for a float or double matrix, of the other of the

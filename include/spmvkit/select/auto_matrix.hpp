@@ -212,8 +212,9 @@ public:
   /// B's pattern is checked first (std::invalid_argument naming the first row that differs,
   /// nothing changed). The others convert B anew (CRS shares B's arrays), whatever its pattern.
   /// Either way every copy of this handle sees the new values, and the report's
-  /// conversion_seconds becomes this call's time. Throws std::invalid_argument for another shape
-  /// or nnz, std::logic_error for an empty handle. Synchronous.
+  /// conversion_seconds becomes this call's time; no product on the handle may run meanwhile
+  /// (from another host thread). Throws std::invalid_argument for another shape or nnz,
+  /// std::logic_error for an empty handle. Synchronous.
   void refill(ExecutionSpace const& exec, crs_type const& B) const {
     if (!stored_) throw std::logic_error("spmvkit::AutoMatrix::refill: empty handle");
     if (B.num_rows() != num_rows_ || B.num_cols() != num_cols_ || B.nnz() != nnz_) {

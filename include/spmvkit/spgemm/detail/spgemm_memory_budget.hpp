@@ -49,15 +49,17 @@ SpgemmLimit spgemm_memory_limit(std::uint64_t option) {
 }
 
 /// Whether an optional structure of the numeric phase (positions, product lists, entry starts)
-/// may be kept: the handle's `peak` with it within the limit where one is known; where none is
-/// (devices without a configured limit), its `extra` bytes within seven eighths of the memory the
-/// device has free now, since hashing, the fallback, needs none of it and a failed allocation
-/// would end the product (R-MAT scale 20 A A: 78 GiB of positions beside C's 116 GB).
+/// may be kept: the handle's `peak` with it within the limit where one is known. Where none is
+/// (devices without a configured limit), its `extra` bytes within half the memory the device has
+/// free now, the other half left to what follows (the caller's next products, a multigrid's
+/// coarser levels): hashing, the fallback, needs none of it, and a failed allocation would end
+/// the product (R-MAT scale 20 A A: 78 GiB of positions beside C's 116 GB). Where the free
+/// memory is not known either (UVM, backends without a query) the structure is kept.
 template <class MemorySpace>
 bool spgemm_optional_fits(SpgemmLimit const& limit, std::uint64_t peak, std::uint64_t extra) {
   if (limit.known()) return peak <= limit.bytes;
   const MemoryLimit room = memory_space_available<MemorySpace>();
-  return !room.known() || extra <= room.bytes - room.bytes / 8;
+  return !room.known() || extra <= room.bytes / 2;
 }
 
 /// Bytes of a CRS matrix with m rows and nnz entries, checked against overflow.

@@ -503,8 +503,10 @@ AmgRestriction<Crs> amg_restriction(typename Crs::execution_space const& exec, C
 /// entirely zero (coarse unknowns of dropped near-nullspace columns) are
 /// left out: their rows and columns of the inverse are zero. Throws
 /// std::invalid_argument naming `what` and the pivot where A is singular.
-inline void amg_dense_inverse(std::vector<double>& a, std::int64_t n, std::string const& what) {
-  std::vector<char> zero(static_cast<std::size_t>(n), 1);
+/// Before the elimination: zero[i] for the unknowns whose row and column are entirely zero, whose
+/// diagonal becomes 1 (they are zeroed again at the end); returns the largest |a_ij|.
+inline double amg_dense_prepare(std::vector<double>& a, std::int64_t n, std::vector<char>& zero) {
+  zero.assign(static_cast<std::size_t>(n), 1);
   double scale = 0;
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
@@ -514,6 +516,12 @@ inline void amg_dense_inverse(std::vector<double>& a, std::int64_t n, std::strin
     }
   for (std::int64_t i = 0; i < n; ++i)
     if (zero[i]) a[i * n + i] = 1;
+  return scale;
+}
+
+inline void amg_dense_inverse(std::vector<double>& a, std::int64_t n, std::string const& what) {
+  std::vector<char> zero;
+  const double scale = amg_dense_prepare(a, n, zero);
   std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
   const double tiny = scale * 1e-14 * static_cast<double>(n > 0 ? n : 1);
   for (std::int64_t c = 0; c < n; ++c) {
@@ -569,10 +577,11 @@ std::vector<double> amg_dense_on_host(Crs const& A) {
   return a;
 }
 
-/// Gauss-Jordan on the device, the pivot step of column c, as one team: the pivot p (the
-/// largest |a(i, c)|, i >= c; NaN never wins), rows p and c swapped, column c saved in f for
-/// the elimination, row c scaled by 1 / pivot (its entry c becoming that). A pivot that is not
-/// finite or not above `tiny` is recorded in failed (column, value) the first time.
+/// Gauss-Jordan on the device, the pivot step of column c, as one team: the pivot p (the first
+/// largest |a(i, c)|, i >= c, as the host's loop picks it: a NaN a(c, c) stays, a later NaN never
+/// wins), rows p and c swapped, column c saved in f for the elimination, row c scaled by
+/// 1 / pivot (its entry c becoming that). A pivot that is not finite or not above `tiny` is
+/// recorded in failed (column, value) the first time.
 template <class Device>
 struct AmgJordanPivot {
   Kokkos::View<double*, Device> a, f, failed;
@@ -593,7 +602,10 @@ struct AmgJordanPivot {
           }
         },
         Reducer(best));
-    const std::int64_t p = best.loc >= c && best.loc < n ? best.loc : c;
+    const double diagonal = a(c * n + c);
+    const double kept = diagonal < 0 ? -diagonal : diagonal;
+    const bool below = (best.loc > c) && (best.loc < n) && (best.val > kept);
+    const std::int64_t p = (diagonal == diagonal && below) ? best.loc : c;
     const double pivot = a(p * n + c);
     t.team_barrier(); // every thread has read the pivot before the swap
     if (p != c) {
@@ -614,7 +626,7 @@ struct AmgJordanPivot {
     Kokkos::single(Kokkos::PerTeam(t), [&] {
       perm(c) = p;
       const double m = pivot < 0 ? -pivot : pivot;
-      if ((!(m > tiny) || !(m <= 1.7e308)) && failed(0) < 0) {
+      if ((!(m > tiny) || !(m - m == 0)) && failed(0) < 0) { // m - m: NaN for Inf and NaN
         failed(0) = static_cast<double>(c);
         failed(1) = pivot;
       }
@@ -668,16 +680,8 @@ typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_s
   using Team = Kokkos::TeamPolicy<Exec>;
   const std::int64_t n = A.num_rows();
   std::vector<double> h = amg_dense_on_host(A);
-  std::vector<char> zero(static_cast<std::size_t>(n), 1);
-  double scale = 0;
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j < n; ++j) {
-      const double v = std::abs(h[i * n + j]);
-      if (v != 0) zero[i] = zero[j] = 0;
-      scale = v > scale ? v : scale;
-    }
-  for (std::int64_t i = 0; i < n; ++i)
-    if (zero[i]) h[i * n + i] = 1;
+  std::vector<char> zero;
+  const double scale = amg_dense_prepare(h, n, zero);
   using Doubles = Kokkos::View<double*, Device>;
   using Indices = Kokkos::View<std::int64_t*, Device>;
   auto a = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_elimination", n * n);
