@@ -188,8 +188,9 @@ struct AmgOptions {
   /// The numeric strategy of the SpGEMMs of the set-up (the Galerkin products, and A P_tent
   /// where it is not gathered). automatic: on GPUs with keep_for_refresh, `positions` (each
   /// refresh repeats these numeric phases; 2 bytes a product, or `hash` where the memory does
-  /// not hold them), else the SpGEMM's own automatic rule. On host backends finding the positions
-  /// costs the set-up about a third more (docs/notes/2026-12-02-amg-refresh-refill-positions.md).
+  /// not hold them), else the SpGEMM's own automatic rule: on host backends finding the positions
+  /// is a pass of its own that lengthens the set-up
+  /// (docs/notes/2026-12-02-amg-refresh-refill-positions.md).
   SpgemmNumeric galerkin_numeric = SpgemmNumeric::automatic;
 };
 

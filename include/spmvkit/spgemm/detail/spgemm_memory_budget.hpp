@@ -53,7 +53,7 @@ SpgemmLimit spgemm_memory_limit(std::uint64_t option) {
 /// (devices without a configured limit), its `extra` bytes within half the memory the device has
 /// free now, the other half left to what follows (the caller's next products, a multigrid's
 /// coarser levels): hashing, the fallback, needs none of it, and a failed allocation would end
-/// the product (R-MAT scale 20 A A: 78 GiB of positions beside C's 116 GB). Where the free
+/// the product (R-MAT A A, docs/notes/2026-12-02-spgemm-large-products.md). Where the free
 /// memory is not known either (UVM, backends without a query) the structure is kept.
 template <class MemorySpace>
 bool spgemm_optional_fits(SpgemmLimit const& limit, std::uint64_t peak, std::uint64_t extra) {

@@ -668,9 +668,9 @@ struct AmgJordanOut {
 };
 
 /// amg_dense_inverse() on the execution space: two launches per pivot column (a team for the
-/// pivot, a team per row for the elimination) and no transfer to the host until the end, where
-/// the host loop costs n³ serial multiply-adds (230 ms for n = 844 on the H200 machine's host,
-/// docs/notes/2026-12-02-amg-h200-third-run.md). Same results up to rounding and the same
+/// pivot, a team per row for the elimination) and no transfer to the host until the end, since
+/// the host loop's n³ serial multiply-adds dominate a GPU set-up for large coarse levels
+/// (docs/notes/2026-12-02-amg-h200-third-run.md). Same results up to rounding and the same
 /// errors. Synchronous.
 template <class Crs>
 typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_space const& exec,
