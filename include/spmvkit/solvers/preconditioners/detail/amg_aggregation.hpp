@@ -272,13 +272,18 @@ struct AmgMisInit {
   }
 };
 
-/// out(i) = the largest of in(i) and in(j) over i's strong neighbours.
+/// out(i) = the largest of in(i) and in(j) over i's strong neighbours; where
+/// `undecided_only` holds keys, only for the rows still undecided there (the
+/// second hop: AmgMisDecide reads no other row's, and most rows are decided
+/// after the first rounds).
 template <class Keys, class Strength>
 struct AmgMisPropagate {
   Keys in, out;
   Strength s;
+  Keys undecided_only = {};
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(Member const& team, std::int64_t i) const {
+    if (undecided_only.data() != nullptr && (undecided_only(i) >> amg_state_shift) != 1) return;
     std::uint64_t m = 0;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, s.row_starts(i), s.row_starts(i + 1)),
@@ -439,7 +444,7 @@ amg_aggregate(ExecutionSpace const& exec, Strength const& s, std::int64_t n) {
       amg_for_rows(exec, "SpMVKit::amg::mis_propagate", n, snnz,
                    AmgMisPropagate<Keys, Strength>{key, t1, s});
       amg_for_rows(exec, "SpMVKit::amg::mis_propagate", n, snnz,
-                   AmgMisPropagate<Keys, Strength>{t1, t2, s});
+                   AmgMisPropagate<Keys, Strength>{t1, t2, s, key});
       undecided = 0;
       Kokkos::parallel_reduce("SpMVKit::amg::mis_decide", range, AmgMisDecide<Keys>{key, t2},
                               undecided);

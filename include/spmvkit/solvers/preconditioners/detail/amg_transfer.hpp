@@ -292,7 +292,13 @@ struct AmgGatherProlongator {
   int k = 1;
   Mode mode = count;
 
-  static std::size_t scratch_bytes() { return 2 * Scratch::shmem_size(amg_gather_row_cap + 1); }
+  using Products =
+      Kokkos::View<double*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  static std::size_t scratch_bytes() {
+    return 2 * Scratch::shmem_size(amg_gather_row_cap + 1) +
+           Products::shmem_size(amg_gather_row_cap + 1);
+  }
 
   // Whether entry e holds the first occurrence of its aggregate in the row.
   KOKKOS_INLINE_FUNCTION static bool first_of(Scratch const& s, std::int64_t e) {
@@ -307,6 +313,7 @@ struct AmgGatherProlongator {
     using S = typename Crs::value_type;
     const Scratch s(team.thread_scratch(0), amg_gather_row_cap + 1);
     const Scratch u(team.thread_scratch(0), amg_gather_row_cap + 1);
+    const Products w(team.thread_scratch(0), amg_gather_row_cap + 1);
     const std::int64_t r0 = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
     const std::int64_t r1 = r0 + rows_per_team < n ? r0 + rows_per_team : n;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1), [&](std::int64_t i) {
@@ -335,20 +342,24 @@ struct AmgGatherProlongator {
       } else {
         const std::int64_t slots = (p_rs(i + 1) - p_rs(i)) / k;
         const double si = omega * static_cast<double>(dinv(i));
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, slots), [&](std::int64_t q) {
-          const auto pe = p_rs(i) + q * k;
-          const O a = static_cast<O>(static_cast<std::int64_t>(p_col(pe)) / k);
-          for (int c = 0; c < k; ++c) {
+        for (int c = 0; c < k; ++c) {
+          // The products a_ij t_jc over the lanes first (the gathers of t in
+          // parallel), then each slot sums its aggregate's in row order.
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len), [&](std::int64_t e) {
+            w(e) = s(e) < 0 ? 0.0
+                            : static_cast<double>(a_val(b + e)) *
+                                  static_cast<double>(t_val(t_rs(a_col(b + e)) + c));
+          });
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, slots), [&](std::int64_t q) {
+            const auto pe = p_rs(i) + q * k;
+            const O a = static_cast<O>(static_cast<std::int64_t>(p_col(pe)) / k);
             double sum = 0;
-            for (std::int64_t e = 0; e < len; ++e) {
-              if (s(e) != a) continue;
-              sum += static_cast<double>(a_val(b + e)) *
-                     static_cast<double>(t_val(t_rs(a_col(b + e)) + c));
-            }
+            for (std::int64_t e = 0; e < len; ++e)
+              if (s(e) == a) sum += w(e);
             const double own = s(len) == a ? static_cast<double>(t_val(t_rs(i) + c)) : 0.0;
             p_val(pe + c) = static_cast<S>(own - si * sum);
-          }
-        });
+          });
+        }
       }
     });
   }
