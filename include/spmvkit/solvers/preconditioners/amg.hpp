@@ -694,10 +694,10 @@ private:
   static std::int64_t inverse_diagonal(ExecutionSpace const& exec, matrix_type const& A,
                                        vector_type const& dinv, bool l1, std::int64_t& first) {
     const Range range(exec, 0, A.num_rows());
-    const std::int64_t bad = detail::amg_count_rows(
-        exec, "SpMVKit::amg::smoother_diagonal", A.num_rows(), A.nnz(),
-        detail::AmgSmootherDiagonal<matrix_type, vector_type>{A.row_starts(), A.column_indices(),
-                                                              A.values(), dinv, l1});
+    const std::int64_t bad =
+        detail::amg_count_rows(exec, "SpMVKit::amg::smoother_diagonal", A.num_rows(), A.nnz(),
+                               detail::AmgSmootherDiagonal<matrix_type, vector_type>{
+                                   A.row_starts(), A.column_indices(), A.values(), dinv, l1});
     if (bad > 0) {
       Kokkos::parallel_reduce("SpMVKit::amg::first_zero_diagonal", range,
                               detail::JacobiFirstBad<vector_type>{dinv},
