@@ -327,6 +327,8 @@ struct SolveSettings {
   double chebyshev_ratio = ChebyshevOptions().eigenvalue_ratio;
   Ilu0TriangularSolve ilu_solve = Ilu0TriangularSolve::automatic;
   AmgProduct amg_product = AmgProduct::automatic;
+  AmgCycle amg_cycle = AmgOptions().cycle;
+  std::int64_t amg_coarse_size = AmgOptions().coarse_size;
   bool keep_workspace = true; // --solve-workspace=kept
 };
 
@@ -426,6 +428,8 @@ public:
     if (pc == "amg") {
       AmgOptions amg_options;
       amg_options.prolongator_product = s_.amg_product;
+      amg_options.cycle = s_.amg_cycle;
+      amg_options.coarse_size = s_.amg_coarse_size;
       amg_.emplace(make_amg(exec, p_.A, amg_options));
       auto const& r = amg_->report().times;
       amg_setup_phases_ = {
@@ -516,6 +520,7 @@ private:
        << ";amg_formats=";
     for (std::size_t l = 0; l < r.levels.size(); ++l) os << (l ? "/" : "") << r.levels[l].format;
     os << ";amg_product=" << (r.levels.empty() ? "" : r.levels[0].prolongator_product);
+    os << ";amg_cycle=" << name(s_.amg_cycle) << ";amg_coarse_size=" << s_.amg_coarse_size;
     return os.str();
   }
 
@@ -862,6 +867,8 @@ void bm_solve(benchmark::State& state, Options const& o, std::string const& name
     s.amg_product = o.solve_amg_product == "gather"   ? AmgProduct::gather
                     : o.solve_amg_product == "spgemm" ? AmgProduct::spgemm
                                                       : AmgProduct::automatic;
+    if (!o.solve_amg_cycle.empty()) s.amg_cycle = o.solve_amg_cycle == "w" ? AmgCycle::w : AmgCycle::v;
+    if (o.solve_amg_coarse_size > 0) s.amg_coarse_size = o.solve_amg_coarse_size;
     auto runner = make_runner<Scalar>(impl, p, method, s);
     if (!runner) {
       skip(state, name, "no " + impl + " in this build");

@@ -387,6 +387,18 @@ std::vector<OptionSpec> make_table() {
                "automatic",
                {},
                choice(&Options::solve_amg_product, {"automatic", "gather", "spgemm"})});
+  t.push_back({"--solve-amg-cycle",
+               "NAME",
+               "the solve family's AMG cycle (AmgOptions::cycle): v or w",
+               "v",
+               {},
+               choice(&Options::solve_amg_cycle, {"v", "w"})});
+  t.push_back({"--solve-amg-coarse-size",
+               "N",
+               "the solve family's AMG coarse size (AmgOptions::coarse_size, rows); 0: its default",
+               "0",
+               {},
+               integer(&Options::solve_amg_coarse_size, 0, 1000000000)});
   t.push_back({"--csrk-sizes",
                "LIST",
                "CSR-k group sizes to sweep, replacing its variants: SRS (CSR-2) or SRSxSSRS "

@@ -80,6 +80,8 @@ struct Options {
   std::string solve_ilu_solve;             // ILU(0)/IC(0) solve: automatic, sweeps, substitution
   std::string solve_workspace;             // solver work vectors: kept (SolverWorkspace) or none
   std::string solve_amg_product;           // AMG's A P_tent: automatic, gather, spgemm
+  std::string solve_amg_cycle;             // AMG's cycle: v or w
+  long long solve_amg_coarse_size = 0;     // AMG's coarse_size; 0: AmgOptions' default
   std::vector<CsrkSweepSize> csrk_sizes;   // replace CSR-k's variants (empty: the model's)
   std::vector<CsrkSweepShape> csrk_shapes; // crossed with the sizes (empty: the default shape)
   bool smoke = false;
