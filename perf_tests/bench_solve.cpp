@@ -867,7 +867,8 @@ void bm_solve(benchmark::State& state, Options const& o, std::string const& name
     s.amg_product = o.solve_amg_product == "gather"   ? AmgProduct::gather
                     : o.solve_amg_product == "spgemm" ? AmgProduct::spgemm
                                                       : AmgProduct::automatic;
-    if (!o.solve_amg_cycle.empty()) s.amg_cycle = o.solve_amg_cycle == "w" ? AmgCycle::w : AmgCycle::v;
+    if (!o.solve_amg_cycle.empty())
+      s.amg_cycle = o.solve_amg_cycle == "w" ? AmgCycle::w : AmgCycle::v;
     if (o.solve_amg_coarse_size > 0) s.amg_coarse_size = o.solve_amg_coarse_size;
     auto runner = make_runner<Scalar>(impl, p, method, s);
     if (!runner) {

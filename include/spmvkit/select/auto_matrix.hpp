@@ -186,14 +186,7 @@ public:
   /// replaced. Throws std::invalid_argument for another shape or nnz, std::logic_error for
   /// an empty handle, and what the conversion throws. Synchronous.
   AutoMatrix reconverted(ExecutionSpace const& exec, crs_type const& B) const {
-    if (!stored_) throw std::logic_error("spmvkit::AutoMatrix::reconverted: empty handle");
-    if (B.num_rows() != num_rows_ || B.num_cols() != num_cols_ || B.nnz() != nnz_) {
-      throw std::invalid_argument(
-          "spmvkit::AutoMatrix::reconverted: the matrix is " + std::to_string(B.num_rows()) +
-          " x " + std::to_string(B.num_cols()) + " with " + std::to_string(B.nnz()) +
-          " entries, this one " + std::to_string(num_rows_) + " x " + std::to_string(num_cols_) +
-          " with " + std::to_string(nnz_));
-    }
+    check_same_shape("reconverted", B);
     Kokkos::Timer timer;
     variant_type v = std::visit(
         [&](auto const& e) -> variant_type {
@@ -216,14 +209,7 @@ public:
   /// (from another host thread). Throws std::invalid_argument for another shape or nnz,
   /// std::logic_error for an empty handle. Synchronous.
   void refill(ExecutionSpace const& exec, crs_type const& B) const {
-    if (!stored_) throw std::logic_error("spmvkit::AutoMatrix::refill: empty handle");
-    if (B.num_rows() != num_rows_ || B.num_cols() != num_cols_ || B.nnz() != nnz_) {
-      throw std::invalid_argument(
-          "spmvkit::AutoMatrix::refill: the matrix is " + std::to_string(B.num_rows()) + " x " +
-          std::to_string(B.num_cols()) + " with " + std::to_string(B.nnz()) +
-          " entries, this one " + std::to_string(num_rows_) + " x " + std::to_string(num_cols_) +
-          " with " + std::to_string(nnz_));
-    }
+    check_same_shape("refill", B);
     Kokkos::Timer timer;
     std::visit(
         [&](auto& e) {
@@ -246,6 +232,19 @@ public:
   }
 
 private:
+  // reconverted() and refill(): a non-empty handle, B of this shape and nnz.
+  void check_same_shape(char const* what, crs_type const& B) const {
+    const std::string where = std::string("spmvkit::AutoMatrix::") + what;
+    if (!stored_) throw std::logic_error(where + ": empty handle");
+    if (B.num_rows() != num_rows_ || B.num_cols() != num_cols_ || B.nnz() != nnz_) {
+      throw std::invalid_argument(where + ": the matrix is " + std::to_string(B.num_rows()) +
+                                  " x " + std::to_string(B.num_cols()) + " with " +
+                                  std::to_string(B.nnz()) + " entries, this one " +
+                                  std::to_string(num_rows_) + " x " + std::to_string(num_cols_) +
+                                  " with " + std::to_string(nnz_));
+    }
+  }
+
   // Shared and mutable so that refill() reaches every copy of the handle.
   std::shared_ptr<variant_type> stored_;
   std::shared_ptr<FormatSelection> selection_;
