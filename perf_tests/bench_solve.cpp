@@ -329,7 +329,8 @@ struct SolveSettings {
   AmgProduct amg_product = AmgProduct::automatic;
   AmgCycle amg_cycle = AmgOptions().cycle;
   std::int64_t amg_coarse_size = AmgOptions().coarse_size;
-  bool keep_workspace = true; // --solve-workspace=kept
+  bool amg_shared_fine = true; // --solve-amg-fine=shared: the solver's AutoMatrix as level 0
+  bool keep_workspace = true;  // --solve-workspace=kept
 };
 
 struct SetupTimes {
@@ -430,7 +431,10 @@ public:
       amg_options.prolongator_product = s_.amg_product;
       amg_options.cycle = s_.amg_cycle;
       amg_options.coarse_size = s_.amg_coarse_size;
-      amg_.emplace(make_amg(exec, p_.A, amg_options));
+      if (s_.amg_shared_fine)
+        amg_.emplace(make_amg(exec, p_.A, *p_.auto_matrix, amg_options));
+      else
+        amg_.emplace(make_amg(exec, p_.A, amg_options));
       auto const& r = amg_->report().times;
       amg_setup_phases_ = {
           {"amg_strength_s", r.strength},       {"amg_aggregation_s", r.aggregation},
@@ -520,7 +524,8 @@ private:
        << ";amg_formats=";
     for (std::size_t l = 0; l < r.levels.size(); ++l) os << (l ? "/" : "") << r.levels[l].format;
     os << ";amg_product=" << (r.levels.empty() ? "" : r.levels[0].prolongator_product);
-    os << ";amg_cycle=" << name(s_.amg_cycle) << ";amg_coarse_size=" << s_.amg_coarse_size;
+    os << ";amg_cycle=" << name(s_.amg_cycle) << ";amg_coarse_size=" << s_.amg_coarse_size
+       << ";amg_fine=" << (s_.amg_shared_fine ? "shared" : "own");
     return os.str();
   }
 
@@ -870,6 +875,7 @@ void bm_solve(benchmark::State& state, Options const& o, std::string const& name
     if (!o.solve_amg_cycle.empty())
       s.amg_cycle = o.solve_amg_cycle == "w" ? AmgCycle::w : AmgCycle::v;
     if (o.solve_amg_coarse_size > 0) s.amg_coarse_size = o.solve_amg_coarse_size;
+    s.amg_shared_fine = o.solve_amg_fine != "own";
     auto runner = make_runner<Scalar>(impl, p, method, s);
     if (!runner) {
       skip(state, name, "no " + impl + " in this build");

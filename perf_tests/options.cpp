@@ -399,6 +399,13 @@ std::vector<OptionSpec> make_table() {
                "0",
                {},
                integer(&Options::solve_amg_coarse_size, 0, 1000000000)});
+  t.push_back({"--solve-amg-fine",
+               "NAME",
+               "the solve family's AMG level 0: shared (make_amg with the solver's AutoMatrix, "
+               "not converted again) or own (make_amg converts A itself)",
+               "shared",
+               {},
+               choice(&Options::solve_amg_fine, {"shared", "own"})});
   t.push_back({"--csrk-sizes",
                "LIST",
                "CSR-k group sizes to sweep, replacing its variants: SRS (CSR-2) or SRSxSSRS "

@@ -82,6 +82,7 @@ struct Options {
   std::string solve_amg_product;           // AMG's A P_tent: automatic, gather, spgemm
   std::string solve_amg_cycle;             // AMG's cycle: v or w
   long long solve_amg_coarse_size = 0;     // AMG's coarse_size; 0: AmgOptions' default
+  std::string solve_amg_fine;              // AMG's level 0: shared (the solver's AutoMatrix) or own
   std::vector<CsrkSweepSize> csrk_sizes;   // replace CSR-k's variants (empty: the model's)
   std::vector<CsrkSweepShape> csrk_shapes; // crossed with the sizes (empty: the default shape)
   bool smoke = false;

@@ -738,6 +738,59 @@ TYPED_TEST(AmgTest, RefreshRecomputesEveryLevel) {
   EXPECT_THROW(K.refresh(Exec(), A), std::logic_error);
 }
 
+TYPED_TEST(AmgTest, SharesTheSolversFineOperator) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto A = make_fem_poisson_crs<Scalar>(Exec(), 12);
+  AmgOptions o;
+  o.coarse_size = 10;
+  const auto op = make_auto_matrix(Exec(), A);
+  auto M = make_amg(Exec(), A, op, o);
+  const auto own = make_amg(Exec(), A, o);
+  // The same hierarchy as a set-up that converts A itself, with level 0 the handle given.
+  ASSERT_EQ(M.num_levels(), own.num_levels());
+  for (int l = 1; l < M.num_levels(); ++l) {
+    EXPECT_LE(relative_difference(rows_of(to_host(M.matrix(l))), rows_of(to_host(own.matrix(l)))),
+              rounding<Scalar>())
+        << "level " << l;
+  }
+  EXPECT_EQ(M.level_matrix(0).selection().format, op.selection().format);
+  const auto b = fem_poisson_rhs<Scalar>(Exec(), 12);
+  CgOptions co;
+  co.relative_tolerance = sizeof(Scalar) == 8 ? 1e-10 : 1e-5;
+  DeviceVector<Scalar, Exec> x("x", A.num_rows()), y("y", A.num_rows());
+  const auto r = cg(Exec(), make_operator(op), M, b, x, co);
+  const auto r_own = cg(Exec(), A, own, b, y, co);
+  EXPECT_TRUE(r.converged()) << r.message;
+  EXPECT_NEAR(r.iterations, r_own.iterations, 1);
+  // A refresh refills the handle the solver holds: it applies the new values afterwards.
+  HostCrs scaled = to_host(A);
+  for (auto& v : scaled.val) v *= 2;
+  const auto A2 = make_device_crs<Scalar, Exec>(scaled);
+  M.refresh(Exec(), A2);
+  const HostCrs held = to_host(AutoFormat::to_crs(Exec(), op));
+  EXPECT_EQ(held.val, scaled.val);
+  // A handle of other values, or of another shape, is refused before anything is built.
+  HostCrs changed = to_host(A);
+  const std::int64_t row = changed.rows / 2;
+  changed.val[changed.row_starts[row]] *= 1.5;
+  const auto other = make_auto_matrix(Exec(), make_device_crs<Scalar, Exec>(changed));
+  try {
+    make_amg(Exec(), A, other, o);
+    ADD_FAILURE() << "an operator of other values was accepted";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_TRUE(contains(e.what(), "row " + std::to_string(row) + ")")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "1 of ")) << e.what();
+  }
+  const auto smaller = make_auto_matrix(Exec(), make_fem_poisson_crs<Scalar>(Exec(), 11));
+  try {
+    make_amg(Exec(), A, smaller, o);
+    ADD_FAILURE() << "an operator of another shape was accepted";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_TRUE(contains(e.what(), "fine operator")) << e.what();
+  }
+}
+
 TYPED_TEST(AmgTest, DegenerateHierarchies) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

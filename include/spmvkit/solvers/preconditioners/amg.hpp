@@ -426,6 +426,56 @@ struct AmgProbeDot {
   }
 };
 
+/// Rows where the given operator's y = op u differs from A u by more than
+/// rounding: |y_i − (A u)_i| <= 4 (len + 2) eps Σ_j |a_ij u_j| (summation
+/// order and the format's precision), counted; NaN differences count too.
+template <class Crs, class Vec>
+struct AmgOperatorCheck {
+  typename Crs::row_starts_type rs;
+  typename Crs::column_indices_type col;
+  typename Crs::values_type val;
+  Vec u, y;
+  double eps;
+  KOKKOS_INLINE_FUNCTION bool bad(std::int64_t i, double sum, double mag) const {
+    const double len = static_cast<double>(rs(i + 1) - rs(i));
+    const double d = static_cast<double>(y(i)) - sum;
+    return !((d < 0 ? -d : d) <= 4 * (len + 2) * eps * mag);
+  }
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(Member const& team, std::int64_t i) const {
+    double sum = 0, mag = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, rs(i), rs(i + 1)),
+        [&](auto e, double& t) {
+          t += static_cast<double>(val(e)) * static_cast<double>(u(col(e)));
+        },
+        sum);
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, rs(i), rs(i + 1)),
+        [&](auto e, double& t) {
+          const double p = static_cast<double>(val(e)) * static_cast<double>(u(col(e)));
+          t += p < 0 ? -p : p;
+        },
+        mag);
+    return bad(i, sum, mag) ? 1 : 0;
+  }
+};
+
+/// The first row AmgOperatorCheck counts (the error message), a thread per row.
+template <class Check>
+struct AmgOperatorFirstBad {
+  Check c;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& first) const {
+    double sum = 0, mag = 0;
+    for (auto e = c.rs(i); e < c.rs(i + 1); ++e) {
+      const double p = static_cast<double>(c.val(e)) * static_cast<double>(c.u(c.col(e)));
+      sum += p;
+      mag += p < 0 ? -p : p;
+    }
+    if (c.bad(i, sum, mag) && i < first) first = i;
+  }
+};
+
 /// Whether two CRS patterns are equal (counted differences).
 template <class Crs>
 struct AmgPatternDiff {
@@ -488,6 +538,27 @@ public:
                     multi_vector_type const& near_nullspace, AmgOptions const& options)
       : options_(checked(options)), s_(std::make_shared<State>()) {
     setup(exec, A, near_nullspace);
+  }
+
+  /// The hierarchy of A whose finest level is applied through `fine_operator`, an AutoMatrix of
+  /// A's values such as the one the solver already applies (make_auto_matrix(exec, A)): the
+  /// set-up neither converts A again nor holds a second copy of it in another format. It is
+  /// shared, not copied: refresh() refills it (AutoMatrix::refill), so every copy of that handle,
+  /// the solver's included, sees the new values. A product with it is compared with A's, row by
+  /// row, before anything is built (std::invalid_argument naming the first row that differs by
+  /// more than rounding, or another shape). Otherwise as the constructors above.
+  AmgPreconditioner(ExecutionSpace const& exec, matrix_type const& A,
+                    level_matrix_type const& fine_operator,
+                    multi_vector_type const& near_nullspace = {}, AmgOptions const& options = {})
+      : options_(checked(options)), s_(std::make_shared<State>()) {
+    given_fine_ = &fine_operator;
+    try {
+      setup(exec, A, near_nullspace);
+    } catch (...) {
+      given_fine_ = nullptr;
+      throw;
+    }
+    given_fine_ = nullptr;
   }
 
   /// Rows of the finest level.
@@ -725,6 +796,8 @@ private:
       // values alone (AutoMatrix::refill).
       if (s_->report.refreshed)
         L.op.refill(exec, L.A);
+      else if (l == 0 && given_fine_ != nullptr)
+        L.op = checked_fine_operator(exec, L);
       else
         L.op = make_auto_matrix(exec, L.A, options_.format);
       info.format = L.op.selection().format;
@@ -1272,8 +1345,47 @@ private:
     smooth(exec, L, b, x, false, options_.post_sweeps);
   }
 
+  /// The constructor's fine_operator after the check that it applies L.A (level 0).
+  level_matrix_type const& checked_fine_operator(ExecutionSpace const& exec, Level& L) const {
+    level_matrix_type const& op = *given_fine_;
+    const std::int64_t n = L.A.num_rows();
+    if (op.num_rows() != n || op.num_cols() != L.A.num_cols() || op.nnz() != L.A.nnz()) {
+      throw std::invalid_argument(
+          std::string(where) + ": the fine operator is " + std::to_string(op.num_rows()) + " x " +
+          std::to_string(op.num_cols()) + " with " + std::to_string(op.nnz()) +
+          " entries, the matrix " + std::to_string(n) + " x " + std::to_string(L.A.num_cols()) +
+          " with " + std::to_string(L.A.nnz()));
+    }
+    if (n == 0) return op;
+    Kokkos::parallel_for("SpMVKit::amg::probe_start", Range(exec, 0, n),
+                         detail::AmgProbeStart<vector_type>{L.d, 1});
+    spmv(exec, Scalar(1), op, L.d, Scalar(0), L.r);
+    detail::AmgOperatorCheck<matrix_type, vector_type> check{
+        L.A.row_starts(),
+        L.A.column_indices(),
+        L.A.values(),
+        L.d,
+        L.r,
+        static_cast<double>(std::numeric_limits<Scalar>::epsilon())};
+    const std::int64_t bad =
+        detail::amg_count_rows(exec, "SpMVKit::amg::fine_operator_check", n, L.A.nnz(), check);
+    if (bad > 0) {
+      std::int64_t first = n;
+      Kokkos::parallel_reduce("SpMVKit::amg::fine_operator_first", Range(exec, 0, n),
+                              detail::AmgOperatorFirstBad<decltype(check)>{check},
+                              Kokkos::Min<std::int64_t>(first));
+      exec.fence();
+      throw std::invalid_argument(std::string(where) + ": the fine operator's product differs " +
+                                  "from the matrix's in " + std::to_string(bad) + " of " +
+                                  std::to_string(n) + " rows (first: row " + std::to_string(first) +
+                                  "); it must hold the matrix's values");
+    }
+    return op;
+  }
+
   AmgOptions options_;
   std::shared_ptr<State> s_;
+  level_matrix_type const* given_fine_ = nullptr; // during the constructor only
   int num_levels_planned_ = 0;
   AmgSmoother smoother_ = AmgSmoother::chebyshev; // automatic resolved
   bool symmetric_ = false;                        // the symmetry probe's verdict (if it ran)
@@ -1285,6 +1397,17 @@ AmgPreconditioner<Scalar, ExecutionSpace, Ordinal, Offset>
 make_amg(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
          AmgOptions const& options = {}) {
   return AmgPreconditioner<Scalar, ExecutionSpace, Ordinal, Offset>(exec, A, options);
+}
+
+/// The AMG hierarchy of A whose finest level is applied through fine_operator, an AutoMatrix of
+/// A's values (the solver's own; the set-up does not convert A again). See the constructor.
+template <class ExecutionSpace, class Scalar, class Ordinal, class Offset>
+AmgPreconditioner<Scalar, ExecutionSpace, Ordinal, Offset>
+make_amg(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
+         AutoMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& fine_operator,
+         AmgOptions const& options = {}) {
+  using Amg = AmgPreconditioner<Scalar, ExecutionSpace, Ordinal, Offset>;
+  return Amg(exec, A, fine_operator, typename Amg::multi_vector_type(), options);
 }
 
 /// The AMG hierarchy of A with the given near-nullspace (rows x k, LayoutLeft).
