@@ -427,22 +427,20 @@ struct AmgProbeDot {
 };
 
 /// Rows where the given operator's y = op u differs from A u by more than
-/// rounding: |y_i − (A u)_i| <= 4 (len + 2) eps Σ_j |a_ij u_j| (summation
-/// order and the format's precision), counted; NaN differences count too.
+/// rounding: |y_i − (A u)_i| <= 4 (len + 2) eps Σ_j |a_ij u_j| + (len + 1) tiny
+/// (summation order, the format's precision, subnormal products); a row whose
+/// reference is not finite matches only a y_i that is not finite either.
+/// operator() returns 1 for such a row (amg_count_rows), first() whether it is
+/// one (amg_first_row: the same lanes, so the same sums).
 template <class Crs, class Vec>
 struct AmgOperatorCheck {
   typename Crs::row_starts_type rs;
   typename Crs::column_indices_type col;
   typename Crs::values_type val;
   Vec u, y;
-  double eps;
-  KOKKOS_INLINE_FUNCTION bool bad(std::int64_t i, double sum, double mag) const {
-    const double len = static_cast<double>(rs(i + 1) - rs(i));
-    const double d = static_cast<double>(y(i)) - sum;
-    return !((d < 0 ? -d : d) <= 4 * (len + 2) * eps * mag);
-  }
+  double eps, tiny;
   template <class Member>
-  KOKKOS_INLINE_FUNCTION std::int64_t operator()(Member const& team, std::int64_t i) const {
+  KOKKOS_INLINE_FUNCTION bool first(Member const& team, std::int64_t i) const {
     double sum = 0, mag = 0;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, rs(i), rs(i + 1)),
@@ -457,22 +455,16 @@ struct AmgOperatorCheck {
           t += p < 0 ? -p : p;
         },
         mag);
-    return bad(i, sum, mag) ? 1 : 0;
+    const double yi = static_cast<double>(y(i));
+    const bool y_finite = yi - yi == 0;
+    if (!(sum - sum == 0) || !(mag - mag == 0)) return y_finite;
+    const double len = static_cast<double>(rs(i + 1) - rs(i));
+    const double d = yi - sum;
+    return !((d < 0 ? -d : d) <= 4 * (len + 2) * eps * mag + (len + 1) * tiny);
   }
-};
-
-/// The first row AmgOperatorCheck counts (the error message), a thread per row.
-template <class Check>
-struct AmgOperatorFirstBad {
-  Check c;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& first) const {
-    double sum = 0, mag = 0;
-    for (auto e = c.rs(i); e < c.rs(i + 1); ++e) {
-      const double p = static_cast<double>(c.val(e)) * static_cast<double>(c.u(c.col(e)));
-      sum += p;
-      mag += p < 0 ? -p : p;
-    }
-    if (c.bad(i, sum, mag) && i < first) first = i;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(Member const& team, std::int64_t i) const {
+    return first(team, i) ? 1 : 0;
   }
 };
 
@@ -544,12 +536,17 @@ public:
   /// A's values such as the one the solver already applies (make_auto_matrix(exec, A)): the
   /// set-up neither converts A again nor holds a second copy of it in another format. It is
   /// shared, not copied: refresh() refills it (AutoMatrix::refill), so every copy of that handle,
-  /// the solver's included, sees the new values. A product with it is compared with A's, row by
-  /// row, before anything is built (std::invalid_argument naming the first row that differs by
-  /// more than rounding, or another shape). Otherwise as the constructors above.
+  /// the solver's included, sees the new values, also when the refresh then fails (a zero
+  /// diagonal entry); a refill of the handle alone leaves the coarser levels as they were. Its
+  /// product with a pseudo-random vector is compared with A's, row by row, before anything is
+  /// built (std::invalid_argument naming the first row that differs by more than rounding, or
+  /// another shape). The values are checked, not the stored pattern: a handle made from another
+  /// pattern with the same product is refused by a refresh where its format refills in place
+  /// and converted again otherwise. AmgOptions::format does not apply to level 0. Otherwise as
+  /// the constructors above.
   AmgPreconditioner(ExecutionSpace const& exec, matrix_type const& A,
-                    level_matrix_type const& fine_operator,
-                    multi_vector_type const& near_nullspace = {}, AmgOptions const& options = {})
+                    level_matrix_type const& fine_operator, multi_vector_type const& near_nullspace,
+                    AmgOptions const& options)
       : options_(checked(options)), s_(std::make_shared<State>()) {
     given_fine_ = &fine_operator;
     try {
@@ -1366,15 +1363,13 @@ private:
         L.A.values(),
         L.d,
         L.r,
-        static_cast<double>(std::numeric_limits<Scalar>::epsilon())};
+        static_cast<double>(std::numeric_limits<Scalar>::epsilon()),
+        static_cast<double>(std::numeric_limits<Scalar>::min())};
     const std::int64_t bad =
         detail::amg_count_rows(exec, "SpMVKit::amg::fine_operator_check", n, L.A.nnz(), check);
     if (bad > 0) {
-      std::int64_t first = n;
-      Kokkos::parallel_reduce("SpMVKit::amg::fine_operator_first", Range(exec, 0, n),
-                              detail::AmgOperatorFirstBad<decltype(check)>{check},
-                              Kokkos::Min<std::int64_t>(first));
-      exec.fence();
+      const std::int64_t first =
+          detail::amg_first_row(exec, "SpMVKit::amg::fine_operator_first", n, L.A.nnz(), check);
       throw std::invalid_argument(std::string(where) + ": the fine operator's product differs " +
                                   "from the matrix's in " + std::to_string(bad) + " of " +
                                   std::to_string(n) + " rows (first: row " + std::to_string(first) +
@@ -1405,7 +1400,7 @@ template <class ExecutionSpace, class Scalar, class Ordinal, class Offset>
 AmgPreconditioner<Scalar, ExecutionSpace, Ordinal, Offset>
 make_amg(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
          AutoMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& fine_operator,
-         AmgOptions const& options = {}) {
+         AmgOptions const& options) {
   using Amg = AmgPreconditioner<Scalar, ExecutionSpace, Ordinal, Offset>;
   return Amg(exec, A, fine_operator, typename Amg::multi_vector_type(), options);
 }
@@ -1415,6 +1410,10 @@ template <class ExecutionSpace, class Scalar, class Ordinal, class Offset, class
 AmgPreconditioner<Scalar, ExecutionSpace, Ordinal, Offset>
 make_amg(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,
          NearNullspace const& near_nullspace, AmgOptions const& options = {}) {
+  static_assert(Kokkos::is_view<NearNullspace>::value,
+                "spmvkit::make_amg: the third argument is a near-nullspace View (rows x k), or an "
+                "AutoMatrix of the matrix's Scalar, ExecutionSpace, Ordinal and Offset followed by "
+                "the options");
   using Amg = AmgPreconditioner<Scalar, ExecutionSpace, Ordinal, Offset>;
   return Amg(exec, A, typename Amg::multi_vector_type(near_nullspace), options);
 }

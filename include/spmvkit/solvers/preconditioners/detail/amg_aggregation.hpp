@@ -105,6 +105,38 @@ std::int64_t amg_count_rows(ExecutionSpace const& exec, char const* label, std::
   return count;
 }
 
+/// The same teams, the smallest row i where op.first(team, i) holds; n if none.
+template <class RowOp>
+struct AmgRowTeamsFirst {
+  using value_type = std::int64_t;
+  RowOp op;
+  std::int64_t n = 0, rows_per_team = 1;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& team, std::int64_t& first) const {
+    const std::int64_t r0 = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+    const std::int64_t r1 = r0 + rows_per_team < n ? r0 + rows_per_team : n;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1), [&](std::int64_t i) {
+      const bool hit = op.first(team, i);
+      Kokkos::single(Kokkos::PerThread(team), [&] {
+        if (hit && i < first) first = i;
+      });
+    });
+  }
+};
+
+/// The first row where op.first(team, i) holds, by the launch amg_count_rows() makes (the
+/// same lanes, so the same sums as its counts); n if none. Synchronous.
+template <class ExecutionSpace, class RowOp>
+std::int64_t amg_first_row(ExecutionSpace const& exec, char const* label, std::int64_t n,
+                           std::int64_t nnz, RowOp const& op) {
+  AmgRowTeamsFirst<RowOp> f{op};
+  const auto policy = amg_row_policy(exec, n, nnz, f);
+  std::int64_t first = n;
+  Kokkos::parallel_reduce(label, policy, f, Kokkos::Min<std::int64_t>(first));
+  exec.fence();
+  return first < n ? first : n;
+}
+
 /// The strength graph: row i lists the j != i with |a_ij| >= θ sqrt(|a_ii a_jj|)
 /// (a_ij != 0), and the measure |a_ij| / sqrt(|a_ii a_jj|) that picks among them.
 template <class Offset, class Ordinal, class Device>
