@@ -755,6 +755,22 @@ TYPED_TEST(AmgTest, SharesTheSolversFineOperator) {
         << "level " << l;
   }
   EXPECT_EQ(M.level_matrix(0).selection().format, op.selection().format);
+  // With a near-nullspace too (the constructor): the hierarchy of that near-nullspace.
+  {
+    const auto B = near_nullspace<Scalar, Exec>(
+        A.num_rows(), {[](std::int64_t) { return 1.0; },
+                       [](std::int64_t i) { return static_cast<double>(i % 5) - 2.0; }});
+    using Amg = decltype(M);
+    const Amg NB(Exec(), A, op, B, o);
+    const auto ownB = make_amg(Exec(), A, B, o);
+    ASSERT_EQ(NB.num_levels(), ownB.num_levels());
+    for (int l = 1; l < NB.num_levels(); ++l) {
+      EXPECT_LE(
+          relative_difference(rows_of(to_host(NB.matrix(l))), rows_of(to_host(ownB.matrix(l)))),
+          rounding<Scalar>())
+          << "near-nullspace, level " << l;
+    }
+  }
   const auto b = fem_poisson_rhs<Scalar>(Exec(), 12);
   CgOptions co;
   co.relative_tolerance = sizeof(Scalar) == 8 ? 1e-10 : 1e-5;
