@@ -588,76 +588,132 @@ std::vector<double> amg_dense_on_host(Crs const& A) {
   return a;
 }
 
-/// Gauss-Jordan on the device, the pivot step of column c, as one team: the pivot p (the first
-/// largest |a(i, c)|, i >= c, as the host's loop picks it: a NaN a(c, c) stays, a later NaN never
-/// wins), rows p and c swapped, column c saved in f for the elimination, row c scaled by
-/// 1 / pivot (its entry c becoming that). A pivot that is not finite or not above `tiny` is
-/// recorded in failed (column, value) the first time.
+/// Columns of one panel of the device Gauss-Jordan (amg_coarse_inverse_on_device): the panel's
+/// pivot steps run in one team, and one more launch applies the whole panel to the other
+/// columns, so that n rows take 2 ceil(n / 32) launches instead of 2 n.
+inline constexpr std::int64_t amg_jordan_panel = 32;
+
+/// Gauss-Jordan on the device, the pivot steps of the columns [c0, c0 + w) of one panel, as one
+/// team, restricted to the panel's columns (AmgJordanUpdate applies them to the others). Step c:
+/// the pivot p (the first largest |a(i, c)|, i >= c, as the host's loop picks it: a NaN a(c, c)
+/// stays, a later NaN never wins) recorded in perm(c); the new row c is old row p / pivot (its
+/// entry c becoming 1 / pivot); every other row i, row p holding old row c, loses f_i times it,
+/// f_i its old entry c (which becomes -f_i / pivot). Rows c and p are staged in `rows` (2 w
+/// entries) first, so that no thread reads a row another one writes. A pivot that is not finite
+/// or not above `tiny` is recorded in failed (column, value) the first time.
 template <class Device>
-struct AmgJordanPivot {
-  Kokkos::View<double*, Device> a, f, failed;
+struct AmgJordanPanel {
+  Kokkos::View<double*, Device> a, rows, failed;
   Kokkos::View<std::int64_t*, Device> perm;
-  std::int64_t n = 0, c = 0;
+  std::int64_t n = 0, c0 = 0, w = 0;
   double tiny = 0;
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(Member const& t) const {
     using Reducer = Kokkos::MaxLoc<double, std::int64_t, Device>;
-    typename Reducer::value_type best;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(t, c, n),
-        [&](std::int64_t i, typename Reducer::value_type& v) {
-          const double x = a(i * n + c) < 0 ? -a(i * n + c) : a(i * n + c);
-          if (x > v.val || (x == v.val && i < v.loc)) {
-            v.val = x;
-            v.loc = i;
-          }
-        },
-        Reducer(best));
-    const double diagonal = a(c * n + c);
-    const double kept = diagonal < 0 ? -diagonal : diagonal;
-    const bool below = (best.loc > c) && (best.loc < n) && (best.val > kept);
-    const std::int64_t p = (diagonal == diagonal && below) ? best.loc : c;
-    const double pivot = a(p * n + c);
-    t.team_barrier(); // every thread has read the pivot before the swap
-    if (p != c) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](std::int64_t j) {
-        const double x = a(p * n + j);
-        a(p * n + j) = a(c * n + j);
-        a(c * n + j) = x;
+    for (std::int64_t c = c0; c < c0 + w; ++c) {
+      typename Reducer::value_type best;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(t, c, n),
+          [&](std::int64_t i, typename Reducer::value_type& v) {
+            const double x = a(i * n + c) < 0 ? -a(i * n + c) : a(i * n + c);
+            if (x > v.val || (x == v.val && i < v.loc)) {
+              v.val = x;
+              v.loc = i;
+            }
+          },
+          Reducer(best));
+      const double diagonal = a(c * n + c);
+      const double kept = diagonal < 0 ? -diagonal : diagonal;
+      const bool below = (best.loc > c) && (best.loc < n) && (best.val > kept);
+      const std::int64_t p = (diagonal == diagonal && below) ? best.loc : c;
+      const double pivot = a(p * n + c);
+      // Old row p's panel entries in rows(0 .. w), old row c's in rows(w .. 2 w).
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(t, 2 * w), [&](std::int64_t e) {
+        const std::int64_t r = e < w ? p : c;
+        rows(e) = a(r * n + c0 + (e < w ? e : e - w));
+      });
+      t.team_barrier();
+      const double inv = 1 / pivot;
+      const std::int64_t s = c - c0;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](std::int64_t i) {
+        // Row i's old entries: row c's for i == p (the swap), its own otherwise.
+        const std::int64_t from = i == p && p != c ? w : -1;
+        const double f = i == c ? 0.0 : (from >= 0 ? rows(from + s) : a(i * n + c));
+        // Column c after the lanes' loop, which ends with the lanes synchronised: every lane
+        // has read f before a(i, c) changes.
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, w), [&](std::int64_t j) {
+          if (j == s) return;
+          const double pivot_row = rows(j) * inv;
+          const double old = from >= 0 ? rows(from + j) : a(i * n + c0 + j);
+          a(i * n + c0 + j) = i == c ? pivot_row : old - f * pivot_row;
+        });
+        Kokkos::single(Kokkos::PerThread(t), [&] { a(i * n + c) = i == c ? inv : -f * inv; });
+      });
+      Kokkos::single(Kokkos::PerTeam(t), [&] {
+        perm(c) = p;
+        const double m = pivot < 0 ? -pivot : pivot;
+        if ((!(m > tiny) || !(m - m == 0)) && failed(0) < 0) { // m - m: NaN for Inf and NaN
+          failed(0) = static_cast<double>(c);
+          failed(1) = pivot;
+        }
       });
       t.team_barrier();
     }
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n),
-                         [&](std::int64_t i) { f(i) = a(i * n + c); });
-    t.team_barrier();
-    const double inv = 1 / pivot;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](std::int64_t j) {
-      a(c * n + j) = (j == c ? 1.0 : a(c * n + j)) * inv;
-    });
-    Kokkos::single(Kokkos::PerTeam(t), [&] {
-      perm(c) = p;
-      const double m = pivot < 0 ? -pivot : pivot;
-      if ((!(m > tiny) || !(m - m == 0)) && failed(0) < 0) { // m - m: NaN for Inf and NaN
-        failed(0) = static_cast<double>(c);
-        failed(1) = pivot;
-      }
-    });
   }
 };
 
-/// Gauss-Jordan's elimination of column c from every row but c, a team per row; reads row c
-/// and f (column c before the step), writes no other row's inputs.
+/// One panel's pivot steps applied to the columns outside it (AmgJordanPanel did its own), a team
+/// per tile of `lanes` columns: the panel's row swaps in order, then with x_s the swapped pivot
+/// row c0 + s, row c0 + r becomes sum_s a(c0 + r, c0 + s) x_s (the panel's block of the inverse
+/// times them) and every other row i gains sum_s a(i, c0 + s) x_s. The pivot rows are staged in
+/// team scratch first; a team reads and writes its own columns only.
 template <class Device>
-struct AmgJordanEliminate {
-  Kokkos::View<double*, Device> a, f;
-  std::int64_t n = 0, c = 0;
+struct AmgJordanUpdate {
+  using Scratch = Kokkos::View<double*, typename Device::execution_space::scratch_memory_space,
+                               Kokkos::MemoryUnmanaged>;
+  Kokkos::View<double*, Device> a;
+  Kokkos::View<std::int64_t*, Device> perm;
+  std::int64_t n = 0, c0 = 0, w = 0, lanes = 1;
+  static std::size_t scratch_bytes(std::int64_t lanes) {
+    return Scratch::shmem_size(static_cast<std::size_t>(amg_jordan_panel * lanes));
+  }
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(Member const& t) const {
-    const std::int64_t i = t.league_rank();
-    const double fi = f(i);
-    if (i == c || fi == 0) return;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](std::int64_t j) {
-      a(i * n + j) = (j == c ? 0.0 : a(i * n + j)) - fi * a(c * n + j);
+    const std::int64_t j0 = static_cast<std::int64_t>(t.league_rank()) * lanes;
+    const std::int64_t width = j0 + lanes < n ? lanes : n - j0;
+    const Scratch x(t.team_scratch(0), static_cast<std::size_t>(amg_jordan_panel * lanes));
+    // A lane's column outside the panel, or -1.
+    auto column = [&](std::int64_t l) {
+      const std::int64_t j = j0 + l;
+      return l < width && (j < c0 || j >= c0 + w) ? j : std::int64_t(-1);
+    };
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(t, width), [&](std::int64_t l) {
+      const std::int64_t j = column(l);
+      if (j < 0) return;
+      for (std::int64_t c = c0; c < c0 + w; ++c) {
+        const std::int64_t p = perm(c);
+        if (p == c) continue;
+        const double y = a(p * n + j);
+        a(p * n + j) = a(c * n + j);
+        a(c * n + j) = y;
+      }
+    });
+    t.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(t, w * width), [&](std::int64_t e) {
+      const std::int64_t s = e / width, l = e % width;
+      const std::int64_t j = column(l);
+      x(s * lanes + l) = j < 0 ? 0.0 : a((c0 + s) * n + j);
+    });
+    t.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](std::int64_t i) {
+      const bool pivot_row = i >= c0 && i < c0 + w;
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, width), [&](std::int64_t l) {
+        const std::int64_t j = column(l);
+        if (j < 0) return;
+        double sum = pivot_row ? 0.0 : a(i * n + j);
+        for (std::int64_t s = 0; s < w; ++s) sum += a(i * n + c0 + s) * x(s * lanes + l);
+        a(i * n + j) = sum;
+      });
     });
   }
 };
@@ -678,11 +734,11 @@ struct AmgJordanOut {
   }
 };
 
-/// amg_dense_inverse() on the execution space: two launches per pivot column (a team for the
-/// pivot, a team per row for the elimination) and no transfer to the host until the end, since
-/// the host loop's n³ serial multiply-adds dominate a GPU set-up for large coarse levels
-/// (docs/notes/2026-12-02-amg-h200-third-run.md). Same results up to rounding and the same
-/// errors. Synchronous.
+/// amg_dense_inverse() on the execution space, blocked: per panel of amg_jordan_panel columns
+/// one team takes its pivot steps and one launch applies them to the other columns, and nothing
+/// goes to the host until the end, since the host loop's n³ serial multiply-adds dominate a GPU
+/// set-up for large coarse levels (docs/notes/2026-12-02-amg-h200-third-run.md). Same pivots,
+/// results up to rounding and the same errors. Synchronous.
 template <class Crs>
 typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_space const& exec,
                                                        Crs const& A, std::string const& what) {
@@ -699,17 +755,30 @@ typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_s
   Kokkos::deep_copy(
       exec, a,
       Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h.data(), h.size()));
-  auto f = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_column", n);
   auto perm = allocate_view<Indices>(exec, "SpMVKit::amg::coarse_pivots", n);
   auto failed = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_failed_pivot", 2);
   Kokkos::deep_copy(exec, failed, -1.0);
-  AmgJordanPivot<Device> pivot{a, f, failed, perm, n, 0, scale * 1e-14 * static_cast<double>(n)};
-  AmgJordanEliminate<Device> eliminate{a, f, n, 0};
-  for (std::int64_t c = 0; c < n; ++c) {
-    pivot.c = eliminate.c = c;
-    Kokkos::parallel_for("SpMVKit::amg::coarse_pivot", Team(exec, 1, Kokkos::AUTO), pivot);
-    Kokkos::parallel_for("SpMVKit::amg::coarse_eliminate",
-                         Team(exec, static_cast<int>(n), Kokkos::AUTO), eliminate);
+  auto rows = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_pivot_rows", 2 * amg_jordan_panel);
+  AmgJordanPanel<Device> panel{a, rows, failed, perm,
+                               n, 0,    0,      scale * 1e-14 * static_cast<double>(n)};
+  // GPUs: a warp of lanes over a tile's columns (rows of the row-major array), a few warps over
+  // its rows; host backends: one thread.
+  const std::int64_t lanes = is_host_space_v<Exec> ? 1 : 32;
+  const int team = is_host_space_v<Exec> ? 1 : 8;
+  AmgJordanUpdate<Device> update{a, perm, n, 0, 0, lanes};
+  const auto tiles = static_cast<int>((n + lanes - 1) / lanes);
+  for (std::int64_t c0 = 0; c0 < n; c0 += amg_jordan_panel) {
+    panel.c0 = update.c0 = c0;
+    panel.w = update.w = std::min(amg_jordan_panel, n - c0);
+    Kokkos::parallel_for("SpMVKit::amg::coarse_panel",
+                         Team(exec, 1, Kokkos::AUTO, is_host_space_v<Exec> ? 1 : 32), panel);
+    if (panel.w < n) {
+      Kokkos::parallel_for(
+          "SpMVKit::amg::coarse_update",
+          Team(exec, tiles, team, static_cast<int>(lanes))
+              .set_scratch_size(0, Kokkos::PerTeam(AmgJordanUpdate<Device>::scratch_bytes(lanes))),
+          update);
+    }
   }
   auto failed_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), failed);
   if (failed_h(0) >= 0) {
