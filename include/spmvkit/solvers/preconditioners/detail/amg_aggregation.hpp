@@ -42,6 +42,16 @@ LaunchParameters amg_row_launch(std::int64_t rows, int lanes) {
   return p;
 }
 
+/// f(i) for the rows i of `team`'s block of [0, n) in a row launch (amg_row_policy), a row
+/// per thread.
+template <class Member, class F>
+KOKKOS_INLINE_FUNCTION void amg_team_rows(Member const& team, std::int64_t n,
+                                          std::int64_t rows_per_team, F const& f) {
+  const std::int64_t r0 = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+  const std::int64_t r1 = r0 + rows_per_team < n ? r0 + rows_per_team : n;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1), f);
+}
+
 /// Runs op(team, i) for the rows i of [0, n), a row per thread (op splits
 /// the row over the vector lanes).
 template <class RowOp>
@@ -50,10 +60,7 @@ struct AmgRowTeams {
   std::int64_t n = 0, rows_per_team = 1;
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(Member const& team) const {
-    const std::int64_t r0 = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
-    const std::int64_t r1 = r0 + rows_per_team < n ? r0 + rows_per_team : n;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1),
-                         [&](std::int64_t i) { op(team, i); });
+    amg_team_rows(team, n, rows_per_team, [&](std::int64_t i) { op(team, i); });
   }
 };
 
@@ -65,9 +72,7 @@ struct AmgRowTeamsCount {
   std::int64_t n = 0, rows_per_team = 1;
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(Member const& team, std::int64_t& count) const {
-    const std::int64_t r0 = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
-    const std::int64_t r1 = r0 + rows_per_team < n ? r0 + rows_per_team : n;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1), [&](std::int64_t i) {
+    amg_team_rows(team, n, rows_per_team, [&](std::int64_t i) {
       const std::int64_t c = op(team, i);
       Kokkos::single(Kokkos::PerThread(team), [&] { count += c; });
     });
@@ -113,9 +118,7 @@ struct AmgRowTeamsFirst {
   std::int64_t n = 0, rows_per_team = 1;
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(Member const& team, std::int64_t& first) const {
-    const std::int64_t r0 = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
-    const std::int64_t r1 = r0 + rows_per_team < n ? r0 + rows_per_team : n;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1), [&](std::int64_t i) {
+    amg_team_rows(team, n, rows_per_team, [&](std::int64_t i) {
       const bool hit = op.first(team, i);
       Kokkos::single(Kokkos::PerThread(team), [&] {
         if (hit && i < first) first = i;

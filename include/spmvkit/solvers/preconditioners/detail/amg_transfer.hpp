@@ -314,9 +314,7 @@ struct AmgGatherProlongator {
     const Scratch s(team.thread_scratch(0), amg_gather_row_cap + 1);
     const Scratch u(team.thread_scratch(0), amg_gather_row_cap + 1);
     const Products w(team.thread_scratch(0), amg_gather_row_cap + 1);
-    const std::int64_t r0 = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
-    const std::int64_t r1 = r0 + rows_per_team < n ? r0 + rows_per_team : n;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r0, r1), [&](std::int64_t i) {
+    amg_team_rows(team, n, rows_per_team, [&](std::int64_t i) {
       const std::int64_t b = a_rs(i), len = a_rs(i + 1) - b;
       // The row's aggregates, then its own (P_tent's entry of row i).
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len + 1),
