@@ -291,6 +291,43 @@ TYPED_TEST(AmgTest, CoarseInverseOnTheDeviceMatchesTheHost) {
   }
 }
 
+// The device inverse works in panels of detail::amg_jordan_panel columns: sizes below, at and
+// across a panel's edge, with row swaps that cross panels, all match the host's loop.
+TYPED_TEST(AmgTest, CoarseInverseOnTheDeviceAcrossPanels) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const std::int64_t w = detail::amg_jordan_panel;
+  for (const std::int64_t n : {std::int64_t(1), w - 1, w, w + 1, 3 * w + 5}) {
+    // Random rows plus a small diagonal, so that most pivots come from other rows.
+    HostCrs h;
+    h.rows = h.cols = n;
+    const HostCrs r = random_crs(n, n, 9, 0.0, 0, 1000 + static_cast<unsigned>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::map<std::int64_t, double> row;
+      row[i] = 1e-2;
+      for (auto k = r.row_starts[i]; k < r.row_starts[i + 1]; ++k) row[r.col[k]] += r.val[k];
+      for (auto const& [c, v] : row) {
+        h.col.push_back(c);
+        h.val.push_back(v);
+      }
+      h.row_starts.push_back(static_cast<std::int64_t>(h.col.size()));
+    }
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    std::vector<double> ref = detail::amg_dense_on_host(A);
+    detail::amg_dense_inverse(ref, n, "the test matrix");
+    const auto inv = Kokkos::create_mirror_view_and_copy(
+        Kokkos::HostSpace(), detail::amg_coarse_inverse_on_device(Exec(), A, "the test matrix"));
+    ASSERT_EQ(static_cast<std::int64_t>(inv.extent(0)), n * n) << "n = " << n;
+    double largest = 0, diff = 0;
+    for (std::int64_t e = 0; e < n * n; ++e) {
+      largest = std::max(largest, std::abs(ref[e]));
+      diff = std::max(diff, std::abs(static_cast<double>(inv(e)) - ref[e]));
+    }
+    EXPECT_GT(largest, 0.0) << "n = " << n;
+    EXPECT_LE(diff, (sizeof(Scalar) == 8 ? 1e-9 : 1e-5) * largest) << "n = " << n;
+  }
+}
+
 // P = P_tent − (ω / λmax) D⁻¹ A P_tent with the plain diagonal D, whichever way
 // A P_tent is formed (the gather kernels, k = 1 and 2, or spgemm; automatic
 // takes spgemm for a row beyond the gather kernels' cap) and with either
