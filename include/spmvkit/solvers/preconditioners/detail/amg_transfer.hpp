@@ -597,8 +597,9 @@ inline constexpr std::int64_t amg_jordan_panel = 32;
 /// stays, a later NaN never wins) recorded in perm(c); the new row c is old row p / pivot (its
 /// entry c becoming 1 / pivot); every other row i, row p holding old row c, loses f_i times it,
 /// f_i its old entry c (which becomes -f_i / pivot). Rows c and p are staged in `rows` (2 w
-/// entries) first, so that no thread reads a row another one writes. A pivot that is not finite
-/// or not above `tiny` is recorded in failed (column, value) the first time.
+/// entries) first, so that no thread reads a row another one writes; a thread takes a whole row
+/// (one lane), so that it reads f_i before it writes a(i, c). A pivot that is not finite or not
+/// above `tiny` is recorded in failed (column, value) the first time.
 template <class Device>
 struct AmgJordanPanel {
   Kokkos::View<double*, Device> a, rows, failed;
@@ -637,15 +638,11 @@ struct AmgJordanPanel {
         // Row i's old entries: row c's for i == p (the swap), its own otherwise.
         const std::int64_t from = i == p && p != c ? w : -1;
         const double f = i == c ? 0.0 : (from >= 0 ? rows(from + s) : a(i * n + c));
-        // Column c after the lanes' loop, which ends with the lanes synchronised: every lane
-        // has read f before a(i, c) changes.
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, w), [&](std::int64_t j) {
-          if (j == s) return;
-          const double pivot_row = rows(j) * inv;
-          const double old = from >= 0 ? rows(from + j) : a(i * n + c0 + j);
+        for (std::int64_t j = 0; j < w; ++j) {
+          const double pivot_row = (j == s ? 1.0 : rows(j)) * inv;
+          const double old = j == s ? 0.0 : (from >= 0 ? rows(from + j) : a(i * n + c0 + j));
           a(i * n + c0 + j) = i == c ? pivot_row : old - f * pivot_row;
-        });
-        Kokkos::single(Kokkos::PerThread(t), [&] { a(i * n + c) = i == c ? inv : -f * inv; });
+        }
       });
       Kokkos::single(Kokkos::PerTeam(t), [&] {
         perm(c) = p;
@@ -768,8 +765,7 @@ typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_s
   for (std::int64_t c0 = 0; c0 < n; c0 += amg_jordan_panel) {
     panel.c0 = update.c0 = c0;
     panel.w = update.w = std::min(amg_jordan_panel, n - c0);
-    Kokkos::parallel_for("SpMVKit::amg::coarse_panel",
-                         Team(exec, 1, Kokkos::AUTO, is_host_space_v<Exec> ? 1 : 32), panel);
+    Kokkos::parallel_for("SpMVKit::amg::coarse_panel", Team(exec, 1, Kokkos::AUTO), panel);
     if (panel.w < n) {
       Kokkos::parallel_for(
           "SpMVKit::amg::coarse_update",
