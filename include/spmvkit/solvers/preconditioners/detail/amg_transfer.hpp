@@ -608,23 +608,29 @@ struct AmgJordanPanel {
   double tiny = 0;
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(Member const& t) const {
-    using Reducer = Kokkos::MaxLoc<double, std::int64_t, Device>;
     for (std::int64_t c = c0; c < c0 + w; ++c) {
-      typename Reducer::value_type best;
+      // The largest |a(i, c)|, then the first row holding it: MaxLoc's join keeps either of two
+      // equal values, so on a tie it could pick another row than the host's loop.
+      double largest = 0;
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(t, c, n),
-          [&](std::int64_t i, typename Reducer::value_type& v) {
+          [&](std::int64_t i, double& v) {
             const double x = a(i * n + c) < 0 ? -a(i * n + c) : a(i * n + c);
-            if (x > v.val || (x == v.val && i < v.loc)) {
-              v.val = x;
-              v.loc = i;
-            }
+            if (x > v) v = x;
           },
-          Reducer(best));
+          Kokkos::Max<double>(largest));
+      std::int64_t first = n;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(t, c, n),
+          [&](std::int64_t i, std::int64_t& v) {
+            const double x = a(i * n + c) < 0 ? -a(i * n + c) : a(i * n + c);
+            if (x == largest && i < v) v = i;
+          },
+          Kokkos::Min<std::int64_t>(first));
       const double diagonal = a(c * n + c);
       const double kept = diagonal < 0 ? -diagonal : diagonal;
-      const bool below = (best.loc > c) && (best.loc < n) && (best.val > kept);
-      const std::int64_t p = (diagonal == diagonal && below) ? best.loc : c;
+      const bool below = (first > c) && (first < n) && (largest > kept);
+      const std::int64_t p = (diagonal == diagonal && below) ? first : c;
       const double pivot = a(p * n + c);
       // Old row p's panel entries in rows(0 .. w), old row c's in rows(w .. 2 w).
       Kokkos::parallel_for(Kokkos::TeamVectorRange(t, 2 * w), [&](std::int64_t e) {
