@@ -103,6 +103,49 @@ struct AddTo {
 
 template <class C>
 class AmgTest : public ::testing::Test {};
+/// n x n random rows (up to max_row entries) plus `diagonal` on the diagonal, small enough that
+/// partial pivoting swaps rows; the row and column of `zero` (if in range) left empty.
+HostCrs pivoting_matrix(std::int64_t n, int max_row, double diagonal, unsigned seed,
+                        std::int64_t zero = -1) {
+  HostCrs h;
+  h.rows = h.cols = n;
+  const HostCrs r = random_crs(n, n, max_row, 0.0, 0, seed);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::map<std::int64_t, double> row;
+    if (i != zero) row[i] = diagonal;
+    for (auto k = r.row_starts[i]; k < r.row_starts[i + 1]; ++k)
+      if (i != zero && r.col[k] != zero) row[r.col[k]] += r.val[k];
+    for (auto const& [c, v] : row) {
+      h.col.push_back(c);
+      h.val.push_back(v);
+    }
+    h.row_starts.push_back(static_cast<std::int64_t>(h.col.size()));
+  }
+  return h;
+}
+
+/// The coarsest operator's inverse on the device against the host's loop (the same up to
+/// rounding); returns the device's, copied to the host.
+template <class Scalar, class Exec>
+Kokkos::View<Scalar*, Kokkos::HostSpace> expect_inverse_matches_host(HostCrs const& h) {
+  const std::int64_t n = h.rows;
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  std::vector<double> ref = detail::amg_dense_on_host(A);
+  detail::amg_dense_inverse(ref, n, "the test matrix");
+  auto inv = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), detail::amg_coarse_inverse_on_device(Exec(), A, "the test matrix"));
+  EXPECT_EQ(static_cast<std::int64_t>(inv.extent(0)), n * n) << "n = " << n;
+  if (static_cast<std::int64_t>(inv.extent(0)) != n * n) return inv;
+  double largest = 0, diff = 0;
+  for (std::int64_t e = 0; e < n * n; ++e) {
+    largest = std::max(largest, std::abs(ref[e]));
+    diff = std::max(diff, std::abs(static_cast<double>(inv(e)) - ref[e]));
+  }
+  EXPECT_GT(largest, 0.0) << "n = " << n;
+  EXPECT_LE(diff, (sizeof(Scalar) == 8 ? 1e-9 : 1e-5) * largest) << "n = " << n;
+  return inv;
+}
+
 TYPED_TEST_SUITE(AmgTest, AllConfigs, ConfigNames);
 
 TYPED_TEST(AmgTest, HierarchyIsTheGalerkinProduct) {
@@ -231,33 +274,9 @@ TYPED_TEST(AmgTest, CoarseInverseOnTheDeviceMatchesTheHost) {
   using Exec = typename TypeParam::execution_space;
   const std::int64_t n = 70, zero_unknown = 7;
   // Random rows plus a small diagonal: partial pivoting has to swap rows.
-  HostCrs h;
-  h.rows = h.cols = n;
-  const HostCrs r = random_crs(n, n, 25, 0.0, 0, 77);
-  for (std::int64_t i = 0; i < n; ++i) {
-    std::map<std::int64_t, double> row;
-    if (i != zero_unknown) row[i] = 1e-3;
-    for (auto k = r.row_starts[i]; k < r.row_starts[i + 1]; ++k)
-      if (i != zero_unknown && r.col[k] != zero_unknown) row[r.col[k]] += r.val[k];
-    for (auto const& [c, v] : row) {
-      h.col.push_back(c);
-      h.val.push_back(v);
-    }
-    h.row_starts.push_back(static_cast<std::int64_t>(h.col.size()));
-  }
-  const auto A = make_device_crs<Scalar, Exec>(h);
-  std::vector<double> ref = detail::amg_dense_on_host(A);
-  detail::amg_dense_inverse(ref, n, "the test matrix");
-  const auto inv = Kokkos::create_mirror_view_and_copy(
-      Kokkos::HostSpace(), detail::amg_coarse_inverse_on_device(Exec(), A, "the test matrix"));
+  const HostCrs h = pivoting_matrix(n, 25, 1e-3, 77, zero_unknown);
+  const auto inv = expect_inverse_matches_host<Scalar, Exec>(h);
   ASSERT_EQ(static_cast<std::int64_t>(inv.extent(0)), n * n);
-  double largest = 0, diff = 0;
-  for (std::int64_t e = 0; e < n * n; ++e) {
-    largest = std::max(largest, std::abs(ref[e]));
-    diff = std::max(diff, std::abs(static_cast<double>(inv(e)) - ref[e]));
-  }
-  EXPECT_GT(largest, 0.0);
-  EXPECT_LE(diff, (sizeof(Scalar) == 8 ? 1e-9 : 1e-5) * largest);
   for (std::int64_t j = 0; j < n; ++j) {
     EXPECT_EQ(inv(zero_unknown * n + j), Scalar(0)) << "column " << j;
     EXPECT_EQ(inv(j * n + zero_unknown), Scalar(0)) << "row " << j;
@@ -299,32 +318,8 @@ TYPED_TEST(AmgTest, CoarseInverseOnTheDeviceAcrossPanels) {
   const std::int64_t w = detail::amg_jordan_panel;
   for (const std::int64_t n : {std::int64_t(1), w - 1, w, w + 1, 3 * w + 5}) {
     // Random rows plus a small diagonal, so that most pivots come from other rows.
-    HostCrs h;
-    h.rows = h.cols = n;
-    const HostCrs r = random_crs(n, n, 9, 0.0, 0, 1000 + static_cast<unsigned>(n));
-    for (std::int64_t i = 0; i < n; ++i) {
-      std::map<std::int64_t, double> row;
-      row[i] = 1e-2;
-      for (auto k = r.row_starts[i]; k < r.row_starts[i + 1]; ++k) row[r.col[k]] += r.val[k];
-      for (auto const& [c, v] : row) {
-        h.col.push_back(c);
-        h.val.push_back(v);
-      }
-      h.row_starts.push_back(static_cast<std::int64_t>(h.col.size()));
-    }
-    const auto A = make_device_crs<Scalar, Exec>(h);
-    std::vector<double> ref = detail::amg_dense_on_host(A);
-    detail::amg_dense_inverse(ref, n, "the test matrix");
-    const auto inv = Kokkos::create_mirror_view_and_copy(
-        Kokkos::HostSpace(), detail::amg_coarse_inverse_on_device(Exec(), A, "the test matrix"));
-    ASSERT_EQ(static_cast<std::int64_t>(inv.extent(0)), n * n) << "n = " << n;
-    double largest = 0, diff = 0;
-    for (std::int64_t e = 0; e < n * n; ++e) {
-      largest = std::max(largest, std::abs(ref[e]));
-      diff = std::max(diff, std::abs(static_cast<double>(inv(e)) - ref[e]));
-    }
-    EXPECT_GT(largest, 0.0) << "n = " << n;
-    EXPECT_LE(diff, (sizeof(Scalar) == 8 ? 1e-9 : 1e-5) * largest) << "n = " << n;
+    expect_inverse_matches_host<Scalar, Exec>(
+        pivoting_matrix(n, 9, 1e-2, 1000 + static_cast<unsigned>(n)));
   }
 }
 
