@@ -682,6 +682,7 @@ struct AmgJordanUpdate {
   KOKKOS_INLINE_FUNCTION void operator()(Member const& t) const {
     const std::int64_t j0 = static_cast<std::int64_t>(t.league_rank()) * lanes;
     const std::int64_t width = j0 + lanes < n ? lanes : n - j0;
+    if (j0 >= c0 && j0 + width <= c0 + w) return; // the panel's own tile: AmgJordanPanel's work
     const Scratch x(t.team_scratch(0), static_cast<std::size_t>(amg_jordan_panel * lanes));
     // A lane's column outside the panel, or -1.
     auto column = [&](std::int64_t l) {
