@@ -592,30 +592,33 @@ std::vector<double> amg_dense_on_host(Crs const& A) {
 inline constexpr std::int64_t amg_jordan_panel = 32;
 
 /// Gauss-Jordan on the device, the pivot steps of the columns [c0, c0 + w) of one panel, as one
-/// team, restricted to the panel's columns (AmgJordanUpdate applies them to the others). Step c:
-/// the pivot p (the first largest |a(i, c)|, i >= c, as the host's loop picks it: a NaN a(c, c)
-/// stays, a later NaN never wins) recorded in perm(c); the new row c is old row p / pivot (its
-/// entry c becoming 1 / pivot); every other row i, row p holding old row c, loses f_i times it,
-/// f_i its old entry c (which becomes -f_i / pivot). Rows c and p are staged in `rows` (2 w
-/// entries) first, so that no thread reads a row another one writes; a thread takes a whole row
-/// (one lane), so that it reads f_i before it writes a(i, c). A pivot that is not finite or not
-/// above `tiny` is recorded in failed (column, value) the first time.
+/// team, on the panel's copy pc (column-major, pc(s n + i) = a(i, c0 + s), so that a step's
+/// reads of one column are contiguous); AmgJordanUpdate applies the steps to the other columns.
+/// Step c: the pivot p (the first largest |a(i, c)|, i >= c, as the host's loop picks it: a NaN
+/// a(c, c) stays, a later NaN never wins) recorded in perm(c); the new row c is old row p / pivot
+/// (its entry c becoming 1 / pivot); every other row i, row p holding old row c, loses f_i times
+/// it, f_i its old entry c (which becomes -f_i / pivot). Rows c and p are staged in `rows` (2 w
+/// entries) first, so that no thread reads a row another one writes; a thread takes a whole row,
+/// so that it reads f_i before it writes a(i, c). A pivot that is not finite or not above `tiny`
+/// is recorded in failed (column, value) the first time.
 template <class Device>
 struct AmgJordanPanel {
-  Kokkos::View<double*, Device> a, rows, failed;
+  Kokkos::View<double*, Device> pc, rows, failed;
   Kokkos::View<std::int64_t*, Device> perm;
   std::int64_t n = 0, c0 = 0, w = 0;
   double tiny = 0;
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(Member const& t) const {
     for (std::int64_t c = c0; c < c0 + w; ++c) {
+      const std::int64_t s = c - c0;
+      const double* col = pc.data() + s * n;
       // The largest |a(i, c)|, then the first row holding it: MaxLoc's join keeps either of two
       // equal values, so on a tie it could pick another row than the host's loop.
       double largest = 0;
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(t, c, n),
           [&](std::int64_t i, double& v) {
-            const double x = a(i * n + c) < 0 ? -a(i * n + c) : a(i * n + c);
+            const double x = col[i] < 0 ? -col[i] : col[i];
             if (x > v) v = x;
           },
           Kokkos::Max<double>(largest));
@@ -623,31 +626,30 @@ struct AmgJordanPanel {
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(t, c, n),
           [&](std::int64_t i, std::int64_t& v) {
-            const double x = a(i * n + c) < 0 ? -a(i * n + c) : a(i * n + c);
+            const double x = col[i] < 0 ? -col[i] : col[i];
             if (x == largest && i < v) v = i;
           },
           Kokkos::Min<std::int64_t>(first));
-      const double diagonal = a(c * n + c);
+      const double diagonal = col[c];
       const double kept = diagonal < 0 ? -diagonal : diagonal;
       const bool below = (first > c) && (first < n) && (largest > kept);
       const std::int64_t p = (diagonal == diagonal && below) ? first : c;
-      const double pivot = a(p * n + c);
+      const double pivot = col[p];
       // Old row p's panel entries in rows(0 .. w), old row c's in rows(w .. 2 w).
       Kokkos::parallel_for(Kokkos::TeamVectorRange(t, 2 * w), [&](std::int64_t e) {
         const std::int64_t r = e < w ? p : c;
-        rows(e) = a(r * n + c0 + (e < w ? e : e - w));
+        rows(e) = pc((e < w ? e : e - w) * n + r);
       });
       t.team_barrier();
       const double inv = 1 / pivot;
-      const std::int64_t s = c - c0;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](std::int64_t i) {
         // Row i's old entries: row c's for i == p (the swap), its own otherwise.
         const std::int64_t from = i == p && p != c ? w : -1;
-        const double f = i == c ? 0.0 : (from >= 0 ? rows(from + s) : a(i * n + c));
+        const double f = i == c ? 0.0 : (from >= 0 ? rows(from + s) : pc(s * n + i));
         for (std::int64_t j = 0; j < w; ++j) {
           const double pivot_row = (j == s ? 1.0 : rows(j)) * inv;
-          const double old = j == s ? 0.0 : (from >= 0 ? rows(from + j) : a(i * n + c0 + j));
-          a(i * n + c0 + j) = i == c ? pivot_row : old - f * pivot_row;
+          const double old = j == s ? 0.0 : (from >= 0 ? rows(from + j) : pc(j * n + i));
+          pc(j * n + i) = i == c ? pivot_row : old - f * pivot_row;
         }
       });
       Kokkos::single(Kokkos::PerTeam(t), [&] {
@@ -663,60 +665,55 @@ struct AmgJordanPanel {
   }
 };
 
-/// One panel's pivot steps applied to the columns outside it (AmgJordanPanel did its own), a team
-/// per tile of `lanes` columns: the panel's row swaps in order, then with x_s the swapped pivot
-/// row c0 + s, row c0 + r becomes sum_s a(c0 + r, c0 + s) x_s (the panel's block of the inverse
-/// times them) and every other row i gains sum_s a(i, c0 + s) x_s. The pivot rows are staged in
-/// team scratch first; a team reads and writes its own columns only.
+/// The panel's columns of a copied into pc (AmgJordanPanel's layout), e = s n + i.
+template <class Device>
+struct AmgJordanGather {
+  Kokkos::View<double*, Device> a, pc;
+  std::int64_t n = 0, c0 = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
+    const std::int64_t s = e / n, i = e % n;
+    pc(e) = a(i * n + c0 + s);
+  }
+};
+
+/// For each column j outside the panel: the panel's row swaps in order, then the swapped pivot
+/// rows c0 .. c0 + w - 1 copied into x (x(s n + j)), which AmgJordanUpdate reads while it
+/// overwrites those rows. Consecutive j are consecutive entries of a row: coalesced.
+template <class Device>
+struct AmgJordanSwap {
+  Kokkos::View<double*, Device> a, x;
+  Kokkos::View<std::int64_t*, Device> perm;
+  std::int64_t n = 0, c0 = 0, w = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t j) const {
+    if (j >= c0 && j < c0 + w) return;
+    for (std::int64_t c = c0; c < c0 + w; ++c) {
+      const std::int64_t p = perm(c);
+      if (p == c) continue;
+      const double y = a(p * n + j);
+      a(p * n + j) = a(c * n + j);
+      a(c * n + j) = y;
+    }
+    for (std::int64_t s = 0; s < w; ++s) x(s * n + j) = a((c0 + s) * n + j);
+  }
+};
+
+/// One panel's pivot steps applied to every entry e = i n + j: a panel column takes its value
+/// from pc; elsewhere row c0 + r becomes sum_s pc(s, i) x_s(j) (the panel's block of the inverse
+/// times the swapped pivot rows) and every other row i gains that sum. Each entry is read and
+/// written by its own thread only (the pivot rows come from x), so any order gives one result.
 template <class Device>
 struct AmgJordanUpdate {
-  using Scratch = Kokkos::View<double*, typename Device::execution_space::scratch_memory_space,
-                               Kokkos::MemoryUnmanaged>;
-  Kokkos::View<double*, Device> a;
-  Kokkos::View<std::int64_t*, Device> perm;
-  std::int64_t n = 0, c0 = 0, w = 0, lanes = 1;
-  static std::size_t scratch_bytes(std::int64_t lanes) {
-    return Scratch::shmem_size(static_cast<std::size_t>(amg_jordan_panel * lanes));
-  }
-  template <class Member>
-  KOKKOS_INLINE_FUNCTION void operator()(Member const& t) const {
-    const std::int64_t j0 = static_cast<std::int64_t>(t.league_rank()) * lanes;
-    const std::int64_t width = j0 + lanes < n ? lanes : n - j0;
-    if (j0 >= c0 && j0 + width <= c0 + w) return; // the panel's own tile: AmgJordanPanel's work
-    const Scratch x(t.team_scratch(0), static_cast<std::size_t>(amg_jordan_panel * lanes));
-    // A lane's column outside the panel, or -1.
-    auto column = [&](std::int64_t l) {
-      const std::int64_t j = j0 + l;
-      return l < width && (j < c0 || j >= c0 + w) ? j : std::int64_t(-1);
-    };
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(t, width), [&](std::int64_t l) {
-      const std::int64_t j = column(l);
-      if (j < 0) return;
-      for (std::int64_t c = c0; c < c0 + w; ++c) {
-        const std::int64_t p = perm(c);
-        if (p == c) continue;
-        const double y = a(p * n + j);
-        a(p * n + j) = a(c * n + j);
-        a(c * n + j) = y;
-      }
-    });
-    t.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(t, w * width), [&](std::int64_t e) {
-      const std::int64_t s = e / width, l = e % width;
-      const std::int64_t j = column(l);
-      x(s * lanes + l) = j < 0 ? 0.0 : a((c0 + s) * n + j);
-    });
-    t.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](std::int64_t i) {
-      const bool pivot_row = i >= c0 && i < c0 + w;
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(t, width), [&](std::int64_t l) {
-        const std::int64_t j = column(l);
-        if (j < 0) return;
-        double sum = pivot_row ? 0.0 : a(i * n + j);
-        for (std::int64_t s = 0; s < w; ++s) sum += a(i * n + c0 + s) * x(s * lanes + l);
-        a(i * n + j) = sum;
-      });
-    });
+  Kokkos::View<double*, Device> a, pc, x;
+  std::int64_t n = 0, c0 = 0, w = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
+    const std::int64_t i = e / n, j = e % n;
+    if (j >= c0 && j < c0 + w) {
+      a(e) = pc((j - c0) * n + i);
+      return;
+    }
+    double sum = i >= c0 && i < c0 + w ? 0.0 : a(e);
+    for (std::int64_t s = 0; s < w; ++s) sum += pc(s * n + i) * x(s * n + j);
+    a(e) = sum;
   }
 };
 
@@ -761,25 +758,29 @@ typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_s
   auto failed = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_failed_pivot", 2);
   Kokkos::deep_copy(exec, failed, -1.0);
   auto rows = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_pivot_rows", 2 * amg_jordan_panel);
-  AmgJordanPanel<Device> panel{a, rows, failed, perm,
-                               n, 0,    0,      scale * 1e-14 * static_cast<double>(n)};
-  // GPUs: a warp of lanes over a tile's columns (rows of the row-major array), a few warps over
-  // its rows; host backends: one thread.
-  const std::int64_t lanes = is_host_space_v<Exec> ? 1 : 32;
-  const int team = is_host_space_v<Exec> ? 1 : 8;
-  AmgJordanUpdate<Device> update{a, perm, n, 0, 0, lanes};
-  const auto tiles = static_cast<int>((n + lanes - 1) / lanes);
+  const std::int64_t wmax = std::min(amg_jordan_panel, n);
+  auto pc = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_panel_columns", wmax * n);
+  auto x = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_panel_rows", wmax * n);
+  AmgJordanPanel<Device> panel{pc, rows, failed, perm,
+                               n,  0,    0,      scale * 1e-14 * static_cast<double>(n)};
+  AmgJordanGather<Device> gather{a, pc, n, 0};
+  AmgJordanSwap<Device> swap{a, x, perm, n, 0, 0};
+  AmgJordanUpdate<Device> update{a, pc, x, n, 0, 0};
+  using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  // The panel's one team: a thread per row up to the largest team (GPUs); one thread on hosts.
+  int team = 1;
+  if (!is_host_space_v<Exec>) {
+    team = Team(exec, 1, 1).team_size_max(panel, Kokkos::ParallelForTag());
+    team = static_cast<int>(std::min<std::int64_t>(team, (n + 31) / 32 * 32));
+  }
   for (std::int64_t c0 = 0; c0 < n; c0 += amg_jordan_panel) {
-    panel.c0 = update.c0 = c0;
-    panel.w = update.w = std::min(amg_jordan_panel, n - c0);
-    Kokkos::parallel_for("SpMVKit::amg::coarse_panel", Team(exec, 1, Kokkos::AUTO), panel);
-    if (panel.w < n) {
-      Kokkos::parallel_for(
-          "SpMVKit::amg::coarse_update",
-          Team(exec, tiles, team, static_cast<int>(lanes))
-              .set_scratch_size(0, Kokkos::PerTeam(AmgJordanUpdate<Device>::scratch_bytes(lanes))),
-          update);
-    }
+    const std::int64_t w = std::min(amg_jordan_panel, n - c0);
+    panel.c0 = gather.c0 = swap.c0 = update.c0 = c0;
+    panel.w = swap.w = update.w = w;
+    Kokkos::parallel_for("SpMVKit::amg::coarse_panel_gather", Range(exec, 0, w * n), gather);
+    Kokkos::parallel_for("SpMVKit::amg::coarse_panel", Team(exec, 1, team), panel);
+    if (w < n) Kokkos::parallel_for("SpMVKit::amg::coarse_swap", Range(exec, 0, n), swap);
+    Kokkos::parallel_for("SpMVKit::amg::coarse_update", Range(exec, 0, n * n), update);
   }
   auto failed_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), failed);
   if (failed_h(0) >= 0) {
