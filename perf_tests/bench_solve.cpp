@@ -328,7 +328,7 @@ struct SolveSettings {
   Ilu0TriangularSolve ilu_solve = Ilu0TriangularSolve::automatic;
   AmgProduct amg_product = AmgProduct::automatic;
   AmgCycle amg_cycle = AmgOptions().cycle;
-  std::int64_t amg_coarse_size = spmvkit::amg_coarse_size<Exec>(AmgOptions());
+  std::int64_t amg_coarse_size = AmgOptions().coarse_size;
   bool amg_shared_fine = true; // --solve-amg-fine=shared: the solver's AutoMatrix as level 0
   bool keep_workspace = true;  // --solve-workspace=kept
 };

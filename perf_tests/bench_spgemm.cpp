@@ -734,9 +734,9 @@ struct GalerkinSetup {
     if (levels.empty()) {
       const std::string what = "the hierarchy of " + std::to_string(A0.num_rows()) +
                                " rows has one level: no Galerkin product to time";
-      // Not a failure at or below the default coarse size (the smoke run's matrix); above, the
+      // Not a failure at or below AmgOptions::coarse_size (the smoke run's matrix); above, the
       // hierarchy should have coarsened.
-      (A0.num_rows() <= amg_coarse_size<Exec>(AmgOptions()) ? nothing : error) = what;
+      (A0.num_rows() <= AmgOptions().coarse_size ? nothing : error) = what;
       return;
     }
     // Kokkos Kernels unable to run: its benchmarks report it; SpMVKit's cannot run unchecked.

@@ -960,7 +960,7 @@ TYPED_TEST(AmgTest, RejectsBadInput) {
       {"strength_threshold", [](AmgOptions& o) { o.strength_threshold = -1; }},
       {"prolongator_damping", [](AmgOptions& o) { o.prolongator_damping = 2; }},
       {"max_levels", [](AmgOptions& o) { o.max_levels = 0; }},
-      {"coarse_size", [](AmgOptions& o) { o.coarse_size = -1; }},
+      {"coarse_size", [](AmgOptions& o) { o.coarse_size = 0; }},
       {"direct_limit", [](AmgOptions& o) { o.direct_limit = -1; }},
       {"coarse_sweeps", [](AmgOptions& o) { o.coarse_sweeps = 0; }},
       {"min_coarsening_ratio", [](AmgOptions& o) { o.min_coarsening_ratio = 1; }},

@@ -29,7 +29,7 @@
 ///    triple_product() (spgemm/triple_product.hpp: A P first, its rows are as
 ///    many as A's and short, then Pᵀ times it), whose symbolic phases are kept
 ///    for refresh();
-/// 6. the coarsening stops at coarse_size rows (amg_coarse_size()), at max_levels, or when a level
+/// 6. the coarsening stops at coarse_size rows, at max_levels, or when a level
 ///    shrinks by less than min_coarsening_ratio (the report says which); the
 ///    coarsest operator is inverted densely up to direct_limit rows, else
 ///    coarse_sweeps smoother sweeps solve it approximately.
@@ -141,9 +141,8 @@ struct AmgOptions {
   double prolongator_damping = 4.0 / 3.0;
   /// Levels at most, >= 1 (1: the smoother or coarse solve alone).
   int max_levels = 10;
-  /// Coarsening stops at a level of at most this many rows, >= 1; 0 (default): automatic
-  /// (amg_coarse_size()).
-  std::int64_t coarse_size = 0;
+  /// Coarsening stops at a level of at most this many rows, >= 1.
+  std::int64_t coarse_size = 300;
   /// The coarsest level is inverted densely up to this many rows, else
   /// smoothed coarse_sweeps times.
   std::int64_t direct_limit = 1000;
@@ -194,23 +193,6 @@ struct AmgOptions {
   /// (docs/notes/2026-12-02-amg-refresh-refill-positions.md).
   SpgemmNumeric galerkin_numeric = SpgemmNumeric::automatic;
 };
-
-/// AmgOptions::coarse_size = 0 on host backends: their dense inverse is the n³ host loop.
-inline constexpr std::int64_t amg_host_coarse_size = 300;
-/// AmgOptions::coarse_size = 0 on GPUs (at most direct_limit, at least the host's): the coarsest
-/// level inverted on the device, one level fewer on large problems, flatter iteration counts
-/// (FEM Poisson on an H200: 11 to 14 iterations from N = 32 to 161 against 11 to 15 with 300,
-/// docs/notes/2026-12-03-amg-device-inverse-coarse-size.md).
-inline constexpr std::int64_t amg_device_coarse_size = 1000;
-
-/// The coarse size the set-up on ExecutionSpace uses: AmgOptions::coarse_size, or where it is 0,
-/// amg_host_coarse_size on host backends and amg_device_coarse_size (within direct_limit) on GPUs.
-template <class ExecutionSpace>
-std::int64_t amg_coarse_size(AmgOptions const& o) {
-  if (o.coarse_size > 0) return o.coarse_size;
-  if (detail::is_host_space_v<ExecutionSpace>) return amg_host_coarse_size;
-  return std::max(amg_host_coarse_size, std::min(amg_device_coarse_size, o.direct_limit));
-}
 
 /// One level of the hierarchy, in AmgReport.
 struct AmgLevelInfo {
@@ -742,8 +724,7 @@ private:
     if (!(o.prolongator_damping >= 0 && o.prolongator_damping < 2))
       fail("prolongator_damping = " + text(o.prolongator_damping) + " must be in [0, 2)");
     if (o.max_levels < 1) fail("max_levels = " + std::to_string(o.max_levels) + " must be >= 1");
-    if (o.coarse_size < 0)
-      fail("coarse_size = " + std::to_string(o.coarse_size) + " must be >= 1 (0: automatic)");
+    if (o.coarse_size < 1) fail("coarse_size = " + std::to_string(o.coarse_size) + " must be >= 1");
     if (o.direct_limit < 0 || o.direct_limit > 20000)
       fail("direct_limit = " + std::to_string(o.direct_limit) +
            " must be in [0, 20000] (a dense inverse of that many rows)");
@@ -1093,10 +1074,9 @@ private:
       rep.levels.back().nnz = current.nnz();
       // Whether this level is the coarsest, decided before its smoother's λmax.
       std::string stop;
-      const std::int64_t coarse_size = amg_coarse_size<ExecutionSpace>(options_);
-      if (n <= coarse_size) {
-        stop = "coarse_size reached (" + std::to_string(n) + " <= " + std::to_string(coarse_size) +
-               " rows)";
+      if (n <= options_.coarse_size) {
+        stop = "coarse_size reached (" + std::to_string(n) +
+               " <= " + std::to_string(options_.coarse_size) + " rows)";
       } else if (l + 1 >= options_.max_levels) {
         stop = "max_levels = " + std::to_string(options_.max_levels) + " reached";
       }

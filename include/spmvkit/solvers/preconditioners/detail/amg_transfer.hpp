@@ -603,20 +603,12 @@ inline constexpr std::int64_t amg_jordan_panel = 32;
 /// is recorded in failed (column, value) the first time.
 template <class Device>
 struct AmgJordanPanel {
-  using Scratch = Kokkos::View<double*, typename Device::execution_space::scratch_memory_space,
-                               Kokkos::MemoryUnmanaged>;
-  Kokkos::View<double*, Device> pc, failed;
+  Kokkos::View<double*, Device> pc, rows, failed;
   Kokkos::View<std::int64_t*, Device> perm;
   std::int64_t n = 0, c0 = 0, w = 0;
   double tiny = 0;
-  /// Row entries a thread loads before it writes any (independent loads in flight at once).
-  static constexpr std::int64_t chunk = 8;
-  static std::size_t scratch_bytes() {
-    return Scratch::shmem_size(static_cast<std::size_t>(2 * amg_jordan_panel));
-  }
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(Member const& t) const {
-    const Scratch rows(t.team_scratch(0), static_cast<std::size_t>(2 * amg_jordan_panel));
     for (std::int64_t c = c0; c < c0 + w; ++c) {
       const std::int64_t s = c - c0;
       const double* col = pc.data() + s * n;
@@ -654,17 +646,10 @@ struct AmgJordanPanel {
         // Row i's old entries: row c's for i == p (the swap), its own otherwise.
         const std::int64_t from = i == p && p != c ? w : -1;
         const double f = i == c ? 0.0 : (from >= 0 ? rows(from + s) : pc(s * n + i));
-        for (std::int64_t j0 = 0; j0 < w; j0 += chunk) {
-          double old[chunk];
-          for (std::int64_t k = 0; k < chunk; ++k) {
-            const std::int64_t j = j0 + k;
-            old[k] = j >= w || j == s ? 0.0 : (from >= 0 ? rows(from + j) : pc(j * n + i));
-          }
-          for (std::int64_t k = 0; k < chunk && j0 + k < w; ++k) {
-            const std::int64_t j = j0 + k;
-            const double pivot_row = (j == s ? 1.0 : rows(j)) * inv;
-            pc(j * n + i) = i == c ? pivot_row : old[k] - f * pivot_row;
-          }
+        for (std::int64_t j = 0; j < w; ++j) {
+          const double pivot_row = (j == s ? 1.0 : rows(j)) * inv;
+          const double old = j == s ? 0.0 : (from >= 0 ? rows(from + j) : pc(j * n + i));
+          pc(j * n + i) = i == c ? pivot_row : old - f * pivot_row;
         }
       });
       Kokkos::single(Kokkos::PerTeam(t), [&] {
@@ -712,27 +697,23 @@ struct AmgJordanSwap {
   }
 };
 
-/// One panel's pivot steps applied to row i (a team), entry j a thread: a panel column takes its
-/// value from pc; elsewhere row c0 + r becomes sum_s pc(s, i) x_s(j) (the panel's block of the
-/// inverse times the swapped pivot rows) and every other row i gains that sum. Each entry is
-/// read and written by its own thread only (the pivot rows come from x): any order, one result.
+/// One panel's pivot steps applied to every entry e = i n + j: a panel column takes its value
+/// from pc; elsewhere row c0 + r becomes sum_s pc(s, i) x_s(j) (the panel's block of the inverse
+/// times the swapped pivot rows) and every other row i gains that sum. Each entry is read and
+/// written by its own thread only (the pivot rows come from x), so any order gives one result.
 template <class Device>
 struct AmgJordanUpdate {
   Kokkos::View<double*, Device> a, pc, x;
   std::int64_t n = 0, c0 = 0, w = 0;
-  template <class Member>
-  KOKKOS_INLINE_FUNCTION void operator()(Member const& t) const {
-    const std::int64_t i = t.league_rank();
-    const bool pivot_row = i >= c0 && i < c0 + w;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, n), [&](std::int64_t j) {
-      if (j >= c0 && j < c0 + w) {
-        a(i * n + j) = pc((j - c0) * n + i);
-        return;
-      }
-      double sum = pivot_row ? 0.0 : a(i * n + j);
-      for (std::int64_t s = 0; s < w; ++s) sum += pc(s * n + i) * x(s * n + j);
-      a(i * n + j) = sum;
-    });
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
+    const std::int64_t i = e / n, j = e % n;
+    if (j >= c0 && j < c0 + w) {
+      a(e) = pc((j - c0) * n + i);
+      return;
+    }
+    double sum = i >= c0 && i < c0 + w ? 0.0 : a(e);
+    for (std::int64_t s = 0; s < w; ++s) sum += pc(s * n + i) * x(s * n + j);
+    a(e) = sum;
   }
 };
 
@@ -776,10 +757,12 @@ typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_s
   auto perm = allocate_view<Indices>(exec, "SpMVKit::amg::coarse_pivots", n);
   auto failed = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_failed_pivot", 2);
   Kokkos::deep_copy(exec, failed, -1.0);
+  auto rows = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_pivot_rows", 2 * amg_jordan_panel);
   const std::int64_t wmax = std::min(amg_jordan_panel, n);
   auto pc = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_panel_columns", wmax * n);
   auto x = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_panel_rows", wmax * n);
-  AmgJordanPanel<Device> panel{pc, failed, perm, n, 0, 0, scale * 1e-14 * static_cast<double>(n)};
+  AmgJordanPanel<Device> panel{pc, rows, failed, perm,
+                               n,  0,    0,      scale * 1e-14 * static_cast<double>(n)};
   AmgJordanGather<Device> gather{a, pc, n, 0};
   AmgJordanSwap<Device> swap{a, x, perm, n, 0, 0};
   AmgJordanUpdate<Device> update{a, pc, x, n, 0, 0};
@@ -787,9 +770,7 @@ typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_s
   // The panel's one team: a thread per row up to the largest team (GPUs); one thread on hosts.
   int team = 1;
   if (!is_host_space_v<Exec>) {
-    team = Team(exec, 1, 1)
-               .set_scratch_size(0, Kokkos::PerTeam(AmgJordanPanel<Device>::scratch_bytes()))
-               .team_size_max(panel, Kokkos::ParallelForTag());
+    team = Team(exec, 1, 1).team_size_max(panel, Kokkos::ParallelForTag());
     team = static_cast<int>(std::min<std::int64_t>(team, (n + 31) / 32 * 32));
   }
   for (std::int64_t c0 = 0; c0 < n; c0 += amg_jordan_panel) {
@@ -797,14 +778,9 @@ typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_s
     panel.c0 = gather.c0 = swap.c0 = update.c0 = c0;
     panel.w = swap.w = update.w = w;
     Kokkos::parallel_for("SpMVKit::amg::coarse_panel_gather", Range(exec, 0, w * n), gather);
-    Kokkos::parallel_for(
-        "SpMVKit::amg::coarse_panel",
-        Team(exec, 1, team)
-            .set_scratch_size(0, Kokkos::PerTeam(AmgJordanPanel<Device>::scratch_bytes())),
-        panel);
+    Kokkos::parallel_for("SpMVKit::amg::coarse_panel", Team(exec, 1, team), panel);
     if (w < n) Kokkos::parallel_for("SpMVKit::amg::coarse_swap", Range(exec, 0, n), swap);
-    Kokkos::parallel_for("SpMVKit::amg::coarse_update",
-                         Team(exec, static_cast<int>(n), is_host_space_v<Exec> ? 1 : 256), update);
+    Kokkos::parallel_for("SpMVKit::amg::coarse_update", Range(exec, 0, n * n), update);
   }
   auto failed_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), failed);
   if (failed_h(0) >= 0) {
