@@ -587,8 +587,8 @@ std::vector<double> amg_dense_on_host(Crs const& A) {
 }
 
 /// Columns of one panel of the device Gauss-Jordan (amg_coarse_inverse_on_device): the panel's
-/// pivot steps run in one team, and one more launch applies the whole panel to the other
-/// columns, so that n rows take 2 ceil(n / 32) launches instead of 2 n.
+/// pivot steps run in one team, and three more launches (gather, swaps, update) serve the whole
+/// panel, so that n rows take 4 ceil(n / 32) launches instead of 2 n.
 inline constexpr std::int64_t amg_jordan_panel = 32;
 
 /// Gauss-Jordan on the device, the pivot steps of the columns [c0, c0 + w) of one panel, as one
@@ -734,10 +734,12 @@ struct AmgJordanOut {
 };
 
 /// amg_dense_inverse() on the execution space, blocked: per panel of amg_jordan_panel columns
-/// one team takes its pivot steps and one launch applies them to the other columns, and nothing
-/// goes to the host until the end, since the host loop's n³ serial multiply-adds dominate a GPU
-/// set-up for large coarse levels (docs/notes/2026-12-02-amg-h200-third-run.md). Same pivots,
-/// results up to rounding and the same errors. Synchronous.
+/// one team takes its pivot steps on a column-major copy, then the swaps and the update reach
+/// the other columns a thread per column and per entry, and nothing goes to the host until the
+/// end, since the host loop's n³ serial multiply-adds dominate a GPU set-up for large coarse
+/// levels (docs/notes/2026-12-02-amg-h200-third-run.md; a team per tile of columns was 2.7x
+/// slower: docs/notes/2026-12-03-amg-device-inverse-coarse-size.md). Same pivots, results up to
+/// rounding and the same errors. Synchronous.
 template <class Crs>
 typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_space const& exec,
                                                        Crs const& A, std::string const& what) {
