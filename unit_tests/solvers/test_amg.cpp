@@ -127,13 +127,17 @@ HostCrs pivoting_matrix(std::int64_t n, int max_row, double diagonal, unsigned s
 /// The coarsest operator's inverse on the device against the host's loop (the same up to
 /// rounding); returns the device's, copied to the host.
 template <class Scalar, class Exec>
-Kokkos::View<Scalar*, Kokkos::HostSpace> expect_inverse_matches_host(HostCrs const& h) {
+Kokkos::View<Scalar*, Kokkos::HostSpace>
+expect_inverse_matches_host(HostCrs const& h,
+                            detail::AmgJordanKind kind = detail::AmgJordanKind::memory) {
   const std::int64_t n = h.rows;
+  SCOPED_TRACE(kind == detail::AmgJordanKind::memory ? "panels in memory" : "panels in registers");
   const auto A = make_device_crs<Scalar, Exec>(h);
   std::vector<double> ref = detail::amg_dense_on_host(A);
   detail::amg_dense_inverse(ref, n, "the test matrix");
   auto inv = Kokkos::create_mirror_view_and_copy(
-      Kokkos::HostSpace(), detail::amg_coarse_inverse_on_device(Exec(), A, "the test matrix"));
+      Kokkos::HostSpace(),
+      detail::amg_coarse_inverse_on_device(Exec(), A, "the test matrix", kind));
   EXPECT_EQ(static_cast<std::int64_t>(inv.extent(0)), n * n) << "n = " << n;
   if (static_cast<std::int64_t>(inv.extent(0)) != n * n) return inv;
   double largest = 0, diff = 0;
@@ -275,11 +279,15 @@ TYPED_TEST(AmgTest, CoarseInverseOnTheDeviceMatchesTheHost) {
   const std::int64_t n = 70, zero_unknown = 7;
   // Random rows plus a small diagonal: partial pivoting has to swap rows.
   const HostCrs h = pivoting_matrix(n, 25, 1e-3, 77, zero_unknown);
-  const auto inv = expect_inverse_matches_host<Scalar, Exec>(h);
-  ASSERT_EQ(static_cast<std::int64_t>(inv.extent(0)), n * n);
-  for (std::int64_t j = 0; j < n; ++j) {
-    EXPECT_EQ(inv(zero_unknown * n + j), Scalar(0)) << "column " << j;
-    EXPECT_EQ(inv(j * n + zero_unknown), Scalar(0)) << "row " << j;
+  const detail::AmgJordanKind kinds[] = {detail::AmgJordanKind::memory,
+                                         detail::AmgJordanKind::registers};
+  for (const auto kind : kinds) {
+    const auto inv = expect_inverse_matches_host<Scalar, Exec>(h, kind);
+    ASSERT_EQ(static_cast<std::int64_t>(inv.extent(0)), n * n);
+    for (std::int64_t j = 0; j < n; ++j) {
+      EXPECT_EQ(inv(zero_unknown * n + j), Scalar(0)) << "column " << j;
+      EXPECT_EQ(inv(j * n + zero_unknown), Scalar(0)) << "row " << j;
+    }
   }
   // Rows 3 and 4 the same: singular.
   HostCrs s = h;
@@ -301,25 +309,31 @@ TYPED_TEST(AmgTest, CoarseInverseOnTheDeviceMatchesTheHost) {
     }
     t.row_starts.push_back(static_cast<std::int64_t>(t.col.size()));
   }
-  try {
-    detail::amg_coarse_inverse_on_device(Exec(), make_device_crs<Scalar, Exec>(t), "the twin rows");
-    ADD_FAILURE() << "a singular matrix was inverted";
-  } catch (std::invalid_argument const& e) {
-    EXPECT_TRUE(contains(e.what(), "the twin rows is singular")) << e.what();
-    EXPECT_TRUE(contains(e.what(), "pivot")) << e.what();
+  for (const auto kind : kinds) {
+    try {
+      detail::amg_coarse_inverse_on_device(Exec(), make_device_crs<Scalar, Exec>(t),
+                                           "the twin rows", kind);
+      ADD_FAILURE() << "a singular matrix was inverted";
+    } catch (std::invalid_argument const& e) {
+      EXPECT_TRUE(contains(e.what(), "the twin rows is singular")) << e.what();
+      EXPECT_TRUE(contains(e.what(), "pivot")) << e.what();
+    }
   }
 }
 
-// The device inverse works in panels of detail::amg_jordan_panel columns: sizes below, at and
-// across a panel's edge, with row swaps that cross panels, all match the host's loop.
+// The device inverse works in panels of detail::amg_jordan_panel columns (in memory) or
+// detail::amg_jordan_register_width (in registers): sizes below, at and across a panel's edge,
+// with row swaps that cross panels, all match the host's loop.
 TYPED_TEST(AmgTest, CoarseInverseOnTheDeviceAcrossPanels) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
-  const std::int64_t w = detail::amg_jordan_panel;
-  for (const std::int64_t n : {std::int64_t(1), w - 1, w, w + 1, 3 * w + 5}) {
-    // Random rows plus a small diagonal, so that most pivots come from other rows.
-    expect_inverse_matches_host<Scalar, Exec>(
-        pivoting_matrix(n, 9, 1e-2, 1000 + static_cast<unsigned>(n)));
+  const std::int64_t w = detail::amg_jordan_panel, v = detail::amg_jordan_register_width;
+  for (const std::int64_t n : {std::int64_t(1), v - 1, v, v + 1, w - 1, w, w + 1, 3 * w + 5}) {
+    for (const auto kind : {detail::AmgJordanKind::memory, detail::AmgJordanKind::registers}) {
+      // Random rows plus a small diagonal, so that most pivots come from other rows.
+      expect_inverse_matches_host<Scalar, Exec>(
+          pivoting_matrix(n, 9, 1e-2, 1000 + static_cast<unsigned>(n)), kind);
+    }
   }
 }
 

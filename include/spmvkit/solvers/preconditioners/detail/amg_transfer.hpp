@@ -665,6 +665,128 @@ struct AmgJordanPanel {
   }
 };
 
+/// AmgJordanPanel with the panel in registers: thread r of a team of T holds rows r, r + T, ...
+/// (R of them, W entries each) from the first step to the last, so that a step moves no panel
+/// entry through memory; only the candidates of the pivot search and rows c and p pass through
+/// team scratch. Same steps, pivots and failures as AmgJordanPanel; needs n <= R T and w <= W.
+/// (AmgJordanPanel streams n w entries through one multiprocessor per step: about 12 µs a step
+/// at 1000 rows on an H200, docs/notes/2026-12-03-amg-device-inverse-coarse-size.md.)
+template <class Device, int W, int R>
+struct AmgJordanPanelRegisters {
+  using Scratch = Kokkos::View<double*, typename Device::execution_space::scratch_memory_space,
+                               Kokkos::MemoryUnmanaged>;
+  using IndexScratch =
+      Kokkos::View<std::int64_t*, typename Device::execution_space::scratch_memory_space,
+                   Kokkos::MemoryUnmanaged>;
+  Kokkos::View<double*, Device> pc, failed;
+  Kokkos::View<std::int64_t*, Device> perm;
+  std::int64_t n = 0, c0 = 0, w = 0;
+  double tiny = 0;
+  static std::size_t scratch_bytes(int team) {
+    return Scratch::shmem_size(static_cast<std::size_t>(2 * W + team)) +
+           IndexScratch::shmem_size(static_cast<std::size_t>(team));
+  }
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Member const& t) const {
+    const std::int64_t T = t.team_size(), me = t.team_rank();
+    // Rows c and p (2 W), then each thread's candidate value and row (T each).
+    const Scratch rows(t.team_scratch(0), static_cast<std::size_t>(2 * W + T));
+    const IndexScratch where(t.team_scratch(0), static_cast<std::size_t>(T));
+    double* const crow = rows.data();
+    double* const prow = rows.data() + W;
+    double* const best = rows.data() + 2 * W;
+    double v[R][W];
+    for (int k = 0; k < R; ++k) {
+      const std::int64_t i = me + k * T;
+      for (int j = 0; j < W; ++j) v[k][j] = i < n && j < w ? pc(j * n + i) : 0.0;
+    }
+    for (std::int64_t s = 0; s < w; ++s) {
+      const std::int64_t c = c0 + s;
+      // Entry s of a held row, by compile-time indices (a runtime index would move v to memory).
+      auto at = [&](int k) {
+        double x = 0;
+        for (int j = 0; j < W; ++j)
+          if (j == s) x = v[k][j];
+        return x;
+      };
+      // This thread's largest |a(i, c)|, i >= c (NaN never wins), and its first row holding it.
+      double largest = 0;
+      std::int64_t first = n;
+      for (int k = 0; k < R; ++k) {
+        const std::int64_t i = me + k * T;
+        if (i < c || i >= n) continue;
+        const double y = at(k);
+        const double x = y < 0 ? -y : y;
+        if (x > largest) {
+          largest = x;
+          first = i;
+        } else if (x == largest && i < first) {
+          first = i;
+        }
+        if (i == c) {
+          for (int j = 0; j < W; ++j) crow[j] = v[k][j];
+        }
+      }
+      best[me] = largest;
+      where(me) = first;
+      t.team_barrier();
+      double top = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(t, T),
+          [&](std::int64_t r, double& m) {
+            if (best[r] > m) m = best[r];
+          },
+          Kokkos::Max<double>(top));
+      std::int64_t row = n;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(t, T),
+          [&](std::int64_t r, std::int64_t& m) {
+            if (best[r] == top && where(r) < m) m = where(r);
+          },
+          Kokkos::Min<std::int64_t>(row));
+      const double diagonal = crow[s];
+      const double kept = diagonal < 0 ? -diagonal : diagonal;
+      const bool below = (row > c) && (row < n) && (top > kept);
+      const std::int64_t p = (diagonal == diagonal && below) ? row : c;
+      if (p % T == me) {
+        for (int k = 0; k < R; ++k)
+          if (me + k * T == p)
+            for (int j = 0; j < W; ++j) prow[j] = v[k][j];
+      }
+      t.team_barrier();
+      const double pivot = prow[s];
+      const double inv = 1 / pivot;
+      for (int k = 0; k < R; ++k) {
+        const std::int64_t i = me + k * T;
+        if (i >= n) continue;
+        // Row i's old entries: row c's for i == p (the swap), its own otherwise.
+        const bool swapped = i == p && p != c;
+        const double f = i == c ? 0.0 : (swapped ? crow[s] : at(k));
+        for (int j = 0; j < W; ++j) {
+          const double pivot_row = (j == s ? 1.0 : prow[j]) * inv;
+          const double old = j == s ? 0.0 : (swapped ? crow[j] : v[k][j]);
+          v[k][j] = i == c ? pivot_row : old - f * pivot_row;
+        }
+      }
+      Kokkos::single(Kokkos::PerTeam(t), [&] {
+        perm(c) = p;
+        const double m = pivot < 0 ? -pivot : pivot;
+        if ((!(m > tiny) || !(m - m == 0)) && failed(0) < 0) { // m - m: NaN for Inf and NaN
+          failed(0) = static_cast<double>(c);
+          failed(1) = pivot;
+        }
+      });
+      t.team_barrier();
+    }
+    for (int k = 0; k < R; ++k) {
+      const std::int64_t i = me + k * T;
+      if (i >= n) continue;
+      for (int j = 0; j < W; ++j)
+        if (j < w) pc(j * n + i) = v[k][j];
+    }
+  }
+};
+
 /// The panel's columns of a copied into pc (AmgJordanPanel's layout), e = s n + i.
 template <class Device>
 struct AmgJordanGather {
@@ -733,6 +855,15 @@ struct AmgJordanOut {
   }
 };
 
+/// Which kernel takes a panel's pivot steps in amg_coarse_inverse_on_device: AmgJordanPanel
+/// (panels of 32 columns in memory, any size) or AmgJordanPanelRegisters (panels of
+/// amg_jordan_register_width columns in registers, up to amg_jordan_register_rows rows a thread
+/// of one team; larger matrices take AmgJordanPanel). `memory` until a GPU run has timed both.
+enum class AmgJordanKind { memory, registers };
+inline constexpr int amg_jordan_register_width = 16;
+template <class ExecutionSpace>
+inline constexpr int amg_jordan_register_rows = is_host_space_v<ExecutionSpace> ? 128 : 2;
+
 /// amg_dense_inverse() on the execution space, blocked: per panel of amg_jordan_panel columns
 /// one team takes its pivot steps on a column-major copy, then the swaps and the update reach
 /// the other columns a thread per column and per entry, and nothing goes to the host until the
@@ -742,7 +873,8 @@ struct AmgJordanOut {
 /// rounding and the same errors. Synchronous.
 template <class Crs>
 typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_space const& exec,
-                                                       Crs const& A, std::string const& what) {
+                                                       Crs const& A, std::string const& what,
+                                                       AmgJordanKind kind = AmgJordanKind::memory) {
   using Exec = typename Crs::execution_space;
   using Device = typename Crs::device_type;
   using Team = Kokkos::TeamPolicy<Exec>;
@@ -759,12 +891,26 @@ typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_s
   auto perm = allocate_view<Indices>(exec, "SpMVKit::amg::coarse_pivots", n);
   auto failed = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_failed_pivot", 2);
   Kokkos::deep_copy(exec, failed, -1.0);
+  constexpr int W = amg_jordan_register_width, R = amg_jordan_register_rows<Exec>;
+  using Registers = AmgJordanPanelRegisters<Device, W, R>;
+  const double tiny = scale * 1e-14 * static_cast<double>(n);
+  Registers in_registers{a, failed, perm, n, 0, 0, tiny};
+  // Its one team: a thread per R rows (GPUs: a multiple of 32 threads; hosts: one thread).
+  int register_team = is_host_space_v<Exec> ? 1 : static_cast<int>((n + R - 1) / R + 31) / 32 * 32;
+  bool registers = kind == AmgJordanKind::registers && n <= std::int64_t(R) * register_team;
+  if (registers && !is_host_space_v<Exec>) {
+    registers = register_team <=
+                Team(exec, 1, 1)
+                    .set_scratch_size(0, Kokkos::PerTeam(Registers::scratch_bytes(register_team)))
+                    .team_size_max(in_registers, Kokkos::ParallelForTag());
+  }
+  const std::int64_t width = registers ? W : amg_jordan_panel;
   auto rows = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_pivot_rows", 2 * amg_jordan_panel);
-  const std::int64_t wmax = std::min(amg_jordan_panel, n);
+  const std::int64_t wmax = std::min(width, n);
   auto pc = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_panel_columns", wmax * n);
   auto x = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_panel_rows", wmax * n);
-  AmgJordanPanel<Device> panel{pc, rows, failed, perm,
-                               n,  0,    0,      scale * 1e-14 * static_cast<double>(n)};
+  in_registers.pc = pc;
+  AmgJordanPanel<Device> panel{pc, rows, failed, perm, n, 0, 0, tiny};
   AmgJordanGather<Device> gather{a, pc, n, 0};
   AmgJordanSwap<Device> swap{a, x, perm, n, 0, 0};
   AmgJordanUpdate<Device> update{a, pc, x, n, 0, 0};
@@ -775,12 +921,20 @@ typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_s
     team = Team(exec, 1, 1).team_size_max(panel, Kokkos::ParallelForTag());
     team = static_cast<int>(std::min<std::int64_t>(team, (n + 31) / 32 * 32));
   }
-  for (std::int64_t c0 = 0; c0 < n; c0 += amg_jordan_panel) {
-    const std::int64_t w = std::min(amg_jordan_panel, n - c0);
-    panel.c0 = gather.c0 = swap.c0 = update.c0 = c0;
-    panel.w = swap.w = update.w = w;
+  for (std::int64_t c0 = 0; c0 < n; c0 += width) {
+    const std::int64_t w = std::min(width, n - c0);
+    panel.c0 = in_registers.c0 = gather.c0 = swap.c0 = update.c0 = c0;
+    panel.w = in_registers.w = swap.w = update.w = w;
     Kokkos::parallel_for("SpMVKit::amg::coarse_panel_gather", Range(exec, 0, w * n), gather);
-    Kokkos::parallel_for("SpMVKit::amg::coarse_panel", Team(exec, 1, team), panel);
+    if (registers) {
+      Kokkos::parallel_for(
+          "SpMVKit::amg::coarse_panel_registers",
+          Team(exec, 1, register_team)
+              .set_scratch_size(0, Kokkos::PerTeam(Registers::scratch_bytes(register_team))),
+          in_registers);
+    } else {
+      Kokkos::parallel_for("SpMVKit::amg::coarse_panel", Team(exec, 1, team), panel);
+    }
     if (w < n) Kokkos::parallel_for("SpMVKit::amg::coarse_swap", Range(exec, 0, n), swap);
     Kokkos::parallel_for("SpMVKit::amg::coarse_update", Range(exec, 0, n * n), update);
   }
