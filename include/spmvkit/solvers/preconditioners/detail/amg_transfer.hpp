@@ -591,6 +591,20 @@ std::vector<double> amg_dense_on_host(Crs const& A) {
 /// panel, so that n rows take 4 ceil(n / 32) launches instead of 2 n.
 inline constexpr std::int64_t amg_jordan_panel = 32;
 
+/// Step c's pivot row p recorded in perm; a pivot that is not finite or not above `tiny` recorded
+/// in failed (column, value) the first time (one thread of the panel's team).
+template <class Perm, class Failed>
+KOKKOS_INLINE_FUNCTION void amg_jordan_record(Perm const& perm, Failed const& failed,
+                                              std::int64_t c, std::int64_t p, double pivot,
+                                              double tiny) {
+  perm(c) = p;
+  const double m = pivot < 0 ? -pivot : pivot;
+  if ((!(m > tiny) || !(m - m == 0)) && failed(0) < 0) { // m - m: NaN for Inf and NaN
+    failed(0) = static_cast<double>(c);
+    failed(1) = pivot;
+  }
+}
+
 /// Gauss-Jordan on the device, the pivot steps of the columns [c0, c0 + w) of one panel, as one
 /// team, on the panel's copy pc (column-major, pc(s n + i) = a(i, c0 + s), so that a step's
 /// reads of one column are contiguous); AmgJordanUpdate applies the steps to the other columns.
@@ -652,14 +666,8 @@ struct AmgJordanPanel {
           pc(j * n + i) = i == c ? pivot_row : old - f * pivot_row;
         }
       });
-      Kokkos::single(Kokkos::PerTeam(t), [&] {
-        perm(c) = p;
-        const double m = pivot < 0 ? -pivot : pivot;
-        if ((!(m > tiny) || !(m - m == 0)) && failed(0) < 0) { // m - m: NaN for Inf and NaN
-          failed(0) = static_cast<double>(c);
-          failed(1) = pivot;
-        }
-      });
+      Kokkos::single(Kokkos::PerTeam(t),
+                     [&] { amg_jordan_record(perm, failed, c, p, pivot, tiny); });
       t.team_barrier();
     }
   }
@@ -768,14 +776,8 @@ struct AmgJordanPanelRegisters {
           v[k][j] = i == c ? pivot_row : old - f * pivot_row;
         }
       }
-      Kokkos::single(Kokkos::PerTeam(t), [&] {
-        perm(c) = p;
-        const double m = pivot < 0 ? -pivot : pivot;
-        if ((!(m > tiny) || !(m - m == 0)) && failed(0) < 0) { // m - m: NaN for Inf and NaN
-          failed(0) = static_cast<double>(c);
-          failed(1) = pivot;
-        }
-      });
+      Kokkos::single(Kokkos::PerTeam(t),
+                     [&] { amg_jordan_record(perm, failed, c, p, pivot, tiny); });
       t.team_barrier();
     }
     for (int k = 0; k < R; ++k) {
