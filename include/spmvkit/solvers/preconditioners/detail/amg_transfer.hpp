@@ -862,9 +862,11 @@ struct AmgJordanOut {
 /// amg_jordan_register_width columns in registers, up to amg_jordan_register_rows rows a thread
 /// of one team; larger matrices take AmgJordanPanel). `memory` until a GPU run has timed both.
 enum class AmgJordanKind { memory, registers };
-inline constexpr int amg_jordan_register_width = 16;
+inline constexpr int amg_jordan_register_width = 8;
+/// GPUs: 4 rows of 8 entries a thread take 157 registers (nvcc 13, sm_90, no spill), so that a
+/// team of 256 threads holds 1024 rows; hosts: one thread (tests).
 template <class ExecutionSpace>
-inline constexpr int amg_jordan_register_rows = is_host_space_v<ExecutionSpace> ? 128 : 2;
+inline constexpr int amg_jordan_register_rows = is_host_space_v<ExecutionSpace> ? 128 : 4;
 
 /// amg_dense_inverse() on the execution space, blocked: per panel of amg_jordan_panel columns
 /// one team takes its pivot steps on a column-major copy, then the swaps and the update reach
