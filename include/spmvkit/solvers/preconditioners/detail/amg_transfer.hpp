@@ -872,9 +872,9 @@ inline constexpr int amg_jordan_register_rows = is_host_space_v<ExecutionSpace> 
 /// one team takes its pivot steps on a column-major copy, then the swaps and the update reach
 /// the other columns a thread per column and per entry, and nothing goes to the host until the
 /// end, since the host loop's n³ serial multiply-adds dominate a GPU set-up for large coarse
-/// levels (docs/notes/2026-12-02-amg-h200-third-run.md; a team per tile of columns was 2.7x
-/// slower: docs/notes/2026-12-03-amg-device-inverse-coarse-size.md). Same pivots, results up to
-/// rounding and the same errors. Synchronous.
+/// levels (docs/notes/2026-12-02-amg-h200-third-run.md; a team per tile of columns took 4x as
+/// long at FEM N = 161: docs/notes/2026-12-03-amg-device-inverse-coarse-size.md). Same pivots,
+/// results up to rounding and the same errors. Synchronous.
 template <class Crs>
 typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_space const& exec,
                                                        Crs const& A, std::string const& what,
