@@ -605,6 +605,17 @@ KOKKOS_INLINE_FUNCTION void amg_jordan_record(Perm const& perm, Failed const& fa
   }
 }
 
+/// Step c's pivot row from the column's diagonal entry and the first row `first` (> c) holding
+/// the largest magnitude `largest` below: the host loop's choice (a NaN diagonal stays, and a
+/// row is taken only where it is strictly larger).
+KOKKOS_INLINE_FUNCTION std::int64_t amg_jordan_pivot(double diagonal, double largest,
+                                                     std::int64_t first, std::int64_t c,
+                                                     std::int64_t n) {
+  const double kept = diagonal < 0 ? -diagonal : diagonal;
+  const bool below = (first > c) && (first < n) && (largest > kept);
+  return (diagonal == diagonal && below) ? first : c;
+}
+
 /// Gauss-Jordan on the device, the pivot steps of the columns [c0, c0 + w) of one panel, as one
 /// team, on the panel's copy pc (column-major, pc(s n + i) = a(i, c0 + s), so that a step's
 /// reads of one column are contiguous); AmgJordanUpdate applies the steps to the other columns.
@@ -644,10 +655,7 @@ struct AmgJordanPanel {
             if (x == largest && i < v) v = i;
           },
           Kokkos::Min<std::int64_t>(first));
-      const double diagonal = col[c];
-      const double kept = diagonal < 0 ? -diagonal : diagonal;
-      const bool below = (first > c) && (first < n) && (largest > kept);
-      const std::int64_t p = (diagonal == diagonal && below) ? first : c;
+      const std::int64_t p = amg_jordan_pivot(col[c], largest, first, c, n);
       const double pivot = col[p];
       // Old row p's panel entries in rows(0 .. w), old row c's in rows(w .. 2 w).
       Kokkos::parallel_for(Kokkos::TeamVectorRange(t, 2 * w), [&](std::int64_t e) {
@@ -677,8 +685,8 @@ struct AmgJordanPanel {
 /// (R of them, W entries each) from the first step to the last, so that a step moves no panel
 /// entry through memory; only the candidates of the pivot search and rows c and p pass through
 /// team scratch. Same steps, pivots and failures as AmgJordanPanel; needs n <= R T and w <= W.
-/// (AmgJordanPanel streams n w entries through one multiprocessor per step: about 12 µs a step
-/// at 1000 rows on an H200, docs/notes/2026-12-03-amg-device-inverse-coarse-size.md.)
+/// (AmgJordanPanel streams n w entries through one multiprocessor per step, a cost that grows
+/// with n: docs/notes/2026-12-03-amg-device-inverse-coarse-size.md.)
 template <class Device, int W, int R>
 struct AmgJordanPanelRegisters {
   using Scratch = Kokkos::View<double*, typename Device::execution_space::scratch_memory_space,
@@ -752,10 +760,7 @@ struct AmgJordanPanelRegisters {
             if (best[r] == top && where(r) < m) m = where(r);
           },
           Kokkos::Min<std::int64_t>(row));
-      const double diagonal = crow[s];
-      const double kept = diagonal < 0 ? -diagonal : diagonal;
-      const bool below = (row > c) && (row < n) && (top > kept);
-      const std::int64_t p = (diagonal == diagonal && below) ? row : c;
+      const std::int64_t p = amg_jordan_pivot(crow[s], top, row, c, n);
       if (p % T == me) {
         for (int k = 0; k < R; ++k)
           if (me + k * T == p)
@@ -863,18 +868,36 @@ struct AmgJordanOut {
 /// of one team; larger matrices take AmgJordanPanel). `memory` until a GPU run has timed both.
 enum class AmgJordanKind { memory, registers };
 inline constexpr int amg_jordan_register_width = 8;
-/// GPUs: 4 rows of 8 entries a thread take 157 registers (nvcc 13, sm_90, no spill), so that a
-/// team of 256 threads holds 1024 rows; hosts: one thread (tests).
+/// GPUs: 4 rows of 8 entries a thread fit the registers of a team of 256 threads (1024 rows)
+/// without spilling, 16 x 2 did not fit 512
+/// (docs/notes/2026-12-03-amg-device-inverse-coarse-size.md); hosts: one thread (tests).
 template <class ExecutionSpace>
 inline constexpr int amg_jordan_register_rows = is_host_space_v<ExecutionSpace> ? 128 : 4;
+
+/// The team of AmgJordanPanelRegisters for n rows: a thread per amg_jordan_register_rows rows
+/// (GPUs: a multiple of 32 threads, within the largest team the kernel's registers allow; hosts:
+/// one thread), or 0 where n rows do not fit one team (then the memory panel runs).
+template <class Device>
+int amg_jordan_register_team(typename Device::execution_space const& exec, std::int64_t n) {
+  using Exec = typename Device::execution_space;
+  constexpr int R = amg_jordan_register_rows<Exec>;
+  using Registers = AmgJordanPanelRegisters<Device, amg_jordan_register_width, R>;
+  if (is_host_space_v<Exec>) return n <= R ? 1 : 0;
+  if (n > std::int64_t(R) * 1024) return 0;
+  const int team = static_cast<int>(((n + R - 1) / R + 31) / 32 * 32);
+  const int largest = Kokkos::TeamPolicy<Exec>(exec, 1, 1)
+                          .set_scratch_size(0, Kokkos::PerTeam(Registers::scratch_bytes(team)))
+                          .team_size_max(Registers{}, Kokkos::ParallelForTag());
+  return team <= largest ? team : 0;
+}
 
 /// amg_dense_inverse() on the execution space, blocked: per panel of amg_jordan_panel columns
 /// one team takes its pivot steps on a column-major copy, then the swaps and the update reach
 /// the other columns a thread per column and per entry, and nothing goes to the host until the
 /// end, since the host loop's n³ serial multiply-adds dominate a GPU set-up for large coarse
-/// levels (docs/notes/2026-12-02-amg-h200-third-run.md; a team per tile of columns took 4x as
-/// long at FEM N = 161: docs/notes/2026-12-03-amg-device-inverse-coarse-size.md). Same pivots,
-/// results up to rounding and the same errors. Synchronous.
+/// levels (docs/notes/2026-12-02-amg-h200-third-run.md; a team per tile of columns was slower:
+/// docs/notes/2026-12-03-amg-device-inverse-coarse-size.md). Same pivots, results up to rounding
+/// and the same errors. Synchronous.
 template <class Crs>
 typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_space const& exec,
                                                        Crs const& A, std::string const& what,
@@ -898,22 +921,15 @@ typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_s
   constexpr int W = amg_jordan_register_width, R = amg_jordan_register_rows<Exec>;
   using Registers = AmgJordanPanelRegisters<Device, W, R>;
   const double tiny = scale * 1e-14 * static_cast<double>(n);
-  Registers in_registers{a, failed, perm, n, 0, 0, tiny};
-  // Its one team: a thread per R rows (GPUs: a multiple of 32 threads; hosts: one thread).
-  int register_team = is_host_space_v<Exec> ? 1 : static_cast<int>((n + R - 1) / R + 31) / 32 * 32;
-  bool registers = kind == AmgJordanKind::registers && n <= std::int64_t(R) * register_team;
-  if (registers && !is_host_space_v<Exec>) {
-    registers = register_team <=
-                Team(exec, 1, 1)
-                    .set_scratch_size(0, Kokkos::PerTeam(Registers::scratch_bytes(register_team)))
-                    .team_size_max(in_registers, Kokkos::ParallelForTag());
-  }
+  const int register_team =
+      kind == AmgJordanKind::registers ? amg_jordan_register_team<Device>(exec, n) : 0;
+  const bool registers = register_team > 0;
   const std::int64_t width = registers ? W : amg_jordan_panel;
   auto rows = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_pivot_rows", 2 * amg_jordan_panel);
   const std::int64_t wmax = std::min(width, n);
   auto pc = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_panel_columns", wmax * n);
   auto x = allocate_view<Doubles>(exec, "SpMVKit::amg::coarse_panel_rows", wmax * n);
-  in_registers.pc = pc;
+  Registers in_registers{pc, failed, perm, n, 0, 0, tiny};
   AmgJordanPanel<Device> panel{pc, rows, failed, perm, n, 0, 0, tiny};
   AmgJordanGather<Device> gather{a, pc, n, 0};
   AmgJordanSwap<Device> swap{a, x, perm, n, 0, 0};
