@@ -328,9 +328,9 @@ struct SolveSettings {
   Ilu0TriangularSolve ilu_solve = Ilu0TriangularSolve::automatic;
   AmgProduct amg_product = AmgProduct::automatic;
   AmgCycle amg_cycle = AmgOptions().cycle;
-  std::int64_t amg_coarse_size = AmgOptions().coarse_size;
-  bool amg_shared_fine = true; // --solve-amg-fine=shared: the solver's AutoMatrix as level 0
-  bool keep_workspace = true;  // --solve-workspace=kept
+  std::int64_t amg_coarse_size = 0; // AmgOptions' automatic; the label has the resolved size
+  bool amg_shared_fine = true;      // --solve-amg-fine=shared: the solver's AutoMatrix as level 0
+  bool keep_workspace = true;       // --solve-workspace=kept
 };
 
 struct SetupTimes {
@@ -524,7 +524,7 @@ private:
        << ";amg_formats=";
     for (std::size_t l = 0; l < r.levels.size(); ++l) os << (l ? "/" : "") << r.levels[l].format;
     os << ";amg_product=" << (r.levels.empty() ? "" : r.levels[0].prolongator_product);
-    os << ";amg_cycle=" << name(s_.amg_cycle) << ";amg_coarse_size=" << s_.amg_coarse_size
+    os << ";amg_cycle=" << name(s_.amg_cycle) << ";amg_coarse_size=" << amg_->options().coarse_size
        << ";amg_fine=" << (s_.amg_shared_fine ? "shared" : "own");
     return os.str();
   }

@@ -736,7 +736,7 @@ struct GalerkinSetup {
                                " rows has one level: no Galerkin product to time";
       // Not a failure at or below AmgOptions::coarse_size (the smoke run's matrix); above, the
       // hierarchy should have coarsened.
-      (A0.num_rows() <= AmgOptions().coarse_size ? nothing : error) = what;
+      (A0.num_rows() <= amg_coarse_size<Exec>(AmgOptions()) ? nothing : error) = what;
       return;
     }
     // Kokkos Kernels unable to run: its benchmarks report it; SpMVKit's cannot run unchecked.

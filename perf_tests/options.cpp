@@ -395,7 +395,7 @@ std::vector<OptionSpec> make_table() {
                choice(&Options::solve_amg_cycle, {"v", "w"})});
   t.push_back({"--solve-amg-coarse-size",
                "N",
-               "the solve family's AMG coarse size (AmgOptions::coarse_size, rows); 0: its default",
+               "the solve family's AMG coarse size (AmgOptions::coarse_size, rows); 0: automatic",
                "0",
                {},
                integer(&Options::solve_amg_coarse_size, 0, 1000000000)});

@@ -236,6 +236,42 @@ HostCrs laplacian_with_long_row(std::int64_t m, std::int64_t wide) {
 // AmgOptions::galerkin_numeric: automatic keeps the positions for a refresh on GPUs (the SpGEMM's
 // own rule on host backends and without a refresh), an explicit strategy is used; every strategy
 // gives the same hierarchy.
+// coarse_size = 0 (the default): 300 rows on hosts, 1000 on GPUs while direct_limit allows, so
+// FEM N = 11 (1000 rows) is one level there, inverted exactly on the device.
+TYPED_TEST(AmgTest, CoarseSizeIsAutomatic) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const bool host = detail::is_host_space_v<Exec>;
+  const auto A = make_fem_poisson_crs<Scalar>(Exec(), 11);
+  const auto M = make_amg(Exec(), A);
+  EXPECT_EQ(M.options().coarse_size, host ? 300 : 1000);
+  EXPECT_EQ(amg_coarse_size<Exec>(AmgOptions()), M.options().coarse_size);
+  EXPECT_TRUE(contains(M.report().stop_reason, "coarse_size reached")) << M.report().stop_reason;
+  if (host) {
+    EXPECT_GE(M.num_levels(), 2) << M.describe();
+  } else {
+    EXPECT_EQ(M.num_levels(), 1) << M.describe();
+  }
+  EXPECT_LE(M.report().levels.back().rows, M.options().coarse_size);
+  if (!host) {
+    const HostCrs h = to_host(A);
+    const auto r = device_vector<Scalar, Exec>(random_values(h.rows, 11));
+    DeviceVector<Scalar, Exec> z("z", h.rows);
+    M.apply(Exec(), r, z);
+    EXPECT_LE(true_relative_residual(h, z, r), 100 * rounding<Scalar>());
+  }
+  AmgOptions o;
+  o.direct_limit = 500;
+  EXPECT_EQ(amg_coarse_size<Exec>(o), 300);
+  EXPECT_EQ(make_amg(Exec(), A, o).options().coarse_size, 300);
+  o = AmgOptions();
+  o.coarse_size = 50;
+  EXPECT_EQ(amg_coarse_size<Exec>(o), 50);
+  const auto M50 = make_amg(Exec(), A, o);
+  EXPECT_EQ(M50.options().coarse_size, 50);
+  EXPECT_LE(M50.report().levels.back().rows, 50) << M50.describe();
+}
+
 TYPED_TEST(AmgTest, GalerkinNumericStrategy) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -415,6 +451,7 @@ TYPED_TEST(AmgTest, ProlongatorIsTheSmoothedTentative) {
   }
   // Forced onto a row longer than its kernels take, gather is refused, naming the row's length.
   AmgOptions o;
+  o.coarse_size = 300;
   o.prolongator_product = gather;
   try {
     make_amg(Exec(), wide, o);
@@ -613,7 +650,10 @@ TYPED_TEST(AmgTest, PreconditionsCgWithFewIterationsIndependentOfTheGrid) {
     const auto x0 = fem_poisson_rough_guess<Scalar>(Exec(), N);
     const HostCrs h = to_host(A);
     const double tol = tolerance_for<Scalar>(h, fem_poisson_exact<Scalar>(Exec(), N), b);
-    const auto M = make_amg(Exec(), A);
+    // 300 rows on every backend: the automatic 1000 on GPUs would make N = 10 one level.
+    AmgOptions ao;
+    ao.coarse_size = 300;
+    const auto M = make_amg(Exec(), A, ao);
     EXPECT_TRUE(contains(M.report().smoother, "chebyshev (automatic")) << M.report().smoother;
     DeviceVector<Scalar, Exec> x("x", A.num_rows());
     Kokkos::deep_copy(x, x0);
@@ -882,7 +922,9 @@ TYPED_TEST(AmgTest, DegenerateHierarchies) {
     for (std::int64_t i = 0; i < 400; ++i) e.emplace_back(i, i);
     const HostCrs h = from_entries(400, 400, e);
     const auto A = make_device_crs<Scalar, Exec>(h);
-    const auto M = make_amg(Exec(), A);
+    AmgOptions o;
+    o.coarse_size = 300;
+    const auto M = make_amg(Exec(), A, o);
     EXPECT_EQ(M.num_levels(), 1);
     EXPECT_TRUE(contains(M.report().stop_reason, "no aggregates")) << M.report().stop_reason;
     EXPECT_EQ(M.report().levels[0].isolated_rows, 400);
@@ -932,6 +974,7 @@ TYPED_TEST(AmgTest, DegenerateHierarchies) {
   // Coarsening that stagnates stops, with the reason.
   {
     AmgOptions o;
+    o.coarse_size = 300;
     o.min_coarsening_ratio = 1e4;
     const auto M = make_amg(Exec(), A, o);
     EXPECT_EQ(M.num_levels(), 1);
@@ -979,7 +1022,7 @@ TYPED_TEST(AmgTest, RejectsBadInput) {
       {"strength_threshold", [](AmgOptions& o) { o.strength_threshold = -1; }},
       {"prolongator_damping", [](AmgOptions& o) { o.prolongator_damping = 2; }},
       {"max_levels", [](AmgOptions& o) { o.max_levels = 0; }},
-      {"coarse_size", [](AmgOptions& o) { o.coarse_size = 0; }},
+      {"coarse_size", [](AmgOptions& o) { o.coarse_size = -1; }},
       {"direct_limit", [](AmgOptions& o) { o.direct_limit = -1; }},
       {"coarse_sweeps", [](AmgOptions& o) { o.coarse_sweeps = 0; }},
       {"min_coarsening_ratio", [](AmgOptions& o) { o.min_coarsening_ratio = 1; }},

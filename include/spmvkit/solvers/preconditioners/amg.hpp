@@ -141,8 +141,9 @@ struct AmgOptions {
   double prolongator_damping = 4.0 / 3.0;
   /// Levels at most, >= 1 (1: the smoother or coarse solve alone).
   int max_levels = 10;
-  /// Coarsening stops at a level of at most this many rows, >= 1.
-  std::int64_t coarse_size = 300;
+  /// Coarsening stops at a level of at most this many rows, >= 1; 0: automatic
+  /// (amg_coarse_size()).
+  std::int64_t coarse_size = 0;
   /// The coarsest level is inverted densely up to this many rows, else
   /// smoothed coarse_sweeps times.
   std::int64_t direct_limit = 1000;
@@ -193,6 +194,16 @@ struct AmgOptions {
   /// (docs/notes/2026-12-02-amg-refresh-refill-positions.md).
   SpgemmNumeric galerkin_numeric = SpgemmNumeric::automatic;
 };
+
+/// The coarse size a hierarchy on ExecutionSpace stops at: o.coarse_size, or where it is 0
+/// (automatic) 300 rows on hosts, whose dense inverse is a serial n³ loop, and on GPUs 1000 up to
+/// direct_limit: the device inverts 1000 rows in a few ms and the flatter hierarchy takes fewer
+/// iterations as the grid grows (docs/notes/2026-12-03-amg-register-inverse-coarse-size.md).
+template <class ExecutionSpace>
+std::int64_t amg_coarse_size(AmgOptions const& o) {
+  if (o.coarse_size > 0) return o.coarse_size;
+  return detail::is_host_space_v<ExecutionSpace> || o.direct_limit < 1000 ? 300 : 1000;
+}
 
 /// One level of the hierarchy, in AmgReport.
 struct AmgLevelInfo {
@@ -563,6 +574,7 @@ public:
   /// Levels, finest included.
   int num_levels() const { return static_cast<int>(s_->levels.size()); }
   /// The options it was built with.
+  /// The options, coarse_size resolved (amg_coarse_size()).
   AmgOptions const& options() const { return options_; }
   /// What the set-up built and what it cost.
   AmgReport const& report() const { return s_->report; }
@@ -716,7 +728,7 @@ private:
     return os.str();
   }
 
-  static AmgOptions const& checked(AmgOptions const& o) {
+  static AmgOptions checked(AmgOptions o) {
     auto fail = [](std::string const& what) { throw std::invalid_argument(where + (": " + what)); };
     auto finite = [](double v) { return std::isfinite(v); };
     if (!(o.strength_threshold >= 0) || !finite(o.strength_threshold))
@@ -724,7 +736,8 @@ private:
     if (!(o.prolongator_damping >= 0 && o.prolongator_damping < 2))
       fail("prolongator_damping = " + text(o.prolongator_damping) + " must be in [0, 2)");
     if (o.max_levels < 1) fail("max_levels = " + std::to_string(o.max_levels) + " must be >= 1");
-    if (o.coarse_size < 1) fail("coarse_size = " + std::to_string(o.coarse_size) + " must be >= 1");
+    if (o.coarse_size < 0)
+      fail("coarse_size = " + std::to_string(o.coarse_size) + " must be >= 1, or 0 (automatic)");
     if (o.direct_limit < 0 || o.direct_limit > 20000)
       fail("direct_limit = " + std::to_string(o.direct_limit) +
            " must be in [0, 20000] (a dense inverse of that many rows)");
@@ -745,6 +758,7 @@ private:
       fail("lanczos_steps = " + std::to_string(o.lanczos_steps) + " must be >= 1");
     if (!(o.jacobi_weight > 0 && o.jacobi_weight < 2))
       fail("jacobi_weight = " + text(o.jacobi_weight) + " must be in (0, 2)");
+    o.coarse_size = amg_coarse_size<ExecutionSpace>(o);
     return o;
   }
 

@@ -865,7 +865,9 @@ struct AmgJordanOut {
 /// Which kernel takes a panel's pivot steps in amg_coarse_inverse_on_device: AmgJordanPanel
 /// (panels of 32 columns in memory, any size) or AmgJordanPanelRegisters (panels of
 /// amg_jordan_register_width columns in registers, up to amg_jordan_register_rows rows a thread
-/// of one team; larger matrices take AmgJordanPanel). `memory` until a GPU run has timed both.
+/// of one team; larger matrices take AmgJordanPanel). `registers` is the default: a step no
+/// longer streams the panel through one multiprocessor
+/// (docs/notes/2026-12-03-amg-register-inverse-coarse-size.md).
 enum class AmgJordanKind { memory, registers };
 inline constexpr int amg_jordan_register_width = 8;
 /// GPUs: 4 rows of 8 entries a thread fit the registers of a team of 256 threads (1024 rows)
@@ -899,9 +901,10 @@ int amg_jordan_register_team(typename Device::execution_space const& exec, std::
 /// docs/notes/2026-12-03-amg-device-inverse-coarse-size.md). Same pivots, results up to rounding
 /// and the same errors. Synchronous.
 template <class Crs>
-typename Crs::values_type amg_coarse_inverse_on_device(typename Crs::execution_space const& exec,
-                                                       Crs const& A, std::string const& what,
-                                                       AmgJordanKind kind = AmgJordanKind::memory) {
+typename Crs::values_type
+amg_coarse_inverse_on_device(typename Crs::execution_space const& exec, Crs const& A,
+                             std::string const& what,
+                             AmgJordanKind kind = AmgJordanKind::registers) {
   using Exec = typename Crs::execution_space;
   using Device = typename Crs::device_type;
   using Team = Kokkos::TeamPolicy<Exec>;
