@@ -990,7 +990,7 @@ amg_coarse_inverse_on_device(typename Crs::execution_space const& exec, Crs cons
 }
 
 /// Rows from which a GPU inverts the coarsest operator on the device (amg_coarse_inverse):
-/// above the default coarse_size (300), where the host's n³ loop starts to weigh on the set-up.
+/// above the hosts' coarse size (300), where the host's n³ loop starts to weigh on the set-up.
 inline constexpr std::int64_t amg_device_inverse_min_rows = 400;
 
 /// The dense inverse of a CRS matrix (row-major, n²): on the host (amg_dense_inverse), or on
