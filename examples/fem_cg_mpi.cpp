@@ -21,6 +21,7 @@
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/gmres.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
+#include <spmvkit/solvers/preconditioners/amg.hpp>
 #include <spmvkit/solvers/preconditioners/chebyshev.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -61,8 +62,9 @@ constexpr char const* about =
     "MPI: each rank assembles its own slab of rows (balanced by nonzeros) and holds its diagonal "
     "block and its off-process block; the halo exchange overlaps the diagonal-block SpMV and the "
     "dot products are MPI all-reduces. BiCGStab and GMRES(30) run on the same operator; Jacobi and "
-    "Chebyshev precondition over the whole operator, block-Jacobi, ILU(0) and IC(0) within each "
-    "rank's rows (distributed_preconditioners.hpp). Prints per-rank sizes and halos, iterations, "
+    "Chebyshev precondition over the whole operator, block-Jacobi, ILU(0), IC(0) and AMG (a "
+    "hierarchy per rank, rank 0's printed) within each rank's rows "
+    "(distributed_preconditioners.hpp). Prints per-rank sizes and halos, iterations, "
     "the median "
     "time per iteration over the repetitions, and checks the L2 error against the closed-form "
     "discretisation error (the one fem_cg reaches). Run it with mpirun -np P.";
@@ -147,6 +149,10 @@ int solve(Config const& cfg) {
     solve_once = [&, M = spmvkit::make_ilu0(exec, A)](Vector const& x) { return run(M, x); };
   } else if (cfg.preconditioner == "ic0") {
     solve_once = [&, M = spmvkit::make_ic0(exec, A)](Vector const& x) { return run(M, x); };
+  } else if (cfg.preconditioner == "amg") {
+    auto M = spmvkit::make_amg(exec, A);
+    if (rank == 0) std::cout << "rank 0's hierarchy:\n" << M.describe();
+    solve_once = [&, M](Vector const& x) { return run(M, x); };
   } else {
     solve_once = [&](Vector const& x) -> spmvkit::SolverResult {
       if (cfg.solver == "bicgstab") return spmvkit::bicgstab(exec, A, b, x, bicgstab_opts);
@@ -217,7 +223,7 @@ int main(int argc, char* argv[]) {
       ex::choice_option("variant", "CG variant", cfg.variant, {"standard", "pipelined"}),
       ex::choice_option("solver", "Krylov method", cfg.solver, {"cg", "bicgstab", "gmres"}),
       ex::choice_option("preconditioner", "preconditioner over the ranks", cfg.preconditioner,
-                        {"none", "jacobi", "block-jacobi", "chebyshev", "ilu0", "ic0"}),
+                        {"none", "jacobi", "block-jacobi", "chebyshev", "ilu0", "ic0", "amg"}),
       ex::integer_option("block-size", "rows per block of block-Jacobi (within a rank)",
                          cfg.block_size, 1, 32),
       ex::switch_option("jacobi", "the same as --preconditioner jacobi", cfg.jacobi),

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace spmvkit::test {
@@ -173,6 +174,139 @@ TYPED_TEST(DistributedSpmvTest, MatchesSingleRankProduct) {
       }
       EXPECT_EQ(mismatches, 0);
     }
+  }
+}
+
+/// Row i, column j of the blocks of vectors below.
+double test_xj(std::int64_t i, std::int64_t j) { return test_x(i + 31 * j); }
+
+// Y = A X for blocks of k vectors: the product of the single-rank matrix, in
+// both layouts, over growing and shrinking k (the exchange buffers reused),
+// with point-to-point messages and the neighbourhood collective.
+TYPED_TEST(DistributedSpmvTest, MultiVectorMatchesSingleRankProduct) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using F = typename TypeParam::format;
+  using Device = Kokkos::Device<Exec, typename Exec::memory_space>;
+  Exec exec;
+  for (auto const& c : cases()) {
+    SCOPED_TRACE(c.name);
+    auto part = c.offsets.empty() ? RowPartition::from_offsets(
+                                        MPI_COMM_WORLD, uneven_offsets(c.matrix.rows, world_size()))
+                                  : RowPartition::from_offsets(MPI_COMM_WORLD, c.offsets);
+    auto A = make_distributed_matrix<F>(
+        part, exec, slab_of<Scalar, Exec>(c.matrix, part.first_row(), part.local_rows()));
+    HaloOptions collective;
+    collective.method = HaloMethod::neighbor_alltoallv;
+    auto A_collective = make_distributed_matrix<F>(
+        part, exec, slab_of<Scalar, Exec>(c.matrix, part.first_row(), part.local_rows()), {}, {},
+        collective);
+    static_assert(std::is_same_v<typename decltype(A)::multi_vector_type,
+                                 Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>>);
+    auto A1 = make_device_crs<Scalar, Exec>(c.matrix);
+    auto check = [&](auto layout, std::int64_t k, auto const& M, std::string const& how) {
+      SCOPED_TRACE(how + ", k = " + std::to_string(k));
+      using Multi = Kokkos::View<Scalar**, decltype(layout), Device>;
+      Multi X_global("X_global", c.matrix.rows, k), Y_global("Y_global", c.matrix.rows, k);
+      auto xh = Kokkos::create_mirror_view(X_global);
+      for (std::int64_t i = 0; i < c.matrix.rows; ++i) {
+        for (std::int64_t j = 0; j < k; ++j) xh(i, j) = static_cast<Scalar>(test_xj(i, j));
+      }
+      Kokkos::deep_copy(X_global, xh);
+      spmv(exec, Scalar(1), A1, X_global, Scalar(0), Y_global);
+      Multi X("X", part.local_rows(), k), Y("Y", part.local_rows(), k);
+      auto xl = Kokkos::create_mirror_view(X);
+      for (std::int64_t i = 0; i < part.local_rows(); ++i) {
+        for (std::int64_t j = 0; j < k; ++j) xl(i, j) = xh(part.first_row() + i, j);
+      }
+      Kokkos::deep_copy(X, xl);
+      Kokkos::deep_copy(Y, Scalar(std::nan("")));
+      M.apply(exec, X, Y);
+      exec.fence();
+      auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Y);
+      auto yg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Y_global);
+      int mismatches = 0;
+      for (std::int64_t i = 0; i < part.local_rows(); ++i) {
+        for (std::int64_t j = 0; j < k; ++j) {
+          const double expected = yg(part.first_row() + i, j), got = yh(i, j);
+          if (!(std::abs(got - expected) <= 1e-12 * (1 + std::abs(expected))) && ++mismatches < 5) {
+            ADD_FAILURE() << "global row " << part.first_row() + i << ", column " << j
+                          << ": distributed " << got << ", single rank " << expected;
+          }
+        }
+      }
+      EXPECT_EQ(mismatches, 0);
+    };
+    for (std::int64_t k : {3, 9, 1}) {
+      check(Kokkos::LayoutLeft(), k, A, "LayoutLeft");
+      check(Kokkos::LayoutRight(), k, A, "LayoutRight");
+    }
+    check(Kokkos::LayoutLeft(), 5, A_collective, "LayoutLeft, collective");
+    check(Kokkos::LayoutRight(), 2, A_collective, "LayoutRight, collective");
+  }
+}
+
+// A multi-vector apply whose arguments are wrong on one rank, or whose k
+// differs between ranks, throws the same DistributedError on every rank.
+TEST(DistributedMultiVectorTest, BadArgumentsOnOneRankFailEveryRank) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  using Multi = Kokkos::View<double**, Kokkos::LayoutLeft, Exec::memory_space>;
+  Exec exec;
+  const HostCrs h = irregular_matrix(97);
+  auto part = RowPartition::from_offsets(MPI_COMM_WORLD, uneven_offsets(97, world_size()));
+  auto A = make_distributed_matrix<CrsFormat>(
+      part, exec, slab_of<double, Exec>(h, part.first_row(), part.local_rows()));
+  const int last = part.size() - 1;
+  const std::int64_t n = part.local_rows();
+  auto expect = [&](auto&& call, std::string const& cause) {
+    std::string message;
+    try {
+      call();
+    } catch (DistributedError const& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find("spmvkit::DistributedMatrix::apply (multi-vector)"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find(cause), std::string::npos) << message;
+    EXPECT_TRUE(same_text_on_all_ranks(message)) << message;
+  };
+  // Y one row short on the last rank only.
+  {
+    Multi X("X", n, 2), Y("Y", part.rank() == last ? n - 1 : n, 2);
+    expect([&] { A.apply(exec, X, Y); },
+           "failed on rank " + std::to_string(last) + " of " + std::to_string(part.size()));
+  }
+  // X and Y the same View on rank 0.
+  {
+    Multi X("X", n, 2), Y("Y", n, 2);
+    expect([&] { A.apply(exec, X, part.rank() == 0 ? X : Y); },
+           "failed on rank 0 of " + std::to_string(part.size()) +
+               ": X and Y must not share storage");
+  }
+  // No columns.
+  {
+    Multi X("X", n, 0), Y("Y", n, 0);
+    expect([&] { A.apply(exec, X, Y); }, "the same columns, at least 1");
+  }
+  if (part.size() > 1) {
+    // Rank 0 passes 3 columns, the others 2.
+    const std::int64_t k = part.rank() == 0 ? 3 : 2;
+    Multi X("X", n, k), Y("Y", n, k);
+    expect([&] { A.apply(exec, X, Y); },
+           "the ranks pass 2 to 3 columns; every rank must pass the same number");
+  }
+  // After the errors, a correct product still works (nothing left in flight).
+  Multi X("X", n, 2), Y("Y", n, 2);
+  Kokkos::deep_copy(X, 1.0);
+  A.apply(exec, X, Y);
+  exec.fence();
+  auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Y);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t g = part.first_row() + i;
+    double row_sum = 0;
+    for (auto e = h.row_starts[g]; e < h.row_starts[g + 1]; ++e) row_sum += h.val[e];
+    EXPECT_NEAR(yh(i, 0), row_sum, 1e-12 * (1 + std::abs(row_sum)));
+    EXPECT_NEAR(yh(i, 1), row_sum, 1e-12 * (1 + std::abs(row_sum)));
   }
 }
 

@@ -13,6 +13,7 @@
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/gmres.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
+#include <spmvkit/solvers/preconditioners/amg.hpp>
 #include <spmvkit/solvers/preconditioners/chebyshev.hpp>
 
 #include <gtest/gtest.h>
@@ -78,6 +79,62 @@ Crs block_diagonal_part(typename Crs::execution_space const& exec, Crs const& A1
   return B;
 }
 
+/// Rows and columns [lo, hi) of A1, renumbered from 0: what rank q holds as
+/// its diagonal block when [lo, hi) are its rows.
+template <class Crs>
+Crs diagonal_block_of(typename Crs::execution_space const& exec, Crs const& A1, std::int64_t lo,
+                      std::int64_t hi) {
+  using Scalar = typename Crs::value_type;
+  auto rs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A1.row_starts());
+  auto cs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A1.column_indices());
+  auto vs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A1.values());
+  std::vector<std::int64_t> starts(1, 0), cols;
+  std::vector<Scalar> vals;
+  for (std::int64_t i = lo; i < hi; ++i) {
+    for (auto k = rs(i); k < rs(i + 1); ++k) {
+      if (cs(k) >= lo && cs(k) < hi) {
+        cols.push_back(cs(k) - lo);
+        vals.push_back(vs(k));
+      }
+    }
+    starts.push_back(static_cast<std::int64_t>(cols.size()));
+  }
+  Crs B("test::diagonal_block", hi - lo, hi - lo, static_cast<std::int64_t>(cols.size()));
+  auto bs = Kokkos::create_mirror_view(B.row_starts());
+  auto bc = Kokkos::create_mirror_view(B.column_indices());
+  auto bv = Kokkos::create_mirror_view(B.values());
+  for (std::size_t i = 0; i < starts.size(); ++i) bs(i) = starts[i];
+  for (std::size_t k = 0; k < cols.size(); ++k) {
+    bc(k) = cols[k];
+    bv(k) = vals[k];
+  }
+  Kokkos::deep_copy(exec, B.row_starts(), bs);
+  Kokkos::deep_copy(exec, B.column_indices(), bc);
+  Kokkos::deep_copy(exec, B.values(), bv);
+  exec.fence();
+  return B;
+}
+
+/// One process applying one AMG hierarchy per rank's rows, each to its own
+/// range of the vectors: the preconditioner make_amg of a DistributedMatrix
+/// assembles side by side.
+template <class Amg>
+struct RankLocalAmgs {
+  using execution_space = typename Amg::execution_space;
+  using scalar_type = typename Amg::scalar_type;
+  using vector_type = typename Amg::vector_type;
+  std::vector<Amg> blocks;
+  std::vector<std::int64_t> offsets;
+
+  std::int64_t num_rows() const { return offsets.back(); }
+  void apply(execution_space const& exec, vector_type const& r, vector_type const& z) const {
+    for (std::size_t q = 0; q < blocks.size(); ++q) {
+      const auto range = Kokkos::make_pair(offsets[q], offsets[q + 1]);
+      blocks[q].apply(exec, Kokkos::subview(r, range), Kokkos::subview(z, range));
+    }
+  }
+};
+
 /// max over this rank's rows of |x(i) − x1(first + i)|, over all ranks.
 template <class X, class X1>
 double max_difference(RowPartition const& part, X const& x, X1 const& x1) {
@@ -111,7 +168,16 @@ TYPED_TEST(DistributedPreconditionerTest, EachMatchesOneProcessWithTheSamePrecon
   auto b = distributed_fem_poisson_rhs<Scalar>(exec, part, N);
   const double tol = sizeof(Scalar) == 8 ? 1e-10 : 1e-5;
   const double x_tol = sizeof(Scalar) == 8 ? 1e-6 : 1e-2;
-  for (std::string const way : {"cg/block-jacobi", "cg/chebyshev", "cg/ic0", "gmres/ilu0"}) {
+  // The one-process twin of make_amg (distributed): a hierarchy per rank's block.
+  using Amg = AmgPreconditioner<Scalar, Exec>;
+  RankLocalAmgs<Amg> amgs1;
+  amgs1.offsets = offsets;
+  for (int q = 0; q < part.size(); ++q) {
+    amgs1.blocks.push_back(make_amg(exec, diagonal_block_of(exec, A1, offsets[q], offsets[q + 1])));
+  }
+  static_assert(is_preconditioner_v<RankLocalAmgs<Amg>>);
+  for (std::string const way :
+       {"cg/block-jacobi", "cg/chebyshev", "cg/ic0", "gmres/ilu0", "cg/amg", "gmres/amg"}) {
     SCOPED_TRACE(way);
     auto x1 = fem_poisson_rough_guess<Scalar>(exec, N);
     auto x = distributed_fem_poisson_rough_guess<Scalar>(exec, part, N);
@@ -134,12 +200,33 @@ TYPED_TEST(DistributedPreconditionerTest, EachMatchesOneProcessWithTheSamePrecon
     } else if (way == "cg/ic0") {
       r1 = cg(exec, A1, make_ic0(exec, D1), b1, x1, co);
       r = cg(exec, A, make_ic0(exec, A), b, x, co);
+    } else if (way == "cg/amg") {
+      auto M = make_amg(exec, A);
+      EXPECT_EQ(M.num_rows(), part.local_rows());
+      EXPECT_EQ(M.num_levels(), amgs1.blocks[static_cast<std::size_t>(part.rank())].num_levels());
+      r1 = cg(exec, A1, amgs1, b1, x1, co);
+      r = cg(exec, A, M, b, x, co);
+      // One hierarchy on one rank: few iterations. Additive over several ranks (no coupling
+      // between their hierarchies) it loses much of that, but stays below Jacobi.
+      auto xj = distributed_fem_poisson_rough_guess<Scalar>(exec, part, N);
+      const auto rj = cg(exec, A, make_jacobi(exec, A), b, xj, co);
+      EXPECT_LT(r.iterations, rj.iterations)
+          << "AMG " << r.iterations << ", Jacobi " << rj.iterations;
+      if (part.size() == 1) {
+        EXPECT_LE(2 * r.iterations, rj.iterations)
+            << "AMG " << r.iterations << ", Jacobi " << rj.iterations;
+      }
     } else {
       GmresOptions go;
       go.relative_tolerance = tol;
       go.use_initial_guess = true;
-      r1 = gmres(exec, A1, make_ilu0(exec, D1), b1, x1, go);
-      r = gmres(exec, A, make_ilu0(exec, A), b, x, go);
+      if (way == "gmres/ilu0") {
+        r1 = gmres(exec, A1, make_ilu0(exec, D1), b1, x1, go);
+        r = gmres(exec, A, make_ilu0(exec, A), b, x, go);
+      } else {
+        r1 = gmres(exec, A1, amgs1, b1, x1, go);
+        r = gmres(exec, A, make_amg(exec, A), b, x, go);
+      }
     }
     EXPECT_TRUE(r1.converged()) << r1.message;
     EXPECT_TRUE(r.converged()) << r.message;
@@ -178,6 +265,10 @@ TYPED_TEST(DistributedPreconditionerTest, AFailedSetUpIsTheSameErrorOnEveryRank)
   };
   expect_collective_error([&] { make_block_jacobi(exec, A, 33); },
                           "spmvkit::make_block_jacobi (distributed)", "block_size = 33");
+  AmgOptions bad;
+  bad.strength_threshold = -1;
+  expect_collective_error([&] { make_amg(exec, A, bad); }, "spmvkit::make_amg (distributed)",
+                          "strength_threshold = -1");
 
   // Only the last rank's rows lose their diagonal: its ILU(0) fails, every
   // rank reports that rank.
@@ -209,6 +300,27 @@ TYPED_TEST(DistributedPreconditionerTest, AFailedSetUpIsTheSameErrorOnEveryRank)
             std::string::npos)
       << message;
   EXPECT_TRUE(same_text_on_all_ranks(message));
+
+  // A near-nullspace one row short on the last rank only: every rank reports that rank.
+  using Amg = AmgPreconditioner<Scalar, Exec>;
+  const std::int64_t short_rows = part.end_row(last) - part.first_row(last) - 1;
+  const std::int64_t rows = part.rank() == last ? short_rows : part.local_rows();
+  typename Amg::multi_vector_type modes("test::near_nullspace", static_cast<std::size_t>(rows), 1);
+  Kokkos::deep_copy(exec, modes, Scalar(1));
+  std::string nns_message;
+  try {
+    make_amg(exec, A, modes);
+  } catch (DistributedError const& e) {
+    nns_message = e.what();
+  }
+  EXPECT_NE(nns_message.find("spmvkit::make_amg (distributed) failed on rank " +
+                             std::to_string(last) + " of " + std::to_string(part.size())),
+            std::string::npos)
+      << nns_message;
+  EXPECT_NE(nns_message.find("the near-nullspace is " + std::to_string(short_rows) + " x 1"),
+            std::string::npos)
+      << nns_message;
+  EXPECT_TRUE(same_text_on_all_ranks(nns_message));
 }
 
 } // namespace

@@ -28,7 +28,9 @@
 /// otherwise it goes to a buffer and a scatter adds it into y. The
 /// matrix models the operator concept of solvers/operator.hpp with local
 /// sizes, and its reduction policy (MpiReduction) makes CG's dot products
-/// global, so spmvkit::cg solves the distributed system unchanged.
+/// global, so spmvkit::cg solves the distributed system unchanged. Blocks of
+/// k vectors (rank-2 Views) take the same path with one exchange of k entries
+/// per ghost and the blocks' multi-vector products.
 ///
 /// Built from a slab source: what a rank knows of its own rows, as device
 /// functions `for_each_entry(local_row, f)` calling `f(global_column, value)`
@@ -52,7 +54,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <exception>
+#include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -167,6 +172,73 @@ public:
     apply_off_process_block(exec, y);
   }
 
+  /// Blocks of k vectors of this rank's rows (the operator concept's optional
+  /// multi-vector type; apply() takes any layout).
+  using multi_vector_type =
+      Kokkos::View<Scalar**, Kokkos::LayoutLeft,
+                   Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>>;
+
+  /// Y = A X for the k columns of X at once (rank-2 Views of num_rows() rows,
+  /// LayoutLeft or LayoutRight, not aliased): one halo exchange carrying k
+  /// entries per ghost, overlapped with the diagonal block's multi-vector
+  /// product (the block read once per block of columns), then the
+  /// off-process block's. Collective: every rank must pass the same k. One
+  /// MPI_Allreduce per call checks that and each rank's arguments, so a
+  /// mismatch anywhere (rows, columns, aliasing, k differing between ranks,
+  /// exchange buffers that do not fit) throws the same DistributedError on
+  /// every rank before any message. The first call with more columns than
+  /// before allocates the exchange buffers (kept). Returns with the
+  /// off-process product queued on exec.
+  template <class XView, class YView,
+            std::enable_if_t<Kokkos::is_view<XView>::value && XView::rank == 2, int> = 0>
+  void apply(ExecutionSpace const& exec, XView const& X, YView const& Y) const {
+    static_assert(Kokkos::is_view<YView>::value && YView::rank == 2,
+                  "spmvkit::DistributedMatrix::apply: Y must be a rank-2 View, as X");
+    const auto k = static_cast<std::int64_t>(X.extent(1));
+    const auto n = static_cast<std::int64_t>(off_rows_.extent(0));
+    agree_on_columns(k, [&] {
+      const auto rows = num_rows();
+      if (static_cast<std::int64_t>(X.extent(0)) != rows ||
+          static_cast<std::int64_t>(Y.extent(0)) != rows || Y.extent(1) != X.extent(1) || k < 1) {
+        throw std::invalid_argument(
+            "X is " + std::to_string(X.extent(0)) + " x " + std::to_string(X.extent(1)) +
+            " and Y " + std::to_string(Y.extent(0)) + " x " + std::to_string(Y.extent(1)) +
+            "; both must have this rank's " + std::to_string(rows) +
+            " rows and the same columns, at least 1");
+      }
+      if (detail::storage_overlaps(X, Y)) {
+        throw std::invalid_argument("X and Y must not share storage");
+      }
+      halo_.reserve_columns(exec, k);
+      if (n > 0 && off_first_row_ < 0 && columns_->capacity < k) {
+        columns_->product = vector_type();
+        columns_->capacity = 0;
+        columns_->product = detail::allocate_view<vector_type>(
+            exec, "SpMVKit::distributed::off_process_product_columns", n * k);
+        columns_->capacity = k;
+      }
+    });
+    halo_.begin(exec, X);
+    spmv(exec, Scalar(1), diag_, X, Scalar(0), Y, diag_options_);
+    halo_.end(exec);
+    if (n == 0) return;
+    const auto G = halo_.column_ghosts();
+    if (off_first_row_ >= 0) {
+      const auto rows =
+          Kokkos::subview(Y, Kokkos::make_pair(off_first_row_, off_first_row_ + n), Kokkos::ALL());
+      spmv(exec, Scalar(1), off_, G, Scalar(1), rows, off_options_);
+      return;
+    }
+    using Product = typename halo_type::column_ghosts_type;
+    const Product product(columns_->product.data(), static_cast<std::size_t>(n),
+                          static_cast<std::size_t>(k));
+    spmv(exec, Scalar(1), off_, G, Scalar(0), product, off_options_);
+    Kokkos::parallel_for(
+        "SpMVKit::distributed::off_process_add_columns",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, n * k),
+        detail::AddIntoRowsColumns<YView, Product, row_index_type>{Y, product, off_rows_, k});
+  }
+
   /// y(off_process_rows()) += A_off ghosts: the off-process block's part of
   /// the product, with the ghosts of the last exchange (halo().end() must
   /// have returned). Asynchronous on exec; nothing when there are no ghosts.
@@ -223,6 +295,39 @@ public:
   }
 
 private:
+  // The scatter buffer of multi-vector products (off-process rows x up to capacity columns),
+  // shared by copies as the halo buffers are.
+  struct Columns {
+    vector_type product;
+    std::int64_t capacity = 0;
+  };
+
+  /// Runs the local checks and allocations of a multi-vector apply, then one all-reduce of
+  /// (lowest failing rank, k, -k): every rank throws the same DistributedError when a rank
+  /// failed or the ranks' k differ.
+  template <class Step>
+  void agree_on_columns(std::int64_t k, Step&& step) const {
+    constexpr char const* what = "spmvkit::DistributedMatrix::apply (multi-vector)";
+    std::string error;
+    try {
+      step();
+    } catch (std::exception const& e) {
+      error = e.what();
+      if (error.empty()) error = "an exception without a message";
+    }
+    const int size = partition_.size(), rank = partition_.rank();
+    const std::int64_t cap = std::numeric_limits<int>::max();
+    long long v[3] = {error.empty() ? 0 : size - rank, std::min(k, cap), -std::min(k, cap)};
+    detail::mpi_check(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, MPI_MAX, *comm_),
+                      "MPI_Allreduce");
+    if (v[0] > 0) detail::agree_on_errors(*comm_, what, error); // throws on every rank
+    if (v[1] != -v[2]) {
+      throw DistributedError(std::string(what) + ": the ranks pass " + std::to_string(-v[2]) +
+                             " to " + std::to_string(v[1]) +
+                             " columns; every rank must pass the same number");
+    }
+  }
+
   std::shared_ptr<MPI_Comm> comm_;
   MpiReduction reduction_{MPI_COMM_NULL};
   RowPartition partition_;
@@ -233,6 +338,7 @@ private:
   // else -1 and the block's product goes to off_product_ first.
   std::int64_t off_first_row_ = -1;
   vector_type off_product_;
+  std::shared_ptr<Columns> columns_ = std::make_shared<Columns>();
   halo_type halo_;
   typename DiagFormat::options_type diag_options_;
   typename OffFormat::options_type off_options_;

@@ -4,7 +4,7 @@
 #define SPMVKIT_DISTRIBUTED_DISTRIBUTED_PRECONDITIONERS_HPP
 
 /// \file
-/// Block-Jacobi, ILU(0) and IC(0) of a DistributedMatrix, each local to a
+/// Block-Jacobi, ILU(0), IC(0) and AMG of a DistributedMatrix, each local to a
 /// rank's rows: M = blockdiag(M_0, ..., M_{p-1}), M_r built from rank r's
 /// diagonal block (its rows and the columns it owns), so applying M needs no
 /// message and the couplings between ranks are left to the Krylov method (an
@@ -23,6 +23,7 @@
 
 #include <spmvkit/distributed/detail/mpi_utils.hpp>
 #include <spmvkit/distributed/distributed_matrix.hpp>
+#include <spmvkit/solvers/preconditioners/amg.hpp>
 #include <spmvkit/solvers/preconditioners/block_jacobi.hpp>
 #include <spmvkit/solvers/preconditioners/ilu0.hpp>
 
@@ -128,6 +129,42 @@ auto make_ic0(
   return detail::build_local_preconditioner(
       exec, A, "spmvkit::make_ic0 (distributed)",
       [&](auto const& local) { return make_ic0(exec, local, options); });
+}
+
+/// An AMG hierarchy of each rank's diagonal block (make_amg of that block as a
+/// CrsMatrix, `options` as there): additive across ranks, so the iterations
+/// grow with the ranks as for the other rank-local preconditioners, while each
+/// rank's hierarchy keeps them nearly independent of its own size. Every rank
+/// sets up and cycles alone (no message). Collective; throws DistributedError
+/// on every rank when any rank fails (options out of range, a zero diagonal
+/// entry, a λmax estimate that is not positive, a singular coarsest operator,
+/// a level beyond the memory limit). Each rank's report() describes its own
+/// hierarchy.
+template <class DiagFormat, class Scalar, class ExecutionSpace, class OffFormat, class Ordinal,
+          class Offset>
+AmgPreconditioner<Scalar, ExecutionSpace, Ordinal, Offset>
+make_amg(ExecutionSpace const& exec,
+         DistributedMatrix<DiagFormat, Scalar, ExecutionSpace, OffFormat, Ordinal, Offset> const& A,
+         AmgOptions const& options = {}) {
+  return detail::build_local_preconditioner(
+      exec, A, "spmvkit::make_amg (distributed)",
+      [&](auto const& local) { return make_amg(exec, local, options); });
+}
+
+/// As above with this rank's rows of a near-nullspace (local rows x k,
+/// LayoutLeft; e.g. the rigid-body modes of its nodes): a View of another
+/// length is refused on the rank that holds it, and so on every rank.
+template <class DiagFormat, class Scalar, class ExecutionSpace, class OffFormat, class Ordinal,
+          class Offset>
+AmgPreconditioner<Scalar, ExecutionSpace, Ordinal, Offset>
+make_amg(ExecutionSpace const& exec,
+         DistributedMatrix<DiagFormat, Scalar, ExecutionSpace, OffFormat, Ordinal, Offset> const& A,
+         typename AmgPreconditioner<Scalar, ExecutionSpace, Ordinal,
+                                    Offset>::multi_vector_type const& near_nullspace,
+         AmgOptions const& options = {}) {
+  return detail::build_local_preconditioner(
+      exec, A, "spmvkit::make_amg (distributed)",
+      [&](auto const& local) { return make_amg(exec, local, near_nullspace, options); });
 }
 
 } // namespace spmvkit

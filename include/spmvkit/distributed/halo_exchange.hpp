@@ -43,6 +43,7 @@
 #include <mpi-ext.h>
 #endif
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -112,6 +113,19 @@ struct HaloPack {
   Vector x;
   Indices indices;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { buffer(i) = x(indices(i)); }
+};
+
+/// buffer(i k + j) = X(indices(i), j): the rows sent, row-major.
+template <class Buffer, class Multi, class Indices>
+struct HaloPackColumns {
+  Buffer buffer;
+  Multi x;
+  Indices indices;
+  std::int64_t k;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
+    const std::int64_t i = t / k;
+    buffer(t) = x(indices(i), t - i * k);
+  }
 };
 
 } // namespace detail
@@ -200,6 +214,7 @@ public:
   /// pack and staging copy are launched there, and end() posts the sends once
   /// they are done, so that work queued on exec in between overlaps them.
   void begin(ExecutionSpace const& exec, vector_type const& x) const {
+    state_->columns = 0;
     auto& requests = state_->requests;
     requests.clear();
     Scalar* receive_to = staged_ ? host_receive_.data() : ghosts_.data();
@@ -241,14 +256,118 @@ public:
     }
     if (staged_ && !receives_.empty()) {
       Kokkos::Profiling::pushRegion("SpMVKit::distributed::halo_unpack");
+      auto const& st = *state_;
+      const auto range = Kokkos::make_pair(
+          std::int64_t(0), received_entries() * std::max<std::int64_t>(1, st.columns));
+      auto to = st.columns > 0 ? Kokkos::subview(st.ghost_columns, range)
+                               : Kokkos::subview(ghosts_, range);
+      auto from = st.columns > 0 ? Kokkos::subview(st.host_receive_columns, range)
+                                 : Kokkos::subview(host_receive_, range);
       if (own_instance_) {
-        Kokkos::deep_copy(halo_exec_, ghosts_, host_receive_);
+        Kokkos::deep_copy(halo_exec_, to, from);
         halo_exec_.fence();
       } else {
-        Kokkos::deep_copy(exec, ghosts_, host_receive_);
+        Kokkos::deep_copy(exec, to, from);
       }
       Kokkos::Profiling::popRegion();
     }
+  }
+
+  /// The ghost rows of a multi-vector exchange (ghosts x k, row-major).
+  using column_ghosts_type =
+      Kokkos::View<Scalar**, Kokkos::LayoutRight, Kokkos::Device<ExecutionSpace, memory_space>,
+                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  /// Makes the buffers of a k-column exchange (kept for later ones of k or
+  /// fewer columns). Throws AllocationError when they do not fit, and
+  /// std::length_error when a neighbour's message would exceed MPI's int
+  /// counts; a multi-vector begin() needs it first.
+  void reserve_columns(ExecutionSpace const& exec, std::int64_t k) const {
+    auto& st = *state_;
+    if (k <= st.capacity) return;
+    const auto limit = static_cast<std::int64_t>(std::numeric_limits<int>::max());
+    for (auto const* list : {&sends_, &receives_}) {
+      for (auto const& nb : *list) {
+        if (nb.count > limit / k) {
+          throw std::length_error("spmvkit::HaloExchange: " + std::to_string(k) +
+                                  " columns of the " + std::to_string(nb.count) +
+                                  " entries exchanged with rank " + std::to_string(nb.rank) +
+                                  " exceed MPI's int counts");
+        }
+      }
+    }
+    const std::int64_t sent = sent_entries() * k, received = received_entries() * k;
+    st.send_columns = vector_type();
+    st.ghost_columns = vector_type();
+    st.host_send_columns = HostBuffer();
+    st.host_receive_columns = HostBuffer();
+    st.capacity = 0;
+    st.send_columns =
+        detail::allocate_view<vector_type>(exec, "SpMVKit::distributed::halo_send_columns", sent);
+    st.ghost_columns =
+        detail::allocate_view<vector_type>(exec, "SpMVKit::distributed::ghost_columns", received);
+    if (staged_) {
+      st.host_send_columns =
+          detail::allocate_view<HostBuffer>(Kokkos::DefaultHostExecutionSpace(),
+                                            "SpMVKit::distributed::halo_send_columns_host", sent);
+      st.host_receive_columns = detail::allocate_view<HostBuffer>(
+          Kokkos::DefaultHostExecutionSpace(), "SpMVKit::distributed::halo_receive_columns_host",
+          received);
+    }
+    st.capacity = k;
+  }
+
+  /// begin() for the k columns of X (a rank-2 View of the local rows, any
+  /// layout; reserve_columns(exec, k) first): the same messages with k
+  /// entries per ghost. end() then leaves them in column_ghosts().
+  template <class Multi,
+            std::enable_if_t<Kokkos::is_view<Multi>::value && Multi::rank == 2, int> = 0>
+  void begin(ExecutionSpace const& exec, Multi const& X) const {
+    auto& st = *state_;
+    const auto k = static_cast<std::int64_t>(X.extent(1));
+    if (k > st.capacity) {
+      throw std::logic_error("spmvkit::HaloExchange: " + std::to_string(k) +
+                             " columns exchanged, buffers reserved for " +
+                             std::to_string(st.capacity));
+    }
+    st.columns = k;
+    auto& requests = st.requests;
+    requests.clear();
+    Scalar* receive_to = staged_ ? st.host_receive_columns.data() : st.ghost_columns.data();
+    for (auto const& nb : receives_) {
+      if (graph_) break;
+      requests.emplace_back();
+      detail::mpi_check(MPI_Irecv(receive_to + nb.offset * k, static_cast<int>(nb.count * k),
+                                  detail::mpi_datatype<Scalar>(), nb.rank, tag, comm_,
+                                  &requests.back()),
+                        "MPI_Irecv");
+    }
+    if (sends_.empty()) {
+      if (graph_) st.sends_pending = true;
+      return;
+    }
+    if (own_instance_) order_after(exec);
+    ExecutionSpace const& pack_exec = own_instance_ ? halo_exec_ : exec;
+    const std::int64_t n = sent_entries() * k;
+    Kokkos::parallel_for(
+        "SpMVKit::distributed::halo_pack_columns",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(pack_exec, 0, n),
+        detail::HaloPackColumns<vector_type, Multi, index_type>{st.send_columns, X, send_indices_,
+                                                                k});
+    if (staged_) {
+      const auto range = Kokkos::make_pair(std::int64_t(0), n);
+      Kokkos::deep_copy(pack_exec, Kokkos::subview(st.host_send_columns, range),
+                        Kokkos::subview(st.send_columns, range));
+    }
+    st.sends_pending = true;
+    if (!own_instance_) post_sends(exec);
+  }
+
+  /// The ghost rows of the last multi-vector exchange (after end()).
+  column_ghosts_type column_ghosts() const {
+    return column_ghosts_type(state_->ghost_columns.data(),
+                              static_cast<std::size_t>(received_entries()),
+                              static_cast<std::size_t>(state_->columns));
   }
 
   /// The ghost entries, in the order of the off-process block's columns.
@@ -287,6 +406,12 @@ private:
   struct State {
     std::vector<MPI_Request> requests;
     bool sends_pending = false; // packed (on pack_exec), sends not posted yet
+    std::int64_t columns = 0;   // k of the exchange in flight; 0: a vector
+    // The buffers of multi-vector exchanges, for up to `capacity` columns.
+    std::int64_t capacity = 0;
+    vector_type send_columns, ghost_columns;
+    HostBuffer host_send_columns, host_receive_columns;
+    std::vector<int> graph_counts; // the collective's counts scaled by columns
 #if defined(KOKKOS_ENABLE_CUDA)
     cudaEvent_t event = nullptr;   // order_after's, with an instance of its own
     cudaStream_t stream = nullptr; // that instance's
@@ -333,25 +458,35 @@ private:
   /// thread) and posts the sends.
   void post_sends(ExecutionSpace const& pack_exec) const {
     pack_exec.fence();
-    state_->sends_pending = false;
-    Scalar* send_from = staged_ ? host_send_.data() : send_buffer_.data();
+    auto& st = *state_;
+    st.sends_pending = false;
+    // A multi-vector exchange sends k entries per ghost (reserve_columns checked the counts).
+    const bool columns = st.columns > 0;
+    const std::int64_t k = columns ? st.columns : 1;
+    Scalar* send_from = columns ? (staged_ ? st.host_send_columns.data() : st.send_columns.data())
+                                : (staged_ ? host_send_.data() : send_buffer_.data());
     if (graph_) {
-      Scalar* receive_to = staged_ ? host_receive_.data() : ghosts_.data();
-      state_->requests.emplace_back();
+      Scalar* receive_to =
+          columns ? (staged_ ? st.host_receive_columns.data() : st.ghost_columns.data())
+                  : (staged_ ? host_receive_.data() : ghosts_.data());
+      // The counts must outlive the request: kept in the state.
+      st.graph_counts = graph_counts_;
+      for (auto& c : st.graph_counts) c = static_cast<int>(c * k);
+      int const* counts = st.graph_counts.data();
+      st.requests.emplace_back();
       detail::mpi_check(MPI_Ineighbor_alltoallv(
-                            send_from, graph_counts_.data(), graph_counts_.data() + sends_.size(),
-                            detail::mpi_datatype<Scalar>(), receive_to,
-                            graph_counts_.data() + 2 * sends_.size(),
-                            graph_counts_.data() + 2 * sends_.size() + receives_.size(),
-                            detail::mpi_datatype<Scalar>(), *graph_, &state_->requests.back()),
+                            send_from, counts, counts + sends_.size(),
+                            detail::mpi_datatype<Scalar>(), receive_to, counts + 2 * sends_.size(),
+                            counts + 2 * sends_.size() + receives_.size(),
+                            detail::mpi_datatype<Scalar>(), *graph_, &st.requests.back()),
                         "MPI_Ineighbor_alltoallv");
       return;
     }
     for (auto const& nb : sends_) {
-      state_->requests.emplace_back();
-      detail::mpi_check(MPI_Isend(send_from + nb.offset, static_cast<int>(nb.count),
+      st.requests.emplace_back();
+      detail::mpi_check(MPI_Isend(send_from + nb.offset * k, static_cast<int>(nb.count * k),
                                   detail::mpi_datatype<Scalar>(), nb.rank, tag, comm_,
-                                  &state_->requests.back()),
+                                  &st.requests.back()),
                         "MPI_Isend");
     }
   }

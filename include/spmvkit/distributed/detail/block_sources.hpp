@@ -113,6 +113,19 @@ struct AddIntoRows {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { y(rows(i)) += product(i); }
 };
 
+/// AddIntoRows for k columns: Y(rows(i), j) += product(i, j), t = i k + j.
+template <class Multi, class Product, class Rows>
+struct AddIntoRowsColumns {
+  Multi y;
+  Product product;
+  Rows rows;
+  std::int64_t k;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
+    const std::int64_t i = t / k, j = t - i * k;
+    y(rows(i), j) += product(i, j);
+  }
+};
+
 template <class Slab>
 struct FindBadColumn {
   Slab slab;
