@@ -131,7 +131,9 @@ Kokkos::View<Scalar*, Kokkos::HostSpace>
 expect_inverse_matches_host(HostCrs const& h,
                             detail::AmgJordanKind kind = detail::AmgJordanKind::memory) {
   const std::int64_t n = h.rows;
-  SCOPED_TRACE(kind == detail::AmgJordanKind::memory ? "panels in memory" : "panels in registers");
+  SCOPED_TRACE(kind == detail::AmgJordanKind::memory      ? "panels in memory"
+               : kind == detail::AmgJordanKind::registers ? "panels in registers"
+                                                          : "panels chosen by rows");
   const auto A = make_device_crs<Scalar, Exec>(h);
   // The register panel falls back to the memory one where a team cannot hold the rows: not here.
   if (kind == detail::AmgJordanKind::registers) {
@@ -321,7 +323,8 @@ TYPED_TEST(AmgTest, CoarseInverseOnTheDeviceMatchesTheHost) {
   // Random rows plus a small diagonal: partial pivoting has to swap rows.
   const HostCrs h = pivoting_matrix(n, 25, 1e-3, 77, zero_unknown);
   const detail::AmgJordanKind kinds[] = {detail::AmgJordanKind::memory,
-                                         detail::AmgJordanKind::registers};
+                                         detail::AmgJordanKind::registers,
+                                         detail::AmgJordanKind::automatic};
   for (const auto kind : kinds) {
     const auto inv = expect_inverse_matches_host<Scalar, Exec>(h, kind);
     ASSERT_EQ(static_cast<std::int64_t>(inv.extent(0)), n * n);

@@ -865,10 +865,14 @@ struct AmgJordanOut {
 /// Which kernel takes a panel's pivot steps in amg_coarse_inverse_on_device: AmgJordanPanel
 /// (panels of 32 columns in memory, any size) or AmgJordanPanelRegisters (panels of
 /// amg_jordan_register_width columns in registers, up to amg_jordan_register_rows rows a thread
-/// of one team; larger matrices take AmgJordanPanel). `registers` is the default: a step no
-/// longer streams the panel through one multiprocessor
+/// of one team; larger matrices take AmgJordanPanel). `automatic` (the default) takes the
+/// register panel from amg_jordan_register_min_rows rows: it halves the pivot steps' time but
+/// launches four times as many gathers, swaps and updates, which outweigh that on small matrices
 /// (docs/notes/2026-12-03-amg-register-inverse-coarse-size.md).
-enum class AmgJordanKind { memory, registers };
+enum class AmgJordanKind { memory, registers, automatic };
+/// The automatic kind's crossover: on an H200 the memory panel was faster at 512 rows, as fast at
+/// 729 and slower at 1000 (docs/notes/2026-12-03-distributed-amg-multivector.md).
+inline constexpr std::int64_t amg_jordan_register_min_rows = 750;
 inline constexpr int amg_jordan_register_width = 8;
 /// GPUs: 4 rows of 8 entries a thread fit the registers of a team of 256 threads (1024 rows)
 /// without spilling, 16 x 2 did not fit 512
@@ -904,7 +908,7 @@ template <class Crs>
 typename Crs::values_type
 amg_coarse_inverse_on_device(typename Crs::execution_space const& exec, Crs const& A,
                              std::string const& what,
-                             AmgJordanKind kind = AmgJordanKind::registers) {
+                             AmgJordanKind kind = AmgJordanKind::automatic) {
   using Exec = typename Crs::execution_space;
   using Device = typename Crs::device_type;
   using Team = Kokkos::TeamPolicy<Exec>;
@@ -924,6 +928,8 @@ amg_coarse_inverse_on_device(typename Crs::execution_space const& exec, Crs cons
   constexpr int W = amg_jordan_register_width, R = amg_jordan_register_rows<Exec>;
   using Registers = AmgJordanPanelRegisters<Device, W, R>;
   const double tiny = scale * 1e-14 * static_cast<double>(n);
+  if (kind == AmgJordanKind::automatic)
+    kind = n >= amg_jordan_register_min_rows ? AmgJordanKind::registers : AmgJordanKind::memory;
   const int register_team =
       kind == AmgJordanKind::registers ? amg_jordan_register_team<Device>(exec, n) : 0;
   const bool registers = register_team > 0;
