@@ -40,66 +40,29 @@ std::vector<std::int64_t> rank_offsets(RowPartition const& part) {
   return o;
 }
 
-/// A1 without the entries that couple two ranks' rows: the matrix whose
-/// preconditioner equals the rank-local ones assembled side by side.
+/// Rows [lo, hi) of A1 with only the entries whose column the row's own rank
+/// owns (offsets as rank_offsets), columns renumbered from lo.
 template <class Crs>
-Crs block_diagonal_part(typename Crs::execution_space const& exec, Crs const& A1,
-                        std::vector<std::int64_t> const& offsets) {
+Crs rank_block_rows(typename Crs::execution_space const& exec, Crs const& A1,
+                    std::vector<std::int64_t> const& offsets, std::int64_t lo, std::int64_t hi) {
   using Scalar = typename Crs::value_type;
   auto rs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A1.row_starts());
   auto cs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A1.column_indices());
   auto vs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A1.values());
-  const std::int64_t n = A1.num_rows();
   std::vector<std::int64_t> starts(1, 0), cols;
   std::vector<Scalar> vals;
   std::size_t owner = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
+  for (std::int64_t i = lo; i < hi; ++i) {
     while (i >= offsets[owner + 1]) ++owner;
     for (auto k = rs(i); k < rs(i + 1); ++k) {
       if (cs(k) >= offsets[owner] && cs(k) < offsets[owner + 1]) {
-        cols.push_back(cs(k));
-        vals.push_back(vs(k));
-      }
-    }
-    starts.push_back(static_cast<std::int64_t>(cols.size()));
-  }
-  Crs B("test::block_diagonal", n, n, static_cast<std::int64_t>(cols.size()));
-  auto bs = Kokkos::create_mirror_view(B.row_starts());
-  auto bc = Kokkos::create_mirror_view(B.column_indices());
-  auto bv = Kokkos::create_mirror_view(B.values());
-  for (std::int64_t i = 0; i <= n; ++i) bs(i) = starts[i];
-  for (std::size_t k = 0; k < cols.size(); ++k) {
-    bc(k) = cols[k];
-    bv(k) = vals[k];
-  }
-  Kokkos::deep_copy(exec, B.row_starts(), bs);
-  Kokkos::deep_copy(exec, B.column_indices(), bc);
-  Kokkos::deep_copy(exec, B.values(), bv);
-  exec.fence();
-  return B;
-}
-
-/// Rows and columns [lo, hi) of A1, renumbered from 0: what rank q holds as
-/// its diagonal block when [lo, hi) are its rows.
-template <class Crs>
-Crs diagonal_block_of(typename Crs::execution_space const& exec, Crs const& A1, std::int64_t lo,
-                      std::int64_t hi) {
-  using Scalar = typename Crs::value_type;
-  auto rs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A1.row_starts());
-  auto cs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A1.column_indices());
-  auto vs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A1.values());
-  std::vector<std::int64_t> starts(1, 0), cols;
-  std::vector<Scalar> vals;
-  for (std::int64_t i = lo; i < hi; ++i) {
-    for (auto k = rs(i); k < rs(i + 1); ++k) {
-      if (cs(k) >= lo && cs(k) < hi) {
         cols.push_back(cs(k) - lo);
         vals.push_back(vs(k));
       }
     }
     starts.push_back(static_cast<std::int64_t>(cols.size()));
   }
-  Crs B("test::diagonal_block", hi - lo, hi - lo, static_cast<std::int64_t>(cols.size()));
+  Crs B("test::rank_blocks", hi - lo, hi - lo, static_cast<std::int64_t>(cols.size()));
   auto bs = Kokkos::create_mirror_view(B.row_starts());
   auto bc = Kokkos::create_mirror_view(B.column_indices());
   auto bv = Kokkos::create_mirror_view(B.values());
@@ -113,6 +76,21 @@ Crs diagonal_block_of(typename Crs::execution_space const& exec, Crs const& A1, 
   Kokkos::deep_copy(exec, B.values(), bv);
   exec.fence();
   return B;
+}
+
+/// A1 without the entries that couple two ranks' rows: the matrix whose
+/// preconditioner equals the rank-local ones assembled side by side.
+template <class Crs>
+Crs block_diagonal_part(typename Crs::execution_space const& exec, Crs const& A1,
+                        std::vector<std::int64_t> const& offsets) {
+  return rank_block_rows(exec, A1, offsets, 0, A1.num_rows());
+}
+
+/// What rank q holds as its diagonal block: its rows and columns of A1, renumbered from 0.
+template <class Crs>
+Crs diagonal_block_of(typename Crs::execution_space const& exec, Crs const& A1,
+                      std::vector<std::int64_t> const& offsets, std::size_t q) {
+  return rank_block_rows(exec, A1, offsets, offsets[q], offsets[q + 1]);
 }
 
 /// One process applying one AMG hierarchy per rank's rows, each to its own
@@ -173,7 +151,8 @@ TYPED_TEST(DistributedPreconditionerTest, EachMatchesOneProcessWithTheSamePrecon
   RankLocalAmgs<Amg> amgs1;
   amgs1.offsets = offsets;
   for (int q = 0; q < part.size(); ++q) {
-    amgs1.blocks.push_back(make_amg(exec, diagonal_block_of(exec, A1, offsets[q], offsets[q + 1])));
+    amgs1.blocks.push_back(
+        make_amg(exec, diagonal_block_of(exec, A1, offsets, static_cast<std::size_t>(q))));
   }
   static_assert(is_preconditioner_v<RankLocalAmgs<Amg>>);
   for (std::string const way :

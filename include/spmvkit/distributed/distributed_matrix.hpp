@@ -308,13 +308,7 @@ private:
   template <class Step>
   void agree_on_columns(std::int64_t k, Step&& step) const {
     constexpr char const* what = "spmvkit::DistributedMatrix::apply (multi-vector)";
-    std::string error;
-    try {
-      step();
-    } catch (std::exception const& e) {
-      error = e.what();
-      if (error.empty()) error = "an exception without a message";
-    }
+    const std::string error = detail::error_of(std::forward<Step>(step));
     const int size = partition_.size(), rank = partition_.rank();
     const std::int64_t cap = std::numeric_limits<int>::max();
     long long v[3] = {error.empty() ? 0 : size - rank, std::min(k, cap), -std::min(k, cap)};

@@ -16,6 +16,7 @@
 #include <exception>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace spmvkit::detail {
@@ -105,20 +106,25 @@ inline void agree_on_errors(MPI_Comm comm, char const* step, std::string const& 
                          ": " + message);
 }
 
+/// Runs step() on this rank: the message of what it threw, empty when it returned.
+template <class Step>
+std::string error_of(Step&& step) {
+  try {
+    step();
+  } catch (std::exception const& e) {
+    std::string error = e.what();
+    return error.empty() ? "an exception without a message" : error;
+  } catch (...) {
+    return "an unknown exception";
+  }
+  return {};
+}
+
 /// Runs step() on this rank, then agrees on errors (agree_on_errors): either
 /// every rank returns or every rank throws the same DistributedError.
 template <class Step>
 void collective_step(MPI_Comm comm, char const* what, Step&& step) {
-  std::string error;
-  try {
-    step();
-  } catch (std::exception const& e) {
-    error = e.what();
-    if (error.empty()) error = "an exception without a message";
-  } catch (...) {
-    error = "an unknown exception";
-  }
-  agree_on_errors(comm, what, error);
+  agree_on_errors(comm, what, error_of(std::forward<Step>(step)));
 }
 
 } // namespace spmvkit::detail
