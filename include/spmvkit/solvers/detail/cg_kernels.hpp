@@ -81,11 +81,49 @@ inline std::int64_t cg_blocks(std::int64_t n, std::int64_t block) {
   return (n + block - 1) / block;
 }
 
-template <class Vec>
+/// Host blocks sum into independent partial sums: one running sum makes the
+/// row loop a chain of dependent adds (3-4 cycles each), slower than memory
+/// for vectors in cache and as slow as memory at 16 threads. Row i of a block
+/// adds into lane i mod Lanes and the lanes are summed in order, so the result
+/// stays deterministic. The dot product takes 8 lanes; the update, whose rows
+/// also store, loses with more than 2 on x86-64 (the loop then vectorises into
+/// shuffles; docs/notes/2026-12-04-cg-host-lanes.md).
+template <int Lanes>
+struct CgLanes {
+  double sum[Lanes] = {};
+  /// Calls row(i, lane) for the rows [begin, end), lane = (i − begin) mod
+  /// Lanes, in chunks of Lanes that the compiler can unroll.
+  template <class Row>
+  KOKKOS_INLINE_FUNCTION static void for_rows(std::int64_t begin, std::int64_t end,
+                                              Row const& row) {
+    std::int64_t i = begin;
+    for (; i + Lanes <= end; i += Lanes)
+      for (int l = 0; l < Lanes; ++l) row(i + l, l);
+    for (int l = 0; i < end; ++i, ++l) row(i, l);
+  }
+  KOKKOS_INLINE_FUNCTION double total() const {
+    double s = 0;
+    for (int l = 0; l < Lanes; ++l) s += sum[l];
+    return s;
+  }
+};
+
+/// pᵀq over work item c's rows: one row per item on GPUs, a block of Block
+/// rows summed in lanes on host backends.
+template <class Vec, std::int64_t Block = 1>
 struct CgDot {
   Vec p, q;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& sum) const {
-    sum += static_cast<double>(p(i)) * static_cast<double>(q(i));
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, double& sum) const {
+    if constexpr (Block == 1) {
+      sum += static_cast<double>(p(c)) * static_cast<double>(q(c));
+    } else {
+      CgLanes<8> pq;
+      pq.for_rows(c * Block, cg_block_end(c, Block, n), [&](std::int64_t i, int l) {
+        pq.sum[l] += static_cast<double>(p(i)) * static_cast<double>(q(i));
+      });
+      sum += pq.total();
+    }
   }
 };
 
@@ -165,13 +203,7 @@ struct CgUpdate {
     const double pAp = stopped() ? 0.0 : scalars(CgScalarLayout::pq);
     const bool step = pAp > 0 && pAp <= largest;
     const auto alpha = step ? static_cast<Scalar>(scalars(previous + 1) / pAp) : Scalar(0);
-    const std::int64_t begin = c * Block, end = Block == 1 ? begin + 1 : cg_block_end(c, Block, n);
-    // One row per item (GPUs): add into the reduction value directly, as the
-    // compiler then fuses each product into the sum (one rounding, not two).
-    double rr_block = 0, rz_block = 0;
-    double& rr = Block == 1 ? sums.rr : rr_block;
-    double& rz = Block == 1 ? sums.rz : rz_block;
-    for (std::int64_t i = begin; i < end; ++i) {
+    auto row = [&](std::int64_t i, double& rr, double& rz) {
       auto ri = r(i);
       if (step) {
         ri -= alpha * q(i);
@@ -180,10 +212,17 @@ struct CgUpdate {
       const double rd = static_cast<double>(ri);
       rr += rd * rd;
       rz += jacobi ? rd * static_cast<double>(dinv(i) * ri) : rd * rd;
-    }
-    if constexpr (Block != 1) {
-      sums.rr += rr_block;
-      sums.rz += rz_block;
+    };
+    if constexpr (Block == 1) {
+      // One row per item (GPUs): add into the reduction value directly, as the
+      // compiler then fuses each product into the sum (one rounding, not two).
+      row(c, sums.rr, sums.rz);
+    } else {
+      CgLanes<2> rr, rz;
+      CgLanes<2>::for_rows(c * Block, cg_block_end(c, Block, n),
+                           [&](std::int64_t i, int l) { row(i, rr.sum[l], rz.sum[l]); });
+      sums.rr += rr.total();
+      sums.rz += rz.total();
     }
     if (c == 0) sums.pAp += pAp;
   }

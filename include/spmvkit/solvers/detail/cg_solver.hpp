@@ -81,8 +81,10 @@ struct FusedCgVectorOps {
   static bool p_dot_q(W& w, int) {
     using Vec = decltype(w.r);
     using DeviceSum = Kokkos::View<double, typename Vec::memory_space, Kokkos::MemoryUnmanaged>;
-    Kokkos::parallel_reduce("SpMVKit::cg::pAp", CgRange<decltype(w.exec)>(w.exec, 0, w.n),
-                            CgDot<Vec>{w.p, w.q}, DeviceSum(w.scalars.data() + CgScalarLayout::pq));
+    constexpr std::int64_t block = cg_block<decltype(w.exec)>();
+    Kokkos::parallel_reduce(
+        "SpMVKit::cg::pAp", CgRange<decltype(w.exec)>(w.exec, 0, cg_blocks(w.n, block)),
+        CgDot<Vec, block>{w.p, w.q, w.n}, DeviceSum(w.scalars.data() + CgScalarLayout::pq));
     w.reduction.all_reduce(w.exec, w.scalars.data() + CgScalarLayout::pq, 1);
     return true;
   }

@@ -8,6 +8,8 @@
 // lines and the result (solvers/solver_options.hpp states the stopping rules).
 #include <spmvkit/core/detail/row_blocks.hpp>
 #include <spmvkit/core/memory.hpp>
+#include <spmvkit/solvers/detail/cg_kernels.hpp>
+#include <spmvkit/solvers/detail/cg_tuning.hpp>
 #include <spmvkit/solvers/operator.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
 #include <spmvkit/solvers/solver_options.hpp>
@@ -53,15 +55,6 @@ struct KrylovResidual {
     r(i) = ri;
     sums[0] += static_cast<double>(ri) * static_cast<double>(ri);
     sums[1] += static_cast<double>(b(i)) * static_cast<double>(b(i));
-  }
-};
-
-template <class V1, class V2>
-struct KrylovDot {
-  V1 a;
-  V2 b;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& sum) const {
-    sum += static_cast<double>(a(i)) * static_cast<double>(b(i));
   }
 };
 
@@ -178,9 +171,11 @@ protected:
   void all_reduce(double* sums, int count) { reduction_.all_reduce_host(sums, count); }
 
   double dot(Vec const& a, Vec const& b) {
+    // CG's dot kernel: blocks summed in lanes on host backends, a row per thread on GPUs.
+    constexpr std::int64_t block = cg_block<ExecutionSpace>();
     double s = 0;
-    Kokkos::parallel_reduce("SpMVKit::solver::dot", Range(exec_, 0, n_), KrylovDot<Vec, Vec>{a, b},
-                            s);
+    Kokkos::parallel_reduce("SpMVKit::solver::dot", Range(exec_, 0, cg_blocks(n_, block)),
+                            CgDot<Vec, block>{a, b, n_}, s);
     all_reduce(&s, 1);
     return s;
   }
