@@ -136,11 +136,13 @@ TYPED_TEST(AssemblyTest, RandomTripletsWithDuplicatesSumInTripletOrder) {
     Limit() { detail::assembly_narrow_limit() = 1000; }
     ~Limit() { detail::assembly_narrow_limit() = saved; }
   } limit;
-  for (auto [rows, cols, n] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 1, 5},
-                               {7, 5, 40},
-                               {50, 40, 1000}, // at the limit: the last run start is 1000
-                               {300, 200, 5000},
-                               {2000, 3000, 40000}}) {
+  for (auto [rows, cols, count] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 1, 5},
+                                   {7, 5, 40},
+                                   {50, 40, 1000}, // at the limit: the last run start is 1000
+                                   {300, 200, 5000},
+                                   {2000, 3000, 40000}}) {
+    const std::int64_t n =
+        count; // a plain variable: lambdas capture structured bindings only in C++20
     const auto t = random_triplets(rows, cols, n, static_cast<unsigned>(rows + n));
     const auto r = upload<int, Exec>(t.r);
     const auto c = upload<std::int64_t, Exec>(t.c); // any integer type

@@ -120,7 +120,10 @@ TYPED_TEST(SpmvModesTest, WideLayoutRightProductsOfEveryVariantMatchTheReference
     cases.emplace_back("FEM N = 5", to_host(make_fem_poisson_crs<double>(Exec(), 5)));
     unsigned seed = 500;
     int checked = 0;
-    for (auto const& [what, h] : cases) {
+    for (auto const& item : cases) {
+      // Plain references: lambdas capture structured bindings only in C++20.
+      std::string const& what = item.first;
+      HostCrs const& h = item.second;
       auto A = make_device_crs<Scalar, Exec>(h);
       const HostCrs ht = host_transpose(h);
       for (auto const& o : test_options<Format, Exec>()) {

@@ -206,8 +206,8 @@ private:
     auto& res = this->result_;
     this->apply_op(this->xw_, this->tmp_);
     double sums[2] = {0, 0};
-    reduce_rows("SpMVKit::bicgstab::true_residual", this->exec_, this->n_,
-                KrylovResidual<Vec, BView>{this->b_, this->tmp_, this->tmp_}, sums);
+    reduce_rows<2>("SpMVKit::bicgstab::true_residual", this->exec_, this->n_,
+                   KrylovResidual<Vec, BView>{this->b_, this->tmp_, this->tmp_}, sums);
     this->all_reduce(sums, 2);
     res.true_relative_residual = std::sqrt(sums[0]) / this->norm_b_;
     return res.true_relative_residual;
@@ -240,8 +240,8 @@ private:
       if (sigma == 0) return fail(SolverStatus::breakdown, "breakdown: r̂ᵀv = 0");
       alpha_ = rho_ / sigma;
       double ss = 0;
-      reduce_rows("SpMVKit::bicgstab::half", exec, n,
-                  BicgstabHalf<Vec, elementwise_prec>{r_, v_, shat_, dinv_, Scalar(alpha_)}, ss);
+      reduce_rows<2>("SpMVKit::bicgstab::half", exec, n,
+                     BicgstabHalf<Vec, elementwise_prec>{r_, v_, shat_, dinv_, Scalar(alpha_)}, ss);
       this->all_reduce(&ss, 1);
       if (!std::isfinite(ss)) return fail(SolverStatus::non_finite, "non-finite ‖s‖");
       if (std::sqrt(ss) <= tol * nb) {
@@ -256,8 +256,7 @@ private:
       if constexpr (!elementwise_prec) this->apply_prec(r_, shat_);
       this->apply_op(shat_, t_);
       double ts[2] = {0, 0};
-      Kokkos::parallel_reduce("SpMVKit::bicgstab::omega", Range(exec, 0, n),
-                              BicgstabOmega<Vec>{t_, r_}, ts);
+      reduce_rows<2>("SpMVKit::bicgstab::omega", exec, n, BicgstabOmega<Vec>{t_, r_}, ts);
       this->all_reduce(ts, 2);
       if (!std::isfinite(ts[0]) || !std::isfinite(ts[1]))
         return fail(SolverStatus::non_finite, "non-finite tᵀs or tᵀt");

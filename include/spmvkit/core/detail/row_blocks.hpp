@@ -30,9 +30,28 @@ inline std::int64_t reduce_rows_host_block(std::int64_t n, std::int64_t threads)
   return block < 256 ? 256 : (block > 2048 ? 2048 : block);
 }
 
-/// f(i, sum) for the rows of work item c, summed in a local (Blocked, host
-/// spaces), or f(c, sum) for row c (GPUs).
-template <class F, bool Blocked>
+/// Host blocks sum into `Lanes` independent partial sums: one running sum
+/// makes the row loop a chain of dependent adds (3-4 cycles each), slower than
+/// memory for vectors in cache. Calls row(i, lane) for the rows [begin, end),
+/// lane = (i − begin) mod Lanes, in chunks of Lanes that the compiler unrolls;
+/// the lanes are summed in order afterwards, so results stay deterministic.
+/// Which count pays depends on the functor, so each caller names its own:
+/// pure dot products take 8; most functors that also store lose with more
+/// than 2 on x86-64 (the loop then vectorises into shuffles), some with more
+/// than 1 (docs/notes/2026-12-04-cg-host-lanes.md,
+/// docs/notes/2026-12-04-host-reduction-lanes.md).
+template <int Lanes, class Row>
+KOKKOS_INLINE_FUNCTION void for_lanes(std::int64_t begin, std::int64_t end, Row const& row) {
+  static_assert(Lanes >= 1, "spmvkit::detail::for_lanes: at least one lane");
+  std::int64_t i = begin;
+  for (; i + Lanes <= end; i += Lanes)
+    for (int l = 0; l < Lanes; ++l) row(i + l, l);
+  for (int l = 0; i < end; ++i, ++l) row(i, l);
+}
+
+/// f(i, sum) for the rows of work item c, summed in Lanes locals (Blocked,
+/// host spaces), or f(c, sum) for row c (GPUs).
+template <class F, bool Blocked, int Lanes = 1>
 struct RowBlockSum {
   F f;
   std::int64_t n, block;
@@ -41,15 +60,17 @@ struct RowBlockSum {
       f(c, sum);
     } else {
       const std::int64_t begin = c * block, end = begin + block < n ? begin + block : n;
-      double local = 0;
-      for (std::int64_t i = begin; i < end; ++i) f(i, local);
-      sum += local;
+      double local[Lanes] = {};
+      for_lanes<Lanes>(begin, end, [&](std::int64_t i, int l) { f(i, local[l]); });
+      double total = 0;
+      for (int l = 0; l < Lanes; ++l) total += local[l];
+      sum += total;
     }
   }
 };
 
 /// The same for Count sums (f(i, sums) with sums an array).
-template <class F, bool Blocked, unsigned Count>
+template <class F, bool Blocked, unsigned Count, int Lanes = 1>
 struct RowBlockSums {
   using value_type = double[];
   F f;
@@ -60,10 +81,24 @@ struct RowBlockSums {
       f(c, sums);
     } else {
       const std::int64_t begin = c * block, end = begin + block < n ? begin + block : n;
-      double local[Count] = {};
-      for (std::int64_t i = begin; i < end; ++i) f(i, local);
-      for (unsigned k = 0; k < Count; ++k) sums[k] += local[k];
+      double local[Lanes][Count] = {};
+      for_lanes<Lanes>(begin, end, [&](std::int64_t i, int l) { f(i, local[l]); });
+      for (unsigned k = 0; k < Count; ++k) {
+        double total = 0;
+        for (int l = 0; l < Lanes; ++l) total += local[l][k];
+        sums[k] += total;
+      }
     }
+  }
+};
+
+/// a(i) b(i) summed in double: the plain dot product for reduce_rows<8>().
+template <class A, class B>
+struct RowDot {
+  A a;
+  B b;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& sum) const {
+    sum += static_cast<double>(a(i)) * static_cast<double>(b(i));
   }
 };
 
@@ -83,18 +118,19 @@ void with_row_blocks(ExecutionSpace const& exec, std::int64_t n, Run&& run) {
 
 /// sum = Σ of what f(i, double& sum) adds for the rows i of [0, n), on `exec`
 /// (asynchronous as Kokkos::parallel_reduce into a host scalar: it fences).
-template <class ExecutionSpace, class F>
+/// Lanes: the partial sums of a host block (see for_lanes; one by default).
+template <int Lanes = 1, class ExecutionSpace, class F>
 void reduce_rows(std::string const& label, ExecutionSpace const& exec, std::int64_t n, F const& f,
                  double& sum) {
+  using Blocks = RowBlockSum<F, is_host_space_v<ExecutionSpace>, Lanes>;
   with_row_blocks(exec, n, [&](auto const& policy, std::int64_t block) {
-    Kokkos::parallel_reduce(label, policy,
-                            RowBlockSum<F, is_host_space_v<ExecutionSpace>>{f, n, block}, sum);
+    Kokkos::parallel_reduce(label, policy, Blocks{f, n, block}, sum);
   });
 }
 
 /// The same for a functor with Count sums (value_type double[], value_count
 /// Count, f(i, sums)); std::logic_error when value_count is not Count.
-template <class ExecutionSpace, class F, unsigned Count>
+template <int Lanes = 1, class ExecutionSpace, class F, unsigned Count>
 void reduce_rows(std::string const& label, ExecutionSpace const& exec, std::int64_t n, F const& f,
                  double (&sums)[Count]) {
   if (f.value_count != Count) {
@@ -102,9 +138,9 @@ void reduce_rows(std::string const& label, ExecutionSpace const& exec, std::int6
                            std::to_string(f.value_count) + " sums, the result array " +
                            std::to_string(Count));
   }
+  using Blocks = RowBlockSums<F, is_host_space_v<ExecutionSpace>, Count, Lanes>;
   with_row_blocks(exec, n, [&](auto const& policy, std::int64_t block) {
-    Kokkos::parallel_reduce(
-        label, policy, RowBlockSums<F, is_host_space_v<ExecutionSpace>, Count>{f, n, block}, sums);
+    Kokkos::parallel_reduce(label, policy, Blocks{f, n, block}, sums);
   });
 }
 

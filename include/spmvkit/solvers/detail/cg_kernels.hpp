@@ -5,6 +5,8 @@
 
 // The vector kernels of CG and its stopping test (see solvers/cg.hpp for the
 // traffic they move and why they are fused rather than KokkosBlas calls).
+#include <spmvkit/core/detail/row_blocks.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -81,33 +83,6 @@ inline std::int64_t cg_blocks(std::int64_t n, std::int64_t block) {
   return (n + block - 1) / block;
 }
 
-/// Host blocks sum into independent partial sums: one running sum makes the
-/// row loop a chain of dependent adds (3-4 cycles each), slower than memory
-/// for vectors in cache and as slow as memory at 16 threads. Row i of a block
-/// adds into lane i mod Lanes and the lanes are summed in order, so the result
-/// stays deterministic. The dot product takes 8 lanes; the update, whose rows
-/// also store, loses with more than 2 on x86-64 (the loop then vectorises into
-/// shuffles; docs/notes/2026-12-04-cg-host-lanes.md).
-template <int Lanes>
-struct CgLanes {
-  double sum[Lanes] = {};
-  /// Calls row(i, lane) for the rows [begin, end), lane = (i − begin) mod
-  /// Lanes, in chunks of Lanes that the compiler can unroll.
-  template <class Row>
-  KOKKOS_INLINE_FUNCTION static void for_rows(std::int64_t begin, std::int64_t end,
-                                              Row const& row) {
-    std::int64_t i = begin;
-    for (; i + Lanes <= end; i += Lanes)
-      for (int l = 0; l < Lanes; ++l) row(i + l, l);
-    for (int l = 0; i < end; ++i, ++l) row(i, l);
-  }
-  KOKKOS_INLINE_FUNCTION double total() const {
-    double s = 0;
-    for (int l = 0; l < Lanes; ++l) s += sum[l];
-    return s;
-  }
-};
-
 /// pᵀq over work item c's rows: one row per item on GPUs, a block of Block
 /// rows summed in lanes on host backends.
 template <class Vec, std::int64_t Block = 1>
@@ -118,11 +93,13 @@ struct CgDot {
     if constexpr (Block == 1) {
       sum += static_cast<double>(p(c)) * static_cast<double>(q(c));
     } else {
-      CgLanes<8> pq;
-      pq.for_rows(c * Block, cg_block_end(c, Block, n), [&](std::int64_t i, int l) {
-        pq.sum[l] += static_cast<double>(p(i)) * static_cast<double>(q(i));
+      double pq[8] = {};
+      for_lanes<8>(c * Block, cg_block_end(c, Block, n), [&](std::int64_t i, int l) {
+        pq[l] += static_cast<double>(p(i)) * static_cast<double>(q(i));
       });
-      sum += pq.total();
+      double total = 0;
+      for (int l = 0; l < 8; ++l) total += pq[l];
+      sum += total;
     }
   }
 };
@@ -218,11 +195,12 @@ struct CgUpdate {
       // compiler then fuses each product into the sum (one rounding, not two).
       row(c, sums.rr, sums.rz);
     } else {
-      CgLanes<2> rr, rz;
-      CgLanes<2>::for_rows(c * Block, cg_block_end(c, Block, n),
-                           [&](std::int64_t i, int l) { row(i, rr.sum[l], rz.sum[l]); });
-      sums.rr += rr.total();
-      sums.rz += rz.total();
+      // Two lanes: with more, this loop (which also stores r) vectorises into shuffles.
+      double rr[2] = {}, rz[2] = {};
+      for_lanes<2>(c * Block, cg_block_end(c, Block, n),
+                   [&](std::int64_t i, int l) { row(i, rr[l], rz[l]); });
+      sums.rr += rr[0] + rr[1];
+      sums.rz += rz[0] + rz[1];
     }
     if (c == 0) sums.pAp += pAp;
   }

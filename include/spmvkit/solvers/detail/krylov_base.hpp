@@ -8,8 +8,6 @@
 // lines and the result (solvers/solver_options.hpp states the stopping rules).
 #include <spmvkit/core/detail/row_blocks.hpp>
 #include <spmvkit/core/memory.hpp>
-#include <spmvkit/solvers/detail/cg_kernels.hpp>
-#include <spmvkit/solvers/detail/cg_tuning.hpp>
 #include <spmvkit/solvers/operator.hpp>
 #include <spmvkit/solvers/preconditioner.hpp>
 #include <spmvkit/solvers/solver_options.hpp>
@@ -171,11 +169,8 @@ protected:
   void all_reduce(double* sums, int count) { reduction_.all_reduce_host(sums, count); }
 
   double dot(Vec const& a, Vec const& b) {
-    // CG's dot kernel: blocks summed in lanes on host backends, a row per thread on GPUs.
-    constexpr std::int64_t block = cg_block<ExecutionSpace>();
     double s = 0;
-    Kokkos::parallel_reduce("SpMVKit::solver::dot", Range(exec_, 0, cg_blocks(n_, block)),
-                            CgDot<Vec, block>{a, b, n_}, s);
+    reduce_rows<8>("SpMVKit::solver::dot", exec_, n_, RowDot<Vec, Vec>{a, b}, s);
     all_reduce(&s, 1);
     return s;
   }
@@ -194,8 +189,8 @@ protected:
   double residual(Vec const& r) {
     apply_op(xw_, tmp_);
     double sums[2] = {0, 0};
-    reduce_rows("SpMVKit::solver::residual", exec_, n_, KrylovResidual<Vec, BView>{b_, tmp_, r},
-                sums);
+    reduce_rows<2>("SpMVKit::solver::residual", exec_, n_, KrylovResidual<Vec, BView>{b_, tmp_, r},
+                   sums);
     all_reduce(sums, 2);
     if (norm_b_ < 0) norm_b_ = std::sqrt(sums[1]);
     return std::sqrt(sums[0]);

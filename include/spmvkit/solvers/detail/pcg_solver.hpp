@@ -90,8 +90,8 @@ private:
   double true_residual() {
     this->apply_op(this->xw_, this->tmp_);
     double sums[2] = {0, 0};
-    reduce_rows("SpMVKit::cg::true_residual", this->exec_, this->n_,
-                KrylovResidual<Vec, BView>{this->b_, this->tmp_, this->tmp_}, sums);
+    reduce_rows<2>("SpMVKit::cg::true_residual", this->exec_, this->n_,
+                   KrylovResidual<Vec, BView>{this->b_, this->tmp_, this->tmp_}, sums);
     this->all_reduce(sums, 2);
     this->result_.true_relative_residual = std::sqrt(sums[0]) / this->norm_b_;
     return this->result_.true_relative_residual;
