@@ -3,7 +3,7 @@
 // detail::reduce_rows (core/detail/row_blocks.hpp): every row visited once,
 // its stores made and its contributions summed, for lengths around the host
 // block (a partial last block, exactly one block, none), with one sum and with
-// several, against the same loop on the host.
+// several and in 1, 2, 3 and 8 lanes, against the same loop on the host.
 #include "test_utils.hpp"
 
 #include <spmvkit/core/detail/row_blocks.hpp>
@@ -48,6 +48,44 @@ struct StoreAndThreeSums {
   }
 };
 
+/// One length: the stores and the sums of reduce_rows<Lanes> with one sum and
+/// with three, and the plain dot product, against the host loop.
+template <int Lanes, class Exec, class V, class Scalar>
+void check_rows(std::int64_t n, std::vector<Scalar> const& xh, V const& x, V const& y) {
+  SCOPED_TRACE("lanes = " + std::to_string(Lanes));
+  double sum = -1;
+  detail::reduce_rows<Lanes>("SpMVKit::test::row_blocks_sum", Exec(), n, StoreAndSum<V>{x, y}, sum);
+  double want = 0;
+  for (std::int64_t i = 0; i < n; ++i)
+    want += static_cast<double>(i + 1) * (2 * double(xh[static_cast<std::size_t>(i)]) + 1);
+  EXPECT_EQ(sum, want);
+  auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+  for (std::int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(double(yh(i)), 2 * double(xh[static_cast<std::size_t>(i)]) + 1) << "row " << i;
+
+  double sums[3] = {-1, -1, -1};
+  detail::reduce_rows<Lanes>("SpMVKit::test::row_blocks_sums", Exec(), n,
+                             StoreAndThreeSums<V>{x, y}, sums);
+  double s0 = 0, s1 = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double v = double(xh[static_cast<std::size_t>(i)]) - 1;
+    s0 += v;
+    s1 += v * v;
+  }
+  EXPECT_EQ(sums[0], s0);
+  EXPECT_EQ(sums[1], s1);
+  EXPECT_EQ(sums[2], static_cast<double>(n));
+  Kokkos::deep_copy(yh, y);
+  for (std::int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(double(yh(i)), double(xh[static_cast<std::size_t>(i)]) - 1) << "row " << i;
+  double dot = -1, dot_want = 0;
+  detail::reduce_rows<Lanes>("SpMVKit::test::row_blocks_dot", Exec(), n, detail::RowDot<V, V>{x, x},
+                             dot);
+  for (std::int64_t i = 0; i < n; ++i)
+    dot_want += double(xh[static_cast<std::size_t>(i)]) * double(xh[static_cast<std::size_t>(i)]);
+  EXPECT_EQ(dot, dot_want);
+}
+
 TEST(RowBlocks, HostBlockKeepsThreadsBusyWithin256To2048Rows) {
   EXPECT_EQ(detail::reduce_rows_host_block(0, 2), 256);
   EXPECT_EQ(detail::reduce_rows_host_block(5000, 2), 313);      // 16 items
@@ -75,31 +113,11 @@ TYPED_TEST(RowBlocksTest, EveryRowOnceAroundTheBlockSize) {
         x, Kokkos::View<Scalar const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                xh.data(), n));
 
-    double sum = -1;
-    detail::reduce_rows("SpMVKit::test::row_blocks_sum", Exec(), n, StoreAndSum<V>{x, y}, sum);
-    double want = 0;
-    for (std::int64_t i = 0; i < n; ++i)
-      want += static_cast<double>(i + 1) * (2 * double(xh[static_cast<std::size_t>(i)]) + 1);
-    EXPECT_EQ(sum, want);
-    auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
-    for (std::int64_t i = 0; i < n; ++i)
-      ASSERT_EQ(double(yh(i)), 2 * double(xh[static_cast<std::size_t>(i)]) + 1) << "row " << i;
-
-    double sums[3] = {-1, -1, -1};
-    detail::reduce_rows("SpMVKit::test::row_blocks_sums", Exec(), n, StoreAndThreeSums<V>{x, y},
-                        sums);
-    double s0 = 0, s1 = 0;
-    for (std::int64_t i = 0; i < n; ++i) {
-      const double v = double(xh[static_cast<std::size_t>(i)]) - 1;
-      s0 += v;
-      s1 += v * v;
-    }
-    EXPECT_EQ(sums[0], s0);
-    EXPECT_EQ(sums[1], s1);
-    EXPECT_EQ(sums[2], static_cast<double>(n));
-    Kokkos::deep_copy(yh, y);
-    for (std::int64_t i = 0; i < n; ++i)
-      ASSERT_EQ(double(yh(i)), double(xh[static_cast<std::size_t>(i)]) - 1) << "row " << i;
+    // Lane counts that divide the blocks and one (3) that leaves a tail in most.
+    check_rows<1, Exec>(n, xh, x, y);
+    check_rows<2, Exec>(n, xh, x, y);
+    check_rows<3, Exec>(n, xh, x, y);
+    check_rows<8, Exec>(n, xh, x, y);
   }
   // A functor whose sum count is not the result array's: an error, not a write past it.
   V x("x", 4), y("y", 4);
