@@ -83,27 +83,6 @@ inline std::int64_t cg_blocks(std::int64_t n, std::int64_t block) {
   return (n + block - 1) / block;
 }
 
-/// pᵀq over work item c's rows: one row per item on GPUs, a block of Block
-/// rows summed in lanes on host backends.
-template <class Vec, std::int64_t Block = 1>
-struct CgDot {
-  Vec p, q;
-  std::int64_t n;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, double& sum) const {
-    if constexpr (Block == 1) {
-      sum += static_cast<double>(p(c)) * static_cast<double>(q(c));
-    } else {
-      double pq[8] = {};
-      for_lanes<8>(c * Block, cg_block_end(c, Block, n), [&](std::int64_t i, int l) {
-        pq[l] += static_cast<double>(p(i)) * static_cast<double>(q(i));
-      });
-      double total = 0;
-      for (int l = 0; l < 8; ++l) total += pq[l];
-      sum += total;
-    }
-  }
-};
-
 /// Where the iteration scalars live on the device: pᵀAp of the current
 /// iteration, then a ring of `slots` records {rᵀr, rᵀz, pᵀAp}, one per
 /// iteration, slot 0 first holding the start. The host reads the ring every

@@ -82,9 +82,12 @@ struct FusedCgVectorOps {
     using Vec = decltype(w.r);
     using DeviceSum = Kokkos::View<double, typename Vec::memory_space, Kokkos::MemoryUnmanaged>;
     constexpr std::int64_t block = cg_block<decltype(w.exec)>();
+    // The shared blocked dot (8 lanes on host blocks, one row per GPU thread),
+    // summed on the device so that the host does not wait for pᵀAp.
+    using Dot = RowBlockSum<RowDot<Vec, Vec>, is_host_space_v<decltype(w.exec)>, 8>;
     Kokkos::parallel_reduce(
         "SpMVKit::cg::pAp", CgRange<decltype(w.exec)>(w.exec, 0, cg_blocks(w.n, block)),
-        CgDot<Vec, block>{w.p, w.q, w.n}, DeviceSum(w.scalars.data() + CgScalarLayout::pq));
+        Dot{{w.p, w.q}, w.n, block}, DeviceSum(w.scalars.data() + CgScalarLayout::pq));
     w.reduction.all_reduce(w.exec, w.scalars.data() + CgScalarLayout::pq, 1);
     return true;
   }
