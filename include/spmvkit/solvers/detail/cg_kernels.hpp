@@ -326,7 +326,9 @@ struct PipeCgUpdate {
     const auto b = static_cast<Scalar>(beta);
     const std::int64_t begin = c * Block,
                        end = Block == 1 ? begin + 1 : cg_block_end(c, Block, n_rows);
-    double rr_block = 0, rz_block = 0, wz_block = 0; // as in CgUpdate
+    // One running sum each, unlike CgUpdate's two lanes: this loop stores up to nine vectors,
+    // and lanes made it slower (docs/notes/2026-12-04-host-reduction-lanes.md).
+    double rr_block = 0, rz_block = 0, wz_block = 0;
     double& rr = Block == 1 ? sums.rr : rr_block;
     double& rz = Block == 1 ? sums.rz : rz_block;
     double& wz = Block == 1 ? sums.wz : wz_block;
