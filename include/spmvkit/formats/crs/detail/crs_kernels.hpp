@@ -196,7 +196,7 @@ struct CrsSpmv {
       // Several blocks of columns: the row's entries come from L1 for every block after the
       // first, and x's and y's rows are read whole.
       for (int cb = 0; cb < blocks; ++cb) {
-        const X xb = column_block_at(x, cb);
+        const auto xb = host_columns(column_block_at(x, cb));
         Sum sum = 0;
         for (Offset k = begin; k < end; ++k) sum += widened_product<Sum>(v(k), xb(c(k)));
         store_row(column_block_at(y, cb), row, a, b, sum, zero);

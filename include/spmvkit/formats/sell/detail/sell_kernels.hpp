@@ -117,12 +117,12 @@ struct SellSpmv {
         // Several blocks of columns: the row's slots come from L1 for every block after the
         // first, and x's and y's rows are read whole.
         for (int cb = 0; cb < blocks; ++cb) {
-          const X xb = column_block_at(x, cb);
+          const auto xb = host_columns(column_block_at(x, cb));
           Sum sum = 0;
-          for (Ordinal j = 0; j < width; ++j) {
-            const Offset slot = base + static_cast<Offset>(j) * c + r;
-            sum += widened_product<Sum>(val_ptr[slot], xb(column(col_ptr[slot], row, 0)));
-          }
+          Stored const* col = col_ptr + base + r;
+          Scalar const* val = val_ptr + base + r;
+          for (Ordinal j = 0; j < width; ++j, col += c, val += c)
+            sum += widened_product<Sum>(*val, xb(column(*col, row, 0)));
           store_row(column_block_at(y, cb), row[0], a, b, sum, zero);
         }
       }
