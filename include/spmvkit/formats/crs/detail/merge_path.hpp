@@ -470,7 +470,7 @@ struct MergePathSpmv {
       for (Ordinal r = i0; r < i1; ++r) {
         const Offset end = rows.row_end(r, k, j1);
         for (int cb = 0; cb < blocks; ++cb) {
-          const X xb = column_block_at(x, cb);
+          const auto xb = host_columns(column_block_at(x, cb));
           Sum sum = 0;
           for (Offset e = k; e < end; ++e) sum += widened_product<Sum>(v[e], xb(c[e]));
           store_row(column_block_at(y, cb), row_map.extent(0) != 0 ? row_map(r) : r, alpha, beta,
@@ -479,21 +479,22 @@ struct MergePathSpmv {
         k = end;
       }
       for (int cb = 0; cb < blocks; ++cb) {
-        const X xb = column_block_at(x, cb);
+        const auto xb = host_columns(column_block_at(x, cb));
         Sum sum = 0;
         for (Offset e = k; e < j1; ++e) sum += widened_product<Sum>(v[e], xb(c[e]));
         for (int l = 0; l < lanes; ++l)
           carries((t * blocks + cb) * lanes + l) = static_cast<Carry>(sum.v[l]);
       }
     } else {
+      const auto xs = host_columns(x);
       Sum sum = 0;
       for (Ordinal r = i0; r < i1; ++r) {
         const Offset end = rows.row_end(r, k, j1);
-        for (; k < end; ++k) sum += widened_product<Sum>(v[k], x(c[k]));
+        for (; k < end; ++k) sum += widened_product<Sum>(v[k], xs(c[k]));
         emit(r, sum);
         sum = 0;
       }
-      for (; k < j1; ++k) sum += widened_product<Sum>(v[k], x(c[k]));
+      for (; k < j1; ++k) sum += widened_product<Sum>(v[k], xs(c[k]));
       if constexpr (is_multi_vector_v<Y>) {
         for (int l = 0; l < lanes; ++l) carries(t * lanes + l) = static_cast<Carry>(sum.v[l]);
       } else {

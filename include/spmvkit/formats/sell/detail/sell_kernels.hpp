@@ -159,6 +159,15 @@ struct SellSpmv {
           }
           Stored const* const col_ptr = cols.data();
           Scalar const* const val_ptr = vals.data();
+          // Host blocks of LayoutLeft columns load through a pointer per column (host_columns);
+          // GPU threads keep the View, which needs fewer registers.
+          const auto xs = [&] {
+            if constexpr (is_host_space_v<typename Matrix::execution_space>) {
+              return host_columns(x);
+            } else {
+              return x;
+            }
+          }();
           Sum sum[RowsPerThread];
           for (int r = 0; r < RowsPerThread; ++r) sum[r] = 0;
           Ordinal j = 0;
@@ -174,14 +183,14 @@ struct SellSpmv {
             }
             for (int u = 0; u < Unroll; ++u)
               for (int r = 0; r < RowsPerThread; ++r)
-                sum[r] += widened_product<Sum>(v[u][r], x(c[u][r]));
+                sum[r] += widened_product<Sum>(v[u][r], xs(c[u][r]));
           }
           for (; j < width; ++j) {
             const Offset slot = base + static_cast<Offset>(j) * chunk_size;
             for (int r = 0; r < RowsPerThread; ++r) {
               sum[r] += widened_product<Sum>(
                   load_streaming(val_ptr + slot + r * threads_per_chunk),
-                  x(column(load_streaming(col_ptr + slot + r * threads_per_chunk), row, r)));
+                  xs(column(load_streaming(col_ptr + slot + r * threads_per_chunk), row, r)));
             }
           }
           if (plain_rows) {
