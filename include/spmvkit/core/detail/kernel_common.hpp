@@ -3,6 +3,8 @@
 #ifndef SPMVKIT_DETAIL_SPMV_COMMON_HPP
 #define SPMVKIT_DETAIL_SPMV_COMMON_HPP
 
+#include <spmvkit/core/memory.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
@@ -251,6 +253,17 @@ KOKKOS_FORCEINLINE_FUNCTION auto host_columns(X const& x) {
     } else {
       return x;
     }
+  } else {
+    return x;
+  }
+}
+
+/// host_columns(x) in kernels of a host space; x as it is on GPUs, where a View needs fewer
+/// registers than K pointers.
+template <class ExecutionSpace, class X>
+KOKKOS_FORCEINLINE_FUNCTION auto host_columns_on(X const& x) {
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    return host_columns(x);
   } else {
     return x;
   }

@@ -78,6 +78,7 @@ struct EllSpmv {
     }
     Ordinal const* const col_ptr = cols.data() + first_row;
     Scalar const* const val_ptr = vals.data() + first_row;
+    const auto xs = host_columns_on<typename Matrix::execution_space>(x);
     Sum sum[Rows];
     for (int r = 0; r < Rows; ++r) sum[r] = 0;
     Ordinal j = 0;
@@ -92,13 +93,13 @@ struct EllSpmv {
         }
       }
       for (int u = 0; u < Unroll; ++u)
-        for (int r = 0; r < Rows; ++r) sum[r] += widened_product<Sum>(v[u][r], x(c[u][r]));
+        for (int r = 0; r < Rows; ++r) sum[r] += widened_product<Sum>(v[u][r], xs(c[u][r]));
     }
     for (; j < shortest; ++j) {
       const Offset slot = static_cast<Offset>(j) * num_rows;
       for (int r = 0; r < Rows; ++r)
         sum[r] += widened_product<Sum>(load_streaming(val_ptr + slot + r),
-                                       x(load_streaming(col_ptr + slot + r)));
+                                       xs(load_streaming(col_ptr + slot + r)));
     }
     if constexpr (Width::stops_at_row_length && Rows > 1) {
       for (; j < longest; ++j) {
@@ -106,7 +107,7 @@ struct EllSpmv {
         for (int r = 0; r < Rows; ++r)
           if (j < length[r])
             sum[r] += widened_product<Sum>(load_streaming(val_ptr + slot + r),
-                                           x(load_streaming(col_ptr + slot + r)));
+                                           xs(load_streaming(col_ptr + slot + r)));
       }
     }
     for (int r = 0; r < Rows; ++r) store_row(y, first_row + r, alpha, beta, sum[r]);

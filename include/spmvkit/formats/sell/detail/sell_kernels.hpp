@@ -159,15 +159,7 @@ struct SellSpmv {
           }
           Stored const* const col_ptr = cols.data();
           Scalar const* const val_ptr = vals.data();
-          // Host blocks of LayoutLeft columns load through a pointer per column (host_columns);
-          // GPU threads keep the View, which needs fewer registers.
-          const auto xs = [&] {
-            if constexpr (is_host_space_v<typename Matrix::execution_space>) {
-              return host_columns(x);
-            } else {
-              return x;
-            }
-          }();
+          const auto xs = host_columns_on<typename Matrix::execution_space>(x);
           Sum sum[RowsPerThread];
           for (int r = 0; r < RowsPerThread; ++r) sum[r] = 0;
           Ordinal j = 0;
