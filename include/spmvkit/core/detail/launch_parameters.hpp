@@ -222,6 +222,9 @@ LaunchParameters merge_path_parameters(std::int64_t num_rows, std::int64_t nnz) 
     p.carries_in_kernel = true;
     p.carries_in_kernel_max_tiles = std::numeric_limits<std::int64_t>::max();
     p.whole_rows_up_to = p.items_per_thread / merge_path_host_whole_row_divisor;
+    // Paths of at most 2^19 items (32 tiles) take a static schedule, as the row kernels do
+    // (host_static_max_entries); the tiles, and so the sums, stay as they are.
+    p.static_schedule = path <= host_static_max_entries;
   } else {
     p.team_size = merge_path_gpu_team_size;
     p.items_per_thread = merge_path_gpu_items_per_thread;

@@ -782,7 +782,13 @@ void spmv_merge_path(
         0, Kokkos::PerTeam(Functor::scratch_bytes(p.team_size, static_cast<int>(p.work_per_team))));
     Kokkos::parallel_for(label, policy, f);
   }
-  if (!p.staged) {
+  if (!p.staged && p.static_schedule) {
+    Kokkos::parallel_for(
+        label,
+        Kokkos::RangePolicy<ExecutionSpace, MergePathDirect, Kokkos::Schedule<Kokkos::Static>,
+                            Kokkos::IndexType<std::int64_t>>(exec, 0, plan.num_tiles),
+        f);
+  } else if (!p.staged) {
     Kokkos::parallel_for(
         label,
         Kokkos::RangePolicy<ExecutionSpace, MergePathDirect, Kokkos::Schedule<Kokkos::Dynamic>,
