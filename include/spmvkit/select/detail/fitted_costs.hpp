@@ -38,29 +38,29 @@ inline constexpr KernelCost fitted_host_costs_t2[] = {
     {nullptr, 0, 0, 0},
 };
 
-// Fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), Kokkos 4.6.01,
-// run of 2026-11-23T05:51:31Z, SpMVKit 2f2a993;
-// 16 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cvxbqp1, delaunay_n16, fem_N32, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, rmat_s20_e16, usroads-48.
-// Held out: bcsstk16, cage10, ct2010, email-Enron, fem_N96, goodwin, rmat_s21_e16.
+// Fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), Kokkos 3.4.01,
+// run of 2026-12-04T12:17:16Z .. 2026-12-04T12:23:06Z (2 runs), SpMVKit eb54176;
+// 24 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cd2d_N256, cd3d_N24, cd3d_N32, cd3d_N64, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, rmat_s20_e16, usroads-48.
+// Held out: bcsstk16, cage10, cd2d_N512, cd3d_N48, ct2010, email-Enron, fem_N96, goodwin, rmat_s21_e16, soc-Slashdot0902.
 // bsr* rows: fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), run of 2026-11-30T00:37:53Z, SpMVKit 0650a01; 3 matrices: elasticity_N16, elasticity_N32, elasticity_N48.
 inline constexpr KernelCost fitted_host_costs_t16[] = {
     {"bsr", 0.000000e+00, 8.465602e-12, 0.000000e+00}, // 6 points, relative error median 0.23, max 0.51
     {"bsr_c8", 0.000000e+00, 9.648560e-12, 0.000000e+00}, // 6 points, relative error median 0.14, max 0.35
     {"bsr_cm", 0.000000e+00, 8.746956e-12, 0.000000e+00}, // 6 points, relative error median 0.23, max 0.50
-    {"coo", 0.000000e+00, 8.678082e-12, 6.756366e-10}, // 32 points, relative error median 0.44, max 0.84
-    {"crs_balanced", 0.000000e+00, 8.453900e-12, 4.944554e-10}, // 32 points, relative error median 0.28, max 0.71
-    {"crs_row_per_thread", 1.225280e-05, 7.918178e-12, 2.022621e-08}, // 32 points, relative error median 0.20, max 0.56
-    {"crs_vector", 1.254774e-05, 8.350487e-12, 2.015449e-08}, // 32 points, relative error median 0.17, max 0.50
-    {"ell", 1.197253e-05, 7.142698e-12, 1.478499e-07}, // 20 points, relative error median 0.13, max 0.68
-    {"ellr", 9.767625e-06, 9.802719e-12, 2.554569e-07}, // 20 points, relative error median 0.23, max 0.57
-    {"sell_c32_s1", 1.655272e-05, 9.272936e-12, 1.554346e-07}, // 22 points, relative error median 0.14, max 0.28
-    {"sell_c4_s1", 1.227441e-05, 7.144164e-12, 3.582279e-08}, // 32 points, relative error median 0.17, max 0.51
-    {"sell_c64_s1", 1.164403e-05, 6.208669e-12, 1.074637e-07}, // 22 points, relative error median 0.20, max 0.52
-    {"sell_c8_s1", 9.631378e-06, 6.910543e-12, 5.623424e-08}, // 32 points, relative error median 0.23, max 0.49
-    {"sell_offset16_c32_s1", 1.675641e-05, 8.177066e-12, 1.043032e-07}, // 18 points, relative error median 0.11, max 0.46
-    {"sell_offset16_c4_s1", 1.558470e-05, 7.695220e-12, 1.444377e-08}, // 18 points, relative error median 0.16, max 0.41
-    {"sell_offset16_c64_s1", 1.225031e-05, 8.091342e-12, 1.366856e-07}, // 18 points, relative error median 0.19, max 0.47
-    {"sell_offset16_c8_s1", 1.552829e-05, 8.100412e-12, 2.394299e-08}, // 18 points, relative error median 0.17, max 0.28
+    {"coo", 0.000000e+00, 1.134517e-11, 6.818101e-09}, // 48 points, relative error median 0.31, max 0.68
+    {"crs_balanced", 0.000000e+00, 1.121614e-11, 7.245996e-09}, // 48 points, relative error median 0.29, max 0.67
+    {"crs_row_per_thread", 2.767584e-06, 1.580725e-11, 1.109102e-08}, // 48 points, relative error median 0.18, max 0.49
+    {"crs_vector", 2.904847e-06, 1.581702e-11, 1.075127e-08}, // 48 points, relative error median 0.18, max 0.53
+    {"ell", 0.000000e+00, 1.942816e-11, 4.421097e-07}, // 32 points, relative error median 0.29, max 0.65
+    {"ellr", 0.000000e+00, 2.194409e-11, 3.701405e-07}, // 32 points, relative error median 0.23, max 0.83
+    {"sell_c32_s1", 3.404213e-06, 1.480227e-11, 5.762288e-08}, // 48 points, relative error median 0.13, max 0.36
+    {"sell_c4_s1", 3.607889e-06, 1.514312e-11, 1.006509e-08}, // 48 points, relative error median 0.18, max 0.53
+    {"sell_c64_s1", 2.989053e-06, 1.625915e-11, 1.061925e-07}, // 48 points, relative error median 0.11, max 0.33
+    {"sell_c8_s1", 3.489512e-06, 1.530042e-11, 2.125545e-08}, // 48 points, relative error median 0.15, max 0.49
+    {"sell_offset16_c32_s1", 4.428521e-06, 1.533957e-11, 3.762893e-08}, // 30 points, relative error median 0.07, max 0.32
+    {"sell_offset16_c4_s1", 5.019222e-06, 1.553209e-11, 1.131845e-09}, // 30 points, relative error median 0.08, max 0.44
+    {"sell_offset16_c64_s1", 4.198741e-06, 1.771952e-11, 7.975283e-08}, // 30 points, relative error median 0.11, max 0.25
+    {"sell_offset16_c8_s1", 5.188543e-06, 1.550922e-11, 7.220017e-09}, // 30 points, relative error median 0.08, max 0.29
     {nullptr, 0, 0, 0},
 };
 
