@@ -23,7 +23,8 @@
 //   modes/<p>/<matrix>/<crs|auto>/<N|T>/k<k>[r]/spmvkit   y = op(A) x, x and y of k columns
 //                                                 (LayoutLeft, or LayoutRight with the r; k = 1:
 //                                                 rank-1 Views), CRS with its automatic kernel
-//                                                 or the automatic format
+//                                                 or the automatic format chosen for k columns
+//                                                 (AutoOptions::columns = k)
 //   modes/<p>/<matrix>/kk/<N|T>/k<k>[r]/kk        Kokkos Kernels' spmv("N" or "T"), rank 2 for
 //                                                 k > 1 (cuSPARSE SpMV / SpMM with its TPL)
 // N for k = 1, 4, 8, 16, 32, 64 in both layouts; T for k = 1 and 8 (LayoutLeft) and 8
@@ -542,7 +543,11 @@ void bm_modes(benchmark::State& state, Options const& o, std::string const& name
     KKMatrix<Scalar> kkA = to_kokkos_kernels(A);
     using AutoM = AutoMatrix<Scalar, Exec>;
     AutoM M;
-    if (impl == "auto") M = make_auto_matrix(exec, A);
+    if (impl == "auto") {
+      AutoOptions chosen_for;
+      chosen_for.columns = k;
+      M = make_auto_matrix(exec, A, chosen_for);
+    }
     std::function<void()> run;
     if (impl == "kk") {
       run = [&] { KokkosSparse::spmv(kk_mode, Scalar(1), kkA, X, Scalar(0), Y); };

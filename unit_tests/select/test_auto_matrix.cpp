@@ -332,6 +332,41 @@ TYPED_TEST(SelectTest, CandidatesRefusalsAndFallback) {
   EXPECT_NE(P.describe().find("no candidate variant"), std::string::npos) << P.describe();
 }
 
+TYPED_TEST(SelectTest, SeveralColumnsChooseAmongCrsKernelsOnHosts) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  auto A = make_device_crs<Scalar, Exec>(banded_crs(400, 400, 3, 5, 0.0, 2));
+  AutoOptions o;
+  o.costs =
+      std::vector<KernelCost>{{"sell_c4_s1", 1e-7, 1e-12, 0.0}, {"crs_vector", 1e-6, 1e-9, 0.0}};
+  EXPECT_EQ(make_auto_matrix(Exec(), A, o).selection().format, "sell_c4_s1");
+  o.columns = 8;
+  const auto M = make_auto_matrix(Exec(), A, o);
+  if constexpr (detail::is_host_space_v<Exec>) {
+    EXPECT_EQ(M.selection().format, "crs_vector") << M.describe();
+    EXPECT_NE(M.describe().find("CRS kernels (products of 8 columns on a host backend)"),
+              std::string::npos)
+        << M.describe();
+  } else {
+    EXPECT_EQ(M.selection().format, "sell_c4_s1") << M.describe();
+  }
+  // Its product of 8 columns is the CRS product of every column.
+  using Block = Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename Exec::memory_space>;
+  Block X("X", 400, 8), Y("Y", 400, 8), R("R", 400, 8);
+  Kokkos::deep_copy(X, Scalar(1));
+  spmv(Exec(), Scalar(1), M, X, Scalar(0), Y);
+  spmv(Exec(), Scalar(1), A, X, Scalar(0), R);
+  auto y = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Y);
+  auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), R);
+  for (int i = 0; i < 400; ++i) {
+    for (int c = 0; c < 8; ++c)
+      ASSERT_NEAR(double(y(i, c)), double(r(i, c)), 1e-4) << i << ", " << c;
+  }
+  // Candidates that name no CRS kernel keep their own choice.
+  o.candidates = {"sell"};
+  EXPECT_EQ(make_auto_matrix(Exec(), A, o).selection().family, "sell");
+}
+
 TYPED_TEST(SelectTest, RejectsBadInput) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -342,6 +377,16 @@ TYPED_TEST(SelectTest, RejectsBadInput) {
   o = AutoOptions{};
   o.tune_repetitions = -1;
   EXPECT_THROW(make_auto_matrix(Exec(), A, o), std::invalid_argument);
+  o = AutoOptions{};
+  o.columns = 0;
+  try {
+    make_auto_matrix(Exec(), A, o);
+    ADD_FAILURE() << "columns = 0 was accepted";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_NE(std::string(e.what()).find("AutoOptions::columns must be >= 1, got 0"),
+              std::string::npos)
+        << e.what();
+  }
   // A broken structure is named before anything is converted.
   auto h = random_crs(50, 50, 5, 0.0, 0, 1);
   h.col[3] = 77;

@@ -76,6 +76,13 @@ struct AutoOptions {
   /// (select/detail/fitted_costs.hpp), for constants refitted at run time;
   /// empty: the fitted table.
   std::vector<KernelCost> costs;
+  /// Vectors per product the matrix is chosen for (>= 1): block Krylov methods and several
+  /// right-hand sides apply it to rank-2 Views of this many columns. With more than one on a
+  /// host backend, the choice is among the CRS kernels (unless `candidates` names none): on
+  /// hosts they lead every other format on multi-vector products
+  /// (docs/notes/2026-12-04-host-multivector-format-choice.md). Tune mode still times one
+  /// vector. GPUs choose as for one vector.
+  int columns = 1;
 };
 
 /// What make_auto_matrix() chose and why: AutoMatrix::selection(), printed by describe().
@@ -346,6 +353,10 @@ make_auto_matrix(ExecutionSpace const& exec,
                                 std::to_string(options.tune_candidates) + " and " +
                                 std::to_string(options.tune_repetitions));
   }
+  if (options.columns < 1) {
+    throw std::invalid_argument(std::string(where) + ": AutoOptions::columns must be >= 1, got " +
+                                std::to_string(options.columns));
+  }
   FormatSelection s;
   if (options.check_structure) {
     Kokkos::Timer check;
@@ -385,6 +396,22 @@ make_auto_matrix(ExecutionSpace const& exec,
       bool predicted = false;
       for (auto const& q : order) predicted = predicted || q.format == p.format;
       if (named(p) && !predicted) order.push_back(p);
+    }
+  }
+
+  // Several columns on a host: CRS kernels only, where the candidates leave any.
+  std::string scope = " variants";
+  if constexpr (detail::is_host_space_v<ExecutionSpace>) {
+    if (options.columns > 1) {
+      std::vector<FormatPrediction> crs;
+      for (auto const& p : order) {
+        if (p.family == CrsFormat::family) crs.push_back(p);
+      }
+      if (!crs.empty()) {
+        order = std::move(crs);
+        scope = " CRS kernels (products of " + std::to_string(options.columns) +
+                " columns on a host backend)";
+      }
     }
   }
 
@@ -433,7 +460,7 @@ make_auto_matrix(ExecutionSpace const& exec,
         s.format = p.format;
         s.family = p.family;
         s.reason = p.seconds == p.seconds
-                       ? "fastest predicted of " + std::to_string(order.size()) + " variants (" +
+                       ? "fastest predicted of " + std::to_string(order.size()) + scope + " (" +
                              detail::seconds_text(p.seconds) + " per SpMV)"
                        : "first of the named candidates that accepts the matrix (not predicted)";
         break;
@@ -471,7 +498,7 @@ make_auto_matrix(ExecutionSpace const& exec,
     }
     s.tuning_seconds = tuning.seconds();
     if (chosen) {
-      s.reason = "fastest measured of " + std::to_string(timed) + " timed variants (" +
+      s.reason = "fastest measured of " + std::to_string(timed) + " timed" + scope + " (" +
                  detail::seconds_text(best) + " per SpMV)";
       if (best < first) s.payback_spmvs = s.tuning_seconds / (first - best);
     }
