@@ -78,10 +78,11 @@ struct AutoOptions {
   std::vector<KernelCost> costs;
   /// Vectors per product the matrix is chosen for (>= 1): block Krylov methods and several
   /// right-hand sides apply it to rank-2 Views of this many columns. With more than one on a
-  /// host backend, the choice is among the CRS kernels (unless `candidates` names none): on
-  /// hosts they lead every other format on multi-vector products
-  /// (docs/notes/2026-12-04-host-multivector-format-choice.md). Tune mode still times one
-  /// vector. GPUs choose as for one vector.
+  /// host backend, the choice is among the CRS kernels, unless the variants considered (by
+  /// `candidates` or `costs`) include none. On hosts CRS led SELL, SellOffset16 and ELL on every
+  /// matrix measured at 4 and 8 columns
+  /// (docs/notes/2026-12-04-host-multivector-format-choice.md). Predictions and tune mode's
+  /// timings are of one vector. GPUs choose as for one vector.
   int columns = 1;
 };
 
@@ -399,8 +400,8 @@ make_auto_matrix(ExecutionSpace const& exec,
     }
   }
 
-  // Several columns on a host: CRS kernels only, where the candidates leave any.
-  std::string scope = " variants";
+  // Several columns on a host: CRS kernels only, where the variants considered include any.
+  std::string scope;
   if constexpr (detail::is_host_space_v<ExecutionSpace>) {
     if (options.columns > 1) {
       std::vector<FormatPrediction> crs;
@@ -409,8 +410,8 @@ make_auto_matrix(ExecutionSpace const& exec,
       }
       if (!crs.empty()) {
         order = std::move(crs);
-        scope = " CRS kernels (products of " + std::to_string(options.columns) +
-                " columns on a host backend)";
+        scope = "; only the CRS kernels, for products of " + std::to_string(options.columns) +
+                " columns on a host (times of one vector)";
       }
     }
   }
@@ -460,8 +461,8 @@ make_auto_matrix(ExecutionSpace const& exec,
         s.format = p.format;
         s.family = p.family;
         s.reason = p.seconds == p.seconds
-                       ? "fastest predicted of " + std::to_string(order.size()) + scope + " (" +
-                             detail::seconds_text(p.seconds) + " per SpMV)"
+                       ? "fastest predicted of " + std::to_string(order.size()) + " variants (" +
+                             detail::seconds_text(p.seconds) + " per SpMV)" + scope
                        : "first of the named candidates that accepts the matrix (not predicted)";
         break;
       }
@@ -498,8 +499,8 @@ make_auto_matrix(ExecutionSpace const& exec,
     }
     s.tuning_seconds = tuning.seconds();
     if (chosen) {
-      s.reason = "fastest measured of " + std::to_string(timed) + " timed" + scope + " (" +
-                 detail::seconds_text(best) + " per SpMV)";
+      s.reason = "fastest measured of " + std::to_string(timed) + " timed variants (" +
+                 detail::seconds_text(best) + " per SpMV)" + scope;
       if (best < first) s.payback_spmvs = s.tuning_seconds / (first - best);
     }
   }

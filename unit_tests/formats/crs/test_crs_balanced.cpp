@@ -98,31 +98,36 @@ TYPED_TEST(CrsBalancedTest, TilesInsideRowsEveryShapeAndCarryFix) {
           for (bool staged : {false, true}) {
             if (!staged && team > 1) continue; // the in-place shape is one thread per team
             for (bool in_kernel : {false, true}) {
-              // The Serial configurations run every combination of one-thread
-              // teams; a multi-threaded backend, where each launch costs more,
-              // runs those in which threads meet: teams of two, and the last
-              // tile's fix-up among concurrent tiles.
-              if (max_team > 1 && team == 1 && (staged || !in_kernel)) continue;
-              SCOPED_TRACE(name + " items=" + std::to_string(items) +
-                           " team=" + std::to_string(team) + " staged=" + std::to_string(staged) +
-                           " carries_in_kernel=" + std::to_string(in_kernel) +
-                           " beta=" + std::to_string(ab.beta));
-              detail::LaunchParameters p;
-              p.team_size = team;
-              p.items_per_thread = items;
-              p.work_per_team = items * team;
-              p.staged = staged;
-              p.carries_in_kernel = in_kernel;
-              p.carries_in_kernel_max_tiles = std::numeric_limits<std::int64_t>::max();
-              const auto plan = detail::merge_path_plan<Scalar, int>(Exec(), A.row_starts(), h.rows,
-                                                                     h.nnz(), p, "test");
-              EXPECT_TRUE(check_product<Scalar>(y0, ab.beta, ref, [&](V const& out) {
-                const detail::kernel_y_type<Scalar, Device, Kokkos::LayoutRight> yk = out;
-                detail::spmv_merge_path(
-                    Exec(), p, plan, detail::CsrRowEnds<int, int, Device>{A.row_starts()},
-                    A.column_indices(), A.values(), Kokkos::View<const int*, Device>(), h.rows, xk,
-                    yk, Scalar(ab.alpha), Scalar(ab.beta), "SpMVKit::test::merge_path");
-              }));
+              // Host tiles run under both schedules (static: merge_path_parameters' small paths).
+              for (bool static_schedule : {false, true}) {
+                if (static_schedule && (staged || !detail::is_host_space_v<Exec>)) continue;
+                // The Serial configurations run every combination of one-thread
+                // teams; a multi-threaded backend, where each launch costs more,
+                // runs those in which threads meet: teams of two, and the last
+                // tile's fix-up among concurrent tiles.
+                if (max_team > 1 && team == 1 && (staged || !in_kernel)) continue;
+                SCOPED_TRACE(name + " items=" + std::to_string(items) +
+                             " team=" + std::to_string(team) + " staged=" + std::to_string(staged) +
+                             " carries_in_kernel=" + std::to_string(in_kernel) + " static=" +
+                             std::to_string(static_schedule) + " beta=" + std::to_string(ab.beta));
+                detail::LaunchParameters p;
+                p.static_schedule = static_schedule;
+                p.team_size = team;
+                p.items_per_thread = items;
+                p.work_per_team = items * team;
+                p.staged = staged;
+                p.carries_in_kernel = in_kernel;
+                p.carries_in_kernel_max_tiles = std::numeric_limits<std::int64_t>::max();
+                const auto plan = detail::merge_path_plan<Scalar, int>(Exec(), A.row_starts(),
+                                                                       h.rows, h.nnz(), p, "test");
+                EXPECT_TRUE(check_product<Scalar>(y0, ab.beta, ref, [&](V const& out) {
+                  const detail::kernel_y_type<Scalar, Device, Kokkos::LayoutRight> yk = out;
+                  detail::spmv_merge_path(
+                      Exec(), p, plan, detail::CsrRowEnds<int, int, Device>{A.row_starts()},
+                      A.column_indices(), A.values(), Kokkos::View<const int*, Device>(), h.rows,
+                      xk, yk, Scalar(ab.alpha), Scalar(ab.beta), "SpMVKit::test::merge_path");
+                }));
+              }
             }
           }
         }
@@ -224,49 +229,55 @@ TYPED_TEST(CrsBalancedTest, MultiVectorBlocksMatchTheReference) {
           for (bool staged : {false, true}) {
             if (!staged && (team > 1 || !host)) continue;
             for (bool in_kernel : {false, true}) {
-              SCOPED_TRACE("items=" + std::to_string(items) + " team=" + std::to_string(team) +
-                           " staged=" + std::to_string(staged) +
-                           " carries_in_kernel=" + std::to_string(in_kernel));
-              detail::LaunchParameters p;
-              p.team_size = team;
-              p.items_per_thread = items;
-              p.work_per_team = items * team;
-              p.staged = staged;
-              p.carries_in_kernel = in_kernel;
-              p.carries_in_kernel_max_tiles = std::numeric_limits<std::int64_t>::max();
-              // Tiles of 3 items: a LayoutLeft block halved down to single columns (x's
-              // columns over the byte budget); LayoutRight keeps its block.
-              if (items == 3) p.block_x_bytes = 1;
-              const auto plan = detail::merge_path_plan<Scalar, int>(Exec(), A.row_starts(), h.rows,
-                                                                     h.nnz(), p, "test");
-              L2 y("y", static_cast<std::size_t>(h.rows), 6);
-              Kokkos::deep_copy(y, y0);
-              detail::spmv_merge_path(
-                  Exec(), p, plan, detail::CsrRowEnds<int, int, Device>{A.row_starts()},
-                  A.column_indices(), A.values(), Kokkos::View<const int*, Device>(), h.rows,
-                  detail::MultiX<X2, 4>{x, 1}, detail::MultiY<Y2, 4>{y, 1}, Scalar(-0.5),
-                  Scalar(2.0), "SpMVKit::test::merge_path_block");
-              Kokkos::fence();
-              EXPECT_TRUE(block_matches<Scalar>(h, -0.5, x, 2.0, y0, y, 1, 4));
-              // The same columns as two blocks of 2 (walked together by the host shape, a carry
-              // per column; the staged shape takes them one at a time).
-              Kokkos::deep_copy(y, y0);
-              detail::spmv_merge_path(
-                  Exec(), p, plan, detail::CsrRowEnds<int, int, Device>{A.row_starts()},
-                  A.column_indices(), A.values(), Kokkos::View<const int*, Device>(), h.rows,
-                  detail::MultiX<X2, 2>{x, 1, 2}, detail::MultiY<Y2, 2>{y, 1, 2}, Scalar(-0.5),
-                  Scalar(2.0), "SpMVKit::test::merge_path_blocks");
-              Kokkos::fence();
-              EXPECT_TRUE(block_matches<Scalar>(h, -0.5, x, 2.0, y0, y, 1, 4)) << "two blocks";
-              // COO's row keys over the same plan (the same path coordinates).
-              Kokkos::deep_copy(y, y0);
-              detail::spmv_merge_path(
-                  Exec(), p, plan, detail::CooRowKeys<int, int, Device>{coo.row_indices()},
-                  coo.column_indices(), coo.values(), Kokkos::View<const int*, Device>(), h.rows,
-                  detail::MultiX<X2, 2>{x, 1, 2}, detail::MultiY<Y2, 2>{y, 1, 2}, Scalar(-0.5),
-                  Scalar(2.0), "SpMVKit::test::merge_path_coo_blocks");
-              Kokkos::fence();
-              EXPECT_TRUE(block_matches<Scalar>(h, -0.5, x, 2.0, y0, y, 1, 4)) << "COO, two blocks";
+              for (bool static_schedule : {false, true}) {
+                if (static_schedule && staged) continue;
+                SCOPED_TRACE("items=" + std::to_string(items) + " team=" + std::to_string(team) +
+                             " staged=" + std::to_string(staged) +
+                             " carries_in_kernel=" + std::to_string(in_kernel) +
+                             " static=" + std::to_string(static_schedule));
+                detail::LaunchParameters p;
+                p.static_schedule = static_schedule;
+                p.team_size = team;
+                p.items_per_thread = items;
+                p.work_per_team = items * team;
+                p.staged = staged;
+                p.carries_in_kernel = in_kernel;
+                p.carries_in_kernel_max_tiles = std::numeric_limits<std::int64_t>::max();
+                // Tiles of 3 items: a LayoutLeft block halved down to single columns (x's
+                // columns over the byte budget); LayoutRight keeps its block.
+                if (items == 3) p.block_x_bytes = 1;
+                const auto plan = detail::merge_path_plan<Scalar, int>(Exec(), A.row_starts(),
+                                                                       h.rows, h.nnz(), p, "test");
+                L2 y("y", static_cast<std::size_t>(h.rows), 6);
+                Kokkos::deep_copy(y, y0);
+                detail::spmv_merge_path(
+                    Exec(), p, plan, detail::CsrRowEnds<int, int, Device>{A.row_starts()},
+                    A.column_indices(), A.values(), Kokkos::View<const int*, Device>(), h.rows,
+                    detail::MultiX<X2, 4>{x, 1}, detail::MultiY<Y2, 4>{y, 1}, Scalar(-0.5),
+                    Scalar(2.0), "SpMVKit::test::merge_path_block");
+                Kokkos::fence();
+                EXPECT_TRUE(block_matches<Scalar>(h, -0.5, x, 2.0, y0, y, 1, 4));
+                // The same columns as two blocks of 2 (walked together by the host shape, a carry
+                // per column; the staged shape takes them one at a time).
+                Kokkos::deep_copy(y, y0);
+                detail::spmv_merge_path(
+                    Exec(), p, plan, detail::CsrRowEnds<int, int, Device>{A.row_starts()},
+                    A.column_indices(), A.values(), Kokkos::View<const int*, Device>(), h.rows,
+                    detail::MultiX<X2, 2>{x, 1, 2}, detail::MultiY<Y2, 2>{y, 1, 2}, Scalar(-0.5),
+                    Scalar(2.0), "SpMVKit::test::merge_path_blocks");
+                Kokkos::fence();
+                EXPECT_TRUE(block_matches<Scalar>(h, -0.5, x, 2.0, y0, y, 1, 4)) << "two blocks";
+                // COO's row keys over the same plan (the same path coordinates).
+                Kokkos::deep_copy(y, y0);
+                detail::spmv_merge_path(
+                    Exec(), p, plan, detail::CooRowKeys<int, int, Device>{coo.row_indices()},
+                    coo.column_indices(), coo.values(), Kokkos::View<const int*, Device>(), h.rows,
+                    detail::MultiX<X2, 2>{x, 1, 2}, detail::MultiY<Y2, 2>{y, 1, 2}, Scalar(-0.5),
+                    Scalar(2.0), "SpMVKit::test::merge_path_coo_blocks");
+                Kokkos::fence();
+                EXPECT_TRUE(block_matches<Scalar>(h, -0.5, x, 2.0, y0, y, 1, 4))
+                    << "COO, two blocks";
+              }
             }
           }
         }

@@ -64,14 +64,15 @@ struct LaunchParameters {
   /// this many bytes of x's columns gathered at once (the block is halved while they do not
   /// fit, down to single columns).
   std::int64_t block_x_bytes = std::numeric_limits<std::int64_t>::max();
-  /// Host: a static schedule of at most one team per thread (host_static_max_entries) rather
-  /// than dynamic teams.
+  /// Host: a static schedule rather than a dynamic one (host_static_max_entries): the row
+  /// kernels then take one team per thread, the merge path its tiles (at most 32).
   bool static_schedule = false;
 };
 
-/// Host launches over at most this many entries take a static schedule with one team per thread:
-/// below it Kokkos' dynamic team schedule costs more per launch than the product takes; larger
-/// launches keep dynamic teams, which balance (docs/notes/2026-11-30-host-static-schedule.md).
+/// Host launches over at most this many entries (the merge path: path items) take a static
+/// schedule: below it Kokkos' dynamic schedule costs more per launch than the product takes;
+/// larger launches keep dynamic ones, which balance
+/// (docs/notes/2026-11-30-host-static-schedule.md).
 inline constexpr std::int64_t host_static_max_entries = std::int64_t(1) << 19;
 
 /// `units` of work (rows, chunks, strips, block rows) as one team per thread, in order.

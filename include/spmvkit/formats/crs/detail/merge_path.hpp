@@ -782,18 +782,23 @@ void spmv_merge_path(
         0, Kokkos::PerTeam(Functor::scratch_bytes(p.team_size, static_cast<int>(p.work_per_team))));
     Kokkos::parallel_for(label, policy, f);
   }
-  if (!p.staged && p.static_schedule) {
-    Kokkos::parallel_for(
-        label,
-        Kokkos::RangePolicy<ExecutionSpace, MergePathDirect, Kokkos::Schedule<Kokkos::Static>,
-                            Kokkos::IndexType<std::int64_t>>(exec, 0, plan.num_tiles),
-        f);
-  } else if (!p.staged) {
-    Kokkos::parallel_for(
-        label,
-        Kokkos::RangePolicy<ExecutionSpace, MergePathDirect, Kokkos::Schedule<Kokkos::Dynamic>,
-                            Kokkos::IndexType<std::int64_t>>(exec, 0, plan.num_tiles),
-        f);
+  if (!p.staged) {
+    auto direct = [&](auto schedule) {
+      Kokkos::parallel_for(
+          label,
+          Kokkos::RangePolicy<ExecutionSpace, MergePathDirect, decltype(schedule),
+                              Kokkos::IndexType<std::int64_t>>(exec, 0, plan.num_tiles),
+          f);
+    };
+    // Only host plans ask for the static schedule (merge_path_parameters); GPUs compile one launch.
+    bool launched = false;
+    if constexpr (is_host_space_v<ExecutionSpace>) {
+      if (p.static_schedule) {
+        direct(Kokkos::Schedule<Kokkos::Static>());
+        launched = true;
+      }
+    }
+    if (!launched) direct(Kokkos::Schedule<Kokkos::Dynamic>());
   }
   if (plan.has_crossings && !in_kernel) {
     Kokkos::parallel_for(label + "_carries",
