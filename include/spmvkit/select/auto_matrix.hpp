@@ -79,10 +79,9 @@ struct AutoOptions {
   /// Vectors per product the matrix is chosen for (>= 1): block Krylov methods and several
   /// right-hand sides apply it to rank-2 Views of this many columns. With more than one on a
   /// host backend, the choice is among the CRS kernels, unless the variants considered (by
-  /// `candidates` or `costs`) include none. On hosts CRS led SELL, SellOffset16 and ELL on every
-  /// matrix measured at 4 and 8 columns
-  /// (docs/notes/2026-12-04-host-multivector-format-choice.md). Predictions and tune mode's
-  /// timings are of one vector. GPUs choose as for one vector.
+  /// `candidates` or `costs`) include none: on hosts CRS leads the other formats on
+  /// multi-vector products (docs/notes/2026-12-04-host-multivector-format-choice.md).
+  /// Predictions and tune mode's timings are of one vector. GPUs choose as for one vector.
   int columns = 1;
 };
 
