@@ -13,6 +13,7 @@
 #include <spmvkit/interop/kokkos_kernels.hpp>
 #include <spmvkit/operations/spmv.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -305,6 +306,79 @@ TYPED_TEST(CrsBalancedTest, RepeatedProductsAreBitIdentical) {
       spmv(Exec(), Scalar(1), A, x, Scalar(0), again, CrsKernel::balanced);
       auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), again);
       for (std::int64_t i = 0; i < h.rows; ++i) ASSERT_EQ(f(i), g(i)) << "row " << i;
+    }
+  }
+}
+
+// The row kernels' host blocks of a static launch take equal shares of rows plus entries
+// (balanced_first_row, checked against its definition: the first row whose path coordinate
+// reaches the block's share); the kernel built for a static host launch of 16 blocks uses them;
+// and the products of both row kernels on the irregular shapes match the reference.
+TYPED_TEST(CrsBalancedTest, RowKernelsSplitHostBlocksByRowsPlusEntries) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  unsigned seed = 70;
+  auto shapes = irregular_shapes(false);
+  shapes.push_back({"empty", HostCrs{}});
+  for (auto const& [name, h] : shapes) {
+    SCOPED_TRACE(name);
+    Kokkos::View<std::int64_t*, Kokkos::HostSpace> starts("starts", h.row_starts.size());
+    for (std::size_t i = 0; i < h.row_starts.size(); ++i)
+      starts(i) = h.row_starts[i] + 5; // a nonzero base is measured from starts(0)
+    // The path coordinate of row r: rows before it plus their entries (h is a structured
+    // binding, which C++17 lambdas cannot capture).
+    auto const& offsets = h.row_starts;
+    auto coordinate = [&offsets](std::int64_t r) {
+      return r + offsets[static_cast<std::size_t>(r)];
+    };
+    const std::int64_t path = h.rows + h.nnz();
+    for (std::int64_t blocks : {1, 2, 3, 7, 16, 17, 64}) {
+      std::int64_t previous = 0;
+      for (std::int64_t b = 0; b <= blocks; ++b) {
+        const std::int64_t row = detail::balanced_first_row(starts, h.rows, b, blocks);
+        const std::int64_t share = b * path / blocks;
+        ASSERT_LE(previous, row) << "block " << b << " of " << blocks;
+        ASSERT_LE(row, h.rows) << "block " << b << " of " << blocks;
+        if (b == 0 || b == blocks) {
+          ASSERT_EQ(row, b == 0 ? 0 : h.rows) << "block " << b << " of " << blocks;
+        } else {
+          ASSERT_GE(coordinate(row), share) << "block " << b << " of " << blocks;
+          if (row > 0) {
+            ASSERT_LT(coordinate(row - 1), share) << "block " << b << " of " << blocks;
+          }
+        }
+        previous = row;
+      }
+    }
+    if (h.rows == 0) continue;
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    const V x = random_vector<V>(h.cols, ++seed, "x");
+    const V y0 = random_vector<V>(h.rows, ++seed, "y0");
+    // A static host launch of 16 threads: its kernel walks the balanced blocks; elsewhere
+    // (GPUs, dynamic launches) the blocks of work_per_team rows.
+    detail::LaunchParameters p;
+    detail::split_per_thread(p, h.rows, 16);
+    const auto kernel =
+        detail::crs_row_kernel<Exec, false>(p, Scalar(1), A, x, Scalar(0), V("y", h.rows));
+    auto device_starts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_starts());
+    for (std::int64_t b = 0; b < p.league_size; ++b) {
+      const auto rows = kernel.block_rows(b);
+      if constexpr (detail::is_host_space_v<Exec>) {
+        ASSERT_EQ(rows.first, detail::balanced_first_row(device_starts, h.rows, b, p.league_size));
+        ASSERT_EQ(rows.second,
+                  detail::balanced_first_row(device_starts, h.rows, b + 1, p.league_size));
+      } else {
+        ASSERT_EQ(rows.first, std::min<std::int64_t>(h.rows, b * p.work_per_team));
+      }
+    }
+    auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    auto y0h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y0);
+    const auto ref = reference_spmv<Scalar>(h, 1.5, xh, 0.5, y0h);
+    for (CrsKernel k : {CrsKernel::row_per_thread, CrsKernel::vector}) {
+      EXPECT_TRUE(check_product<Scalar>(y0, 0.5, ref, [&](V const& out) {
+        spmv(Exec(), Scalar(1.5), A, x, Scalar(0.5), out, k);
+      })) << CrsFormat::name(k);
     }
   }
 }

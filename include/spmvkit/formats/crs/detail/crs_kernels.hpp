@@ -144,6 +144,29 @@ struct CrsDiagonal {
   }
 };
 
+/// The first row of block `block` of `blocks` with rows split into equal shares of rows plus
+/// entries: the smallest r with r + starts(r) - starts(0) >= block * (num_rows + nnz) / blocks.
+template <class Starts>
+KOKKOS_INLINE_FUNCTION std::int64_t balanced_first_row(Starts const& starts, std::int64_t num_rows,
+                                                       std::int64_t block, std::int64_t blocks) {
+  if (block <= 0 || num_rows == 0) return 0;
+  if (block >= blocks) return num_rows;
+  const std::int64_t base = static_cast<std::int64_t>(starts(0));
+  const std::int64_t path = num_rows + (static_cast<std::int64_t>(starts(num_rows)) - base);
+  // block * path / blocks without forming block * path (paths up to 2^62 stay exact).
+  const std::int64_t target = path / blocks * block + path % blocks * block / blocks;
+  std::int64_t lo = 0, hi = num_rows;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (mid + (static_cast<std::int64_t>(starts(mid)) - base) < target) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 /// CRS SpMV, both variants of the founding study (sums in Acc, the wider of
 /// the matrix's and the vectors' value types: core/detail/kernel_common.hpp):
 /// - Vector = false, one row per thread: on a GPU neighbouring threads read
@@ -171,6 +194,9 @@ struct CrsSpmv {
   Acc alpha, beta;
   Ordinal num_rows;
   std::int64_t rows_per_team;
+  /// Host static launches: this many blocks of equal rows plus entries (balanced_first_row)
+  /// rather than of rows_per_team rows, so a stretch of hub rows is not one thread's alone.
+  std::int64_t balanced_blocks = 0;
 
   static constexpr bool host_shape = true;
 
@@ -181,14 +207,25 @@ struct CrsSpmv {
     });
   }
 
+  /// The rows [first, last) of host block `block`.
+  KOKKOS_INLINE_FUNCTION Kokkos::pair<std::int64_t, std::int64_t>
+  block_rows(std::int64_t block) const {
+    if (balanced_blocks > 0) {
+      return {balanced_first_row(row_starts, num_rows, block, balanced_blocks),
+              balanced_first_row(row_starts, num_rows, block + 1, balanced_blocks)};
+    }
+    const std::int64_t first = block * rows_per_team;
+    return {first, first + rows_per_team < num_rows ? first + rows_per_team : num_rows};
+  }
+
   template <class BetaZero, class Blocked>
   KOKKOS_INLINE_FUNCTION void host_rows(std::int64_t block, Acc a, Acc b, BetaZero zero,
                                         Blocked) const {
     const auto starts = row_starts;
     const auto c = cols;
     const auto v = vals;
-    const std::int64_t first = block * rows_per_team;
-    const std::int64_t last = first + rows_per_team < num_rows ? first + rows_per_team : num_rows;
+    const auto rows = block_rows(block);
+    const std::int64_t first = rows.first, last = rows.second;
     const int blocks = Blocked::value ? column_blocks(x) : 1;
     for (std::int64_t row = first; row < last; ++row) {
       const Offset begin = starts(row);
@@ -228,6 +265,18 @@ struct CrsSpmv {
   }
 };
 
+/// The row kernel (Vector: crs_vector) of a launch p: a host static launch's blocks (one per
+/// thread) take equal shares of rows plus entries.
+template <class ExecutionSpace, bool Vector, class Matrix, class X, class Y>
+CrsSpmv<Vector, Matrix, X, Y>
+crs_row_kernel(LaunchParameters const& p, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
+               X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y) {
+  const std::int64_t balanced =
+      is_host_space_v<ExecutionSpace> && p.static_schedule ? p.league_size : 0;
+  return {A.row_starts(), A.column_indices(), A.values(),      x,       y, alpha,
+          beta,           A.num_rows(),       p.work_per_team, balanced};
+}
+
 /// The balanced CRS kernel (merge_path.hpp) over the matrix's kept tile plan.
 template <class ExecutionSpace, class Matrix, class X, class Y>
 void spmv_crs_balanced(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
@@ -262,11 +311,10 @@ void spmv_crs(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix
       kernel == CrsKernel::vector ? KernelKind::crs_vector : KernelKind::crs_row_per_thread;
   const LaunchParameters p = launch_parameters(exec, kind, A.num_rows(), A.nnz());
   auto launch = [&](char const* label, auto vector) {
-    using Kernel = CrsSpmv<decltype(vector)::value, Matrix, X, Y>;
-    static_assert(has_host_shape<Kernel>::value, "CrsSpmv: the host shape must be taken on hosts");
-    parallel_for_teams(label, exec, p,
-                       Kernel{A.row_starts(), A.column_indices(), A.values(), x, y, alpha, beta,
-                              A.num_rows(), p.work_per_team});
+    const auto k = crs_row_kernel<ExecutionSpace, decltype(vector)::value>(p, alpha, A, x, beta, y);
+    static_assert(has_host_shape<decltype(k)>::value,
+                  "CrsSpmv: the host shape must be taken on hosts");
+    parallel_for_teams(label, exec, p, k);
   };
   if (kernel == CrsKernel::vector) {
     launch("SpMVKit::spmv::crs_vector", std::true_type{});
