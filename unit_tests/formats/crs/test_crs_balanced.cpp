@@ -310,8 +310,8 @@ TYPED_TEST(CrsBalancedTest, RepeatedProductsAreBitIdentical) {
   }
 }
 
-// The row kernels' host blocks of a static launch take equal shares of rows plus entries
-// (balanced_first_row, checked against its definition: the first row whose path coordinate
+// The row kernels' host blocks of a static launch take equal shares of weighted rows plus
+// entries (balanced_first_row, checked against its definition: the first row whose coordinate
 // reaches the block's share); the kernel built for a static host launch of 16 blocks uses them;
 // and the products of both row kernels on the irregular shapes match the reference.
 TYPED_TEST(CrsBalancedTest, RowKernelsSplitHostBlocksByRowsPlusEntries) {
@@ -326,13 +326,13 @@ TYPED_TEST(CrsBalancedTest, RowKernelsSplitHostBlocksByRowsPlusEntries) {
     Kokkos::View<std::int64_t*, Kokkos::HostSpace> starts("starts", h.row_starts.size());
     for (std::size_t i = 0; i < h.row_starts.size(); ++i)
       starts(i) = h.row_starts[i] + 5; // a nonzero base is measured from starts(0)
-    // The path coordinate of row r: rows before it plus their entries (h is a structured
-    // binding, which C++17 lambdas cannot capture).
+    // The coordinate of row r: the weighted rows before it plus their entries (h is a
+    // structured binding, which C++17 lambdas cannot capture).
     auto const& offsets = h.row_starts;
     auto coordinate = [&offsets](std::int64_t r) {
-      return r + offsets[static_cast<std::size_t>(r)];
+      return detail::host_row_weight * r + offsets[static_cast<std::size_t>(r)];
     };
-    const std::int64_t path = h.rows + h.nnz();
+    const std::int64_t path = coordinate(h.rows);
     for (std::int64_t blocks : {1, 2, 3, 7, 16, 17, 64}) {
       std::int64_t previous = 0;
       for (std::int64_t b = 0; b <= blocks; ++b) {

@@ -144,21 +144,28 @@ struct CrsDiagonal {
   }
 };
 
-/// The first row of block `block` of `blocks` with rows split into equal shares of rows plus
-/// entries: the smallest r with r + starts(r) - starts(0) >= block * (num_rows + nnz) / blocks.
+/// What a row costs on a host beside its entries, in entries (its offsets, its y store, and on
+/// graph rows a cold line of x): at 2 threads email-Enron ran 0.89-0.95x at 1, 1.25x at 8
+/// (docs/notes/2026-12-04-host-crs-entry-balanced-blocks.md).
+inline constexpr std::int64_t host_row_weight = 8;
+
+/// The first row of block `block` of `blocks` with rows split into equal shares of weighted
+/// rows plus entries: the smallest r with host_row_weight * r + starts(r) - starts(0) >=
+/// block * (host_row_weight * num_rows + nnz) / blocks.
 template <class Starts>
 KOKKOS_INLINE_FUNCTION std::int64_t balanced_first_row(Starts const& starts, std::int64_t num_rows,
                                                        std::int64_t block, std::int64_t blocks) {
   if (block <= 0 || num_rows == 0) return 0;
   if (block >= blocks) return num_rows;
   const std::int64_t base = static_cast<std::int64_t>(starts(0));
-  const std::int64_t path = num_rows + (static_cast<std::int64_t>(starts(num_rows)) - base);
-  // block * path / blocks without forming block * path (paths up to 2^62 stay exact).
+  const std::int64_t path =
+      host_row_weight * num_rows + (static_cast<std::int64_t>(starts(num_rows)) - base);
+  // block * path / blocks without forming block * path (nothing above path or blocks^2).
   const std::int64_t target = path / blocks * block + path % blocks * block / blocks;
   std::int64_t lo = 0, hi = num_rows;
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo) / 2;
-    if (mid + (static_cast<std::int64_t>(starts(mid)) - base) < target) {
+    if (host_row_weight * mid + (static_cast<std::int64_t>(starts(mid)) - base) < target) {
       lo = mid + 1;
     } else {
       hi = mid;
@@ -194,8 +201,9 @@ struct CrsSpmv {
   Acc alpha, beta;
   Ordinal num_rows;
   std::int64_t rows_per_team;
-  /// Host static launches: this many blocks of equal rows plus entries (balanced_first_row)
-  /// rather than of rows_per_team rows, so a stretch of hub rows is not one thread's alone.
+  /// Host static launches: this many blocks of equal weighted rows plus entries
+  /// (balanced_first_row) rather than of rows_per_team rows, so a stretch of hub rows is not one
+  /// thread's alone.
   std::int64_t balanced_blocks = 0;
 
   static constexpr bool host_shape = true;
