@@ -42,7 +42,7 @@ struct LaunchParameters {
   int team_size = 1;
   int vector_length = 1;
   /// Rows (CRS) or chunks (SELL) handled by one team (host static CRS launches: a share of
-  /// rows plus entries instead, crs_kernels.hpp's balanced_first_row).
+  /// weighted rows plus entries instead, crs_kernels.hpp's balanced_first_row).
   std::int64_t work_per_team = 1;
   /// SELL: rows of a chunk handled by one thread; column_major_rows: rows of
   /// the strip one thread walks (both compile-time in the kernel).

@@ -274,7 +274,7 @@ struct CrsSpmv {
 };
 
 /// The row kernel (Vector: crs_vector) of a launch p: a host static launch's blocks (one per
-/// thread) take equal shares of rows plus entries.
+/// thread) take equal shares of weighted rows plus entries.
 template <class ExecutionSpace, bool Vector, class Matrix, class X, class Y>
 CrsSpmv<Vector, Matrix, X, Y>
 crs_row_kernel(LaunchParameters const& p, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
