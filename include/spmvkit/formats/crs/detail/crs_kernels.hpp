@@ -145,8 +145,8 @@ struct CrsDiagonal {
 };
 
 /// What a row costs on a host beside its entries, in entries (its offsets, its y store, and on
-/// graph rows a cold line of x): at 2 threads email-Enron ran 0.89-0.95x at 1, 1.25x at 8
-/// (docs/notes/2026-12-04-host-crs-entry-balanced-blocks.md).
+/// graph rows a cold line of x); measured in
+/// docs/notes/2026-12-04-host-crs-entry-balanced-blocks.md.
 inline constexpr std::int64_t host_row_weight = 8;
 
 /// The first row of block `block` of `blocks` with rows split into equal shares of weighted
