@@ -14,6 +14,7 @@
 #include <spmvkit/operations/spmv.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -410,6 +411,52 @@ TYPED_TEST(CrsBalancedTest, HostBalancedSumsShortRowsLikeTheRowKernel) {
         ASSERT_EQ(r(i), c(i)) << "row " << i << " of " << rows;
       }
     }
+  }
+}
+
+// On a host the row kernel sums a row in order and the vector kernel in four interleaved partial
+// sums combined as (s0 + s1) + (s2 + s3), then the last entries (four_lane_row_sum); a block of
+// columns is summed in order by both. Rows whose sums round differently in the two orders (big
+// + 1 rounds to big; x is all ones, so every product is exact) tell them apart.
+TYPED_TEST(CrsBalancedTest, HostVectorKernelSumsRowsInFourPartialSums) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  if constexpr (detail::is_host_space_v<Exec>) {
+    const double big = std::ldexp(1.0, std::numeric_limits<Scalar>::digits + 1);
+    HostCrs h;
+    h.rows = 3;
+    h.cols = 5;
+    // In order: 1, 2, 0 (the three-entry row is all tail); four partial sums: 0, 1, 0.
+    const std::vector<std::vector<double>> rows = {
+        {big, 1, -big, 1}, {big, 1, -big, 1, 1}, {big, 1, -big}};
+    for (auto const& r : rows) {
+      for (std::size_t j = 0; j < r.size(); ++j) {
+        h.col.push_back(static_cast<std::int64_t>(j));
+        h.val.push_back(r[j]);
+      }
+      h.row_starts.push_back(static_cast<std::int64_t>(h.val.size()));
+    }
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    V x("x", h.cols), by_row("by_row", h.rows), by_lanes("by_lanes", h.rows);
+    Kokkos::deep_copy(x, Scalar(1));
+    spmv(Exec(), Scalar(1), A, x, Scalar(0), by_row, CrsKernel::row_per_thread);
+    spmv(Exec(), Scalar(1), A, x, Scalar(0), by_lanes, CrsKernel::vector);
+    auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), by_row);
+    auto l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), by_lanes);
+    const Scalar in_order[] = {1, 2, 0}, in_lanes[] = {0, 1, 0};
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(r(i), in_order[i]) << "row kernel, row " << i;
+      EXPECT_EQ(l(i), in_lanes[i]) << "vector kernel, row " << i;
+    }
+    using M = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Exec>;
+    M X("X", h.cols, 2), Y("Y", h.rows, 2);
+    Kokkos::deep_copy(X, Scalar(1));
+    spmv(Exec(), Scalar(1), A, X, Scalar(0), Y, CrsKernel::vector);
+    auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Y);
+    for (int i = 0; i < 3; ++i)
+      for (int c = 0; c < 2; ++c)
+        EXPECT_EQ(yh(i, c), in_order[i]) << "row " << i << " column " << c;
   }
 }
 

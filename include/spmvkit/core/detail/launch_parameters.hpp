@@ -473,7 +473,8 @@ constexpr int default_bsr_chunk_size() {
 ///   alike and long enough for lanes the vector kernel wins.
 /// - Host: balanced is at least as fast as the row kernel on every irregular
 ///   matrix measured, so the thresholds only keep it off matrices where rows
-///   are alike.
+///   are alike; below them the vector kernel's four partial sums take rows alike, the plain
+///   row loop irregular ones.
 /// The hub-mass floor (5%) and the GPU row floor (256) are not sharp: no
 /// measured irregular matrix fell between them and the alternatives.
 inline constexpr double crs_balanced_min_max_over_mean = 8.0;
@@ -486,14 +487,15 @@ CrsKernel automatic_crs_kernel(ExecutionSpace const& exec, MatrixStatistics cons
   const bool irregular = s.max_over_mean() >= crs_balanced_min_max_over_mean;
   const bool hubs_matter = s.hub_mass >= crs_balanced_hub_mass;
   if constexpr (is_host_space_v<ExecutionSpace>) {
-    // Rows are summed by one thread each on the host whatever the kernel;
-    // vector lanes would only add a reduction.
     const double share =
         static_cast<double>(s.nnz) / static_cast<double>(std::max(1, exec.concurrency()));
     const bool dominant_row =
         static_cast<double>(s.max_row_length) >= crs_balanced_host_row_share * share;
-    return irregular && (hubs_matter || dominant_row) ? CrsKernel::balanced
-                                                      : CrsKernel::row_per_thread;
+    if (irregular && (hubs_matter || dominant_row)) return CrsKernel::balanced;
+    // The vector kernel's host shape sums a row in four partial sums: faster where rows are
+    // alike, slower on the power-law graphs measured
+    // (docs/notes/2026-12-04-host-crs-four-lanes.md).
+    return irregular ? CrsKernel::row_per_thread : CrsKernel::vector;
   } else {
     (void)exec;
     const bool no_lanes = crs_vector_lanes(s.mean_row_length) == 1;

@@ -332,12 +332,15 @@ struct CrsOptions {
   ///   longest row is a quarter of one thread's share; on a GPU, rows too short
   ///   for vector lanes or a row of 256 entries or more); otherwise `vector` on
   ///   GPU backends when rows hold 12 or more entries on average (about 6
-  ///   entries per lane, 2 to 32 lanes), else `row_per_thread`;
+  ///   entries per lane, 2 to 32 lanes), else `row_per_thread`; on host
+  ///   backends `vector` when the longest row is below 8 times the mean, else
+  ///   `row_per_thread`;
   /// - `CrsKernel::row_per_thread`: one thread per row (the natural row loop on
-  ///   host backends; uncoalesced loads on a GPU, best for very short rows);
+  ///   host backends, each row summed in order; uncoalesced loads on a GPU,
+  ///   best for very short rows);
   /// - `CrsKernel::vector`: one row per group of vector lanes (coalesced loads
-  ///   and a lane reduction on a GPU; on host backends the same loop as
-  ///   row_per_thread);
+  ///   and a lane reduction on a GPU; on host backends the row loop with each
+  ///   row in four interleaved partial sums, combined in a fixed order);
   /// - `CrsKernel::balanced`: the work split by nonzeros and rows together
   ///   (merge path, formats/crs/detail/merge_path.hpp), so that no row, however
   ///   long, is left to one thread; the tile plan is computed by the first

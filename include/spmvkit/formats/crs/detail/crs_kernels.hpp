@@ -174,6 +174,26 @@ KOKKOS_INLINE_FUNCTION std::int64_t balanced_first_row(Starts const& starts, std
   return lo;
 }
 
+/// A row's sum on a host in four interleaved partial sums, combined as (s0 + s1) + (s2 + s3) and
+/// then the last entries: four chains of adds rather than one, so the row loop no longer waits on
+/// each add (docs/notes/2026-12-04-host-crs-four-lanes.md). Deterministic, but not the order
+/// of a plain loop.
+template <class Sum, class Offset, class Values, class Cols, class X>
+KOKKOS_FORCEINLINE_FUNCTION Sum four_lane_row_sum(Offset begin, Offset end, Values const& v,
+                                                  Cols const& c, X const& x) {
+  Sum s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  Offset k = begin;
+  for (; end - k >= 4; k += 4) { // not k + 4 <= end, which could overflow Offset
+    s0 += widened_product<Sum>(v(k), x(c(k)));
+    s1 += widened_product<Sum>(v(k + 1), x(c(k + 1)));
+    s2 += widened_product<Sum>(v(k + 2), x(c(k + 2)));
+    s3 += widened_product<Sum>(v(k + 3), x(c(k + 3)));
+  }
+  Sum sum = (s0 + s1) + (s2 + s3);
+  for (; k < end; ++k) sum += widened_product<Sum>(v(k), x(c(k)));
+  return sum;
+}
+
 /// CRS SpMV, both variants of the founding study (sums in Acc, the wider of
 /// the matrix's and the vectors' value types: core/detail/kernel_common.hpp):
 /// - Vector = false, one row per thread: on a GPU neighbouring threads read
@@ -182,7 +202,10 @@ KOKKOS_INLINE_FUNCTION std::int64_t balanced_first_row(Starts const& starts, std
 /// - Vector = true, one row per group of vector lanes: lanes read consecutive
 ///   entries of a row (coalesced on a GPU) and combine them with a lane
 ///   reduction.
-/// On host backends both variants run the host shape, the same plain row loop.
+/// On host backends both run the host shape, a plain loop over the block's rows; a row is summed
+/// in order by the row kernel and in four interleaved partial sums (four_lane_row_sum, the host's
+/// lanes) by the vector kernel. Blocks of several columns already carry one chain per column, so
+/// both sum those in order.
 template <bool Vector, class Matrix, class X, class Y>
 struct CrsSpmv {
   using Scalar = typename Matrix::value_type;
@@ -243,7 +266,11 @@ struct CrsSpmv {
       for (int cb = 0; cb < blocks; ++cb) {
         const auto xb = host_columns(column_block_at(x, cb));
         Sum sum = 0;
-        for (Offset k = begin; k < end; ++k) sum += widened_product<Sum>(v(k), xb(c(k)));
+        if constexpr (Vector && !is_multi_vector_v<Y>) {
+          sum = four_lane_row_sum<Sum>(begin, end, v, c, xb);
+        } else {
+          for (Offset k = begin; k < end; ++k) sum += widened_product<Sum>(v(k), xb(c(k)));
+        }
         store_row(column_block_at(y, cb), row, a, b, sum, zero);
       }
     }
