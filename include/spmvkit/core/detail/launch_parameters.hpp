@@ -492,9 +492,9 @@ CrsKernel automatic_crs_kernel(ExecutionSpace const& exec, MatrixStatistics cons
     const bool dominant_row =
         static_cast<double>(s.max_row_length) >= crs_balanced_host_row_share * share;
     if (irregular && (hubs_matter || dominant_row)) return CrsKernel::balanced;
-    // The vector kernel's host shape sums a row in four partial sums: faster where rows are
-    // alike, slower on the power-law graphs measured
-    // (docs/notes/2026-12-04-host-crs-four-lanes.md).
+    // The vector kernel's host shape sums a row of doubles in four partial sums: faster where
+    // rows are alike, slower on the power-law graphs measured (in float it is the plain loop;
+    // docs/notes/2026-12-04-host-crs-four-lanes.md).
     return irregular ? CrsKernel::row_per_thread : CrsKernel::vector;
   } else {
     (void)exec;

@@ -194,6 +194,12 @@ KOKKOS_FORCEINLINE_FUNCTION Sum four_lane_row_sum(Offset begin, Offset end, Valu
   return sum;
 }
 
+/// Whether the vector kernel's host shape sums rows of Sum in four partial sums: in double. In
+/// float GCC already vectorises the plain loop's products, and the four sums were slower
+/// (docs/notes/2026-12-04-host-crs-four-lanes.md).
+template <class Sum>
+inline constexpr bool host_four_lanes_v = std::is_same_v<Sum, double>;
+
 /// CRS SpMV, both variants of the founding study (sums in Acc, the wider of
 /// the matrix's and the vectors' value types: core/detail/kernel_common.hpp):
 /// - Vector = false, one row per thread: on a GPU neighbouring threads read
@@ -203,9 +209,9 @@ KOKKOS_FORCEINLINE_FUNCTION Sum four_lane_row_sum(Offset begin, Offset end, Valu
 ///   entries of a row (coalesced on a GPU) and combine them with a lane
 ///   reduction.
 /// On host backends both run the host shape, a plain loop over the block's rows; a row is summed
-/// in order by the row kernel and in four interleaved partial sums (four_lane_row_sum, the host's
-/// lanes) by the vector kernel. Blocks of several columns already carry one chain per column, so
-/// both sum those in order.
+/// in order by the row kernel and, in double, in four interleaved partial sums (four_lane_row_sum,
+/// the host's lanes) by the vector kernel. Blocks of several columns already carry one chain per
+/// column, so both sum those in order.
 template <bool Vector, class Matrix, class X, class Y>
 struct CrsSpmv {
   using Scalar = typename Matrix::value_type;
@@ -266,7 +272,7 @@ struct CrsSpmv {
       for (int cb = 0; cb < blocks; ++cb) {
         const auto xb = host_columns(column_block_at(x, cb));
         Sum sum = 0;
-        if constexpr (Vector && !is_multi_vector_v<Y>) {
+        if constexpr (Vector && !is_multi_vector_v<Y> && host_four_lanes_v<Sum>) {
           sum = four_lane_row_sum<Sum>(begin, end, v, c, xb);
         } else {
           for (Offset k = begin; k < end; ++k) sum += widened_product<Sum>(v(k), xb(c(k)));
