@@ -418,8 +418,8 @@ TYPED_TEST(CrsBalancedTest, HostBalancedSumsShortRowsLikeTheRowKernel) {
 // On a host the row kernel sums a row in order and the vector kernel, in double, in four
 // interleaved partial sums combined as (s0 + s1) + (s2 + s3), then the last entries
 // (four_lane_row_sum); in float, and for a block of columns, both sum in order. Rows whose sums
-// round differently in the two orders (big
-// + 1 rounds to big; x is all ones, so every product is exact) tell them apart.
+// round differently in the two orders (big + 1 rounds to big; x is all ones, so every product is
+// exact) tell them apart.
 TYPED_TEST(CrsBalancedTest, HostVectorKernelSumsRowsInFourPartialSums) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

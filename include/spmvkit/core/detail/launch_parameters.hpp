@@ -473,8 +473,8 @@ constexpr int default_bsr_chunk_size() {
 ///   alike and long enough for lanes the vector kernel wins.
 /// - Host: balanced is at least as fast as the row kernel on every irregular
 ///   matrix measured, so the thresholds only keep it off matrices where rows
-///   are alike; below them the vector kernel's four partial sums take rows alike, the plain
-///   row loop irregular ones.
+///   are alike; below them the vector kernel (four partial sums in double) takes rows alike,
+///   the plain row loop irregular ones.
 /// The hub-mass floor (5%) and the GPU row floor (256) are not sharp: no
 /// measured irregular matrix fell between them and the alternatives.
 inline constexpr double crs_balanced_min_max_over_mean = 8.0;
