@@ -161,8 +161,9 @@ void parallel_for_teams(std::string const& label, ExecutionSpace const& exec,
 /// moves to the nearer end of the row; tiles stay within +-25% of equal).
 /// Such rows are then summed exactly as the row-per-thread kernel sums them,
 /// so on matrices without rows that long the balanced kernel, COO and the
-/// row kernels give the same bits, and a float CG run does not change its
-/// course with the kernel. Only the long rows it exists for are split.
+/// row-per-thread kernel give the same bits (the vector kernel too in float; in double it sums a
+/// row in four partial sums), and a float CG run does not change its course with the kernel.
+/// Only the long rows it exists for are split.
 inline constexpr std::int64_t merge_path_host_tiles = 256;
 inline constexpr std::int64_t merge_path_host_min_tile = 16384;
 inline constexpr std::int64_t merge_path_host_max_tile = 1 << 18;
@@ -455,9 +456,9 @@ constexpr int default_bsr_chunk_size() {
 }
 
 /// CrsKernel::automatic (detail::spmv_crs) from the matrix's row statistics:
-/// balanced where a row-owned kernel would wait on long rows, else the kernel
-/// chosen before (row per thread on the host; vector lanes sized by the mean
-/// row, or a row per thread, on a GPU).
+/// balanced where a row-owned kernel would wait on long rows, else a row-owned kernel (on the
+/// host the vector kernel where rows are alike, else a row per thread; vector lanes sized by the
+/// mean row, or a row per thread, on a GPU).
 /// - Never where rows are alike: the longest row must be at least
 ///   crs_balanced_min_max_over_mean times the mean (FEM Poisson: 27 / 26.7;
 ///   cage10: 1.9; bcsstk08: 28; email-Enron: 138; R-MAT: ~1000).

@@ -210,8 +210,8 @@ inline constexpr bool host_four_lanes_v = std::is_same_v<Sum, double>;
 ///   reduction.
 /// On host backends both run the host shape, a plain loop over the block's rows; a row is summed
 /// in order by the row kernel and, in double, in four interleaved partial sums (four_lane_row_sum,
-/// the host's lanes) by the vector kernel. Blocks of several columns already carry one chain per
-/// column, so both sum those in order.
+/// the host's lanes) by the vector kernel. A rank-2 product (any number of columns) carries one
+/// chain per column already, so both sum its rows in order.
 template <bool Vector, class Matrix, class X, class Y>
 struct CrsSpmv {
   using Scalar = typename Matrix::value_type;
