@@ -460,6 +460,21 @@ TYPED_TEST(CrsBalancedTest, HostVectorKernelSumsRowsInFourPartialSums) {
     for (int i = 0; i < 3; ++i)
       for (int c = 0; c < 2; ++c)
         EXPECT_EQ(yh(i, c), in_order[i]) << "row " << i << " column " << c;
+    // The same rows and 20 empty ones: the longest row is 9.6 times the mean, and there the
+    // vector kernel runs the row loop (detail::host_rows_alike).
+    HostCrs wide = h;
+    wide.rows += 20;
+    for (int i = 0; i < 20; ++i) wide.row_starts.push_back(wide.row_starts.back());
+    const auto W = make_device_crs<Scalar, Exec>(wide);
+    ASSERT_FALSE(detail::host_rows_alike(W.statistics(Exec())));
+    V yw("yw", wide.rows);
+    Kokkos::deep_copy(yw, Scalar(7));
+    spmv(Exec(), Scalar(1), W, x, Scalar(0), yw, CrsKernel::vector);
+    auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), yw);
+    for (std::int64_t i = 0; i < wide.rows; ++i) {
+      EXPECT_EQ(w(i), i < 3 ? in_order[i] : Scalar(0))
+          << "vector kernel, irregular rows, row " << i;
+    }
   }
 }
 

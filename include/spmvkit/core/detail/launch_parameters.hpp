@@ -483,6 +483,14 @@ inline constexpr double crs_balanced_hub_mass = 0.05;
 inline constexpr double crs_balanced_host_row_share = 0.25;
 inline constexpr std::int64_t crs_balanced_gpu_min_max_row = 256;
 
+/// Whether a host sums rows of doubles in four partial sums (CrsKernel::vector's host shape):
+/// where the longest row is below crs_balanced_min_max_over_mean times the mean. Where rows differ
+/// more, the row loop was the faster of the two (docs/notes/2026-12-04-host-crs-four-lanes.md),
+/// so the vector kernel runs it there.
+inline bool host_rows_alike(MatrixStatistics const& s) {
+  return s.max_over_mean() < crs_balanced_min_max_over_mean;
+}
+
 template <class ExecutionSpace>
 CrsKernel automatic_crs_kernel(ExecutionSpace const& exec, MatrixStatistics const& s) {
   const bool irregular = s.max_over_mean() >= crs_balanced_min_max_over_mean;

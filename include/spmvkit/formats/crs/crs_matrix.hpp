@@ -341,7 +341,8 @@ struct CrsOptions {
   /// - `CrsKernel::vector`: one row per group of vector lanes (coalesced loads
   ///   and a lane reduction on a GPU; on host backends the row loop, with each
   ///   row summed in double in four interleaved partial sums combined in a
-  ///   fixed order, in float in order);
+  ///   fixed order where the longest row is below 8 times the mean, in order
+  ///   elsewhere and in float);
   /// - `CrsKernel::balanced`: the work split by nonzeros and rows together
   ///   (merge path, formats/crs/detail/merge_path.hpp), so that no row, however
   ///   long, is left to one thread; the tile plan is computed by the first

@@ -210,7 +210,8 @@ inline constexpr bool host_four_lanes_v = std::is_same_v<Sum, double>;
 ///   reduction.
 /// On host backends both run the host shape, a plain loop over the block's rows; a row is summed
 /// in order by the row kernel and, in double, in four interleaved partial sums (four_lane_row_sum,
-/// the host's lanes) by the vector kernel. A rank-2 product (any number of columns) carries one
+/// the host's lanes) by the vector kernel, which spmv_crs launches only where rows are alike
+/// (host_rows_alike). A rank-2 product (any number of columns) carries one
 /// chain per column already, so both sum its rows in order.
 template <bool Vector, class Matrix, class X, class Y>
 struct CrsSpmv {
@@ -337,6 +338,13 @@ void spmv_crs(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix
               X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y, CrsKernel kernel) {
   // The statistics are computed by the first automatic product and kept.
   if (kernel == CrsKernel::automatic) kernel = automatic_crs_kernel(exec, A.statistics(exec));
+  if constexpr (is_host_space_v<ExecutionSpace> &&
+                host_four_lanes_v<spmv_sum_t<spmv_scalar_t<Matrix, Y>, Y>>) {
+    // Four partial sums only where rows are alike; elsewhere the row loop (host_rows_alike).
+    if (kernel == CrsKernel::vector && !host_rows_alike(A.statistics(exec))) {
+      kernel = CrsKernel::row_per_thread;
+    }
+  }
   // Only the host shapes walk several blocks of columns (walks_column_blocks).
   if (column_blocks(x) > 1 && !is_host_space_v<ExecutionSpace>) {
     for_each_block(x, y, [&](auto const& xb, auto const& yb) {
