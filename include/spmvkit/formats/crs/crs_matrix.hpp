@@ -62,8 +62,9 @@ struct CrsFormat;
 /// build the structure themselves, return matrices marked as checked.
 ///
 /// A matrix keeps what it computes about its structure: its row-length
-/// statistics (statistics(), read by CrsKernel::automatic) and the tile plan
-/// of the balanced kernel, each computed on first use and shared by copies.
+/// statistics (statistics(), read by CrsKernel::automatic and, on host
+/// backends, CrsKernel::vector) and the tile plan of the balanced kernel, each
+/// computed on first use and shared by copies.
 /// Both read row_starts only; values may change freely, but after changing
 /// row_starts or column_indices in place call forget_analysis(), which also
 /// forgets that the structure was checked. The balanced kernel's plan

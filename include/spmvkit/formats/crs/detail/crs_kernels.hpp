@@ -336,7 +336,7 @@ void spmv_crs_balanced(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alph
 template <class ExecutionSpace, class Matrix, class X, class Y>
 void spmv_crs(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix const& A,
               X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y, CrsKernel kernel) {
-  // The statistics are computed by the first automatic product and kept.
+  // The statistics are computed by the first product that reads them and kept.
   if (kernel == CrsKernel::automatic) kernel = automatic_crs_kernel(exec, A.statistics(exec));
   if constexpr (is_host_space_v<ExecutionSpace> &&
                 host_four_lanes_v<spmv_sum_t<spmv_scalar_t<Matrix, Y>, Y>>) {
