@@ -74,8 +74,8 @@ TYPED_TEST(MatrixStatisticsTest, EmptyShapes) {
   EXPECT_DOUBLE_EQ(last.hub_mass, 1.0);
 }
 
-// The first automatic product computes the statistics; they are kept, shared
-// by copies, and computed again only after forget_analysis().
+// The first automatic product (or, on hosts, vector product in double) computes the statistics;
+// they are kept, shared by copies, and computed again only after forget_analysis().
 TYPED_TEST(MatrixStatisticsTest, ComputedOnceAndKeptWithTheMatrix) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

@@ -161,8 +161,9 @@ void parallel_for_teams(std::string const& label, ExecutionSpace const& exec,
 /// moves to the nearer end of the row; tiles stay within +-25% of equal).
 /// Such rows are then summed exactly as the row-per-thread kernel sums them,
 /// so on matrices without rows that long the balanced kernel, COO and the
-/// row-per-thread kernel give the same bits (the vector kernel too in float; in double it sums a
-/// row in four partial sums), and a float CG run does not change its course with the kernel.
+/// row-per-thread kernel give the same bits (the vector kernel too in float, for several columns
+/// and where rows differ widely; elsewhere in double it sums a row in four partial sums), and a
+/// float CG run does not change its course with the kernel.
 /// Only the long rows it exists for are split.
 inline constexpr std::int64_t merge_path_host_tiles = 256;
 inline constexpr std::int64_t merge_path_host_min_tile = 16384;
@@ -486,7 +487,7 @@ inline constexpr std::int64_t crs_balanced_gpu_min_max_row = 256;
 /// Whether a host sums rows of doubles in four partial sums (CrsKernel::vector's host shape):
 /// where the longest row is below crs_balanced_min_max_over_mean times the mean. Where rows differ
 /// more, the row loop was the faster of the two (docs/notes/2026-12-04-host-crs-four-lanes.md),
-/// so the vector kernel runs it there.
+/// so the vector kernel runs it there (docs/notes/2026-12-05-host-crs-vector-irregular-rows.md).
 inline bool host_rows_alike(MatrixStatistics const& s) {
   return s.max_over_mean() < crs_balanced_min_max_over_mean;
 }

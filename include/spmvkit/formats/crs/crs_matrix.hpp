@@ -343,7 +343,7 @@ struct CrsOptions {
   ///   and a lane reduction on a GPU; on host backends the row loop, with each
   ///   row summed in double in four interleaved partial sums combined in a
   ///   fixed order where the longest row is below 8 times the mean, in order
-  ///   elsewhere and in float);
+  ///   elsewhere, in float and for several columns);
   /// - `CrsKernel::balanced`: the work split by nonzeros and rows together
   ///   (merge path, formats/crs/detail/merge_path.hpp), so that no row, however
   ///   long, is left to one thread; the tile plan is computed by the first

@@ -5,7 +5,8 @@
 
 // What a CrsMatrix computes about itself once and keeps: whether its structure
 // was checked (every kernel relies on it), its row-length statistics
-// (CrsKernel::automatic reads them) and the merge-path plan of the balanced
+// (CrsKernel::automatic reads them, and on hosts CrsKernel::vector with sums
+// in double) and the merge-path plan of the balanced
 // kernel. All depend on the structure only, never on the values.
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/matrix_statistics.hpp>

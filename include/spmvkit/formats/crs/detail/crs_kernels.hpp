@@ -210,9 +210,9 @@ inline constexpr bool host_four_lanes_v = std::is_same_v<Sum, double>;
 ///   reduction.
 /// On host backends both run the host shape, a plain loop over the block's rows; a row is summed
 /// in order by the row kernel and, in double, in four interleaved partial sums (four_lane_row_sum,
-/// the host's lanes) by the vector kernel, which spmv_crs launches only where rows are alike
-/// (host_rows_alike). A rank-2 product (any number of columns) carries one
-/// chain per column already, so both sum its rows in order.
+/// the host's lanes) by the vector kernel; for rank-1 sums in double spmv_crs replaces it by the
+/// row kernel where rows are not alike (host_rows_alike). A rank-2 product (any number of columns)
+/// carries one chain per column already, so both sum its rows in order.
 template <bool Vector, class Matrix, class X, class Y>
 struct CrsSpmv {
   using Scalar = typename Matrix::value_type;
