@@ -11,6 +11,7 @@
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -156,6 +157,56 @@ TYPED_TEST(MatrixStatisticsTest, AutomaticRuleOnSyntheticStatistics) {
     s.hub_mass = 0.01;
     s.max_row_length = s.nnz / 2; // one row is half the matrix
     EXPECT_EQ(detail::automatic_crs_kernel(Exec(), s), CrsKernel::balanced);
+  }
+}
+
+// The CRS row kernels' launch: on hosts, static at any size where rows are alike (one weighted
+// block per thread), dynamic above host_static_max_entries where they are not, and static below
+// it without reading the statistics; GPUs never read them.
+TYPED_TEST(MatrixStatisticsTest, CrsRowLaunchesStaticWhereRowsAreAlike) {
+  using Exec = typename TypeParam::execution_space;
+  const std::int64_t threads = std::max<std::int64_t>(1, Exec().concurrency());
+  MatrixStatistics s;
+  s.num_rows = 1000000;
+  s.nnz = 10000000; // above host_static_max_entries
+  s.mean_row_length = 10;
+  int reads = 0;
+  auto statistics = [&] {
+    ++reads;
+    return s;
+  };
+  for (auto kind : {detail::KernelKind::crs_row_per_thread, detail::KernelKind::crs_vector}) {
+    for (std::int64_t max_row : {70, 80, 5000}) { // 7x, 8x and 500x the mean
+      s.max_row_length = max_row;
+      reads = 0;
+      const auto p =
+          detail::crs_rows_launch_parameters(Exec(), kind, s.num_rows, s.nnz, statistics);
+      const auto plain = detail::launch_parameters(Exec(), kind, s.num_rows, s.nnz);
+      if constexpr (detail::is_host_space_v<Exec>) {
+        EXPECT_EQ(reads, 1);
+        const bool alike = max_row < 8 * 10;
+        EXPECT_EQ(p.static_schedule, alike) << "longest row " << max_row;
+        EXPECT_FALSE(plain.static_schedule);
+        if (alike) {
+          EXPECT_EQ(p.league_size, threads);
+          EXPECT_EQ(p.work_per_team, (s.num_rows + threads - 1) / threads);
+        } else {
+          EXPECT_EQ(p.league_size, plain.league_size);
+          EXPECT_EQ(p.work_per_team, plain.work_per_team);
+        }
+      } else {
+        EXPECT_EQ(reads, 0);
+        EXPECT_EQ(p.league_size, plain.league_size);
+        EXPECT_EQ(p.vector_length, plain.vector_length);
+      }
+    }
+    // At most host_static_max_entries: static anyway, and the statistics are not read.
+    s.max_row_length = 5000;
+    reads = 0;
+    const auto small = detail::crs_rows_launch_parameters(
+        Exec(), kind, 1000, detail::host_static_max_entries, statistics);
+    EXPECT_EQ(reads, 0);
+    EXPECT_EQ(small.static_schedule, detail::is_host_space_v<Exec>);
   }
 }
 

@@ -73,7 +73,8 @@ struct LaunchParameters {
 /// Host launches over at most this many entries (the merge path: path items) take a static
 /// schedule: below it Kokkos' dynamic schedule costs more per launch than the product takes;
 /// larger launches keep dynamic ones, which balance
-/// (docs/notes/2026-11-30-host-static-schedule.md).
+/// (docs/notes/2026-11-30-host-static-schedule.md), except the CRS row kernels' where rows are
+/// alike (crs_rows_launch_parameters).
 inline constexpr std::int64_t host_static_max_entries = std::int64_t(1) << 19;
 
 /// `units` of work (rows, chunks, strips, block rows) as one team per thread, in order.
@@ -490,6 +491,27 @@ inline constexpr std::int64_t crs_balanced_gpu_min_max_row = 256;
 /// so the vector kernel runs it there (docs/notes/2026-12-05-host-crs-vector-irregular-rows.md).
 inline bool host_rows_alike(MatrixStatistics const& s) {
   return s.max_over_mean() < crs_balanced_min_max_over_mean;
+}
+
+/// The CRS row kernels' launch. On hosts, where rows are alike (host_rows_alike), a static
+/// schedule of weighted blocks at any size, not only up to host_static_max_entries: their host
+/// shape runs under a RangePolicy, whose dynamic schedule hands blocks to whichever thread asks
+/// first, so a matrix that fits the threads' L2 caches together leaves them on every product.
+/// Where rows differ widely the dynamic schedule balanced better than the weighted blocks
+/// (docs/notes/2026-12-05-host-crs-static-blocks.md). `statistics()` is called only there.
+template <class ExecutionSpace, class Statistics>
+LaunchParameters crs_rows_launch_parameters(ExecutionSpace const& exec, KernelKind kind,
+                                            std::int64_t num_rows, std::int64_t nnz,
+                                            Statistics const& statistics) {
+  LaunchParameters p = launch_parameters(exec, kind, num_rows, nnz);
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    if (!p.static_schedule && num_rows > 0 && host_rows_alike(statistics())) {
+      split_per_thread(p, num_rows, std::max<std::int64_t>(1, exec.concurrency()));
+    }
+  } else {
+    (void)statistics;
+  }
+  return p;
 }
 
 template <class ExecutionSpace>

@@ -358,7 +358,8 @@ void spmv_crs(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix
   }
   const auto kind =
       kernel == CrsKernel::vector ? KernelKind::crs_vector : KernelKind::crs_row_per_thread;
-  const LaunchParameters p = launch_parameters(exec, kind, A.num_rows(), A.nnz());
+  const LaunchParameters p = crs_rows_launch_parameters(exec, kind, A.num_rows(), A.nnz(),
+                                                        [&] { return A.statistics(exec); });
   auto launch = [&](char const* label, auto vector) {
     const auto k = crs_row_kernel<ExecutionSpace, decltype(vector)::value>(p, alpha, A, x, beta, y);
     static_assert(has_host_shape<decltype(k)>::value,
