@@ -25,7 +25,8 @@ namespace spmvkit {
 /// rows of bcsstk08 (mean 12) or a graph's hubs do.
 inline constexpr double default_hub_factor = 8.0;
 
-/// What CrsKernel::automatic (and on hosts CrsKernel::vector) and a user choosing a format look at.
+/// What CrsKernel::automatic (and on hosts CrsKernel::vector and the CRS row kernels' launches)
+/// and a user choosing a format look at.
 struct MatrixStatistics {
   std::int64_t num_rows = 0;              ///< rows of the matrix
   std::int64_t num_cols = 0;              ///< columns of the matrix

@@ -65,8 +65,9 @@ struct LaunchParameters {
   /// this many bytes of x's columns gathered at once (the block is halved while they do not
   /// fit, down to single columns).
   std::int64_t block_x_bytes = std::numeric_limits<std::int64_t>::max();
-  /// Host: a static schedule rather than a dynamic one (host_static_max_entries): the row
-  /// kernels then take one team per thread, the merge path its tiles (at most 32).
+  /// Host: a static schedule rather than a dynamic one (host_static_max_entries, and for the CRS
+  /// row kernels crs_rows_launch_parameters): the row kernels then take one team per thread, the
+  /// merge path its tiles (at most 32).
   bool static_schedule = false;
 };
 
@@ -493,12 +494,11 @@ inline bool host_rows_alike(MatrixStatistics const& s) {
   return s.max_over_mean() < crs_balanced_min_max_over_mean;
 }
 
-/// The CRS row kernels' launch. On hosts, where rows are alike (host_rows_alike), a static
-/// schedule of weighted blocks at any size, not only up to host_static_max_entries: their host
-/// shape runs under a RangePolicy, whose dynamic schedule hands blocks to whichever thread asks
-/// first, so a matrix that fits the threads' L2 caches together leaves them on every product.
-/// Where rows differ widely the dynamic schedule balanced better than the weighted blocks
-/// (docs/notes/2026-12-05-host-crs-static-blocks.md). `statistics()` is called only there.
+/// The CRS row kernels' launch. On hosts, where rows are alike (host_rows_alike), one static
+/// weighted block per thread at any size: the dynamic launch was far slower on 16 cores where the
+/// matrix fits the threads' L2 caches together, and balanced rows that differ widely better
+/// (docs/notes/2026-12-05-host-crs-static-blocks.md). `statistics()` is called only for host
+/// launches above host_static_max_entries.
 template <class ExecutionSpace, class Statistics>
 LaunchParameters crs_rows_launch_parameters(ExecutionSpace const& exec, KernelKind kind,
                                             std::int64_t num_rows, std::int64_t nnz,

@@ -63,7 +63,8 @@ struct CrsFormat;
 ///
 /// A matrix keeps what it computes about its structure: its row-length
 /// statistics (statistics(), read by CrsKernel::automatic and, on host
-/// backends, CrsKernel::vector) and the tile plan of the balanced kernel, each
+/// backends, CrsKernel::vector and the row kernels' launches above 2^19 entries) and the tile
+/// plan of the balanced kernel, each
 /// computed on first use and shared by copies.
 /// Both read row_starts only; values may change freely, but after changing
 /// row_starts or column_indices in place call forget_analysis(), which also
