@@ -499,7 +499,7 @@ void register_matrix_benchmarks(std::shared_ptr<const Options> const& options,
                                              }),
                 benchmark::kMillisecond, long_repetitions);
     }
-    if (fem && source.in_cg && o.has_family("cg")) {
+    if (fem && source.in_cg && o.has_family("cg") && impl.solves) {
       register_cg_benchmark<Scalar>(options, source, impl);
     }
   }

@@ -12,6 +12,9 @@
 
 #include "options.hpp"
 #include "perf_common.hpp"
+#ifdef SPMVKIT_PERF_HAS_CUSPARSE
+#include "cusparse_spmv.hpp"
+#endif
 
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/interop/kokkos_blas.hpp>
@@ -90,15 +93,18 @@ public:
 template <class Scalar>
 struct Implementation {
   std::string name;          // benchmark name part: F::name(options), kk_native, kk_default
-  std::string family;        // F::family, or "kk"
+  std::string family;        // F::family, "kk" or "cusparse"
   std::string label;         // the JSON label: "family=<family>;format=<name>;<options>"
-  bool is_reference = false; // Kokkos Kernels
+  bool is_reference = false; // Kokkos Kernels, cuSPARSE
   bool is_default = false;   // a format with its default options (F::options_type{})
   std::function<std::unique_ptr<Runner<Scalar>>()> make;
   /// The format model's cost terms of this variant for a matrix (select/format_costs.hpp),
   /// reported beside its time so that scripts/fit_format_model.py can fit the model; empty
   /// function (references, the automatic format) or empty optional: not estimated.
   std::function<std::optional<SpmvEstimate>(MatrixFeatures const&)> estimate;
+  /// Whether Runner::cg solves (false: Kokkos Kernels' BSR and cuSPARSE offer a product
+  /// only, and the cg family does not register them).
+  bool solves = true;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -369,6 +375,86 @@ private:
 };
 #endif
 
+#if defined(SPMVKIT_PERF_HAS_CUSPARSE) && defined(KOKKOS_ENABLE_CUDA)
+/// The COO row index of every entry of A, for cuSPARSE's COO algorithms.
+struct ExpandRows {
+  Kokkos::View<const Offset*, Device> row_starts;
+  Kokkos::View<Ordinal*, Device> rows;
+  KOKKOS_INLINE_FUNCTION void operator()(Ordinal i) const {
+    for (Offset k = row_starts(i); k < row_starts(i + 1); ++k) rows(k) = i;
+  }
+};
+
+/// cuSPARSE's generic SpMV called directly (cusparse_spmv.hpp): CSR ALG1, CSR ALG2, COO ALG1
+/// and COO ALG2, each prepared (buffer, preprocess) and timed on copy 0 in warm cache (median
+/// of 20 calls), the fastest then run by the benchmark like every other entry; the rotated
+/// copies take copy 0's choice. The trials are in the label: chosen=..., <algorithm>_us=...
+template <class Scalar>
+class CusparseBestRunner final : public Runner<Scalar> {
+public:
+  std::string obstacle(Crs<Scalar> const&) const override { return ""; }
+  void add_copy(Crs<Scalar> const& A) override {
+    Copy c{A,
+           Kokkos::View<Ordinal*, Device>(
+               Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                  std::string("SpMVKit::perf::cusparse_coo_rows")),
+               static_cast<std::size_t>(A.nnz())),
+           nullptr};
+    Kokkos::parallel_for(
+        "SpMVKit::perf::cusparse_coo_rows",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(exec_, 0, A.num_rows()),
+        ExpandRows{A.row_starts(), c.rows});
+    exec_.fence();
+    c.spmv =
+        std::make_unique<CusparseSpmv>(A.num_rows(), A.num_cols(), A.nnz(), A.row_starts().data(),
+                                       c.rows.data(), A.column_indices().data(), A.values().data(),
+                                       static_cast<int>(sizeof(Scalar)), exec_.cuda_stream());
+    // The runner's own vectors: the benchmark's come with apply.
+    const auto x = random_vector<Scalar>("cusparse_x", A.num_cols(), 7);
+    const Vector<Scalar> y("SpMVKit::perf::cusparse_y", static_cast<std::size_t>(A.num_rows()));
+    if (copies_.empty()) {
+      trials_ = c.spmv->choose(x.data(), y.data(), 20);
+    } else {
+      c.spmv->use(copies_.front().spmv->algorithm(), x.data(), y.data());
+    }
+    exec_.fence();
+    copies_.push_back(std::move(c));
+  }
+  void apply(int k, Vector<Scalar> const& x, Vector<Scalar> const& y) override {
+    copies_[static_cast<std::size_t>(k)].spmv->apply(x.data(), y.data());
+  }
+  /// The CRS byte model: the CSR algorithms read the same three arrays (the COO ones read a
+  /// row index per entry more; the model does not charge it).
+  SpmvBytes bytes() const override { return CrsFormat::bytes(copies_.front().A); }
+  std::int64_t stored_entries() const override { return copies_.front().A.nnz(); }
+  std::string storage_label(std::string const&) const override { return label(); }
+  std::string built_label() const override {
+    std::string s = "chosen=" + copies_.front().spmv->algorithm();
+    for (auto const& t : trials_) {
+      s += ";" + t.algorithm +
+           (t.failure.empty() ? "_us=" + std::to_string(t.seconds * 1e6) : "=" + t.failure);
+    }
+    return s;
+  }
+  typename Runner<Scalar>::Solve cg(Vector<Scalar> const&, Vector<Scalar> const&, CgOptions const&,
+                                    bool) override {
+    throw std::logic_error("spmvkit_perf: cusparse_best has no CG");
+  }
+
+  static std::string label() { return "family=cusparse;format=cusparse_best;algorithm=best"; }
+
+private:
+  struct Copy {
+    Crs<Scalar> A;
+    Kokkos::View<Ordinal*, Device> rows;
+    std::unique_ptr<CusparseSpmv> spmv;
+  };
+  Exec exec_;
+  std::deque<Copy> copies_;
+  std::vector<CusparseTrial> trials_;
+};
+#endif
+
 // ---------------------------------------------------------------------------------------------
 // The registry.
 // ---------------------------------------------------------------------------------------------
@@ -423,7 +509,8 @@ estimate_of(typename F::options_type const& o) {
 }
 
 /// Every variant of every format of spmvkit::all_formats (format_list, then the automatic
-/// format), in list order, then kk_native and kk_default: what spmv, spmv200 and cg run.
+/// format), in list order, then kk_native and kk_default (and Kokkos Kernels' BSR, and
+/// cusparse_best on CUDA builds with cuSPARSE): what spmv, spmv200 and cg run.
 /// With options, the sweeps they ask for (swept_variants); without, the formats' own
 /// variants (the usage text, the checks).
 template <class Scalar>
@@ -454,8 +541,19 @@ std::vector<Implementation<Scalar>> spmv_implementations(Options const* options 
                    true,
                    false,
                    [a] { return std::make_unique<KokkosKernelsBsrRunner<Scalar>>(a); },
-                   {}});
+                   {},
+                   false});
   }
+#endif
+#if defined(SPMVKIT_PERF_HAS_CUSPARSE) && defined(KOKKOS_ENABLE_CUDA)
+  out.push_back({"cusparse_best",
+                 "cusparse",
+                 CusparseBestRunner<Scalar>::label(),
+                 true,
+                 false,
+                 [] { return std::make_unique<CusparseBestRunner<Scalar>>(); },
+                 {},
+                 false});
 #endif
   return out;
 }

@@ -7,6 +7,7 @@ spmvkit_perf labels every benchmark with "key=value;..." (perf_tests/README.md, 
 
     family=sell;format=sell_c32_s1;C=32;sigma=1      a format variant (family = F::family)
     family=kk;format=kk_native;algorithm=native      Kokkos Kernels, the reference
+    family=cusparse;format=cusparse_best;...         cuSPARSE called directly (CUDA builds)
     yardstick=copy                                   the copy and read yardsticks
 
 JSON written before the labels existed (runs before 2026-11-22) has no label: for those rows
@@ -20,6 +21,8 @@ import statistics
 from collections import defaultdict
 
 REFERENCE_FAMILY = "kk"  # Kokkos Kernels: the reference every format is compared with
+# Families that are references, not SpMVKit formats: Kokkos Kernels and cuSPARSE called directly.
+REFERENCE_FAMILIES = (REFERENCE_FAMILY, "cusparse")
 
 # Format names of the JSON written before labels (SpMVKit 0.2.0 and earlier): name pattern,
 # family, option keys of the groups. Only for rows without a label.
@@ -92,7 +95,7 @@ class Result:
 
     @property
     def is_reference(self):
-        return self.family == REFERENCE_FAMILY
+        return self.family in REFERENCE_FAMILIES
 
     @property
     def kind(self):
@@ -127,13 +130,14 @@ class Results(list):
         """Sort key of a format name: its family's first appearance (references last), then
         the format's own first appearance."""
         family = self.format_family.get(name, "")
-        ref = family == REFERENCE_FAMILY
+        ref = family in REFERENCE_FAMILIES
         return (1 if ref else 0, self.family_rank.get(family, 1 << 30),
                 self.format_rank.get(name, 1 << 30), name)
 
     def families(self):
         """Format families in run order, the reference last."""
-        fams = sorted(self.family_rank, key=lambda f: (f == REFERENCE_FAMILY, self.family_rank[f]))
+        fams = sorted(self.family_rank,
+                      key=lambda f: (f in REFERENCE_FAMILIES, self.family_rank[f]))
         return [f for f in fams if f]
 
     def yardstick_gbs(self, which):

@@ -9,7 +9,7 @@ grey, dotted. A family that appears for the first time gets the next colour map:
 needs to change when a format is added.
 """
 
-from .results import REFERENCE_FAMILY, option_value
+from .results import REFERENCE_FAMILIES, option_value
 
 FAMILY_CMAPS = ["Reds", "Blues", "Purples", "Greens", "Oranges", "YlOrBr", "PuRd", "BuGn",
                 "GnBu", "RdPu"]
@@ -38,7 +38,7 @@ class Styles:
             fmt = by_family.setdefault(r.family, {})
             if r.format not in fmt:
                 fmt[r.format] = r.options
-        ordinary = [f for f in results.families() if f != REFERENCE_FAMILY]
+        ordinary = [f for f in results.families() if f not in REFERENCE_FAMILIES]
         for i, family in enumerate(ordinary):
             cmap = colormap(FAMILY_CMAPS[i % len(FAMILY_CMAPS)])
             marker = FAMILY_MARKERS[i % len(FAMILY_MARKERS)]
@@ -64,7 +64,8 @@ class Styles:
                     ls = LINESTYLES[levels[1].index(opts[f].get(varying[1], "")) % len(LINESTYLES)]
                 self._style[f] = {"color": cmap(shade), "linestyle": ls, "marker": marker,
                                   "markersize": 4, "linewidth": 1.6}
-        refs = sorted(by_family.get(REFERENCE_FAMILY, {}), key=results.format_key)
+        refs = sorted((f for fam in REFERENCE_FAMILIES for f in by_family.get(fam, {})),
+                      key=results.format_key)
         for j, f in enumerate(refs):
             self._style[f] = {"color": REFERENCE_COLORS[j % len(REFERENCE_COLORS)],
                               "linestyle": ":", "marker": "s", "linewidth": 2.0}
