@@ -24,8 +24,8 @@
 ///   SellOffset16Matrix (SELL-C-σ with 16-bit column offsets, make_sell_offset16(),
 ///   can_use_sell_offset16()), EllMatrix and EllrMatrix (make_ell(), make_ellr()), CooMatrix
 ///   (make_coo()), HybMatrix (ELL + COO tail), CsrkMatrix (CSR-k super-rows).
-/// - reorder/: orderings and permutations (reorder_rcm(), reorder_band_k(), permute_symmetric(),
-///   permute(), unpermute()).
+/// - reorder/: orderings and permutations (reorder_rcm(), reorder_band_k(), reorder_degree(),
+///   permute_symmetric(), permute(), unpermute()).
 /// - select/: the automatic format choice, make_auto_matrix() and AutoMatrix, from
 ///   compute_features() and the format cost model.
 /// - operations/: spmv() (y = beta y + alpha A x, any format), transpose() (CRS to CRS), spadd()
@@ -103,6 +103,7 @@
 #include <spmvkit/problems/convection_diffusion.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/reorder/band_k.hpp>
+#include <spmvkit/reorder/degree.hpp>
 #include <spmvkit/reorder/rcm.hpp>
 #include <spmvkit/select/auto_matrix.hpp>
 #include <spmvkit/solvers/bicgstab.hpp>

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 SpMVKit contributors
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // reorder/: permutations, RCM against Kokkos Kernels' graph_rcm, Band-k's
-// groups, the symmetric permutation and its inverse, and solving with a
+// groups, the degree ordering, the symmetric permutation and its inverse, and solving with a
 // reordered matrix in the user's numbering (ReorderedOperator, or permute /
 // unpermute around the solve).
 #include "test_utils.hpp"
@@ -11,6 +11,7 @@
 #include <spmvkit/operations/spmv.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
 #include <spmvkit/reorder/band_k.hpp>
+#include <spmvkit/reorder/degree.hpp>
 #include <spmvkit/reorder/rcm.hpp>
 #include <spmvkit/solvers/cg.hpp>
 #include <spmvkit/solvers/reordered_operator.hpp>
@@ -120,7 +121,8 @@ TYPED_TEST(ReorderTest, ReorderThenUnreorderIsTheIdentity) {
         {{"random", R},
          {"rcm", rcm(Exec(), A)},
          {"band_k2", band_k(Exec(), A, 2, 16).permutation},
-         {"band_k3", band_k(Exec(), A, 3, 8, 4).permutation}};
+         {"band_k3", band_k(Exec(), A, 3, 8, 4).permutation},
+         {"degree", degree_order(Exec(), A)}};
     for (auto const& [how, P] : perms) {
       SCOPED_TRACE(how);
       const auto B = permute_symmetric(Exec(), A, P);
@@ -135,6 +137,68 @@ TYPED_TEST(ReorderTest, ReorderThenUnreorderIsTheIdentity) {
       EXPECT_EQ(back.val, expected.val);
     }
   }
+}
+
+// The degree ordering: vertices by decreasing out- plus in-degree, ties by
+// index, on a small matrix by hand and on a skewed random graph (its degrees
+// non-increasing in the new numbering, and a ReorderedOperator of it applies
+// the user's matrix); a rectangular matrix is refused.
+TYPED_TEST(ReorderTest, DegreeOrderPutsHubsFirstTiesByIndex) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  // Degrees (row + column entries; the diagonal (4, 4) twice): 2, 5, 1, 2, 2.
+  const HostCrs small = from_entries(5, 5, {{0, 1}, {1, 0}, {1, 2}, {1, 3}, {3, 1}, {4, 4}});
+  EXPECT_EQ(host_indices(degree_order(Exec(), make_device_crs<Scalar, Exec>(small)).new_to_old()),
+            (std::vector<std::int64_t>{1, 0, 3, 4, 2}));
+  EXPECT_EQ(degree_order(Exec(), make_device_crs<Scalar, Exec>(HostCrs{})).size(), 0);
+  try {
+    (void)degree_order(Exec(), make_device_crs<Scalar, Exec>(random_crs(4, 6, 3, 0.0, 0, 1)));
+    ADD_FAILURE() << "a 4 x 6 matrix was accepted";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_NE(std::string(e.what()).find("square matrix, got 4 x 6"), std::string::npos)
+        << e.what();
+  }
+
+  // Columns drawn toward a few hubs (u^3), then the numbering shuffled.
+  const std::int64_t n = 3000;
+  std::mt19937_64 gen(5);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<std::pair<std::int64_t, std::int64_t>> entries;
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::vector<std::int64_t> row;
+    const int len = static_cast<int>(20 * std::pow(unit(gen), 3.0));
+    for (int k = 0; k < len; ++k) {
+      const double u = unit(gen);
+      row.push_back(static_cast<std::int64_t>(static_cast<double>(n) * u * u * u));
+    }
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    for (auto c : row) entries.push_back({i, c});
+  }
+  const HostCrs h = shuffled(from_entries(n, n, entries), 6);
+  const auto A = make_device_crs<Scalar, Exec>(h);
+  const auto R = reorder_degree(Exec(), A);
+  const auto order = host_indices(R.permutation.new_to_old());
+  std::vector<std::int64_t> degree(static_cast<std::size_t>(n), 0);
+  for (std::int64_t i = 0; i < n; ++i) degree[i] += h.row_starts[i + 1] - h.row_starts[i];
+  for (auto c : h.col) ++degree[c];
+  for (std::int64_t i = 1; i < n; ++i) {
+    const auto a = degree[order[i - 1]], b = degree[order[i]];
+    ASSERT_TRUE(a > b || (a == b && order[i - 1] < order[i])) << "new index " << i;
+  }
+  EXPECT_GT(degree[order[0]], 10 * h.nnz() / n); // a hub comes first
+  const HostCrs b = to_host(R.matrix), b_expected = permuted_on_host(h, order);
+  EXPECT_EQ(b.row_starts, b_expected.row_starts);
+  EXPECT_EQ(b.col, b_expected.col);
+  const V x = random_vector<V>(n, 7, "x");
+  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  const auto ref = reference_spmv<Scalar>(h, 1.0, xh, 0.0, xh);
+  V y("y", n);
+  auto op = make_reordered_operator<CrsFormat>(Exec(), R);
+  Kokkos::deep_copy(y, std::numeric_limits<Scalar>::quiet_NaN());
+  op.apply(Exec(), x, y);
+  EXPECT_TRUE(matches_reference<Scalar>(y, ref));
 }
 
 TYPED_TEST(ReorderTest, PermuteThenUnpermuteIsTheIdentity) {
