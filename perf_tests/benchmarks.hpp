@@ -28,6 +28,7 @@ struct MatrixSource {
   bool in_sweep = true;   // spmv / spmv200 / transfer run on it
   bool in_cg = false;     // cg runs on it (FEM only)
   bool in_spgemm = false; // spgemm runs on it (--spgemm-fem-n, --spgemm-rmat-scale, real matrices)
+  bool degree_order = false; // reordered by reorder_degree (--orderings degree), name + "_degree"
 };
 
 /// FEM sizes, real matrices, --mtx files and R-MAT graphs, in benchmark order.

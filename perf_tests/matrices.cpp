@@ -9,6 +9,7 @@
 #include <spmvkit/io/matrix_market.hpp>
 #include <spmvkit/problems/elasticity.hpp>
 #include <spmvkit/problems/fem_poisson.hpp>
+#include <spmvkit/reorder/degree.hpp>
 
 #include <dirent.h>
 
@@ -150,6 +151,25 @@ std::vector<MatrixSource> matrix_sources(Options const& o) {
     s.in_spgemm = in(o.spgemm_rmat_scales, scale);
     out.push_back(s);
   }
+  // --orderings degree: a reordered twin of every matrix of the spmv sweep, after it.
+  auto has = [&o](char const* ordering) {
+    return std::find(o.orderings.begin(), o.orderings.end(), ordering) != o.orderings.end();
+  };
+  if (has("degree")) {
+    const bool keep_original = has("none");
+    std::vector<MatrixSource> with;
+    for (auto const& src : out) {
+      if (keep_original || !src.in_sweep) with.push_back(src);
+      if (!src.in_sweep) continue;
+      MatrixSource r = src;
+      r.degree_order = true;
+      r.name += "_degree";
+      r.in_cg = false;
+      r.in_spgemm = false;
+      with.push_back(r);
+    }
+    out = std::move(with);
+  }
   return out;
 }
 
@@ -176,6 +196,7 @@ Crs<Scalar> const& load_matrix(Options const& options, MatrixSource const& sourc
         source.name, rmat_graph(source.rmat_scale, source.rmat_edge_factor, options.seed));
     break;
   }
+  if (source.degree_order) cache.matrix = reorder_degree(exec, cache.matrix).matrix;
   exec.fence();
   cache.key = key;
   return cache.matrix;

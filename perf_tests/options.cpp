@@ -212,6 +212,14 @@ std::vector<OptionSpec> make_table() {
                "auto",
                {},
                choice(&Options::spgemm_offsets, {"auto", "32", "64"})});
+  t.push_back({"--orderings",
+               "LIST",
+               "numberings the spmv, spmv200 and transfer families run each square matrix in: none "
+               "(as generated or read), degree (reorder_degree: by decreasing degree, for "
+               "power-law graphs; the matrix named <name>_degree, vectors in its numbering)",
+               "none",
+               {},
+               choice_list(&Options::orderings, {"none", "degree"})});
   t.push_back({"--rmat-edge-factor", "INT", "R-MAT edges per row before deduplication", "16", "8",
                integer(&Options::rmat_edge_factor, 1, 4096)});
   t.push_back({"--matrix-dir",

@@ -67,6 +67,8 @@ struct Options {
   // CG ways: fused (standard CG, fused vector kernels), kokkos_blas (standard CG,
   // KokkosBlasVectors), pipelined (CgVariant::pipelined)
   std::vector<std::string> cg_variants;
+  // numberings of the spmv sweep's matrices: "none", "degree" (reorder_degree)
+  std::vector<std::string> orderings;
   // solve family (bench_solve.cpp): its matrices, the solver x preconditioner pairs and the
   // implementations it runs
   std::vector<int> solve_fem_n;            // FEM Poisson sizes N
