@@ -159,7 +159,14 @@ std::vector<MatrixSource> matrix_sources(Options const& o) {
     const bool keep_original = has("none");
     std::vector<MatrixSource> with;
     for (auto const& src : out) {
-      if (keep_original || !src.in_sweep) with.push_back(src);
+      if (keep_original || !src.in_sweep) {
+        with.push_back(src);
+      } else if (src.in_cg || src.in_spgemm) {
+        // --orderings=degree alone drops the original from the sweep, not from cg or spgemm.
+        MatrixSource kept = src;
+        kept.in_sweep = false;
+        with.push_back(kept);
+      }
       if (!src.in_sweep) continue;
       MatrixSource r = src;
       r.degree_order = true;
