@@ -114,7 +114,8 @@ std::vector<SolveSource> solve_sources(Options const& o, std::vector<MatrixSourc
     out.push_back(s);
   }
   for (auto const& m : all) {
-    if (m.kind != MatrixSource::Kind::mtx) continue;
+    // A degree-ordered twin (--orderings) is an spmv sweep matrix only.
+    if (m.kind != MatrixSource::Kind::mtx || m.degree_order) continue;
     const auto info = read_matrix_market_info(m.path);
     if (info.rows != info.cols) {
       note_skip("solve/" + m.name, "not square (" + std::to_string(info.rows) + " x " +

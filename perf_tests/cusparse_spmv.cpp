@@ -192,6 +192,13 @@ std::vector<CusparseTrial> CusparseSpmv::choose(void const* x, void* y, int repe
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
+  if (!m.chosen_name.empty()) {
+    // The later trials preprocessed the same descriptor with other algorithms: prepare the
+    // chosen one again, so that its preprocessed state is the last.
+    void* buf = nullptr;
+    check(m.prepare(m.chosen, &buf), "prepare the chosen algorithm again");
+    m.keep(m.chosen, buf);
+  }
   if (m.chosen_name.empty()) {
     std::string why;
     for (auto const& t : trials) why += (why.empty() ? "" : ", ") + t.algorithm + " " + t.failure;

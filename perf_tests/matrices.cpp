@@ -168,6 +168,13 @@ std::vector<MatrixSource> matrix_sources(Options const& o) {
         with.push_back(kept);
       }
       if (!src.in_sweep) continue;
+      if (src.kind == MatrixSource::Kind::mtx) {
+        const auto info = read_matrix_market_info(src.path);
+        if (info.rows != info.cols) {
+          note_skip(src.name + "_degree", "not square: no symmetric reordering");
+          continue;
+        }
+      }
       MatrixSource r = src;
       r.degree_order = true;
       r.name += "_degree";

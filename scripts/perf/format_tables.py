@@ -58,7 +58,7 @@ def rmat_table(rows, precision):
         for k in best_by_column(group[m]):
             if k not in cols:
                 cols.append(k)
-    cols.sort(key=lambda k: (k.startswith("kk"), k))
+    cols.sort(key=lambda k: (k.startswith(("kk", "cusparse")), k))
     out = ["| matrix | nnz | " + " | ".join(cols) + " | best SpMVKit / KK default | "
            "best / KK native |", "|---|---:|" + "---:|" * (len(cols) + 2)]
     for m in mats:
@@ -85,7 +85,7 @@ def format_table(rows, precision, kinds=("real", "fem")):
     cols = []
     for m in mats:
         for k in best_by_column(group[m]):
-            if k not in cols and not k.startswith("kk"):
+            if k not in cols and not k.startswith(("kk", "cusparse")):
                 cols.append(k)
     out = ["Speed-up over KK default (cuSPARSE on CUDA) of each format's best variant; "
            "the last columns: KK native over KK default, and the best SpMVKit time.", "",

@@ -99,6 +99,8 @@ class Result:
 
     @property
     def kind(self):
+        if self.matrix.endswith("_degree"):
+            return "reordered"  # spmvkit_perf --orderings: kept out of the FEM/real/R-MAT classes
         if self.matrix.startswith("fem_N"):
             return "fem"
         if self.matrix.startswith("rmat_"):
@@ -193,10 +195,13 @@ def precisions_of(results):
 
 
 def matrix_key(m):
-    """FEM sizes first (by N), then real matrices, then R-MAT."""
-    if m.startswith("fem_N"):
-        return (0, int(m[5:]), "")
-    return (2 if m.startswith("rmat_") else 1, 0, m.lower())
+    """FEM sizes first (by N), then real matrices, then R-MAT; a degree-ordered twin
+    (spmvkit_perf --orderings: name + "_degree") right after its original."""
+    twin = m.endswith("_degree")
+    base = m[: -len("_degree")] if twin else m
+    if base.startswith("fem_N"):
+        return (0, int(base[5:]), "", twin)
+    return (2 if base.startswith("rmat_") else 1, 0, base.lower(), twin)
 
 
 def group_by(rows, key):
