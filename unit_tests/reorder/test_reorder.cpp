@@ -221,6 +221,43 @@ TYPED_TEST(ReorderTest, PermuteThenUnpermuteIsTheIdentity) {
   }
   V wrong("wrong", 998);
   EXPECT_THROW(permute(Exec(), P, x, wrong), std::invalid_argument);
+  EXPECT_THROW(permute(Exec(), P, wrong, x_new), std::invalid_argument);
+  EXPECT_THROW(unpermute(Exec(), P, x_new, wrong), std::invalid_argument);
+  EXPECT_THROW(unpermute(Exec(), P, wrong, back), std::invalid_argument);
+}
+
+// A gather or scatter into its own source would read entries it has already
+// overwritten: aliased or overlapping vectors are refused, naming both.
+TYPED_TEST(ReorderTest, PermuteRefusesVectorsSharingStorage) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  const auto A = make_device_crs<Scalar, Exec>(random_crs(100, 100, 5, 0.1, 0, 7));
+  const auto P = rcm(Exec(), A);
+  V x = random_vector<V>(100, 3, "x");
+  V twice("twice", 200);
+  const auto first = Kokkos::subview(twice, std::make_pair(0, 100));
+  const auto shifted = Kokkos::subview(twice, std::make_pair(50, 150));
+  const auto apart = Kokkos::subview(twice, std::make_pair(100, 200));
+  const auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (std::invalid_argument const& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(message([&] { permute(Exec(), P, x, x); }),
+            "spmvkit::permute: x and x_new must not share storage");
+  EXPECT_EQ(message([&] { unpermute(Exec(), P, x, x); }),
+            "spmvkit::unpermute: y_new and y must not share storage");
+  EXPECT_THROW(permute(Exec(), P, first, shifted), std::invalid_argument);
+  EXPECT_THROW(unpermute(Exec(), P, shifted, first), std::invalid_argument);
+  EXPECT_EQ(message([&] { permute(Exec(), P, x, V("short", 99)); }),
+            "spmvkit::permute: x_new has 99 entries, the permutation 100");
+  // Two halves of one allocation are apart: accepted.
+  EXPECT_NO_THROW(permute(Exec(), P, first, apart));
+  EXPECT_NO_THROW(unpermute(Exec(), P, apart, first));
 }
 
 // A banded matrix in a random numbering: RCM must bring the band back near
@@ -362,6 +399,23 @@ TYPED_TEST(ReorderTest, ReorderedOperatorAppliesTheOriginalMatrix) {
     }
     EXPECT_GT(op.bytes().matrix, F::bytes(op.matrix()).matrix);
   });
+}
+
+// A permutation of another size, handed back with the wrong matrix, is refused
+// with both sizes named.
+TYPED_TEST(ReorderTest, ReorderedOperatorRefusesAPermutationOfAnotherSize) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto A = make_device_crs<Scalar, Exec>(random_crs(60, 60, 4, 0.1, 0, 31));
+  const auto other = rcm(Exec(), make_device_crs<Scalar, Exec>(random_crs(59, 59, 4, 0.1, 0, 32)));
+  try {
+    const ReorderedOperator<std::decay_t<decltype(A)>> op(A, other);
+    ADD_FAILURE() << "no exception for a matrix of " << op.num_rows() << " rows";
+  } catch (std::invalid_argument const& e) {
+    EXPECT_NE(std::string(e.what()).find("the matrix is 60 x 60, the permutation has 59 entries"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // CG on a reordered SPD matrix converges to the same solution, with the same

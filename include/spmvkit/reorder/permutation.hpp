@@ -140,16 +140,37 @@ permute_symmetric(ExecutionSpace const& exec,
   return B;
 }
 
+namespace detail {
+
+/// The checks of permute / unpermute: both vectors of the permutation's size,
+/// and apart, since a gather or scatter into its own source reads entries it
+/// has already overwritten.
+template <class From, class To>
+void check_permuted_pair(char const* where, char const* from_name, From const& from,
+                         char const* to_name, To const& to, std::int64_t size) {
+  const auto check_size = [&](char const* name, std::size_t extent) {
+    if (static_cast<std::int64_t>(extent) != size) {
+      throw std::invalid_argument(std::string(where) + ": " + name + " has " +
+                                  std::to_string(extent) + " entries, the permutation " +
+                                  std::to_string(size));
+    }
+  };
+  check_size(from_name, from.extent(0));
+  check_size(to_name, to.extent(0));
+  if (storage_overlaps(from, to)) {
+    throw std::invalid_argument(std::string(where) + ": " + from_name + " and " + to_name +
+                                " must not share storage");
+  }
+}
+
+} // namespace detail
+
 /// x_new(i) = x(new_to_old(i)): a vector in the user's numbering moved to the
-/// reordered one. Asynchronous on exec; x and x_new must not overlap.
+/// reordered one. Asynchronous on exec; x and x_new must not overlap (checked).
 template <class ExecutionSpace, class Ordinal, class Device, class XView, class XNewView>
 void permute(ExecutionSpace const& exec, Permutation<Ordinal, Device> const& P, XView const& x,
              XNewView const& x_new) {
-  if (static_cast<std::int64_t>(x.extent(0)) != P.size() ||
-      static_cast<std::int64_t>(x_new.extent(0)) != P.size()) {
-    throw std::invalid_argument("spmvkit::permute: vectors must have the permutation's size " +
-                                std::to_string(P.size()));
-  }
+  detail::check_permuted_pair("spmvkit::permute", "x", x, "x_new", x_new, P.size());
   Kokkos::parallel_for(
       "SpMVKit::Reorder::permute",
       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, P.size()),
@@ -158,15 +179,12 @@ void permute(ExecutionSpace const& exec, Permutation<Ordinal, Device> const& P, 
 }
 
 /// y(new_to_old(i)) = y_new(i): a vector in the reordered numbering moved
-/// back to the user's. Asynchronous on exec; y_new and y must not overlap.
+/// back to the user's. Asynchronous on exec; y_new and y must not overlap
+/// (checked).
 template <class ExecutionSpace, class Ordinal, class Device, class YNewView, class YView>
 void unpermute(ExecutionSpace const& exec, Permutation<Ordinal, Device> const& P,
                YNewView const& y_new, YView const& y) {
-  if (static_cast<std::int64_t>(y.extent(0)) != P.size() ||
-      static_cast<std::int64_t>(y_new.extent(0)) != P.size()) {
-    throw std::invalid_argument("spmvkit::unpermute: vectors must have the permutation's size " +
-                                std::to_string(P.size()));
-  }
+  detail::check_permuted_pair("spmvkit::unpermute", "y_new", y_new, "y", y, P.size());
   Kokkos::parallel_for(
       "SpMVKit::Reorder::unpermute",
       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, P.size()),

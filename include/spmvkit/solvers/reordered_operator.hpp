@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 namespace spmvkit {
 
@@ -64,8 +65,11 @@ public:
   ReorderedOperator(Matrix const& B, permutation_type const& P, options_type const& options)
       : B_(B), P_(P), options_(options) {
     if (B.num_rows() != B.num_cols() || P.size() != B.num_rows()) {
-      throw std::invalid_argument("spmvkit::ReorderedOperator: needs a square matrix and a "
-                                  "permutation of its size");
+      throw std::invalid_argument(
+          "spmvkit::ReorderedOperator: needs a square matrix and a permutation of its size; the "
+          "matrix is " +
+          std::to_string(B.num_rows()) + " x " + std::to_string(B.num_cols()) +
+          ", the permutation has " + std::to_string(P.size()) + " entries");
     }
     const execution_space exec;
     x_new_ =
