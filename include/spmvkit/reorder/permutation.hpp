@@ -143,8 +143,9 @@ permute_symmetric(ExecutionSpace const& exec,
 namespace detail {
 
 /// The checks of permute / unpermute: both vectors of the permutation's size,
-/// and apart, since a gather or scatter into its own source reads entries it
-/// has already overwritten.
+/// and their address ranges apart (so interleaved strided views are refused
+/// too), since a gather or scatter into its own source reads entries it has
+/// already overwritten.
 template <class From, class To>
 void check_permuted_pair(char const* where, char const* from_name, From const& from,
                          char const* to_name, To const& to, std::int64_t size) {
@@ -166,7 +167,8 @@ void check_permuted_pair(char const* where, char const* from_name, From const& f
 } // namespace detail
 
 /// x_new(i) = x(new_to_old(i)): a vector in the user's numbering moved to the
-/// reordered one. Asynchronous on exec; x and x_new must not overlap (checked).
+/// reordered one. Asynchronous on exec; x and x_new must not overlap
+/// (checked on their address ranges).
 template <class ExecutionSpace, class Ordinal, class Device, class XView, class XNewView>
 void permute(ExecutionSpace const& exec, Permutation<Ordinal, Device> const& P, XView const& x,
              XNewView const& x_new) {
@@ -180,7 +182,7 @@ void permute(ExecutionSpace const& exec, Permutation<Ordinal, Device> const& P, 
 
 /// y(new_to_old(i)) = y_new(i): a vector in the reordered numbering moved
 /// back to the user's. Asynchronous on exec; y_new and y must not overlap
-/// (checked).
+/// (checked on their address ranges).
 template <class ExecutionSpace, class Ordinal, class Device, class YNewView, class YView>
 void unpermute(ExecutionSpace const& exec, Permutation<Ordinal, Device> const& P,
                YNewView const& y_new, YView const& y) {
