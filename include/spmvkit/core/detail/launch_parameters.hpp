@@ -212,6 +212,9 @@ inline constexpr std::int64_t merge_path_gpu_in_kernel_tiles = 128;
 /// (docs/notes/2026-11-23-merge-path.md).
 inline constexpr int merge_path_gpu_team_size = 128;
 inline constexpr int merge_path_gpu_items_per_thread = 7;
+/// GPU: entries a merge-path thread loads per batch (a batch's columns, then its x gathers, all
+/// in flight at once); at least the items per thread, so a tile loads in one batch.
+inline constexpr int merge_path_gpu_gather_batch = 8;
 
 /// The merge-path launch for a matrix (path = num_rows + nnz). A function of
 /// the matrix and the backend only, so that a tile plan computed once per

@@ -531,13 +531,29 @@ struct MergePathSpmv {
     scratch_view<Offset> ends(team.team_scratch(0), tile_length + 1);
     scratch_view<Acc> partial(team.team_scratch(0), 2 * ts);
     scratch_view<int> keys(team.team_scratch(0), ts);
-    // Coalesced loads of the tile's entries; the x gathers of a team are
-    // independent of each other, so many are in flight at once.
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nz), [&](int k) {
-      prods(k) = widened_product<Acc>(load_streaming(vals.data() + j0 + k),
-                                      x(load_streaming(cols.data() + j0 + k)));
-    });
-    rows.stage_ends(team, i0, i1, j0, j1, ends);
+    // Coalesced loads of the tile's entries, in batches of G per thread held
+    // in registers: all G columns in flight, then all G gathers of x (a loop
+    // that stores each product before the next load waits out two latencies
+    // per entry). The row ends load while the columns are on their way.
+    constexpr int G = merge_path_gpu_gather_batch;
+    for (int base = 0; base < nz; base += G * ts) {
+      Ordinal c[G];
+      Scalar v[G];
+      Acc prod[G];
+      for (int g = 0; g < G; ++g) {
+        const int k = base + tr + g * ts;
+        c[g] = k < nz ? load_streaming(cols.data() + j0 + k) : Ordinal(0);
+        v[g] = k < nz ? load_streaming(vals.data() + j0 + k) : Scalar(0);
+      }
+      if (base == 0) rows.stage_ends(team, i0, i1, j0, j1, ends);
+      for (int g = 0; g < G; ++g)
+        prod[g] = base + tr + g * ts < nz ? widened_product<Acc>(v[g], x(c[g])) : Acc(0);
+      for (int g = 0; g < G; ++g) {
+        const int k = base + tr + g * ts;
+        if (k < nz) prods(k) = prod[g];
+      }
+    }
+    if (nz == 0) rows.stage_ends(team, i0, i1, j0, j1, ends);
     team.team_barrier();
 
     // This thread's stretch of the tile: local diagonals [d0, d1).
