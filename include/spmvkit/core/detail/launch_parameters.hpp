@@ -213,7 +213,8 @@ inline constexpr std::int64_t merge_path_gpu_in_kernel_tiles = 128;
 inline constexpr int merge_path_gpu_team_size = 128;
 inline constexpr int merge_path_gpu_items_per_thread = 7;
 /// GPU: entries a merge-path thread loads per batch (a batch's columns, then its x gathers, all
-/// in flight at once); at least the items per thread, so a tile loads in one batch.
+/// in flight at once); at least the items per thread, so a tile loads in one batch
+/// (docs/notes/2026-12-05-merge-path-gather-batches.md).
 inline constexpr int merge_path_gpu_gather_batch = 8;
 
 /// The merge-path launch for a matrix (path = num_rows + nnz). A function of

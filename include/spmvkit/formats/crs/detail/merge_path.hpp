@@ -18,7 +18,8 @@
 //   read it; they never search globally.
 // - Product, GPU shape (staged): a team of T threads takes one tile. It loads
 //   the tile's products vals(k) * x(cols(k)) and row ends into scratch
-//   (coalesced loads, independent x gathers), each thread finds its
+//   (coalesced loads; each thread's x gathers in flight together, from
+//   registers), each thread finds its
 //   items_per_thread-item stretch by a binary search in scratch and sums its
 //   rows; rows that span threads are combined by a segmented scan over the
 //   team in scratch.
@@ -534,24 +535,23 @@ struct MergePathSpmv {
     // Coalesced loads of the tile's entries, in batches of G per thread held
     // in registers: all G columns in flight, then all G gathers of x (a loop
     // that stores each product before the next load waits out two latencies
-    // per entry). The row ends load while the gathers are on their way (COO's
-    // depend on its row keys: before the gathers, they would delay them).
+    // per entry). The row ends load while the columns are on their way.
     constexpr int G = merge_path_gpu_gather_batch;
-    using XValue = typename X::non_const_value_type;
     for (int base = 0; base < nz; base += G * ts) {
       Ordinal c[G];
       Scalar v[G];
-      XValue xv[G];
+      Acc prod[G];
       for (int g = 0; g < G; ++g) {
         const int k = base + tr + g * ts;
         c[g] = k < nz ? load_streaming(cols.data() + j0 + k) : Ordinal(0);
         v[g] = k < nz ? load_streaming(vals.data() + j0 + k) : Scalar(0);
       }
-      for (int g = 0; g < G; ++g) xv[g] = base + tr + g * ts < nz ? x(c[g]) : XValue(0);
       if (base == 0) rows.stage_ends(team, i0, i1, j0, j1, ends);
+      for (int g = 0; g < G; ++g)
+        prod[g] = base + tr + g * ts < nz ? widened_product<Acc>(v[g], x(c[g])) : Acc(0);
       for (int g = 0; g < G; ++g) {
         const int k = base + tr + g * ts;
-        if (k < nz) prods(k) = widened_product<Acc>(v[g], xv[g]);
+        if (k < nz) prods(k) = prod[g];
       }
     }
     if (nz == 0) rows.stage_ends(team, i0, i1, j0, j1, ends);
