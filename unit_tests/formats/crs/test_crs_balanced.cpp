@@ -62,7 +62,8 @@ TYPED_TEST(CrsBalancedTest, PathologicalShapesMatchReferenceAndKokkosKernels) {
 // Tiles of a few path items put tile boundaries inside nearly every row, and
 // runs of tiles inside one long row: both kernel shapes (in place, one thread
 // per team; staged in scratch with a segmented scan, teams of 1 and 2
-// threads) and both carry fixes (second launch; last team in the kernel).
+// threads) and both carry fixes (second launch; last team in the kernel),
+// over CRS's row ends and COO's row keys.
 TYPED_TEST(CrsBalancedTest, TilesInsideRowsEveryShapeAndCarryFix) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -83,6 +84,7 @@ TYPED_TEST(CrsBalancedTest, TilesInsideRowsEveryShapeAndCarryFix) {
     std::string const& name = shape.first;
     HostCrs const& h = shape.second; // captured below: a binding may be only from C++20
     const auto A = make_device_crs<Scalar, Exec>(h);
+    const auto coo = CooFormat::from_crs(Exec(), A, CooOptions{});
     const V x = random_vector<V>(h.cols, ++seed, "x");
     const V y0 = random_vector<V>(h.rows, ++seed, "y0");
     auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
@@ -130,6 +132,16 @@ TYPED_TEST(CrsBalancedTest, TilesInsideRowsEveryShapeAndCarryFix) {
                       A.column_indices(), A.values(), Kokkos::View<const int*, Device>(), h.rows,
                       xk, yk, Scalar(ab.alpha), Scalar(ab.beta), "SpMVKit::test::merge_path");
                 }));
+                // COO's row keys over the same plan: the staged shape stages its row ends from
+                // them inside the first batch of loads (several batches at 64 items).
+                EXPECT_TRUE(check_product<Scalar>(y0, ab.beta, ref, [&](V const& out) {
+                  const detail::kernel_y_type<Scalar, Device, Kokkos::LayoutRight> yk = out;
+                  detail::spmv_merge_path(
+                      Exec(), p, plan, detail::CooRowKeys<int, int, Device>{coo.row_indices()},
+                      coo.column_indices(), coo.values(), Kokkos::View<const int*, Device>(),
+                      h.rows, xk, yk, Scalar(ab.alpha), Scalar(ab.beta),
+                      "SpMVKit::test::merge_path_coo");
+                })) << "COO";
               }
             }
           }

@@ -216,6 +216,8 @@ inline constexpr int merge_path_gpu_items_per_thread = 7;
 /// in flight at once); at least the items per thread, so a tile loads in one batch
 /// (docs/notes/2026-12-05-merge-path-gather-batches.md).
 inline constexpr int merge_path_gpu_gather_batch = 8;
+static_assert(merge_path_gpu_gather_batch >= merge_path_gpu_items_per_thread,
+              "spmvkit: a GPU merge-path tile should load in one batch");
 
 /// The merge-path launch for a matrix (path = num_rows + nnz). A function of
 /// the matrix and the backend only, so that a tile plan computed once per
