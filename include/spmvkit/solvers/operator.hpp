@@ -219,6 +219,25 @@ struct is_linear_operator<
                        std::declval<typename T::vector_type const&>())),
                    decltype(std::declval<T const&>().reduction())>> : std::true_type {};
 
+/// The global index of an operator's first row: partition().first_row() of an
+/// operator over ranks (a DistributedMatrix), 0 otherwise. Set-up steps that
+/// seed vectors by row (Chebyshev's power iterations) index them globally, so
+/// their result does not depend on the number of ranks.
+template <class T, class = void>
+struct has_row_partition : std::false_type {};
+template <class T>
+struct has_row_partition<T, std::void_t<decltype(std::declval<T const&>().partition().first_row())>>
+    : std::true_type {};
+template <class T>
+std::int64_t first_global_row(T const& op) {
+  if constexpr (has_row_partition<T>::value) {
+    return static_cast<std::int64_t>(op.partition().first_row());
+  } else {
+    (void)op;
+    return 0;
+  }
+}
+
 template <class T, class = void>
 struct has_operator_adapter : std::false_type {};
 template <class T>

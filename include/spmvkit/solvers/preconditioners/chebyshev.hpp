@@ -25,7 +25,8 @@
 /// typically saves more iterations than it costs on Poisson-like problems.
 ///
 /// λmax of D⁻¹A is estimated at set-up by power iterations from a fixed
-/// pseudo-random start (deterministic: the same on every backend and run), or
+/// pseudo-random start (deterministic: the same on every backend, run and
+/// number of ranks), or
 /// given (ChebyshevOptions::lambda_max). The estimate approaches λmax from
 /// below for a symmetric D⁻¹A; eigenvalue_boost covers the gap. Nonsymmetric
 /// problems (convection-diffusion) work as long as D⁻¹A's eigenvalues lie near
@@ -82,13 +83,15 @@ struct ChebyshevOptions {
 
 namespace detail {
 
-/// A deterministic pseudo-random start in [-1, 1) (splitmix64 of the row):
-/// signs that vary excite the oscillatory modes λmax belongs to.
+/// A deterministic pseudo-random start in [-1, 1) (splitmix64 of the global
+/// row first + i): signs that vary excite the oscillatory modes λmax belongs
+/// to; the same vector on any number of ranks.
 template <class Vec>
 struct ChebyshevStart {
   Vec x;
+  std::int64_t first = 0;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    std::uint64_t h = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(i + 1);
+    std::uint64_t h = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(first + i + 1);
     h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
     h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
     h ^= h >> 31;
@@ -415,7 +418,7 @@ private:
     const Range range(exec, 0, num_rows());
     const auto reduction = op_.reduction();
     Kokkos::parallel_for("SpMVKit::preconditioner::chebyshev_start", range,
-                         detail::ChebyshevStart<PVec>{d_});
+                         detail::ChebyshevStart<PVec>{d_, detail::first_global_row(op_)});
     double lambda = 0;
     for (int k = 1; k <= options_.power_iterations; ++k) {
       op_.apply(exec, d_, w_);
