@@ -290,6 +290,16 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
       got.push_back({to_vector(s.order), to_vector(s.run_starts), to_vector(s.row_starts),
                      to_vector(s.columns), s.nnz});
     }
+    // Host buckets planned for 1 thread (atomic cursors) and for 3 and 7 (a
+    // stable counting sort in up to that many chunks).
+    for (std::int64_t threads : {1, 3, 7}) {
+      detail::host_bucket_threads() = threads;
+      auto s = detail::sort_entries<int, int>(Exec(), t->rows, t->cols, n, source, "test",
+                                              EntrySort::host_buckets);
+      detail::host_bucket_threads() = 0;
+      got.push_back({to_vector(s.order), to_vector(s.run_starts), to_vector(s.row_starts),
+                     to_vector(s.columns), s.nnz});
+    }
     // The order is (row, column, t): unique, so every path must give it.
     const HostCrs want = reference<double>(*t);
     EXPECT_EQ(got[0].row_starts, want.row_starts) << t->rows;

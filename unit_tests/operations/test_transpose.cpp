@@ -89,6 +89,14 @@ TYPED_TEST(TransposeTest, EveryOrderPathGivesTheSameTranspose) {
       expect_equal<Scalar>(to_host(detail::transpose_by(Exec(), A, path)), host_transpose(h),
                            "path " + std::to_string(static_cast<int>(path)));
     }
+    // Host buckets planned for 1 thread (atomic cursors) and for 3 (a stable
+    // counting sort in chunks).
+    for (std::int64_t threads : {1, 3}) {
+      detail::host_bucket_threads() = threads;
+      const auto T = to_host(detail::transpose_by(Exec(), A, detail::EntrySort::host_buckets));
+      detail::host_bucket_threads() = 0;
+      expect_equal<Scalar>(T, host_transpose(h), "threads " + std::to_string(threads));
+    }
   }
 }
 

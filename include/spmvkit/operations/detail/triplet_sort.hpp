@@ -66,34 +66,98 @@ void sort_distinct_keys(ExecutionSpace const& exec, Keys const& keys) {
   }
 }
 
+/// Host backends: how many chunks of entries bucket_order_host counts on
+/// their own (a count per chunk and bucket, 4 bytes each): at most one per
+/// thread and count / num_buckets (the counts then take at most half the
+/// bytes of the 8-byte keys). Below 2, or at 2^32 entries or more (32-bit
+/// counts), atomic cursors instead.
+inline std::int64_t host_bucket_chunks(std::int64_t threads, std::int64_t num_buckets,
+                                       std::int64_t count) {
+  if (num_buckets < 1 || count >= (std::int64_t(1) << 32)) return 1;
+  return std::max<std::int64_t>(1, std::min(threads, count / num_buckets));
+}
+
+/// Tests: the thread count bucket_order_host plans its chunks for; 0 (the
+/// default): the backend's concurrency. The order does not depend on it.
+inline std::int64_t& host_bucket_threads() {
+  static std::int64_t threads = 0;
+  return threads;
+}
+
 /// Host backends: keys(t) of the entries t < count grouped by bucket(t) and
-/// ascending within each bucket, without a global sort. Each entry is counted
-/// into its bucket and placed by an atomic cursor (an order that depends on
-/// thread timing), then each bucket is sorted; keys must be distinct (they
-/// end in t), so the result is the same on every run. Rows of a few dozen
-/// entries, as FEM assembly and transposes have, sort in cache; a global radix
-/// sort of packed keys moved every key four times. `starts` (num_buckets + 1,
-/// any integer type) receives each bucket's first position.
+/// ascending within each bucket, without a global sort. `starts` (num_buckets
+/// + 1, any integer type) receives each bucket's first position. Keys must be
+/// distinct (they end in t), so the result is the same on every run and for
+/// every thread count.
+/// - Where host_bucket_chunks gives 2 chunks or more, each thread counts its
+///   chunk's entries per bucket and places them at its own cursors: a stable
+///   counting sort without atomics.
+/// - Otherwise each entry is counted by an atomic add and placed by an atomic
+///   cursor.
+/// Each bucket is then sorted: rows of a few dozen entries, as FEM assembly
+/// and transposes have, sort in cache.
 template <class ExecutionSpace, class Order, class Starts, class BucketOf, class KeyOf>
 void bucket_order_host(ExecutionSpace const& exec, std::int64_t num_buckets, std::int64_t count,
                        BucketOf const& bucket, KeyOf const& key, Starts const& starts,
                        Order const& order) {
   static_assert(is_host_space_v<ExecutionSpace>, "bucket_order_host: a host backend only");
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  using Cursor = Kokkos::View<SortKey*, Kokkos::HostSpace>;
-  auto cursor = allocate_view<Cursor>(exec, "SpMVKit::bucket_order::cursor", num_buckets + 1);
-  Kokkos::deep_copy(exec, cursor, SortKey(0));
-  Kokkos::parallel_for("SpMVKit::bucket_order::count", Range(exec, 0, count), [=](std::int64_t t) {
-    Kokkos::atomic_add(&cursor(bucket(t) + 1), SortKey(1));
-  });
-  exec.fence();
-  for (std::int64_t b = 0; b < num_buckets; ++b) cursor(b + 1) += cursor(b);
-  for (std::int64_t b = 0; b <= num_buckets; ++b) {
-    starts(b) = static_cast<typename Starts::non_const_value_type>(cursor(b));
+  using Start = typename Starts::non_const_value_type;
+  const std::int64_t threads = host_bucket_threads() > 0
+                                   ? host_bucket_threads()
+                                   : static_cast<std::int64_t>(exec.concurrency());
+  const std::int64_t chunks = host_bucket_chunks(threads, num_buckets, count);
+  if (chunks >= 2) {
+    using Counts = Kokkos::View<std::uint32_t*, Kokkos::HostSpace>;
+    const std::int64_t per_chunk = (count + chunks - 1) / chunks;
+    // Chunk c's count of bucket b at c * num_buckets + b; then its cursor,
+    // relative to the bucket's first position.
+    auto cursor =
+        allocate_view<Counts>(exec, "SpMVKit::bucket_order::chunk_cursors", chunks * num_buckets);
+    Kokkos::parallel_for("SpMVKit::bucket_order::chunk_count", Range(exec, 0, chunks),
+                         [=](std::int64_t c) {
+                           std::uint32_t* mine = cursor.data() + c * num_buckets;
+                           std::fill(mine, mine + num_buckets, std::uint32_t(0));
+                           const std::int64_t last = std::min(count, (c + 1) * per_chunk);
+                           for (std::int64_t t = c * per_chunk; t < last; ++t) ++mine[bucket(t)];
+                         });
+    Kokkos::parallel_scan("SpMVKit::bucket_order::chunk_scan", Range(exec, 0, num_buckets),
+                          [=](std::int64_t b, std::int64_t& sum, bool final) {
+                            std::uint32_t in_bucket = 0;
+                            for (std::int64_t c = 0; c < chunks; ++c) {
+                              const std::uint32_t n = cursor(c * num_buckets + b);
+                              if (final) cursor(c * num_buckets + b) = in_bucket;
+                              in_bucket += n;
+                            }
+                            if (final) starts(b) = static_cast<Start>(sum);
+                            sum += in_bucket;
+                          });
+    exec.fence();
+    starts(num_buckets) = static_cast<Start>(count);
+    Kokkos::parallel_for("SpMVKit::bucket_order::chunk_place", Range(exec, 0, chunks),
+                         [=](std::int64_t c) {
+                           std::uint32_t* mine = cursor.data() + c * num_buckets;
+                           const std::int64_t last = std::min(count, (c + 1) * per_chunk);
+                           for (std::int64_t t = c * per_chunk; t < last; ++t) {
+                             const auto b = static_cast<std::int64_t>(bucket(t));
+                             order(static_cast<std::int64_t>(starts(b)) + mine[b]++) = key(t);
+                           }
+                         });
+  } else {
+    using Cursor = Kokkos::View<SortKey*, Kokkos::HostSpace>;
+    auto cursor = allocate_view<Cursor>(exec, "SpMVKit::bucket_order::cursor", num_buckets + 1);
+    Kokkos::deep_copy(exec, cursor, SortKey(0));
+    Kokkos::parallel_for(
+        "SpMVKit::bucket_order::count", Range(exec, 0, count),
+        [=](std::int64_t t) { Kokkos::atomic_add(&cursor(bucket(t) + 1), SortKey(1)); });
+    exec.fence();
+    for (std::int64_t b = 0; b < num_buckets; ++b) cursor(b + 1) += cursor(b);
+    for (std::int64_t b = 0; b <= num_buckets; ++b) starts(b) = static_cast<Start>(cursor(b));
+    Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count),
+                         [=](std::int64_t t) {
+                           order(Kokkos::atomic_fetch_add(&cursor(bucket(t)), SortKey(1))) = key(t);
+                         });
   }
-  Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count), [=](std::int64_t t) {
-    order(Kokkos::atomic_fetch_add(&cursor(bucket(t)), SortKey(1))) = key(t);
-  });
   Kokkos::parallel_for("SpMVKit::bucket_order::sort",
                        Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>,
                                            Kokkos::IndexType<std::int64_t>>(exec, 0, num_buckets),
