@@ -99,10 +99,9 @@ inline bool huge_page_advice_enabled() {
 
 /// Advises Linux to back a large, still untouched host View with transparent
 /// huge pages (madvise MADV_HUGEPAGE on its 2 MiB-aligned interior; the
-/// default THP mode of Debian and most distributions honours only advised
-/// memory). A freshly mapped page costs a fault on first touch: 0.1-0.3 us on
-/// bare metal, 8-12 us on some virtual machines, where faulting a result of
-/// hundreds of MB takes longer than computing it
+/// THP mode `madvise` honours only advised memory). Every freshly mapped 4 KiB
+/// page costs a fault on its first touch; on some virtual machines faulting in
+/// a result of hundreds of MB took longer than computing it
 /// (docs/notes/2026-12-06-host-huge-pages-assembly.md). Advice only: errors
 /// are ignored, and other systems and memory spaces are left alone.
 template <class View>
