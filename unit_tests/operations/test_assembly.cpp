@@ -313,6 +313,20 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
   }
 }
 
+// The host sort counts per thread chunk only where each bucket averages two
+// entries per chunk and the chunks keep at least half the threads busy.
+TEST(AssemblyHostChunks, ChunksNeedEntriesPerBucketAndHalfTheThreads) {
+  using detail::host_bucket_chunks;
+  EXPECT_EQ(host_bucket_chunks(2, 100, 1000), 2);
+  EXPECT_EQ(host_bucket_chunks(16, 100, 6400), 16); // FEM element triplets: 64 per row
+  EXPECT_EQ(host_bucket_chunks(16, 100, 900), 9);
+  EXPECT_EQ(host_bucket_chunks(16, 100, 300), 1); // 3 chunks would idle 13 threads
+  EXPECT_EQ(host_bucket_chunks(1, 100, 6400), 1);
+  EXPECT_EQ(host_bucket_chunks(4, 100, 150), 1); // under 2 entries per bucket
+  EXPECT_EQ(host_bucket_chunks(4, 0, 10), 1);
+  EXPECT_EQ(host_bucket_chunks(4, 10, std::int64_t(1) << 32), 1); // 32-bit counts
+}
+
 TYPED_TEST(AssemblyTest, EmptyInputsAndBadInput) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

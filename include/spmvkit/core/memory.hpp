@@ -83,8 +83,8 @@ bool storage_overlaps(A const& a, B const& b) {
 }
 
 /// Host allocations of at least this many bytes are advised to take
-/// transparent huge pages. glibc maps every allocation above 32 MiB on its own,
-/// so the advice never splits the heap's mappings.
+/// transparent huge pages: glibc's default malloc maps each of them on its
+/// own, so the advice stays with that allocation.
 inline constexpr std::size_t huge_page_advice_min_bytes = std::size_t(32) << 20;
 
 /// Whether huge-page advice is on: yes unless the environment variable
@@ -98,12 +98,9 @@ inline bool huge_page_advice_enabled() {
 }
 
 /// Advises Linux to back a large, still untouched host View with transparent
-/// huge pages (madvise MADV_HUGEPAGE on its 2 MiB-aligned interior; the
-/// THP mode `madvise` honours only advised memory). Every freshly mapped 4 KiB
-/// page costs a fault on its first touch; on some virtual machines faulting in
-/// a result of hundreds of MB took longer than computing it
-/// (docs/notes/2026-12-06-host-huge-pages-assembly.md). Advice only: errors
-/// are ignored, and other systems and memory spaces are left alone.
+/// huge pages (MADV_HUGEPAGE on its 2 MiB-aligned interior), so that its first
+/// touch faults once per 2 MiB, not per 4 KiB
+/// (docs/notes/2026-12-06-host-huge-pages-assembly.md). Advice only.
 template <class View>
 void advise_huge_pages(View const& v) {
   (void)v;

@@ -233,7 +233,8 @@ private:
 /// the matrix (naming the first, by t), std::length_error when a size does
 /// not fit Ordinal or Offset or max(num_rows, num_cols) times the power of two
 /// above n exceeds 2^63 (the sort keys), AllocationError. Memory: at most three 8-byte arrays of
-/// n (sort keys and the order) besides the matrix; with a pattern the order
+/// n (sort keys and the order) besides the matrix, on host backends 4 bytes more per triplet
+/// (each thread's counts); with a pattern the order
 /// and nnz + 1 run starts stay, 4 bytes each for n < 2^32 (and n slots once slots() is called).
 /// Synchronous. The result's structure is known valid (no check on first use).
 ///

@@ -110,7 +110,7 @@ private:
 /// when A and B differ in shape (naming both), std::length_error when C's
 /// entries do not fit Offset or the sort keys do not fit 64 bits,
 /// AllocationError. Memory besides C: 8 bytes per entry of A and B kept in
-/// the handle, 20 more during the phase. Synchronous.
+/// the handle, 20 more during the phase (24 on host backends). Synchronous.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 void spadd_symbolic(ExecutionSpace const& exec,
                     CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A,

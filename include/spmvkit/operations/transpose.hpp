@@ -311,7 +311,8 @@ transpose_by(ExecutionSpace const& exec,
 /// per nonzero (the sort keys) and one Ordinal per nonzero (each entry's row);
 /// on GPUs with no column over 1024 entries instead 8 bytes per column, plus 8
 /// bytes per nonzero for values that are not 8 bytes wide (8-byte values hold
-/// the keys until they are filled in). Synchronous; the result's structure is known valid.
+/// the keys until they are filled in); host backends up to 4 more bytes per
+/// nonzero (each thread's counts). Synchronous; the result's structure is known valid.
 template <class Scalar, class ExecutionSpace, class Ordinal, class Offset>
 CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset>
 transpose(ExecutionSpace const& exec, CrsMatrix<Scalar, ExecutionSpace, Ordinal, Offset> const& A) {

@@ -69,12 +69,14 @@ void sort_distinct_keys(ExecutionSpace const& exec, Keys const& keys) {
 /// Host backends: how many chunks of entries bucket_order_host counts on
 /// their own (a count per chunk and bucket, 4 bytes each): at most one per
 /// thread and count / num_buckets (the counts then take at most half the
-/// bytes of the 8-byte keys). Below 2, or at 2^32 entries or more (32-bit
-/// counts), atomic cursors instead.
+/// bytes of the 8-byte keys). 1 (atomic cursors instead) where that keeps
+/// fewer than 2 chunks or half the threads busy, or at 2^32 entries or more
+/// (32-bit counts).
 inline std::int64_t host_bucket_chunks(std::int64_t threads, std::int64_t num_buckets,
                                        std::int64_t count) {
   if (num_buckets < 1 || count >= (std::int64_t(1) << 32)) return 1;
-  return std::max<std::int64_t>(1, std::min(threads, count / num_buckets));
+  const std::int64_t chunks = std::min(threads, count / num_buckets);
+  return chunks >= 2 && 2 * chunks >= threads ? chunks : 1;
 }
 
 /// Tests: the thread count bucket_order_host plans its chunks for; 0 (the
@@ -91,7 +93,7 @@ inline std::int64_t& host_bucket_threads() {
 /// every thread count.
 /// - Where host_bucket_chunks gives 2 chunks or more, each thread counts its
 ///   chunk's entries per bucket and places them at its own cursors: a stable
-///   counting sort without atomics.
+///   counting sort without atomics (up to 4 more bytes per entry).
 /// - Otherwise each entry is counted by an atomic add and placed by an atomic
 ///   cursor.
 /// Each bucket is then sorted: rows of a few dozen entries, as FEM assembly
