@@ -313,8 +313,8 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
   }
 }
 
-// The host sort counts per thread chunk only where each bucket averages two
-// entries per chunk and the chunks keep at least half the threads busy.
+// The host sort counts per thread chunk only where there are at least two
+// entries per bucket and the chunks keep at least half the threads busy.
 TEST(AssemblyHostChunks, ChunksNeedEntriesPerBucketAndHalfTheThreads) {
   using detail::host_bucket_chunks;
   EXPECT_EQ(host_bucket_chunks(2, 100, 1000), 2);
