@@ -277,8 +277,25 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
     same.c.push_back(1);
     same.v.push_back(1.0);
   }
+  // Runs of 1 to 19 triplets of one row in a row, as element loops emit them: the
+  // device path counts and places a run within a thread's group by one atomic.
+  Triplets runs;
+  runs.rows = 500;
+  runs.cols = 400;
+  {
+    std::mt19937_64 gen(14);
+    std::uniform_int_distribution<std::int64_t> row(0, runs.rows - 1), col(0, 39), len(1, 19);
+    while (runs.r.size() < 9000) {
+      const std::int64_t i = row(gen), n = len(gen);
+      for (std::int64_t k = 0; k < n; ++k) {
+        runs.r.push_back(i);
+        runs.c.push_back(col(gen) * 10 + i % 10);
+        runs.v.push_back(1.0);
+      }
+    }
+  }
   using detail::EntrySort;
-  for (auto const* t : {&short_rows, &few, &dense, &same}) {
+  for (auto const* t : {&short_rows, &few, &dense, &same, &runs}) {
     const auto r = upload<int, Exec>(t->r);
     const auto c = upload<int, Exec>(t->c);
     const detail::TripletSource<decltype(r), decltype(c)> source{r, c};

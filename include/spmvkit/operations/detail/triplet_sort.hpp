@@ -26,6 +26,34 @@ namespace spmvkit::detail {
 
 using SortKey = std::int64_t;
 
+/// Keys index * 2^shift + t for t < count: packed and unpacked with a shift and
+/// a mask (a division per key cost more than the rest of a transpose's fill).
+struct KeyPacking {
+  int shift = 1;
+  SortKey mask = 1;
+  KOKKOS_INLINE_FUNCTION SortKey pack(SortKey index, SortKey t) const {
+    return (index << shift) | t;
+  }
+  KOKKOS_INLINE_FUNCTION SortKey low(SortKey key) const { return key & mask; }
+  KOKKOS_INLINE_FUNCTION SortKey high(SortKey key) const { return key >> shift; }
+};
+
+/// The packing for t < count, checked against every index < extent: throws
+/// std::length_error when index * 2^shift + t would not fit a signed 64-bit integer.
+inline KeyPacking key_packing(std::int64_t extent, std::int64_t count, char const* what,
+                              char const* where) {
+  KeyPacking k;
+  while (k.shift < 62 && (SortKey(1) << k.shift) < count) ++k.shift;
+  k.mask = (SortKey(1) << k.shift) - 1;
+  if (extent > (SortKey(1) << (63 - k.shift))) {
+    throw std::length_error(std::string(where) + ": " + what + " (" + std::to_string(extent) +
+                            ") times 2^" + std::to_string(k.shift) + " (room for " +
+                            std::to_string(count) +
+                            " entries) exceeds the 64-bit sort keys; split the input");
+  }
+  return k;
+}
+
 /// LSD radix sort of non-negative keys on the host, 16-bit digits, as many
 /// passes as the largest key has digits. Kokkos::sort of host Views is one
 /// thread's std::sort, several times slower for the millions of keys here.
@@ -200,6 +228,33 @@ struct CountIntoBuckets {
   }
 };
 
+/// CountIntoBuckets for `group` consecutive entries per thread: a run of equal
+/// buckets takes one atomic (element-ordered triplets repeat each row several
+/// times in a row; CRS entries a whole row).
+template <class Starts, class BucketOf>
+struct CountGroupsIntoBuckets {
+  Starts starts;
+  BucketOf bucket;
+  std::int64_t count, group;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t g) const {
+    using Count = typename Starts::non_const_value_type;
+    std::int64_t t = g * group;
+    const std::int64_t last = t + group < count ? t + group : count;
+    auto b = bucket(t);
+    Count n = 1;
+    for (++t; t < last; ++t) {
+      const auto c = bucket(t);
+      if (c != b) {
+        Kokkos::atomic_add(&starts(b + 1), n);
+        b = c;
+        n = 0;
+      }
+      ++n;
+    }
+    Kokkos::atomic_add(&starts(b + 1), n);
+  }
+};
+
 template <class Starts>
 struct LargestBucket {
   Starts starts;
@@ -211,14 +266,22 @@ struct LargestBucket {
 
 /// Counts the entries t < count of each bucket into starts (num_buckets + 1,
 /// zeroed here) and scans them: starts(b) is bucket b's first position.
-/// Returns the largest bucket's size (synchronous).
+/// With group > 1 a thread counts that many consecutive entries, an atomic per
+/// run of one bucket. Returns the largest bucket's size (synchronous).
 template <class ExecutionSpace, class Starts, class BucketOf>
 std::int64_t count_into_buckets(ExecutionSpace const& exec, std::int64_t num_buckets,
-                                std::int64_t count, BucketOf const& bucket, Starts const& starts) {
+                                std::int64_t count, BucketOf const& bucket, Starts const& starts,
+                                std::int64_t group = 1) {
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   Kokkos::deep_copy(exec, starts, typename Starts::non_const_value_type(0));
-  Kokkos::parallel_for("SpMVKit::bucket_order::count", Range(exec, 0, count),
-                       CountIntoBuckets<Starts, BucketOf>{starts, bucket});
+  if (group > 1) {
+    Kokkos::parallel_for("SpMVKit::bucket_order::count",
+                         Range(exec, 0, (count + group - 1) / group),
+                         CountGroupsIntoBuckets<Starts, BucketOf>{starts, bucket, count, group});
+  } else {
+    Kokkos::parallel_for("SpMVKit::bucket_order::count", Range(exec, 0, count),
+                         CountIntoBuckets<Starts, BucketOf>{starts, bucket});
+  }
   Kokkos::parallel_scan("SpMVKit::bucket_order::scan", Range(exec, 0, num_buckets + 1),
                         ScanStarts<Starts>{starts});
   std::int64_t largest = 0;
@@ -252,6 +315,27 @@ struct PlaceInBuckets {
   KeyOf key;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
     placed(Kokkos::atomic_fetch_add(&cursor(bucket(t)), SortKey(1))) = key(t);
+  }
+};
+
+/// PlaceInBuckets for `group` consecutive entries per thread: a run of equal
+/// buckets takes one atomic cursor for all its entries.
+template <class Keys, class BucketOf, class KeyOf>
+struct PlaceGroupsInBuckets {
+  Keys cursor, placed;
+  BucketOf bucket;
+  KeyOf key;
+  std::int64_t count, group;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t g) const {
+    std::int64_t t = g * group;
+    const std::int64_t last = t + group < count ? t + group : count;
+    while (t < last) {
+      const auto b = bucket(t);
+      std::int64_t end = t + 1;
+      while (end < last && bucket(end) == b) ++end;
+      SortKey p = Kokkos::atomic_fetch_add(&cursor(b), SortKey(end - t));
+      for (; t < end; ++t) placed(p++) = key(t);
+    }
   }
 };
 
@@ -313,14 +397,71 @@ struct BucketRankSortInPlace {
   }
 };
 
+/// The in-place rank sort that also counts each bucket's runs of equal high()
+/// (a row's distinct columns) into runs(b + 1): the sorted bucket is kept in
+/// scratch, where the lanes read their neighbours, so no second pass over the
+/// keys is needed.
+template <class ExecutionSpace, class Starts, class Keys, class Runs>
+struct BucketRankSortCountRuns {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  using Scratch = typename BucketRankSortInPlace<ExecutionSpace, Starts, Keys>::Scratch;
+  Starts starts;
+  Keys keys;
+  Runs runs;
+  KeyPacking packing;
+  std::int64_t num_buckets, capacity;
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const Scratch bucket(team.thread_scratch(0), capacity);
+    const Scratch sorted(team.thread_scratch(0), capacity);
+    const std::int64_t b = team_thread_bucket(team);
+    if (b >= num_buckets) return;
+    const auto first = static_cast<std::int64_t>(starts(b));
+    const auto n = static_cast<std::int64_t>(starts(b + 1)) - first;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
+                         [&](std::int64_t i) { bucket(i) = keys(first + i); });
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i) {
+      const SortKey key = bucket(i);
+      std::int64_t rank = 0;
+      for (std::int64_t j = 0; j < n; ++j) rank += bucket(j) < key ? 1 : 0;
+      sorted(rank) = key;
+    });
+    std::int64_t heads = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, n),
+        [&](std::int64_t i, std::int64_t& c) {
+          const SortKey key = sorted(i);
+          keys(first + i) = key;
+          c += i == 0 || packing.high(key) != packing.high(sorted(i - 1)) ? 1 : 0;
+        },
+        heads);
+    Kokkos::single(Kokkos::PerThread(team),
+                   [&] { runs(b + 1) = static_cast<typename Runs::non_const_value_type>(heads); });
+  }
+};
+
 /// Sorts each bucket of keys (bounds in starts, the largest holding `largest`
-/// keys) ascending, in place; keys distinct.
-template <class ExecutionSpace, class Starts, class Keys>
+/// keys) ascending, in place; keys distinct. With `runs` (num_buckets + 1) and
+/// buckets of at most bucket_sort_largest keys, also counts each bucket's runs
+/// of equal packing.high() into runs(b + 1) (BucketRankSortCountRuns); a
+/// caller with larger buckets counts them itself.
+template <class ExecutionSpace, class Starts, class Keys,
+          class Runs = Kokkos::View<SortKey*, typename Keys::device_type>>
 void bucket_rank_sort(ExecutionSpace const& exec, std::int64_t num_buckets, Starts const& starts,
-                      Keys const& keys, std::int64_t largest) {
+                      Keys const& keys, std::int64_t largest, Runs const& runs = Runs(),
+                      KeyPacking packing = KeyPacking()) {
   constexpr int per_team = bucket_sort_buckets_per_team<ExecutionSpace>();
   const auto league = static_cast<int>((num_buckets + per_team - 1) / per_team);
   const int lanes = bucket_sort_lanes<ExecutionSpace>();
+  if (largest <= bucket_sort_largest && runs.data() != nullptr) {
+    using Sort = BucketRankSortCountRuns<ExecutionSpace, Starts, Keys, Runs>;
+    const std::int64_t capacity = largest > 0 ? largest : 1;
+    Kokkos::TeamPolicy<ExecutionSpace> policy(exec, league, per_team, lanes);
+    policy.set_scratch_size(
+        0, Kokkos::PerThread(static_cast<int>(2 * Sort::Scratch::shmem_size(capacity))));
+    Kokkos::parallel_for("SpMVKit::bucket_order::rank_sort", policy,
+                         Sort{starts, keys, runs, packing, num_buckets, capacity});
+    return;
+  }
   if (largest <= bucket_sort_largest) {
     const std::int64_t capacity = largest > 0 ? largest : 1;
     Kokkos::TeamPolicy<ExecutionSpace> policy(exec, league, per_team, lanes);
@@ -357,46 +498,29 @@ struct CursorsFromStarts {
 /// GPUs: keys(t) of the entries t < count grouped by bucket (starts from
 /// count_into_buckets, the largest bucket holding `largest`) and ascending
 /// within each bucket, in `keys`; `cursor` (num_buckets) is scratch. Entries
-/// are placed by atomic cursors, then each bucket is rank-sorted; keys must be
-/// distinct (they end in t), so the result is the same on every run.
-template <class ExecutionSpace, class Starts, class BucketOf, class KeyOf, class Keys>
+/// are placed by atomic cursors, `group` consecutive entries per thread (one
+/// cursor per run of a bucket), then each bucket is rank-sorted (and its runs
+/// counted into `runs` as bucket_rank_sort does); keys must be distinct (they
+/// end in t), so the result is the same on every run.
+template <class ExecutionSpace, class Starts, class BucketOf, class KeyOf, class Keys,
+          class Runs = Keys>
 void bucket_order_device(ExecutionSpace const& exec, std::int64_t num_buckets, std::int64_t count,
                          BucketOf const& bucket, KeyOf const& key, Starts const& starts,
-                         std::int64_t largest, Keys const& keys, Keys const& cursor) {
+                         std::int64_t largest, Keys const& keys, Keys const& cursor,
+                         std::int64_t group = 1, Runs const& runs = Runs(),
+                         KeyPacking packing = KeyPacking()) {
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_for("SpMVKit::bucket_order::cursor", Range(exec, 0, num_buckets),
                        CursorsFromStarts<Keys, Starts>{cursor, starts});
-  Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count),
-                       PlaceInBuckets<Starts, Keys, BucketOf, KeyOf>{cursor, keys, bucket, key});
-  bucket_rank_sort(exec, num_buckets, starts, keys, largest);
-}
-
-/// Keys index * 2^shift + t for t < count: packed and unpacked with a shift and
-/// a mask (a division per key cost more than the rest of a transpose's fill).
-struct KeyPacking {
-  int shift = 1;
-  SortKey mask = 1;
-  KOKKOS_INLINE_FUNCTION SortKey pack(SortKey index, SortKey t) const {
-    return (index << shift) | t;
+  if (group > 1) {
+    Kokkos::parallel_for(
+        "SpMVKit::bucket_order::place", Range(exec, 0, (count + group - 1) / group),
+        PlaceGroupsInBuckets<Keys, BucketOf, KeyOf>{cursor, keys, bucket, key, count, group});
+  } else {
+    Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count),
+                         PlaceInBuckets<Starts, Keys, BucketOf, KeyOf>{cursor, keys, bucket, key});
   }
-  KOKKOS_INLINE_FUNCTION SortKey low(SortKey key) const { return key & mask; }
-  KOKKOS_INLINE_FUNCTION SortKey high(SortKey key) const { return key >> shift; }
-};
-
-/// The packing for t < count, checked against every index < extent: throws
-/// std::length_error when index * 2^shift + t would not fit a signed 64-bit integer.
-inline KeyPacking key_packing(std::int64_t extent, std::int64_t count, char const* what,
-                              char const* where) {
-  KeyPacking k;
-  while (k.shift < 62 && (SortKey(1) << k.shift) < count) ++k.shift;
-  k.mask = (SortKey(1) << k.shift) - 1;
-  if (extent > (SortKey(1) << (63 - k.shift))) {
-    throw std::length_error(std::string(where) + ": " + what + " (" + std::to_string(extent) +
-                            ") times 2^" + std::to_string(k.shift) + " (room for " +
-                            std::to_string(count) +
-                            " entries) exceeds the 64-bit sort keys; split the input");
-  }
-  return k;
+  bucket_rank_sort(exec, num_buckets, starts, keys, largest, runs, packing);
 }
 
 /// What the sort found: the entries in (row, column, t) order and their runs of
@@ -528,20 +652,46 @@ KOKKOS_INLINE_FUNCTION bool starts_column_run(Keys const& sorted, KeyPacking con
 
 /// GPUs, after bucket_order_device by row: mode count writes each row's
 /// number of runs into row_starts(r + 1); mode fill writes each run's first
-/// position and column.
+/// position and column. With `capacity` > 0 (at least the longest row) the
+/// fill reads each row's keys through scratch and also turns them into the
+/// order (t), which a fill from global memory leaves to KeysToEntries: a lane
+/// would overwrite the key its neighbour compares with.
 template <class ExecutionSpace, class Keys, class Offsets, class Columns>
 struct RowRuns {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  using Scratch = Kokkos::View<SortKey*, typename ExecutionSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Keys triplet_starts, sorted, run_starts;
   Offsets row_starts;
   Columns columns;
   KeyPacking packing;
   std::int64_t num_rows;
   bool fill;
+  std::int64_t capacity = 0;
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const std::int64_t r = team_thread_bucket(team);
     if (r >= num_rows) return;
     const std::int64_t first = triplet_starts(r), n = triplet_starts(r + 1) - first;
+    if (fill && capacity > 0) {
+      const Scratch row(team.thread_scratch(0), capacity);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
+                           [&](std::int64_t i) { row(i) = sorted(first + i); });
+      const auto base = static_cast<std::int64_t>(row_starts(r));
+      Kokkos::parallel_scan(
+          Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i, std::int64_t& s, bool final) {
+            const SortKey key = row(i);
+            const bool head = i == 0 || packing.high(key) != packing.high(row(i - 1));
+            if (final) {
+              if (head) {
+                run_starts(base + s) = first + i;
+                columns(base + s) = static_cast<typename Columns::value_type>(packing.high(key));
+              }
+              sorted(first + i) = packing.low(key);
+            }
+            s += head ? 1 : 0;
+          });
+      return;
+    }
     if (!fill) {
       std::int64_t runs = 0;
       Kokkos::parallel_reduce(
@@ -586,6 +736,10 @@ struct SumCounts {
     sum += static_cast<std::int64_t>(counts(r + 1));
   }
 };
+
+/// Consecutive entries a thread of the device path counts and places: element
+/// triplets repeat each row (8 times for Q1 hexahedra), spadd's entries a whole row.
+inline constexpr std::int64_t sort_entries_group = 8;
 
 /// How sort_entries orders the entries: automatic picks by backend and row
 /// length; the others force one path (tests run every path on every backend).
@@ -682,24 +836,30 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
   const std::int64_t largest =
       path == EntrySort::global_sort
           ? 0
-          : count_into_buckets(exec, num_rows, count, RowOf<Source>{source}, triplet_starts);
+          : count_into_buckets(exec, num_rows, count, RowOf<Source>{source}, triplet_starts,
+                               sort_entries_group);
   if (path != EntrySort::global_sort &&
       (largest <= bucket_sort_largest || path == EntrySort::device_buckets)) {
     using Offsets = Kokkos::View<Offset*, Device>;
     using Columns = Kokkos::View<Ordinal*, Device>;
     using Runs = RowRuns<ExecutionSpace, Keys, Offsets, Columns>;
     // The keys are placed and sorted in the order's storage; low() turns them into t at the end.
+    // Rows that fit scratch are counted by the rank sort and filled through
+    // scratch, which also writes the order: two passes over the keys fewer.
     const Keys sorted = out.order;
+    const bool in_scratch = largest <= bucket_sort_largest;
     bucket_order_device(exec, num_rows, count, RowOf<Source>{source},
                         ColumnKeyOf<Source>{source, packing}, triplet_starts, largest, sorted,
-                        allocate_view<Keys>(exec, "SpMVKit::sort_entries::cursor", num_rows));
+                        allocate_view<Keys>(exec, "SpMVKit::sort_entries::cursor", num_rows),
+                        sort_entries_group, in_scratch ? out.row_starts : Offsets(), packing);
     constexpr int per_team = bucket_sort_buckets_per_team<ExecutionSpace>();
-    const Kokkos::TeamPolicy<ExecutionSpace> rows_policy(
+    Kokkos::TeamPolicy<ExecutionSpace> rows_policy(
         exec, static_cast<int>((num_rows + per_team - 1) / per_team), per_team,
         bucket_sort_lanes<ExecutionSpace>());
     Runs runs_of{triplet_starts, sorted,  Keys(),   out.row_starts,
                  Columns(),      packing, num_rows, false};
-    Kokkos::parallel_for("SpMVKit::sort_entries::count_runs", rows_policy, runs_of);
+    if (!in_scratch)
+      Kokkos::parallel_for("SpMVKit::sort_entries::count_runs", rows_policy, runs_of);
     std::int64_t runs = 0;
     Kokkos::parallel_reduce("SpMVKit::sort_entries::sum_runs", Range(exec, 0, num_rows),
                             SumCounts<Offsets>{out.row_starts}, runs);
@@ -713,9 +873,16 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     runs_of.run_starts = out.run_starts;
     runs_of.columns = out.columns;
     runs_of.fill = true;
+    if (in_scratch) {
+      runs_of.capacity = largest > 0 ? largest : 1;
+      rows_policy.set_scratch_size(
+          0, Kokkos::PerThread(static_cast<int>(Runs::Scratch::shmem_size(runs_of.capacity))));
+    }
     Kokkos::parallel_for("SpMVKit::sort_entries::fill_runs", rows_policy, runs_of);
-    Kokkos::parallel_for("SpMVKit::sort_entries::order", Range(exec, 0, count),
-                         KeysToEntries<Keys>{sorted, packing});
+    if (!in_scratch) {
+      Kokkos::parallel_for("SpMVKit::sort_entries::order", Range(exec, 0, count),
+                           KeysToEntries<Keys>{sorted, packing});
+    }
     Kokkos::deep_copy(exec, Kokkos::subview(out.run_starts, runs), SortKey(count));
     exec.fence();
     return out;
