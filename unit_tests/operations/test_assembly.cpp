@@ -263,7 +263,8 @@ std::vector<std::int64_t> to_vector(V const& v) {
 
 TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
   using Exec = typename TypeParam::execution_space;
-  // Rows of at most ~800 triplets (the in-place rank sort's case), rows longer
+  // Rows of at most ~800 triplets (the in-place rank sort's case; rows of up to
+  // 512, as short_rows and runs have, are also counted by it), rows longer
   // than its limit of 1024 (each random set's dense row holds a tenth of the
   // triplets), and rows that are all duplicates of one entry.
   Triplets short_rows = random_triplets(3000, 2000, 8000, 13);
@@ -278,7 +279,7 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
     same.v.push_back(1.0);
   }
   // Runs of 1 to 19 triplets of one row in a row, as element loops emit them: the
-  // device path counts and places a run within a thread's group by one atomic.
+  // device path counts a run within a thread's group by one atomic.
   Triplets runs;
   runs.rows = 500;
   runs.cols = 400;

@@ -308,6 +308,11 @@ constexpr int bucket_sort_buckets_per_team() {
 /// power-law graphs are far longer.
 inline constexpr std::int64_t bucket_sort_largest = 1024;
 
+/// Buckets up to this size are also counted by the rank sort, which keeps two
+/// scratch copies: 4 buckets a team of 2 x 512 8-byte keys stay under the
+/// 48 KiB of scratch a CUDA launch gets without opting in.
+inline constexpr std::int64_t bucket_sort_counted_largest = 512;
+
 template <class Starts, class Keys, class BucketOf, class KeyOf>
 struct PlaceInBuckets {
   Keys cursor, placed;
@@ -315,27 +320,6 @@ struct PlaceInBuckets {
   KeyOf key;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
     placed(Kokkos::atomic_fetch_add(&cursor(bucket(t)), SortKey(1))) = key(t);
-  }
-};
-
-/// PlaceInBuckets for `group` consecutive entries per thread: a run of equal
-/// buckets takes one atomic cursor for all its entries.
-template <class Keys, class BucketOf, class KeyOf>
-struct PlaceGroupsInBuckets {
-  Keys cursor, placed;
-  BucketOf bucket;
-  KeyOf key;
-  std::int64_t count, group;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t g) const {
-    std::int64_t t = g * group;
-    const std::int64_t last = t + group < count ? t + group : count;
-    while (t < last) {
-      const auto b = bucket(t);
-      std::int64_t end = t + 1;
-      while (end < last && bucket(end) == b) ++end;
-      SortKey p = Kokkos::atomic_fetch_add(&cursor(b), SortKey(end - t));
-      for (; t < end; ++t) placed(p++) = key(t);
-    }
   }
 };
 
@@ -441,18 +425,19 @@ struct BucketRankSortCountRuns {
 
 /// Sorts each bucket of keys (bounds in starts, the largest holding `largest`
 /// keys) ascending, in place; keys distinct. With `runs` (num_buckets + 1) and
-/// buckets of at most bucket_sort_largest keys, also counts each bucket's runs
-/// of equal packing.high() into runs(b + 1) (BucketRankSortCountRuns); a
-/// caller with larger buckets counts them itself.
+/// buckets of at most bucket_sort_counted_largest keys, also counts each
+/// bucket's runs of equal packing.high() into runs(b + 1)
+/// (BucketRankSortCountRuns) and returns true; else returns false and the
+/// caller counts them.
 template <class ExecutionSpace, class Starts, class Keys,
           class Runs = Kokkos::View<SortKey*, typename Keys::device_type>>
-void bucket_rank_sort(ExecutionSpace const& exec, std::int64_t num_buckets, Starts const& starts,
+bool bucket_rank_sort(ExecutionSpace const& exec, std::int64_t num_buckets, Starts const& starts,
                       Keys const& keys, std::int64_t largest, Runs const& runs = Runs(),
                       KeyPacking packing = KeyPacking()) {
   constexpr int per_team = bucket_sort_buckets_per_team<ExecutionSpace>();
   const auto league = static_cast<int>((num_buckets + per_team - 1) / per_team);
   const int lanes = bucket_sort_lanes<ExecutionSpace>();
-  if (largest <= bucket_sort_largest && runs.data() != nullptr) {
+  if (largest <= bucket_sort_counted_largest && runs.data() != nullptr) {
     using Sort = BucketRankSortCountRuns<ExecutionSpace, Starts, Keys, Runs>;
     const std::int64_t capacity = largest > 0 ? largest : 1;
     Kokkos::TeamPolicy<ExecutionSpace> policy(exec, league, per_team, lanes);
@@ -460,7 +445,7 @@ void bucket_rank_sort(ExecutionSpace const& exec, std::int64_t num_buckets, Star
         0, Kokkos::PerThread(static_cast<int>(2 * Sort::Scratch::shmem_size(capacity))));
     Kokkos::parallel_for("SpMVKit::bucket_order::rank_sort", policy,
                          Sort{starts, keys, runs, packing, num_buckets, capacity});
-    return;
+    return true;
   }
   if (largest <= bucket_sort_largest) {
     const std::int64_t capacity = largest > 0 ? largest : 1;
@@ -472,7 +457,7 @@ void bucket_rank_sort(ExecutionSpace const& exec, std::int64_t num_buckets, Star
     Kokkos::parallel_for(
         "SpMVKit::bucket_order::rank_sort", policy,
         BucketRankSortInPlace<ExecutionSpace, Starts, Keys>{starts, keys, num_buckets, capacity});
-    return;
+    return false;
   }
   // Longer buckets (only where a caller forces this path) read the unsorted
   // copy from global memory.
@@ -484,6 +469,7 @@ void bucket_rank_sort(ExecutionSpace const& exec, std::int64_t num_buckets, Star
                        BucketRankSort<ExecutionSpace, Starts, decltype(unsorted), Keys>{
                            starts, unsorted, keys, num_buckets});
   exec.fence();
+  return false;
 }
 
 template <class Keys, class Starts>
@@ -498,29 +484,25 @@ struct CursorsFromStarts {
 /// GPUs: keys(t) of the entries t < count grouped by bucket (starts from
 /// count_into_buckets, the largest bucket holding `largest`) and ascending
 /// within each bucket, in `keys`; `cursor` (num_buckets) is scratch. Entries
-/// are placed by atomic cursors, `group` consecutive entries per thread (one
-/// cursor per run of a bucket), then each bucket is rank-sorted (and its runs
-/// counted into `runs` as bucket_rank_sort does); keys must be distinct (they
-/// end in t), so the result is the same on every run.
+/// are placed by atomic cursors, then each bucket is rank-sorted; keys must be
+/// distinct (they end in t), so the result is the same on every run. Returns
+/// whether the sort also counted each bucket's runs into `runs`
+/// (bucket_rank_sort).
 template <class ExecutionSpace, class Starts, class BucketOf, class KeyOf, class Keys,
           class Runs = Keys>
-void bucket_order_device(ExecutionSpace const& exec, std::int64_t num_buckets, std::int64_t count,
+bool bucket_order_device(ExecutionSpace const& exec, std::int64_t num_buckets, std::int64_t count,
                          BucketOf const& bucket, KeyOf const& key, Starts const& starts,
                          std::int64_t largest, Keys const& keys, Keys const& cursor,
-                         std::int64_t group = 1, Runs const& runs = Runs(),
-                         KeyPacking packing = KeyPacking()) {
+                         Runs const& runs = Runs(), KeyPacking packing = KeyPacking()) {
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_for("SpMVKit::bucket_order::cursor", Range(exec, 0, num_buckets),
                        CursorsFromStarts<Keys, Starts>{cursor, starts});
-  if (group > 1) {
-    Kokkos::parallel_for(
-        "SpMVKit::bucket_order::place", Range(exec, 0, (count + group - 1) / group),
-        PlaceGroupsInBuckets<Keys, BucketOf, KeyOf>{cursor, keys, bucket, key, count, group});
-  } else {
-    Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count),
-                         PlaceInBuckets<Starts, Keys, BucketOf, KeyOf>{cursor, keys, bucket, key});
-  }
-  bucket_rank_sort(exec, num_buckets, starts, keys, largest, runs, packing);
+  // One entry per thread: the lanes of a warp that share a row write its keys
+  // side by side (8 entries per thread, as the count takes them, scattered the
+  // writes and took 1.7x longer on an H100).
+  Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count),
+                       PlaceInBuckets<Starts, Keys, BucketOf, KeyOf>{cursor, keys, bucket, key});
+  return bucket_rank_sort(exec, num_buckets, starts, keys, largest, runs, packing);
 }
 
 /// What the sort found: the entries in (row, column, t) order and their runs of
@@ -737,8 +719,9 @@ struct SumCounts {
   }
 };
 
-/// Consecutive entries a thread of the device path counts and places: element
-/// triplets repeat each row (8 times for Q1 hexahedra), spadd's entries a whole row.
+/// Consecutive entries a thread of the device path counts, one atomic per run of
+/// a row: element triplets repeat each row (8 times for Q1 hexahedra), spadd's
+/// entries a whole row.
 inline constexpr std::int64_t sort_entries_group = 8;
 
 /// How sort_entries orders the entries: automatic picks by backend and row
@@ -844,22 +827,21 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     using Columns = Kokkos::View<Ordinal*, Device>;
     using Runs = RowRuns<ExecutionSpace, Keys, Offsets, Columns>;
     // The keys are placed and sorted in the order's storage; low() turns them into t at the end.
-    // Rows that fit scratch are counted by the rank sort and filled through
-    // scratch, which also writes the order: two passes over the keys fewer.
+    // Short rows are counted by the rank sort and filled through scratch,
+    // which also writes the order: two passes over the keys fewer.
     const Keys sorted = out.order;
-    const bool in_scratch = largest <= bucket_sort_largest;
-    bucket_order_device(exec, num_rows, count, RowOf<Source>{source},
-                        ColumnKeyOf<Source>{source, packing}, triplet_starts, largest, sorted,
-                        allocate_view<Keys>(exec, "SpMVKit::sort_entries::cursor", num_rows),
-                        sort_entries_group, in_scratch ? out.row_starts : Offsets(), packing);
+    const bool counted =
+        bucket_order_device(exec, num_rows, count, RowOf<Source>{source},
+                            ColumnKeyOf<Source>{source, packing}, triplet_starts, largest, sorted,
+                            allocate_view<Keys>(exec, "SpMVKit::sort_entries::cursor", num_rows),
+                            out.row_starts, packing);
     constexpr int per_team = bucket_sort_buckets_per_team<ExecutionSpace>();
     Kokkos::TeamPolicy<ExecutionSpace> rows_policy(
         exec, static_cast<int>((num_rows + per_team - 1) / per_team), per_team,
         bucket_sort_lanes<ExecutionSpace>());
     Runs runs_of{triplet_starts, sorted,  Keys(),   out.row_starts,
                  Columns(),      packing, num_rows, false};
-    if (!in_scratch)
-      Kokkos::parallel_for("SpMVKit::sort_entries::count_runs", rows_policy, runs_of);
+    if (!counted) Kokkos::parallel_for("SpMVKit::sort_entries::count_runs", rows_policy, runs_of);
     std::int64_t runs = 0;
     Kokkos::parallel_reduce("SpMVKit::sort_entries::sum_runs", Range(exec, 0, num_rows),
                             SumCounts<Offsets>{out.row_starts}, runs);
@@ -873,13 +855,13 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     runs_of.run_starts = out.run_starts;
     runs_of.columns = out.columns;
     runs_of.fill = true;
-    if (in_scratch) {
+    if (counted) {
       runs_of.capacity = largest > 0 ? largest : 1;
       rows_policy.set_scratch_size(
           0, Kokkos::PerThread(static_cast<int>(Runs::Scratch::shmem_size(runs_of.capacity))));
     }
     Kokkos::parallel_for("SpMVKit::sort_entries::fill_runs", rows_policy, runs_of);
-    if (!in_scratch) {
+    if (!counted) {
       Kokkos::parallel_for("SpMVKit::sort_entries::order", Range(exec, 0, count),
                            KeysToEntries<Keys>{sorted, packing});
     }
