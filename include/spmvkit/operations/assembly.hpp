@@ -277,15 +277,11 @@ assemble_crs(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
   }
   const detail::TripletSource<Rows, Cols> source{rows, cols};
   detail::check_entries_in_range(exec, num_rows, num_cols, n, source, where);
-  auto sorted = detail::sort_entries<Ordinal, Offset>(exec, num_rows, num_cols, n, source, where);
-  auto vals = detail::allocate_view<typename Matrix::values_type>(
-      exec, "SpMVKit::CrsMatrix::values(assemble_crs)", sorted.nnz);
-  using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  Kokkos::parallel_for(
-      "SpMVKit::assembly::sum_duplicates", Range(exec, 0, sorted.nnz),
-      detail::SumRuns<typename Matrix::values_type, decltype(sorted.order),
-                      detail::ValueAt<Values>>{vals, sorted.order, sorted.run_starts, {values}});
-  Matrix A(num_rows, num_cols, sorted.row_starts, sorted.columns, vals);
+  detail::RunSums<typename Matrix::values_type, detail::ValueAt<Values>> sums{
+      {}, {values}, "SpMVKit::CrsMatrix::values(assemble_crs)"};
+  auto sorted = detail::sort_entries<Ordinal, Offset>(exec, num_rows, num_cols, n, source, where,
+                                                      detail::EntrySort::automatic, &sums);
+  Matrix A(num_rows, num_cols, sorted.row_starts, sorted.columns, sums.values);
   if (pattern) pattern->set(exec, sorted, num_rows, num_cols);
   exec.fence();
   A.trust_structure();

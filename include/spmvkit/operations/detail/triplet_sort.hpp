@@ -724,18 +724,66 @@ struct SumCounts {
 /// entries a whole row.
 inline constexpr std::int64_t sort_entries_group = 8;
 
+/// values(s) = the sum, in sorted order, of value(t) over run s (no atomics).
+template <class Values, class Keys, class ValueOf>
+struct SumRuns {
+  Values values;
+  Keys order, run_starts;
+  ValueOf value;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t s) const {
+    typename Values::non_const_value_type sum = 0;
+    for (SortKey p = run_starts(s); p < run_starts(s + 1); ++p) sum += value(order(p));
+    values(s) = sum;
+  }
+};
+
+/// What sort_entries sums besides sorting: nothing (transpose, spadd).
+struct NoRunSums {
+  static constexpr bool sums = false;
+  using value_type = char;
+};
+
+/// What sort_entries sums besides sorting (assemble_crs): into `values`, which
+/// it allocates (nnz, labelled `label`), each run's value(t) in sorted order,
+/// as SumRuns does. The host path sums while it fills the runs.
+template <class Values, class ValueOf>
+struct RunSums {
+  static constexpr bool sums = true;
+  using value_type = typename Values::non_const_value_type;
+  Values values;
+  ValueOf value;
+  char const* label = "SpMVKit::sort_entries::sums";
+};
+
+/// sort_entries' paths that do not sum while filling: sums each run by SumRuns.
+template <class ExecutionSpace, class Sorted, class Sums>
+void sum_runs_after(ExecutionSpace const& exec, Sorted const& sorted, Sums* sums) {
+  if constexpr (Sums::sums) {
+    if (sums == nullptr) return;
+    using Values = decltype(sums->values);
+    sums->values = allocate_view<Values>(exec, sums->label, sorted.nnz);
+    Kokkos::parallel_for(
+        "SpMVKit::sort_entries::sum_duplicates",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, sorted.nnz),
+        SumRuns<Values, decltype(sorted.order), decltype(sums->value)>{
+            sums->values, sorted.order, sorted.run_starts, sums->value});
+    exec.fence();
+  }
+}
+
 /// How sort_entries orders the entries: automatic picks by backend and row
 /// length; the others force one path (tests run every path on every backend).
 enum class EntrySort { automatic, host_buckets, device_buckets, global_sort };
 
 /// Sorts the `count` entries of `source` (row(t), col(t) callable on the
-/// device, in range) into runs of equal (row, column). Throws std::length_error
-/// when the keys or the number of runs do not fit, AllocationError. Synchronous.
-template <class Ordinal, class Offset, class ExecutionSpace, class Source>
+/// device, in range) into runs of equal (row, column); with `sums` (RunSums),
+/// also sums each run's values. Throws std::length_error when the keys or the
+/// number of runs do not fit, AllocationError. Synchronous.
+template <class Ordinal, class Offset, class ExecutionSpace, class Source, class Sums = NoRunSums>
 SortedEntries<Ordinal, Offset, typename ExecutionSpace::device_type>
 sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num_cols,
              std::int64_t count, Source const& source, char const* where,
-             EntrySort path = EntrySort::automatic) {
+             EntrySort path = EntrySort::automatic, Sums* sums = nullptr) {
   using Device = typename ExecutionSpace::device_type;
   using Keys = Kokkos::View<SortKey*, Device>;
   using Range = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
@@ -750,6 +798,7 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     out.run_starts = Keys("SpMVKit::sort_entries::run_starts", 1);
     out.columns = Kokkos::View<Ordinal*, Device>("SpMVKit::sort_entries::columns", 0);
     exec.fence();
+    sum_runs_after(exec, out, sums);
     return out;
   }
   out.order = allocate_view<Keys>(exec, "SpMVKit::sort_entries::order", count);
@@ -793,17 +842,38 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
           exec, "SpMVKit::sort_entries::columns", runs);
       const auto run_starts = out.run_starts;
       const auto columns = out.columns;
+      // With sums, each run is summed as it is filled: the order, the run
+      // starts and the values are not read a second time.
+      Sums sink = sums != nullptr ? *sums : Sums{};
+      if constexpr (Sums::sums) {
+        if (sums != nullptr) {
+          sink.values = allocate_view<decltype(sink.values)>(exec, sink.label, runs);
+          sums->values = sink.values;
+        }
+      }
+      const bool summing = Sums::sums && sums != nullptr;
       Kokkos::parallel_for("SpMVKit::sort_entries::fill_runs", Rows(exec, 0, num_rows),
                            [=](std::int64_t r) {
                              SortKey s = row_starts(r), previous = -1;
+                             [[maybe_unused]] typename Sums::value_type sum = 0;
                              for (SortKey p = triplet_starts(r); p < triplet_starts(r + 1); ++p) {
-                               const SortKey col = packing.high(keys(p));
+                               const SortKey col = packing.high(keys(p)), t = packing.low(keys(p));
                                if (col != previous) {
+                                 if constexpr (Sums::sums) {
+                                   if (summing && previous >= 0) sink.values(s - 1) = sum;
+                                   sum = 0;
+                                 }
                                  run_starts(s) = p;
                                  columns(s++) = static_cast<Ordinal>(col);
                                  previous = col;
                                }
-                               keys(p) = packing.low(keys(p)); // the order: t
+                               if constexpr (Sums::sums) {
+                                 if (summing) sum += sink.value(t);
+                               }
+                               keys(p) = t; // the order
+                             }
+                             if constexpr (Sums::sums) {
+                               if (summing && previous >= 0) sink.values(s - 1) = sum;
                              }
                            });
       run_starts(runs) = count;
@@ -867,6 +937,7 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     }
     Kokkos::deep_copy(exec, Kokkos::subview(out.run_starts, runs), SortKey(count));
     exec.fence();
+    sum_runs_after(exec, out, sums);
     return out;
   }
   Keys run_of = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_of", count);
@@ -899,6 +970,7 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
   Kokkos::parallel_scan("SpMVKit::sort_entries::row_starts", Range(exec, 0, num_rows + 1),
                         ScanStarts<Kokkos::View<Offset*, Device>>{out.row_starts});
   exec.fence();
+  sum_runs_after(exec, out, sums);
   return out;
 }
 
@@ -927,19 +999,6 @@ void check_entries_in_range(ExecutionSpace const& exec, std::int64_t num_rows,
                               ") lies outside the " + std::to_string(num_rows) + " x " +
                               std::to_string(num_cols) + " matrix");
 }
-
-/// values(s) = the sum, in sorted order, of value(t) over run s (no atomics).
-template <class Values, class Keys, class ValueOf>
-struct SumRuns {
-  Values values;
-  Keys order, run_starts;
-  ValueOf value;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t s) const {
-    typename Values::non_const_value_type sum = 0;
-    for (SortKey p = run_starts(s); p < run_starts(s + 1); ++p) sum += value(order(p));
-    values(s) = sum;
-  }
-};
 
 } // namespace spmvkit::detail
 
