@@ -353,6 +353,22 @@ struct BucketRankSort {
   }
 };
 
+/// A team thread's lanes copy keys [first, first + n) to scratch `bucket`, then
+/// each calls to(rank, key) for its keys, rank being the key's place in the
+/// sorted bucket (keys distinct).
+template <class Member, class Keys, class Scratch, class To>
+KOKKOS_INLINE_FUNCTION void rank_bucket(Member const& team, Keys const& keys, std::int64_t first,
+                                        std::int64_t n, Scratch const& bucket, To const& to) {
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
+                       [&](std::int64_t i) { bucket(i) = keys(first + i); });
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i) {
+    const SortKey key = bucket(i);
+    std::int64_t rank = 0;
+    for (std::int64_t j = 0; j < n; ++j) rank += bucket(j) < key ? 1 : 0;
+    to(rank, key);
+  });
+}
+
 /// The same rank sort in place: each bucket is first copied to the team's
 /// scratch memory (at most `capacity` keys per bucket), which its lanes then
 /// read instead of global memory.
@@ -370,14 +386,8 @@ struct BucketRankSortInPlace {
     if (b >= num_buckets) return;
     const auto first = static_cast<std::int64_t>(starts(b));
     const auto n = static_cast<std::int64_t>(starts(b + 1)) - first;
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
-                         [&](std::int64_t i) { bucket(i) = keys(first + i); });
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i) {
-      const SortKey key = bucket(i);
-      std::int64_t rank = 0;
-      for (std::int64_t j = 0; j < n; ++j) rank += bucket(j) < key ? 1 : 0;
-      keys(first + rank) = key;
-    });
+    rank_bucket(team, keys, first, n, bucket,
+                [&](std::int64_t rank, SortKey key) { keys(first + rank) = key; });
   }
 };
 
@@ -401,14 +411,8 @@ struct BucketRankSortCountRuns {
     if (b >= num_buckets) return;
     const auto first = static_cast<std::int64_t>(starts(b));
     const auto n = static_cast<std::int64_t>(starts(b + 1)) - first;
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
-                         [&](std::int64_t i) { bucket(i) = keys(first + i); });
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i) {
-      const SortKey key = bucket(i);
-      std::int64_t rank = 0;
-      for (std::int64_t j = 0; j < n; ++j) rank += bucket(j) < key ? 1 : 0;
-      sorted(rank) = key;
-    });
+    rank_bucket(team, keys, first, n, bucket,
+                [&](std::int64_t rank, SortKey key) { sorted(rank) = key; });
     std::int64_t heads = 0;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, n),
