@@ -247,11 +247,20 @@ TYPED_TEST(AssemblyTest, FemElementTripletsEqualTheRowSourceAssembly) {
 struct HostSorted {
   std::vector<std::int64_t> order, run_starts, row_starts, columns;
   std::int64_t nnz = 0;
+  std::vector<double> sums; // each run's values summed (RunSums), exactly as Scalar holds them
   bool operator==(HostSorted const& o) const {
     return order == o.order && run_starts == o.run_starts && row_starts == o.row_starts &&
-           columns == o.columns && nnz == o.nnz;
+           columns == o.columns && nnz == o.nnz && sums == o.sums;
   }
 };
+
+template <class V>
+std::vector<double> to_doubles(V const& v) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  std::vector<double> out(h.extent(0));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(h(i));
+  return out;
+}
 
 template <class V>
 std::vector<std::int64_t> to_vector(V const& v) {
@@ -263,8 +272,9 @@ std::vector<std::int64_t> to_vector(V const& v) {
 
 TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
   using Exec = typename TypeParam::execution_space;
-  // Rows of at most ~800 triplets (the in-place rank sort's case; rows of up to
-  // 512, as short_rows and runs have, are also counted by it), rows longer
+  // Rows of at most ~800 triplets (the in-place rank sort's case; where no row
+  // holds more than 512, as in `runs` and `edge`, the sort also counts the
+  // rows' runs on the device path), rows longer
   // than its limit of 1024 (each random set's dense row holds a tenth of the
   // triplets), and rows that are all duplicates of one entry.
   Triplets short_rows = random_triplets(3000, 2000, 8000, 13);
@@ -295,33 +305,59 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
       }
     }
   }
+  // At the counted sort's limit: a row of 512 triplets (37 columns), two rows of
+  // 400 duplicates of one column (longer than a warp), an empty row and a row of one.
+  Triplets edge;
+  edge.rows = 5;
+  edge.cols = 50;
+  for (int k = 0; k < 512; ++k) {
+    edge.r.push_back(0);
+    edge.c.push_back((k * 7) % 37);
+    edge.v.push_back(0.5 + (k % 5));
+  }
+  for (int k = 0; k < 800; ++k) {
+    edge.r.push_back(1 + 2 * (k % 2)); // rows 1 and 3 interleaved
+    edge.c.push_back(3);
+    edge.v.push_back(0.25 * (k % 3) - 0.1);
+  }
+  edge.r.push_back(4);
+  edge.c.push_back(49);
+  edge.v.push_back(2.0);
   using detail::EntrySort;
-  for (auto const* t : {&short_rows, &few, &dense, &same, &runs}) {
+  using Scalar = typename TypeParam::value_type;
+  using Values = Kokkos::View<Scalar*, typename Exec::memory_space>;
+  for (auto const* t : {&short_rows, &few, &dense, &same, &runs, &edge}) {
     const auto r = upload<int, Exec>(t->r);
     const auto c = upload<int, Exec>(t->c);
     const detail::TripletSource<decltype(r), decltype(c)> source{r, c};
     const auto n = static_cast<std::int64_t>(t->r.size());
+    const Values v = upload<Scalar, Exec>(t->v);
     std::vector<HostSorted> got;
     for (auto path : {EntrySort::automatic, EntrySort::host_buckets, EntrySort::device_buckets,
                       EntrySort::global_sort}) {
-      auto s = detail::sort_entries<int, int>(Exec(), t->rows, t->cols, n, source, "test", path);
+      detail::RunSums<Values, detail::ValueAt<Values>> sums{{}, {v}, "test"};
+      auto s =
+          detail::sort_entries<int, int>(Exec(), t->rows, t->cols, n, source, "test", path, &sums);
       got.push_back({to_vector(s.order), to_vector(s.run_starts), to_vector(s.row_starts),
-                     to_vector(s.columns), s.nnz});
+                     to_vector(s.columns), s.nnz, to_doubles(sums.values)});
     }
     // Host buckets planned for 1 thread (atomic cursors) and for 3 and 7 (a
     // stable counting sort in up to that many chunks).
     for (std::int64_t threads : {1, 3, 7}) {
       detail::host_bucket_threads() = threads;
+      detail::RunSums<Values, detail::ValueAt<Values>> sums{{}, {v}, "test"};
       auto s = detail::sort_entries<int, int>(Exec(), t->rows, t->cols, n, source, "test",
-                                              EntrySort::host_buckets);
+                                              EntrySort::host_buckets, &sums);
       detail::host_bucket_threads() = 0;
       got.push_back({to_vector(s.order), to_vector(s.run_starts), to_vector(s.row_starts),
-                     to_vector(s.columns), s.nnz});
+                     to_vector(s.columns), s.nnz, to_doubles(sums.values)});
     }
-    // The order is (row, column, t): unique, so every path must give it.
-    const HostCrs want = reference<double>(*t);
+    // The order is (row, column, t): unique, so every path must give it, and the
+    // same sums, bit for bit (each run summed in the order of t).
+    const HostCrs want = reference<Scalar>(*t);
     EXPECT_EQ(got[0].row_starts, want.row_starts) << t->rows;
     EXPECT_EQ(got[0].columns, want.col) << t->rows;
+    EXPECT_EQ(got[0].sums, want.val) << t->rows;
     for (std::int64_t p = 1; p < n; ++p) {
       const auto a = static_cast<std::size_t>(got[0].order[p - 1]);
       const auto b = static_cast<std::size_t>(got[0].order[p]);

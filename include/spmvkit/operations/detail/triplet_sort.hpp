@@ -502,8 +502,8 @@ bool bucket_order_device(ExecutionSpace const& exec, std::int64_t num_buckets, s
   Kokkos::parallel_for("SpMVKit::bucket_order::cursor", Range(exec, 0, num_buckets),
                        CursorsFromStarts<Keys, Starts>{cursor, starts});
   // One entry per thread: the lanes of a warp that share a row write its keys
-  // side by side (8 entries per thread, as the count takes them, scattered the
-  // writes and took 1.7x longer on an H100).
+  // side by side; 8 entries per thread, as the count takes them, scatter each
+  // warp's stores (docs/notes/2026-12-06-gpu-assembly-fused-passes.md).
   Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count),
                        PlaceInBuckets<Starts, Keys, BucketOf, KeyOf>{cursor, keys, bucket, key});
   return bucket_rank_sort(exec, num_buckets, starts, keys, largest, runs, packing);
@@ -848,14 +848,14 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
       const auto columns = out.columns;
       // With sums, each run is summed as it is filled: the order, the run
       // starts and the values are not read a second time.
-      Sums sink = sums != nullptr ? *sums : Sums{};
+      [[maybe_unused]] Sums sink = sums != nullptr ? *sums : Sums{};
       if constexpr (Sums::sums) {
         if (sums != nullptr) {
           sink.values = allocate_view<decltype(sink.values)>(exec, sink.label, runs);
           sums->values = sink.values;
         }
       }
-      const bool summing = Sums::sums && sums != nullptr;
+      [[maybe_unused]] const bool summing = Sums::sums && sums != nullptr;
       Kokkos::parallel_for("SpMVKit::sort_entries::fill_runs", Rows(exec, 0, num_rows),
                            [=](std::int64_t r) {
                              SortKey s = row_starts(r), previous = -1;
