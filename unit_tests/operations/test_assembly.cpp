@@ -272,11 +272,10 @@ std::vector<std::int64_t> to_vector(V const& v) {
 
 TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
   using Exec = typename TypeParam::execution_space;
-  // Rows of at most ~800 triplets (the in-place rank sort's case; where no row
-  // holds more than 512, as in `runs` and `edge`, the sort also counts the
-  // rows' runs on the device path), rows longer
-  // than its limit of 1024 (each random set's dense row holds a tenth of the
-  // triplets), and rows that are all duplicates of one entry.
+  // Rows of at most ~800 triplets (sorted in scratch on the device path, which
+  // also counts the rows' runs there), rows longer than its limit of 1024
+  // (each random set's dense row holds a tenth of the triplets), and rows that
+  // are all duplicates of one entry.
   Triplets short_rows = random_triplets(3000, 2000, 8000, 13);
   Triplets few = random_triplets(900, 700, 12000, 11);
   Triplets dense = random_triplets(300, 5000, 30000, 12); // its dense row holds ~3000 entries
@@ -305,11 +304,12 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
       }
     }
   }
-  // At the counted sort's limit: a row of 512 triplets (37 columns), two rows of
-  // 400 duplicates of one column (longer than a warp), an empty row and a row of one.
+  // A row of 512 triplets (37 columns), one of 1024 (the scratch sort's limit,
+  // 61 columns), two rows of 400 duplicates of one column (longer than a
+  // warp), an empty row and a row of one.
   Triplets edge;
-  edge.rows = 5;
-  edge.cols = 50;
+  edge.rows = 6;
+  edge.cols = 70;
   for (int k = 0; k < 512; ++k) {
     edge.r.push_back(0);
     edge.c.push_back((k * 7) % 37);
@@ -319,6 +319,11 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
     edge.r.push_back(1 + 2 * (k % 2)); // rows 1 and 3 interleaved
     edge.c.push_back(3);
     edge.v.push_back(0.25 * (k % 3) - 0.1);
+  }
+  for (int k = 0; k < 1024; ++k) {
+    edge.r.push_back(5);
+    edge.c.push_back((k * 13) % 61);
+    edge.v.push_back(0.125 * (k % 7) - 0.3);
   }
   edge.r.push_back(4);
   edge.c.push_back(49);

@@ -30,7 +30,7 @@ struct CrsColumnSource {
 };
 
 /// GPUs: each entry k of row r of A goes to the next free place of its
-/// column's bucket as the key (r, k), so the buckets' rank sort gives A's row
+/// column's bucket as the key (r, k), so the buckets' sort gives A's row
 /// order and the fill needs no per-entry row array.
 template <class ExecutionSpace, class Starts, class Columns, class Keys>
 struct PlaceRowEntries {
@@ -254,7 +254,7 @@ transpose_by(ExecutionSpace const& exec,
               exec, static_cast<int>((A.num_rows() + per_team - 1) / per_team), per_team, lanes),
           PlaceRowEntries<ExecutionSpace, typename Matrix::row_starts_type, Columns, Keys>{
               A.row_starts(), A.column_indices(), cursor, order, row_packing, A.num_rows()});
-      bucket_rank_sort(exec, A.num_cols(), T.row_starts(), order, largest);
+      bucket_sort(exec, A.num_cols(), T.row_starts(), order, largest);
       Kokkos::parallel_for("SpMVKit::transpose::fill", Range(exec, 0, nnz),
                            TransposeFillPacked<Keys, typename Matrix::values_type, Columns>{
                                order, A.values(), T.values(), T.column_indices(), row_packing});

@@ -291,7 +291,7 @@ std::int64_t count_into_buckets(ExecutionSpace const& exec, std::int64_t num_buc
   return largest;
 }
 
-/// GPUs: the rank sort below gives each bucket a warp's lanes; a few buckets
+/// GPUs: the bucket sorts below give each bucket a warp's lanes; a few buckets
 /// share a team. Host backends (tests of this path) take one lane.
 template <class ExecutionSpace>
 constexpr int bucket_sort_lanes() {
@@ -302,16 +302,19 @@ constexpr int bucket_sort_buckets_per_team() {
   return is_host_space_v<ExecutionSpace> ? 1 : 4;
 }
 
-/// The rank sort compares each key with its whole bucket (n^2 / lanes steps per
-/// lane): buckets up to this size take it, a larger one sends the input to the
-/// global sort. FEM rows and columns hold tens of entries; the longest rows of
-/// power-law graphs are far longer.
+/// Buckets up to this size are sorted in the team's scratch memory (4 buckets
+/// a team of 1024 8-byte keys stay under the 48 KiB a CUDA launch gets without
+/// opting in); a larger one sends the input to the global sort. FEM rows and
+/// columns hold tens of entries; the longest rows of power-law graphs are far
+/// longer.
 inline constexpr std::int64_t bucket_sort_largest = 1024;
 
-/// Buckets up to this size are also counted by the rank sort, which keeps two
-/// scratch copies: 4 buckets a team of 2 x 512 8-byte keys stay under the
-/// 48 KiB of scratch a CUDA launch gets without opting in.
-inline constexpr std::int64_t bucket_sort_counted_largest = 512;
+/// The power of two at or above n (1 for n <= 1).
+KOKKOS_INLINE_FUNCTION std::int64_t power_of_two_above(std::int64_t n) {
+  std::int64_t m = 1;
+  while (m < n) m <<= 1;
+  return m;
+}
 
 template <class Starts, class Keys, class BucketOf, class KeyOf>
 struct PlaceInBuckets {
@@ -332,6 +335,8 @@ KOKKOS_INLINE_FUNCTION std::int64_t team_thread_bucket(Member const& team) {
 
 /// Each key's position in its bucket is the number of smaller keys there
 /// (keys are distinct), so lanes write the sorted bucket without exchanging.
+/// Only for buckets longer than bucket_sort_largest, where a caller forces this
+/// path: they read the unsorted copy from global memory.
 template <class ExecutionSpace, class Starts, class Placed, class Keys>
 struct BucketRankSort {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
@@ -353,52 +358,43 @@ struct BucketRankSort {
   }
 };
 
-/// A team thread's lanes copy keys [first, first + n) to scratch `bucket`, then
-/// each calls to(rank, key) for its keys, rank being the key's place in the
-/// sorted bucket (keys distinct).
-template <class Member, class Keys, class Scratch, class To>
-KOKKOS_INLINE_FUNCTION void rank_bucket(Member const& team, Keys const& keys, std::int64_t first,
-                                        std::int64_t n, Scratch const& bucket, To const& to) {
-  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
-                       [&](std::int64_t i) { bucket(i) = keys(first + i); });
-  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i) {
-    const SortKey key = bucket(i);
-    std::int64_t rank = 0;
-    for (std::int64_t j = 0; j < n; ++j) rank += bucket(j) < key ? 1 : 0;
-    to(rank, key);
-  });
+/// A team thread's lanes copy keys [first, first + n) to scratch `bucket`,
+/// padded with the largest key to the power of two m above n, and sort it
+/// ascending by a bitonic network: log2(m) (log2(m) + 1) / 2 steps of m / 2
+/// compare-exchanges, against the n^2 compares of ranking each key. Each step's
+/// lanes are synchronised by the vector loop's end.
+template <class Member, class Keys, class Scratch>
+KOKKOS_INLINE_FUNCTION void sort_bucket(Member const& team, Keys const& keys, std::int64_t first,
+                                        std::int64_t n, Scratch const& bucket) {
+  const std::int64_t m = power_of_two_above(n);
+  const SortKey pad = SortKey(0x7fffffffffffffff); // above every key: keys are non-negative
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, m),
+                       [&](std::int64_t i) { bucket(i) = i < n ? keys(first + i) : pad; });
+  for (std::int64_t k = 2; k <= m; k <<= 1) {
+    for (std::int64_t j = k >> 1; j > 0; j >>= 1) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, m / 2), [&](std::int64_t i) {
+        // Pair i's lower element: i with a zero bit inserted at j.
+        const std::int64_t lo = ((i & ~(j - 1)) << 1) | (i & (j - 1)), hi = lo + j;
+        const SortKey a = bucket(lo), b = bucket(hi);
+        if ((a > b) == ((lo & k) == 0)) { // ascending where lo & k is 0
+          bucket(lo) = b;
+          bucket(hi) = a;
+        }
+      });
+    }
+  }
 }
 
-/// The same rank sort in place: each bucket is first copied to the team's
-/// scratch memory (at most `capacity` keys per bucket), which its lanes then
-/// read instead of global memory.
-template <class ExecutionSpace, class Starts, class Keys>
-struct BucketRankSortInPlace {
+/// Sorts each bucket in the team's scratch memory (at most `capacity` keys, a
+/// power of two, per bucket) and writes it back in place. With `runs`, also
+/// counts each bucket's runs of equal high() (a row's distinct columns) into
+/// runs(b + 1), reading the sorted bucket's neighbours in scratch: no second
+/// pass over the keys.
+template <class ExecutionSpace, class Starts, class Keys, class Runs>
+struct BucketSortInScratch {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   using Scratch = Kokkos::View<SortKey*, typename ExecutionSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  Starts starts;
-  Keys keys;
-  std::int64_t num_buckets, capacity;
-  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
-    const Scratch bucket(team.thread_scratch(0), capacity);
-    const std::int64_t b = team_thread_bucket(team);
-    if (b >= num_buckets) return;
-    const auto first = static_cast<std::int64_t>(starts(b));
-    const auto n = static_cast<std::int64_t>(starts(b + 1)) - first;
-    rank_bucket(team, keys, first, n, bucket,
-                [&](std::int64_t rank, SortKey key) { keys(first + rank) = key; });
-  }
-};
-
-/// The in-place rank sort that also counts each bucket's runs of equal high()
-/// (a row's distinct columns) into runs(b + 1): the sorted bucket is kept in
-/// scratch, where the lanes read their neighbours, so no second pass over the
-/// keys is needed.
-template <class ExecutionSpace, class Starts, class Keys, class Runs>
-struct BucketRankSortCountRuns {
-  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
-  using Scratch = typename BucketRankSortInPlace<ExecutionSpace, Starts, Keys>::Scratch;
   Starts starts;
   Keys keys;
   Runs runs;
@@ -406,20 +402,23 @@ struct BucketRankSortCountRuns {
   std::int64_t num_buckets, capacity;
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const Scratch bucket(team.thread_scratch(0), capacity);
-    const Scratch sorted(team.thread_scratch(0), capacity);
     const std::int64_t b = team_thread_bucket(team);
     if (b >= num_buckets) return;
     const auto first = static_cast<std::int64_t>(starts(b));
     const auto n = static_cast<std::int64_t>(starts(b + 1)) - first;
-    rank_bucket(team, keys, first, n, bucket,
-                [&](std::int64_t rank, SortKey key) { sorted(rank) = key; });
+    sort_bucket(team, keys, first, n, bucket);
+    if (runs.data() == nullptr) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
+                           [&](std::int64_t i) { keys(first + i) = bucket(i); });
+      return;
+    }
     std::int64_t heads = 0;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, n),
         [&](std::int64_t i, std::int64_t& c) {
-          const SortKey key = sorted(i);
+          const SortKey key = bucket(i);
           keys(first + i) = key;
-          c += i == 0 || packing.high(key) != packing.high(sorted(i - 1)) ? 1 : 0;
+          c += i == 0 || packing.high(key) != packing.high(bucket(i - 1)) ? 1 : 0;
         },
         heads);
     Kokkos::single(Kokkos::PerThread(team),
@@ -429,42 +428,27 @@ struct BucketRankSortCountRuns {
 
 /// Sorts each bucket of keys (bounds in starts, the largest holding `largest`
 /// keys) ascending, in place; keys distinct. With `runs` (num_buckets + 1) and
-/// buckets of at most bucket_sort_counted_largest keys, also counts each
-/// bucket's runs of equal packing.high() into runs(b + 1)
-/// (BucketRankSortCountRuns) and returns true; else returns false and the
-/// caller counts them.
+/// buckets of at most bucket_sort_largest keys, also counts each bucket's runs
+/// of equal packing.high() into runs(b + 1) and returns true; else returns
+/// false and the caller counts them.
 template <class ExecutionSpace, class Starts, class Keys,
           class Runs = Kokkos::View<SortKey*, typename Keys::device_type>>
-bool bucket_rank_sort(ExecutionSpace const& exec, std::int64_t num_buckets, Starts const& starts,
-                      Keys const& keys, std::int64_t largest, Runs const& runs = Runs(),
-                      KeyPacking packing = KeyPacking()) {
+bool bucket_sort(ExecutionSpace const& exec, std::int64_t num_buckets, Starts const& starts,
+                 Keys const& keys, std::int64_t largest, Runs const& runs = Runs(),
+                 KeyPacking packing = KeyPacking()) {
   constexpr int per_team = bucket_sort_buckets_per_team<ExecutionSpace>();
   const auto league = static_cast<int>((num_buckets + per_team - 1) / per_team);
   const int lanes = bucket_sort_lanes<ExecutionSpace>();
-  if (largest <= bucket_sort_counted_largest && runs.data() != nullptr) {
-    using Sort = BucketRankSortCountRuns<ExecutionSpace, Starts, Keys, Runs>;
-    const std::int64_t capacity = largest > 0 ? largest : 1;
-    Kokkos::TeamPolicy<ExecutionSpace> policy(exec, league, per_team, lanes);
-    policy.set_scratch_size(
-        0, Kokkos::PerThread(static_cast<int>(2 * Sort::Scratch::shmem_size(capacity))));
-    Kokkos::parallel_for("SpMVKit::bucket_order::rank_sort", policy,
-                         Sort{starts, keys, runs, packing, num_buckets, capacity});
-    return true;
-  }
   if (largest <= bucket_sort_largest) {
-    const std::int64_t capacity = largest > 0 ? largest : 1;
+    using Sort = BucketSortInScratch<ExecutionSpace, Starts, Keys, Runs>;
+    const std::int64_t capacity = power_of_two_above(largest);
     Kokkos::TeamPolicy<ExecutionSpace> policy(exec, league, per_team, lanes);
     policy.set_scratch_size(
-        0,
-        Kokkos::PerThread(static_cast<int>(
-            BucketRankSortInPlace<ExecutionSpace, Starts, Keys>::Scratch::shmem_size(capacity))));
-    Kokkos::parallel_for(
-        "SpMVKit::bucket_order::rank_sort", policy,
-        BucketRankSortInPlace<ExecutionSpace, Starts, Keys>{starts, keys, num_buckets, capacity});
-    return false;
+        0, Kokkos::PerThread(static_cast<int>(Sort::Scratch::shmem_size(capacity))));
+    Kokkos::parallel_for("SpMVKit::bucket_order::bitonic_sort", policy,
+                         Sort{starts, keys, runs, packing, num_buckets, capacity});
+    return runs.data() != nullptr;
   }
-  // Longer buckets (only where a caller forces this path) read the unsorted
-  // copy from global memory.
   const auto unsorted = allocate_view<Kokkos::View<SortKey*, typename Keys::device_type>>(
       exec, "SpMVKit::bucket_order::unsorted", static_cast<std::int64_t>(keys.extent(0)));
   Kokkos::deep_copy(exec, unsorted, keys);
@@ -488,10 +472,10 @@ struct CursorsFromStarts {
 /// GPUs: keys(t) of the entries t < count grouped by bucket (starts from
 /// count_into_buckets, the largest bucket holding `largest`) and ascending
 /// within each bucket, in `keys`; `cursor` (num_buckets) is scratch. Entries
-/// are placed by atomic cursors, then each bucket is rank-sorted; keys must be
+/// are placed by atomic cursors, then each bucket is sorted; keys must be
 /// distinct (they end in t), so the result is the same on every run. Returns
 /// whether the sort also counted each bucket's runs into `runs`
-/// (bucket_rank_sort).
+/// (bucket_sort).
 template <class ExecutionSpace, class Starts, class BucketOf, class KeyOf, class Keys,
           class Runs = Keys>
 bool bucket_order_device(ExecutionSpace const& exec, std::int64_t num_buckets, std::int64_t count,
@@ -506,7 +490,7 @@ bool bucket_order_device(ExecutionSpace const& exec, std::int64_t num_buckets, s
   // warp's stores (docs/notes/2026-12-06-gpu-assembly-fused-passes.md).
   Kokkos::parallel_for("SpMVKit::bucket_order::place", Range(exec, 0, count),
                        PlaceInBuckets<Starts, Keys, BucketOf, KeyOf>{cursor, keys, bucket, key});
-  return bucket_rank_sort(exec, num_buckets, starts, keys, largest, runs, packing);
+  return bucket_sort(exec, num_buckets, starts, keys, largest, runs, packing);
 }
 
 /// What the sort found: the entries in (row, column, t) order and their runs of
@@ -886,7 +870,7 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     }
   }
   // Buckets by row when no row is long (FEM assembly, spadd of PDE
-  // matrices): two scattered passes and a rank sort per row, against two
+  // matrices): two scattered passes and a sort per row in scratch, against two
   // global sorts of 64-bit keys and gathers through them.
   const Keys triplet_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::triplet_starts",
                                                   checked_extent_plus_one(num_rows, "rows", where));
@@ -901,7 +885,7 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     using Columns = Kokkos::View<Ordinal*, Device>;
     using Runs = RowRuns<ExecutionSpace, Keys, Offsets, Columns>;
     // The keys are placed and sorted in the order's storage; low() turns them into t at the end.
-    // Short rows are counted by the rank sort and filled through scratch,
+    // Rows that fit scratch are counted by the bucket sort and filled through scratch,
     // which also writes the order: two passes over the keys fewer.
     const Keys sorted = out.order;
     const bool counted =
