@@ -322,7 +322,23 @@ struct PlaceInBuckets {
   BucketOf bucket;
   KeyOf key;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
-    placed(Kokkos::atomic_fetch_add(&cursor(bucket(t)), SortKey(1))) = key(t);
+    const SortKey b = bucket(t);
+#if defined(__CUDA_ARCH__)
+    // The lanes of a warp with one bucket (an element loop repeats each row)
+    // take their places by one atomic: consecutive places, stores side by side.
+    const unsigned same = __match_any_sync(__activemask(), static_cast<unsigned long long>(b));
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    const int leader = __ffs(same) - 1;
+    long long first = 0;
+    if (static_cast<int>(lane) == leader) {
+      first = Kokkos::atomic_fetch_add(&cursor(b), SortKey(__popc(same)));
+    }
+    first = __shfl_sync(same, first, leader);
+    placed(first + __popc(same & ((1u << lane) - 1u))) = key(t);
+#else
+    placed(Kokkos::atomic_fetch_add(&cursor(b), SortKey(1))) = key(t);
+#endif
   }
 };
 
