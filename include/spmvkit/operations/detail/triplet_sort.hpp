@@ -309,6 +309,20 @@ constexpr int bucket_sort_buckets_per_team() {
 /// longer.
 inline constexpr std::int64_t bucket_sort_largest = 1024;
 
+/// Buckets up to this size are sorted by rank (each key counts the smaller
+/// ones: n^2 / lanes broadcast reads per lane), longer ones by a bitonic network
+/// (log^2 steps with exchanges): on an H100 the rank sort was the faster for FEM
+/// element rows of 64 triplets, the network's cost grows far slower.
+inline constexpr std::int64_t bucket_rank_sort_largest = 64;
+
+/// Scratch keys a bucket sort of buckets up to `largest` keys takes per bucket:
+/// the power of two above `largest` for the network, two copies for the rank sort.
+inline std::int64_t bucket_sort_scratch(std::int64_t largest) {
+  std::int64_t m = 1;
+  while (m < largest) m <<= 1;
+  return std::max(m, 2 * std::min(largest, bucket_rank_sort_largest));
+}
+
 /// The power of two at or above n (1 for n <= 1).
 KOKKOS_INLINE_FUNCTION std::int64_t power_of_two_above(std::int64_t n) {
   std::int64_t m = 1;
@@ -374,14 +388,29 @@ struct BucketRankSort {
   }
 };
 
-/// A team thread's lanes copy keys [first, first + n) to scratch `bucket`,
-/// padded with the largest key to the power of two m above n, and sort it
-/// ascending by a bitonic network: log2(m) (log2(m) + 1) / 2 steps of m / 2
-/// compare-exchanges, against the n^2 compares of ranking each key. Each step's
-/// lanes are synchronised by the vector loop's end.
+/// A team thread's lanes sort keys [first, first + n) (distinct) ascending in
+/// scratch `bucket` (bucket_sort_scratch keys) and return the sorted keys' View
+/// there. Up to bucket_rank_sort_largest keys, each key's rank is the number of
+/// smaller ones: the keys are copied to scratch and each lane writes its keys'
+/// ranks into a second copy. Longer buckets are padded with the largest key to
+/// the power of two m above n and sorted in place by a bitonic network:
+/// log2(m) (log2(m) + 1) / 2 steps of m / 2 compare-exchanges. The vector
+/// loops' ends synchronise the lanes.
 template <class Member, class Keys, class Scratch>
-KOKKOS_INLINE_FUNCTION void sort_bucket(Member const& team, Keys const& keys, std::int64_t first,
-                                        std::int64_t n, Scratch const& bucket) {
+KOKKOS_INLINE_FUNCTION Scratch sort_bucket(Member const& team, Keys const& keys, std::int64_t first,
+                                           std::int64_t n, Scratch const& bucket) {
+  if (n <= bucket_rank_sort_largest) {
+    const Scratch sorted(bucket.data() + n, n);
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
+                         [&](std::int64_t i) { bucket(i) = keys(first + i); });
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i) {
+      const SortKey key = bucket(i);
+      std::int64_t rank = 0;
+      for (std::int64_t j = 0; j < n; ++j) rank += bucket(j) < key ? 1 : 0;
+      sorted(rank) = key;
+    });
+    return sorted;
+  }
   const std::int64_t m = power_of_two_above(n);
   const SortKey pad = SortKey(0x7fffffffffffffff); // above every key: keys are non-negative
   Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, m),
@@ -399,10 +428,11 @@ KOKKOS_INLINE_FUNCTION void sort_bucket(Member const& team, Keys const& keys, st
       });
     }
   }
+  return bucket;
 }
 
-/// Sorts each bucket in the team's scratch memory (at most `capacity` keys, a
-/// power of two, per bucket) and writes it back in place. With `runs`, also
+/// Sorts each bucket in the team's scratch memory (`capacity` keys per bucket,
+/// bucket_sort_scratch) and writes it back in place. With `runs`, also
 /// counts each bucket's runs of equal high() (a row's distinct columns) into
 /// runs(b + 1), reading the sorted bucket's neighbours in scratch: no second
 /// pass over the keys.
@@ -422,19 +452,19 @@ struct BucketSortInScratch {
     if (b >= num_buckets) return;
     const auto first = static_cast<std::int64_t>(starts(b));
     const auto n = static_cast<std::int64_t>(starts(b + 1)) - first;
-    sort_bucket(team, keys, first, n, bucket);
+    const Scratch sorted = sort_bucket(team, keys, first, n, bucket);
     if (runs.data() == nullptr) {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
-                           [&](std::int64_t i) { keys(first + i) = bucket(i); });
+                           [&](std::int64_t i) { keys(first + i) = sorted(i); });
       return;
     }
     std::int64_t heads = 0;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, n),
         [&](std::int64_t i, std::int64_t& c) {
-          const SortKey key = bucket(i);
+          const SortKey key = sorted(i);
           keys(first + i) = key;
-          c += i == 0 || packing.high(key) != packing.high(bucket(i - 1)) ? 1 : 0;
+          c += i == 0 || packing.high(key) != packing.high(sorted(i - 1)) ? 1 : 0;
         },
         heads);
     Kokkos::single(Kokkos::PerThread(team),
@@ -457,7 +487,7 @@ bool bucket_sort(ExecutionSpace const& exec, std::int64_t num_buckets, Starts co
   const int lanes = bucket_sort_lanes<ExecutionSpace>();
   if (largest <= bucket_sort_largest) {
     using Sort = BucketSortInScratch<ExecutionSpace, Starts, Keys, Runs>;
-    const std::int64_t capacity = power_of_two_above(largest);
+    const std::int64_t capacity = bucket_sort_scratch(largest);
     Kokkos::TeamPolicy<ExecutionSpace> policy(exec, league, per_team, lanes);
     policy.set_scratch_size(
         0, Kokkos::PerThread(static_cast<int>(Sort::Scratch::shmem_size(capacity))));
