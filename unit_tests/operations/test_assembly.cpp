@@ -305,10 +305,11 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
     }
   }
   // A row of 512 triplets (37 columns), one of 1024 (the scratch sort's limit,
-  // 61 columns), two rows of 400 duplicates of one column (longer than a
-  // warp), an empty row and a row of one.
+  // 61 columns), rows of 64 and 65 (the last ranked and the first sorted by the
+  // network), two rows of 400 duplicates of one column (longer than a warp), an
+  // empty row and a row of one.
   Triplets edge;
-  edge.rows = 6;
+  edge.rows = 8;
   edge.cols = 70;
   for (int k = 0; k < 512; ++k) {
     edge.r.push_back(0);
@@ -324,6 +325,13 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
     edge.r.push_back(5);
     edge.c.push_back((k * 13) % 61);
     edge.v.push_back(0.125 * (k % 7) - 0.3);
+  }
+  for (int row : {6, 7}) {
+    for (int k = 0; k < 58 + row; ++k) {
+      edge.r.push_back(row);
+      edge.c.push_back((k * 11) % 23);
+      edge.v.push_back(0.75 - 0.0625 * (k % 9));
+    }
   }
   edge.r.push_back(4);
   edge.c.push_back(49);

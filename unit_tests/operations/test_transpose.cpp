@@ -75,14 +75,24 @@ TYPED_TEST(TransposeTest, MatchesTheHostTransposeAndIsAnInvolution) {
 TYPED_TEST(TransposeTest, EveryOrderPathGivesTheSameTranspose) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
-  // Short columns (the bucketed paths' case) and a column longer than the rank
-  // sort's automatic limit (a dense column: a dense row of the transpose).
+  // Short columns (the bucketed paths' case, sorted by rank in scratch), a column
+  // of about 300 entries (sorted by the network in scratch) and one longer than
+  // the scratch sort's limit, bucket_sort_largest (a dense column: a dense row of
+  // the transpose).
   HostCrs dense_column = random_crs(3000, 400, 8, 0.1, 0, 6);
   for (std::int64_t i = 0; i < dense_column.rows; ++i) {
     const auto k = static_cast<std::size_t>(dense_column.row_starts[i]);
     if (dense_column.row_starts[i + 1] > dense_column.row_starts[i]) dense_column.col[k] = 7;
   }
-  for (auto const& h : {random_crs(800, 600, 20, 0.2, 0, 5), dense_column}) {
+  HostCrs long_column = random_crs(1200, 400, 8, 0.1, 0, 7);
+  for (std::int64_t i = 0, set = 0; i < long_column.rows && set < 300; ++i) {
+    const auto k = static_cast<std::size_t>(long_column.row_starts[i]);
+    if (long_column.row_starts[i + 1] > long_column.row_starts[i]) {
+      long_column.col[k] = 9;
+      ++set;
+    }
+  }
+  for (auto const& h : {random_crs(800, 600, 20, 0.2, 0, 5), long_column, dense_column}) {
     const auto A = make_device_crs<Scalar, Exec>(h);
     for (auto path : {detail::EntrySort::automatic, detail::EntrySort::host_buckets,
                       detail::EntrySort::device_buckets, detail::EntrySort::global_sort}) {

@@ -220,8 +220,8 @@ transpose_by(ExecutionSpace const& exec,
                          (path == EntrySort::automatic || path == EntrySort::host_buckets);
   if (!host_path) {
     // GPUs: a column's entries are placed by an atomic cursor as (row, entry)
-    // keys and rank-sorted when no column is long and the keys fit; else one
-    // global sort of packed (column, entry) keys.
+    // keys and sorted in scratch (bucket_sort) when no column is long and the
+    // keys fit; else one global sort of packed (column, entry) keys.
     const std::int64_t largest =
         counted_largest >= 0
             ? counted_largest

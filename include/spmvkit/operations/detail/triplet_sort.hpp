@@ -311,23 +311,22 @@ inline constexpr std::int64_t bucket_sort_largest = 1024;
 
 /// Buckets up to this size are sorted by rank (each key counts the smaller
 /// ones: n^2 / lanes broadcast reads per lane), longer ones by a bitonic network
-/// (log^2 steps with exchanges): on an H100 the rank sort was the faster for FEM
-/// element rows of 64 triplets, the network's cost grows far slower.
+/// (log^2 steps with exchanges): the rank sort was the faster for FEM element
+/// rows of 64 triplets, the network's cost grows far slower
+/// (docs/notes/2026-12-06-gpu-assembly-warp-place-and-network-sort.md).
 inline constexpr std::int64_t bucket_rank_sort_largest = 64;
-
-/// Scratch keys a bucket sort of buckets up to `largest` keys takes per bucket:
-/// the power of two above `largest` for the network, two copies for the rank sort.
-inline std::int64_t bucket_sort_scratch(std::int64_t largest) {
-  std::int64_t m = 1;
-  while (m < largest) m <<= 1;
-  return std::max(m, 2 * std::min(largest, bucket_rank_sort_largest));
-}
 
 /// The power of two at or above n (1 for n <= 1).
 KOKKOS_INLINE_FUNCTION std::int64_t power_of_two_above(std::int64_t n) {
   std::int64_t m = 1;
   while (m < n) m <<= 1;
   return m;
+}
+
+/// Scratch keys a bucket sort of buckets up to `largest` keys takes per bucket:
+/// the power of two above `largest` for the network, two copies for the rank sort.
+inline std::int64_t bucket_sort_scratch(std::int64_t largest) {
+  return std::max(power_of_two_above(largest), 2 * std::min(largest, bucket_rank_sort_largest));
 }
 
 template <class Starts, class Keys, class BucketOf, class KeyOf>
@@ -337,9 +336,11 @@ struct PlaceInBuckets {
   KeyOf key;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
     const SortKey b = bucket(t);
-#if defined(__CUDA_ARCH__)
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
     // The lanes of a warp with one bucket (an element loop repeats each row)
     // take their places by one atomic: consecutive places, stores side by side.
+    // __match_any_sync needs sm_70; older GPUs and other backends take one
+    // atomic per entry.
     const unsigned same = __match_any_sync(__activemask(), static_cast<unsigned long long>(b));
     unsigned lane;
     asm("mov.u32 %0, %%laneid;" : "=r"(lane));
@@ -392,8 +393,8 @@ struct BucketRankSort {
 /// scratch `bucket` (bucket_sort_scratch keys) and return the sorted keys' View
 /// there. Up to bucket_rank_sort_largest keys, each key's rank is the number of
 /// smaller ones: the keys are copied to scratch and each lane writes its keys'
-/// ranks into a second copy. Longer buckets are padded with the largest key to
-/// the power of two m above n and sorted in place by a bitonic network:
+/// ranks into a second copy. Longer buckets are padded with INT64_MAX to the
+/// power of two m above n and sorted in place by a bitonic network:
 /// log2(m) (log2(m) + 1) / 2 steps of m / 2 compare-exchanges. The vector
 /// loops' ends synchronise the lanes.
 template <class Member, class Keys, class Scratch>
@@ -412,7 +413,7 @@ KOKKOS_INLINE_FUNCTION Scratch sort_bucket(Member const& team, Keys const& keys,
     return sorted;
   }
   const std::int64_t m = power_of_two_above(n);
-  const SortKey pad = SortKey(0x7fffffffffffffff); // above every key: keys are non-negative
+  const SortKey pad = SortKey(0x7fffffffffffffff); // at or above every key
   Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, m),
                        [&](std::int64_t i) { bucket(i) = i < n ? keys(first + i) : pad; });
   for (std::int64_t k = 2; k <= m; k <<= 1) {
@@ -491,7 +492,7 @@ bool bucket_sort(ExecutionSpace const& exec, std::int64_t num_buckets, Starts co
     Kokkos::TeamPolicy<ExecutionSpace> policy(exec, league, per_team, lanes);
     policy.set_scratch_size(
         0, Kokkos::PerThread(static_cast<int>(Sort::Scratch::shmem_size(capacity))));
-    Kokkos::parallel_for("SpMVKit::bucket_order::bitonic_sort", policy,
+    Kokkos::parallel_for("SpMVKit::bucket_order::sort_in_scratch", policy,
                          Sort{starts, keys, runs, packing, num_buckets, capacity});
     return runs.data() != nullptr;
   }
