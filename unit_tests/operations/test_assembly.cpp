@@ -377,6 +377,20 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
       ASSERT_TRUE(std::tie(t->r[a], t->c[a], a) < std::tie(t->r[b], t->c[b], b)) << p;
     }
     for (std::size_t k = 1; k < got.size(); ++k) EXPECT_TRUE(got[k] == got[0]) << "path " << k;
+    // Without keep_order (assembly without a pattern) the device fill sums in
+    // scratch where the values fit beside the keys: the same matrix, no order.
+    for (auto path : {EntrySort::automatic, EntrySort::host_buckets, EntrySort::device_buckets,
+                      EntrySort::global_sort}) {
+      detail::RunSums<Values, detail::ValueAt<Values>> sums{{}, {v}, "test", false};
+      auto s =
+          detail::sort_entries<int, int>(Exec(), t->rows, t->cols, n, source, "test", path, &sums);
+      EXPECT_EQ(s.order.extent(0), 0u);
+      EXPECT_EQ(s.run_starts.extent(0), 0u);
+      EXPECT_EQ(s.nnz, got[0].nnz);
+      EXPECT_EQ(to_vector(s.row_starts), got[0].row_starts);
+      EXPECT_EQ(to_vector(s.columns), got[0].columns);
+      EXPECT_EQ(to_doubles(sums.values), got[0].sums) << static_cast<int>(path);
+    }
   }
 }
 

@@ -278,7 +278,7 @@ assemble_crs(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
   const detail::TripletSource<Rows, Cols> source{rows, cols};
   detail::check_entries_in_range(exec, num_rows, num_cols, n, source, where);
   detail::RunSums<typename Matrix::values_type, detail::ValueAt<Values>> sums{
-      {}, {values}, "SpMVKit::CrsMatrix::values(assemble_crs)"};
+      {}, {values}, "SpMVKit::CrsMatrix::values(assemble_crs)", pattern != nullptr};
   auto sorted = detail::sort_entries<Ordinal, Offset>(exec, num_rows, num_cols, n, source, where,
                                                       detail::EntrySort::automatic, &sums);
   Matrix A(num_rows, num_cols, sorted.row_starts, sorted.columns, sums.values);

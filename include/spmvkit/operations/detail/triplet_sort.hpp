@@ -15,6 +15,7 @@
 #include <Kokkos_Sort.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -309,6 +310,10 @@ constexpr int bucket_sort_buckets_per_team() {
 /// longer.
 inline constexpr std::int64_t bucket_sort_largest = 1024;
 
+/// Scratch bytes a team of the bucket kernels may take: what a CUDA launch gets
+/// without opting in.
+inline constexpr std::size_t bucket_team_scratch_bytes = 48 * 1024;
+
 /// Buckets up to this size are sorted by rank (each key counts the smaller
 /// ones: n^2 / lanes broadcast reads per lane), longer ones by a bitonic network
 /// (log^2 steps with exchanges): the rank sort was the faster for FEM element
@@ -404,11 +409,19 @@ KOKKOS_INLINE_FUNCTION Scratch sort_bucket(Member const& team, Keys const& keys,
     const Scratch sorted(bucket.data() + n, n);
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
                          [&](std::int64_t i) { bucket(i) = keys(first + i); });
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i) {
-      const SortKey key = bucket(i);
-      std::int64_t rank = 0;
-      for (std::int64_t j = 0; j < n; ++j) rank += bucket(j) < key ? 1 : 0;
-      sorted(rank) = key;
+    // Each lane ranks keys i and i + half against one read of every key.
+    const std::int64_t half = (n + 1) / 2;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, half), [&](std::int64_t i) {
+      const bool second = i + half < n;
+      const SortKey a = bucket(i), b = second ? bucket(i + half) : a;
+      std::int64_t rank_a = 0, rank_b = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const SortKey key = bucket(j);
+        rank_a += key < a ? 1 : 0;
+        rank_b += key < b ? 1 : 0;
+      }
+      sorted(rank_a) = a;
+      if (second) sorted(rank_b) = b;
     });
     return sorted;
   }
@@ -667,17 +680,44 @@ KOKKOS_INLINE_FUNCTION bool starts_column_run(Keys const& sorted, KeyPacking con
   return p == first || packing.high(sorted(p)) != packing.high(sorted(p - 1));
 }
 
+/// What sort_entries sums besides sorting: nothing (transpose, spadd).
+struct NoRunSums {
+  static constexpr bool sums = false;
+  using value_type = char;
+};
+
+/// What sort_entries sums besides sorting (assemble_crs): into `values`, which
+/// it allocates (nnz, labelled `label`), each run's value(t) in sorted order,
+/// as SumRuns does. The host path sums while it fills the runs.
+template <class Values, class ValueOf>
+struct RunSums {
+  static constexpr bool sums = true;
+  using value_type = typename Values::non_const_value_type;
+  Values values;
+  ValueOf value;
+  char const* label = "SpMVKit::sort_entries::sums";
+  /// Whether sort_entries also returns the order and run starts (a pattern
+  /// keeps them); without, they come back empty and the device fill skips them.
+  bool keep_order = true;
+};
+
 /// GPUs, after bucket_order_device by row: mode count writes each row's
 /// number of runs into row_starts(r + 1); mode fill writes each run's first
 /// position and column. With `capacity` > 0 (at least the longest row) the
 /// fill reads each row's keys through scratch and also turns them into the
 /// order (t), which a fill from global memory leaves to KeysToEntries: a lane
-/// would overwrite the key its neighbour compares with.
-template <class ExecutionSpace, class Keys, class Offsets, class Columns>
+/// would overwrite the key its neighbour compares with. With `summing` (and
+/// scratch), the lanes also gather each entry's value into scratch and each
+/// run's head lane sums its run there, in sorted order as SumRuns does; without
+/// `keep_order` the run starts and the order are not written.
+template <class ExecutionSpace, class Keys, class Offsets, class Columns, class Sums = NoRunSums>
 struct RowRuns {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   using Scratch = Kokkos::View<SortKey*, typename ExecutionSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using ScratchValues =
+      Kokkos::View<typename Sums::value_type*, typename ExecutionSpace::scratch_memory_space,
+                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Keys triplet_starts, sorted, run_starts;
   Offsets row_starts;
   Columns columns;
@@ -685,6 +725,14 @@ struct RowRuns {
   std::int64_t num_rows;
   bool fill;
   std::int64_t capacity = 0;
+  Sums sink{};
+  bool summing = false, keep_order = true;
+
+  /// Scratch bytes per row of the fill through scratch.
+  static std::size_t scratch_bytes(std::int64_t capacity, bool summing) {
+    return Scratch::shmem_size(capacity) + (summing ? ScratchValues::shmem_size(capacity) : 0);
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const std::int64_t r = team_thread_bucket(team);
     if (r >= num_rows) return;
@@ -693,20 +741,39 @@ struct RowRuns {
       const Scratch row(team.thread_scratch(0), capacity);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
                            [&](std::int64_t i) { row(i) = sorted(first + i); });
-      const auto base = static_cast<std::int64_t>(row_starts(r));
-      Kokkos::parallel_scan(
-          Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i, std::int64_t& s, bool final) {
-            const SortKey key = row(i);
-            const bool head = i == 0 || packing.high(key) != packing.high(row(i - 1));
-            if (final) {
-              if (head) {
-                run_starts(base + s) = first + i;
-                columns(base + s) = static_cast<typename Columns::value_type>(packing.high(key));
-              }
-              sorted(first + i) = packing.low(key);
-            }
-            s += head ? 1 : 0;
+      [[maybe_unused]] ScratchValues values;
+      if constexpr (Sums::sums) {
+        if (summing) {
+          values = ScratchValues(team.thread_scratch(0), capacity);
+          // All lanes gather: an element loop's triplets of a row lie side by side.
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i) {
+            values(i) = sink.value(packing.low(row(i)));
           });
+        }
+      }
+      const auto base = static_cast<std::int64_t>(row_starts(r));
+      Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, n), [&](std::int64_t i, std::int64_t& s,
+                                                                    bool final) {
+        const SortKey key = row(i);
+        const bool head = i == 0 || packing.high(key) != packing.high(row(i - 1));
+        if (final) {
+          if (head) {
+            if (keep_order) run_starts(base + s) = first + i;
+            columns(base + s) = static_cast<typename Columns::value_type>(packing.high(key));
+            if constexpr (Sums::sums) {
+              if (summing) {
+                typename Sums::value_type sum = 0;
+                for (std::int64_t q = i; q < n && packing.high(row(q)) == packing.high(key); ++q) {
+                  sum += values(q);
+                }
+                sink.values(base + s) = sum;
+              }
+            }
+          }
+          if (keep_order) sorted(first + i) = packing.low(key);
+        }
+        s += head ? 1 : 0;
+      });
       return;
     }
     if (!fill) {
@@ -772,23 +839,16 @@ struct SumRuns {
   }
 };
 
-/// What sort_entries sums besides sorting: nothing (transpose, spadd).
-struct NoRunSums {
-  static constexpr bool sums = false;
-  using value_type = char;
-};
-
-/// What sort_entries sums besides sorting (assemble_crs): into `values`, which
-/// it allocates (nnz, labelled `label`), each run's value(t) in sorted order,
-/// as SumRuns does. The host path sums while it fills the runs.
-template <class Values, class ValueOf>
-struct RunSums {
-  static constexpr bool sums = true;
-  using value_type = typename Values::non_const_value_type;
-  Values values;
-  ValueOf value;
-  char const* label = "SpMVKit::sort_entries::sums";
-};
+/// Empties the order and run starts of `sorted` where `sums` does not keep them.
+template <class Sorted, class Sums>
+void drop_order_unless_kept(Sorted& sorted, Sums const* sums) {
+  if constexpr (Sums::sums) {
+    if (sums != nullptr && !sums->keep_order) {
+      sorted.order = decltype(sorted.order)();
+      sorted.run_starts = decltype(sorted.run_starts)();
+    }
+  }
+}
 
 /// sort_entries' paths that do not sum while filling: sums each run by SumRuns.
 template <class ExecutionSpace, class Sorted, class Sums>
@@ -812,7 +872,8 @@ enum class EntrySort { automatic, host_buckets, device_buckets, global_sort };
 
 /// Sorts the `count` entries of `source` (row(t), col(t) callable on the
 /// device, in range) into runs of equal (row, column); with `sums` (RunSums),
-/// also sums each run's values. Throws std::length_error when the keys or the
+/// also sums each run's values (and returns the order and run starts only
+/// where sums->keep_order). Throws std::length_error when the keys or the
 /// number of runs do not fit, AllocationError. Synchronous.
 template <class Ordinal, class Offset, class ExecutionSpace, class Source, class Sums = NoRunSums>
 SortedEntries<Ordinal, Offset, typename ExecutionSpace::device_type>
@@ -834,6 +895,7 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     out.columns = Kokkos::View<Ordinal*, Device>("SpMVKit::sort_entries::columns", 0);
     exec.fence();
     sum_runs_after(exec, out, sums);
+    drop_order_unless_kept(out, sums);
     return out;
   }
   out.order = allocate_view<Keys>(exec, "SpMVKit::sort_entries::order", count);
@@ -913,6 +975,7 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
                            });
       run_starts(runs) = count;
       exec.fence();
+      drop_order_unless_kept(out, sums);
       return out;
     }
   }
@@ -930,7 +993,7 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
       (largest <= bucket_sort_largest || path == EntrySort::device_buckets)) {
     using Offsets = Kokkos::View<Offset*, Device>;
     using Columns = Kokkos::View<Ordinal*, Device>;
-    using Runs = RowRuns<ExecutionSpace, Keys, Offsets, Columns>;
+    using Runs = RowRuns<ExecutionSpace, Keys, Offsets, Columns, Sums>;
     // The keys are placed and sorted in the order's storage; low() turns them into t at the end.
     // Rows that fit scratch are counted by the bucket sort and filled through scratch,
     // which also writes the order: two passes over the keys fewer.
@@ -955,24 +1018,44 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     Kokkos::parallel_scan("SpMVKit::sort_entries::row_starts", Range(exec, 0, num_rows + 1),
                           ScanStarts<Offsets>{out.row_starts});
     out.nnz = runs;
-    out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
+    // Rows filled through scratch are summed there too where their values fit
+    // beside the keys: no pass over the order and run starts after.
+    const std::int64_t capacity = largest > 0 ? largest : 1;
+    const bool sum_in_fill =
+        Sums::sums && sums != nullptr && counted &&
+        Runs::scratch_bytes(capacity, true) * per_team <= bucket_team_scratch_bytes;
+    if constexpr (Sums::sums) {
+      if (sum_in_fill) {
+        runs_of.sink = *sums;
+        runs_of.sink.values = allocate_view<decltype(sums->values)>(exec, sums->label, runs);
+        sums->values = runs_of.sink.values;
+        runs_of.summing = true;
+        runs_of.keep_order = sums->keep_order;
+      }
+    }
+    if (runs_of.keep_order) {
+      out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
+    }
     out.columns = allocate_view<Columns>(exec, "SpMVKit::sort_entries::columns", runs);
     runs_of.run_starts = out.run_starts;
     runs_of.columns = out.columns;
     runs_of.fill = true;
     if (counted) {
-      runs_of.capacity = largest > 0 ? largest : 1;
+      runs_of.capacity = capacity;
       rows_policy.set_scratch_size(
-          0, Kokkos::PerThread(static_cast<int>(Runs::Scratch::shmem_size(runs_of.capacity))));
+          0, Kokkos::PerThread(static_cast<int>(Runs::scratch_bytes(capacity, runs_of.summing))));
     }
     Kokkos::parallel_for("SpMVKit::sort_entries::fill_runs", rows_policy, runs_of);
     if (!counted) {
       Kokkos::parallel_for("SpMVKit::sort_entries::order", Range(exec, 0, count),
                            KeysToEntries<Keys>{sorted, packing});
     }
-    Kokkos::deep_copy(exec, Kokkos::subview(out.run_starts, runs), SortKey(count));
+    if (runs_of.keep_order) {
+      Kokkos::deep_copy(exec, Kokkos::subview(out.run_starts, runs), SortKey(count));
+    }
     exec.fence();
-    sum_runs_after(exec, out, sums);
+    if (!sum_in_fill) sum_runs_after(exec, out, sums);
+    drop_order_unless_kept(out, sums);
     return out;
   }
   Keys run_of = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_of", count);
@@ -1006,6 +1089,7 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
                         ScanStarts<Kokkos::View<Offset*, Device>>{out.row_starts});
   exec.fence();
   sum_runs_after(exec, out, sums);
+  drop_order_unless_kept(out, sums);
   return out;
 }
 
