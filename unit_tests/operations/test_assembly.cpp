@@ -336,10 +336,22 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
   edge.r.push_back(4);
   edge.c.push_back(49);
   edge.v.push_back(2.0);
+  // Longest rows of 630 and 700 triplets: on CUDA in double precision the fill
+  // sums the first in scratch (4 rows a team within Kokkos' bound), not the second.
+  Triplets wide630, wide700;
+  for (auto [t, n] : {std::pair<Triplets*, int>{&wide630, 630}, {&wide700, 700}}) {
+    t->rows = 3;
+    t->cols = 300;
+    for (int k = 0; k < n + 5; ++k) {
+      t->r.push_back(k < n ? 1 : 2);
+      t->c.push_back((k * 37) % 257);
+      t->v.push_back(0.25 * (k % 11) - 1.0);
+    }
+  }
   using detail::EntrySort;
   using Scalar = typename TypeParam::value_type;
   using Values = Kokkos::View<Scalar*, typename Exec::memory_space>;
-  for (auto const* t : {&short_rows, &few, &dense, &same, &runs, &edge}) {
+  for (auto const* t : {&short_rows, &few, &dense, &same, &runs, &edge, &wide630, &wide700}) {
     const auto r = upload<int, Exec>(t->r);
     const auto c = upload<int, Exec>(t->c);
     const detail::TripletSource<decltype(r), decltype(c)> source{r, c};

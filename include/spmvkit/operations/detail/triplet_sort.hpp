@@ -310,10 +310,6 @@ constexpr int bucket_sort_buckets_per_team() {
 /// longer.
 inline constexpr std::int64_t bucket_sort_largest = 1024;
 
-/// Scratch bytes a team of the bucket kernels may take: what a CUDA launch gets
-/// without opting in.
-inline constexpr std::size_t bucket_team_scratch_bytes = 48 * 1024;
-
 /// Buckets up to this size are sorted by rank (each key counts the smaller
 /// ones: n^2 / lanes broadcast reads per lane), longer ones by a bitonic network
 /// (log^2 steps with exchanges): the rank sort was the faster for FEM element
@@ -1021,9 +1017,11 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
     // Rows filled through scratch are summed there too where their values fit
     // beside the keys: no pass over the order and run starts after.
     const std::int64_t capacity = largest > 0 ? largest : 1;
+    // Kokkos' level-0 bound per team (on CUDA 48 KiB less its own team reductions' share).
     const bool sum_in_fill =
         Sums::sums && sums != nullptr && counted &&
-        Runs::scratch_bytes(capacity, true) * per_team <= bucket_team_scratch_bytes;
+        Runs::scratch_bytes(capacity, true) * per_team <=
+            static_cast<std::size_t>(Kokkos::TeamPolicy<ExecutionSpace>::scratch_size_max(0));
     if constexpr (Sums::sums) {
       if (sum_in_fill) {
         runs_of.sink = *sums;
