@@ -336,6 +336,22 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
   edge.r.push_back(4);
   edge.c.push_back(49);
   edge.v.push_back(2.0);
+  // Rows of 1 to 64 triplets (a warp's lanes hold one or two keys each):
+  // columns repeated within each half of 32 and across the halves, and (row 6)
+  // columns that only the second half holds.
+  Triplets warp;
+  warp.rows = 8;
+  warp.cols = 45;
+  {
+    const int lengths[] = {1, 31, 32, 33, 63, 64, 64, 2};
+    for (int row = 0; row < 8; ++row) {
+      for (int k = 0; k < lengths[row]; ++k) {
+        warp.r.push_back(row);
+        warp.c.push_back(row == 6 ? k % 40 : (k * 5 + row) % 19);
+        warp.v.push_back(0.3 - 0.01 * k);
+      }
+    }
+  }
   // Longest rows of 630 and 700 triplets: on CUDA in double precision the fill
   // sums the first in scratch (4 rows a team within Kokkos' bound), not the second.
   Triplets wide630, wide700;
@@ -351,7 +367,8 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
   using detail::EntrySort;
   using Scalar = typename TypeParam::value_type;
   using Values = Kokkos::View<Scalar*, typename Exec::memory_space>;
-  for (auto const* t : {&short_rows, &few, &dense, &same, &runs, &edge, &wide630, &wide700}) {
+  for (auto const* t :
+       {&short_rows, &few, &dense, &same, &runs, &edge, &warp, &wide630, &wide700}) {
     const auto r = upload<int, Exec>(t->r);
     const auto c = upload<int, Exec>(t->c);
     const detail::TripletSource<decltype(r), decltype(c)> source{r, c};
