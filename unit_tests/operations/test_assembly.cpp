@@ -272,7 +272,7 @@ std::vector<std::int64_t> to_vector(V const& v) {
 
 TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
   using Exec = typename TypeParam::execution_space;
-  // Rows of at most ~800 triplets (sorted in scratch on the device path, which
+  // Rows of at most ~900 triplets (sorted in scratch on the device path, which
   // also counts the rows' runs there), rows longer than its limit of 1024
   // (each random set's dense row holds a tenth of the triplets), and rows that
   // are all duplicates of one entry.
@@ -352,6 +352,23 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
       }
     }
   }
+  // Rows of 300 distinct columns, none, runs of 40 (longer than a warp), 64
+  // triplets in 40 runs and in 43 (12 bytes a run just within and just over 8
+  // bytes a triplet) and one triplet.
+  Triplets mixed;
+  mixed.rows = 6;
+  mixed.cols = 600;
+  {
+    const int lengths[] = {300, 0, 200, 64, 64, 1};
+    const int columns[] = {300, 1, 5, 40, 43, 1};
+    for (int row = 0; row < 6; ++row) {
+      for (int k = 0; k < lengths[row]; ++k) {
+        mixed.r.push_back(row);
+        mixed.c.push_back((k * 7 + row) % columns[row] * 2 + row % 2);
+        mixed.v.push_back(1.0 / (2 + k % 11) - 0.002 * k);
+      }
+    }
+  }
   // Longest rows of 630 and 700 triplets: on CUDA in double precision the fill
   // sums the first in scratch (4 rows a team within Kokkos' bound), not the second.
   Triplets wide630, wide700;
@@ -368,7 +385,7 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
   using Scalar = typename TypeParam::value_type;
   using Values = Kokkos::View<Scalar*, typename Exec::memory_space>;
   for (auto const* t :
-       {&short_rows, &few, &dense, &same, &runs, &edge, &warp, &wide630, &wide700}) {
+       {&short_rows, &few, &dense, &same, &runs, &edge, &warp, &mixed, &wide630, &wide700}) {
     const auto r = upload<int, Exec>(t->r);
     const auto c = upload<int, Exec>(t->c);
     const detail::TripletSource<decltype(r), decltype(c)> source{r, c};
@@ -407,7 +424,8 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
     }
     for (std::size_t k = 1; k < got.size(); ++k) EXPECT_TRUE(got[k] == got[0]) << "path " << k;
     // Without keep_order (assembly without a pattern) the device fill sums in
-    // scratch where the values fit beside the keys: the same matrix, no order.
+    // scratch where the values fit beside the keys: the same matrix, no order,
+    // with 32- and 64-bit columns.
     for (auto path : {EntrySort::automatic, EntrySort::host_buckets, EntrySort::device_buckets,
                       EntrySort::global_sort}) {
       detail::RunSums<Values, detail::ValueAt<Values>> sums{{}, {v}, "test", false};
@@ -419,6 +437,12 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
       EXPECT_EQ(to_vector(s.row_starts), got[0].row_starts);
       EXPECT_EQ(to_vector(s.columns), got[0].columns);
       EXPECT_EQ(to_doubles(sums.values), got[0].sums) << static_cast<int>(path);
+      detail::RunSums<Values, detail::ValueAt<Values>> wide_sums{{}, {v}, "test", false};
+      auto w = detail::sort_entries<std::int64_t, int>(Exec(), t->rows, t->cols, n, source, "test",
+                                                       path, &wide_sums);
+      EXPECT_EQ(to_vector(w.row_starts), got[0].row_starts);
+      EXPECT_EQ(to_vector(w.columns), got[0].columns);
+      EXPECT_EQ(to_doubles(wide_sums.values), got[0].sums) << static_cast<int>(path);
     }
   }
 }
