@@ -930,7 +930,13 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
         row_starts(r + 1) = static_cast<Offset>(runs);
       }
       out.nnz = runs;
-      out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
+      // Without a kept order (assembly without a pattern) neither the run
+      // starts nor the order are written: 8 bytes an entry less at the peak.
+      bool keep = true;
+      if constexpr (Sums::sums) keep = sums == nullptr || sums->keep_order;
+      if (keep) {
+        out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
+      }
       out.columns = allocate_view<Kokkos::View<Ordinal*, Device>>(
           exec, "SpMVKit::sort_entries::columns", runs);
       const auto run_starts = out.run_starts;
@@ -956,20 +962,20 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
                                    if (summing && previous >= 0) sink.values(s - 1) = sum;
                                    sum = 0;
                                  }
-                                 run_starts(s) = p;
+                                 if (keep) run_starts(s) = p;
                                  columns(s++) = static_cast<Ordinal>(col);
                                  previous = col;
                                }
                                if constexpr (Sums::sums) {
                                  if (summing) sum += sink.value(t);
                                }
-                               keys(p) = t; // the order
+                               if (keep) keys(p) = t; // the order
                              }
                              if constexpr (Sums::sums) {
                                if (summing && previous >= 0) sink.values(s - 1) = sum;
                              }
                            });
-      run_starts(runs) = count;
+      if (keep) run_starts(runs) = count;
       exec.fence();
       drop_order_unless_kept(out, sums);
       return out;
