@@ -353,7 +353,7 @@ TYPED_TEST(AssemblyTest, EverySortPathGivesTheSameOrder) {
     }
   }
   // Rows of 300 distinct columns, none, runs of 40 (longer than a warp), 64
-  // triplets in 40 runs and in 43 (12 bytes a run just within and just over 8
+  // triplets in 40 runs and in 43 (12 bytes a run within and just over 8
   // bytes a triplet) and one triplet.
   Triplets mixed;
   mixed.rows = 6;

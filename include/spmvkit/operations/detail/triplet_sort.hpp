@@ -693,7 +693,7 @@ struct RunSums {
   ValueOf value;
   char const* label = "SpMVKit::sort_entries::sums";
   /// Whether sort_entries also returns the order and run starts (a pattern
-  /// keeps them); without, they come back empty and the device fill skips them.
+  /// keeps them); without, they come back empty and the fill skips them.
   bool keep_order = true;
 };
 
