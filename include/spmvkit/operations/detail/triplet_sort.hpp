@@ -835,14 +835,23 @@ struct SumRuns {
   }
 };
 
+/// Whether sort_entries returns the order and run starts: always, unless
+/// `sums` asks for none (RunSums::keep_order).
+template <class Sums>
+bool order_kept(Sums const* sums) {
+  if constexpr (Sums::sums) {
+    return sums == nullptr || sums->keep_order;
+  } else {
+    return true;
+  }
+}
+
 /// Empties the order and run starts of `sorted` where `sums` does not keep them.
 template <class Sorted, class Sums>
 void drop_order_unless_kept(Sorted& sorted, Sums const* sums) {
-  if constexpr (Sums::sums) {
-    if (sums != nullptr && !sums->keep_order) {
-      sorted.order = decltype(sorted.order)();
-      sorted.run_starts = decltype(sorted.run_starts)();
-    }
+  if (!order_kept(sums)) {
+    sorted.order = decltype(sorted.order)();
+    sorted.run_starts = decltype(sorted.run_starts)();
   }
 }
 
@@ -932,8 +941,7 @@ sort_entries(ExecutionSpace const& exec, std::int64_t num_rows, std::int64_t num
       out.nnz = runs;
       // Without a kept order (assembly without a pattern) neither the run
       // starts nor the order are written: 8 bytes an entry less at the peak.
-      bool keep = true;
-      if constexpr (Sums::sums) keep = sums == nullptr || sums->keep_order;
+      const bool keep = order_kept(sums);
       if (keep) {
         out.run_starts = allocate_view<Keys>(exec, "SpMVKit::sort_entries::run_starts", runs + 1);
       }
