@@ -145,14 +145,16 @@ struct BsrSpmvSliced {
   using Scalar = typename Matrix::value_type;
   using Acc = spmv_scalar_t<Matrix, Y>;
   using Sum = spmv_sum_t<Acc, Y>;
-  using Ordinal = typename Matrix::ordinal_type;
   using member_type = typename Kokkos::TeamPolicy<typename Matrix::execution_space>::member_type;
 
   typename Matrix::row_source_type source;
   X x;
   Y y;
   Acc alpha, beta;
-  Ordinal num_block_rows;
+  // 64-bit like the block row it bounds: compared as a 32-bit Ordinal, nvcc gave b = 3 96
+  // registers instead of 128 and the product ran up to 1.14x slower
+  // (docs/notes/2026-12-06-bsr-sliced-row-bound.md).
+  std::int64_t num_block_rows;
   int chunks_per_team;
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
@@ -340,8 +342,7 @@ void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matr
         return;
       }
     }
-    // Unrolled steps keep B x B values (times the lanes of a block of columns) in registers.
-    constexpr int unroll = B * B * (is_multi_vector_v<Y> ? 2 : 1) <= 16 ? 4 : B * B <= 36 ? 2 : 1;
+    constexpr int unroll = bsr_sliced_unroll(B, is_multi_vector_v<Y>);
     Kokkos::parallel_for("SpMVKit::spmv::bsr_sliced", Policy(exec, p.league_size, p.team_size, 1),
                          BsrSpmvSliced<B, unroll, Matrix, X, Y>{A.row_source(), x, y, alpha, beta,
                                                                 nbr,
