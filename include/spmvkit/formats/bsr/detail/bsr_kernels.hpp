@@ -151,10 +151,11 @@ struct BsrSpmvSliced {
   X x;
   Y y;
   Acc alpha, beta;
-  // 64-bit like the block row it bounds: compared as a 32-bit Ordinal, nvcc gave b = 3 96
-  // registers instead of 128 and the product ran up to 1.14x slower
-  // (docs/notes/2026-12-06-bsr-sliced-row-bound.md).
-  std::int64_t num_block_rows;
+  // b = 3 with one vector bounds its block rows with a 64-bit integer, like the block row it
+  // compares: nvcc then allocates the loop as the shape that was timed
+  // (docs/notes/2026-12-06-bsr-sliced-row-bound.md); other shapes keep theirs.
+  std::conditional_t<B == 3 && !is_multi_vector_v<Y>, std::int64_t, typename Matrix::ordinal_type>
+      num_block_rows;
   int chunks_per_team;
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {

@@ -56,11 +56,9 @@ bool bsr_row_threads(BsrThreads threads, std::int64_t num_block_rows, std::int64
                          concurrency);
 }
 
-/// Blocks a thread of the chunked GPU kernel (BsrSpmvSliced) loads ahead of
-/// their products, B x B values each held in registers (times the lanes of a
-/// block of columns): 4 while at most 16 values are in flight, else 2 up to
-/// 36, except b = 3 with one vector: 2, the unrolling of the kernel shape that
-/// led on an H100 and an H200 (docs/notes/2026-12-06-bsr-sliced-row-bound.md).
+/// Blocks BsrSpmvSliced loads ahead: 4 while B * B (twice that for blocks of
+/// columns) is at most 16, else 2 while B * B is at most 36, else 1; b = 3
+/// with one vector takes 2 (docs/notes/2026-12-06-bsr-sliced-row-bound.md).
 constexpr int bsr_sliced_unroll(int b, bool several_columns) {
   if (b == 3 && !several_columns) return 2;
   return b * b * (several_columns ? 2 : 1) <= 16 ? 4 : b * b <= 36 ? 2 : 1;
