@@ -220,7 +220,7 @@ struct format_cost<BsrFormat> {
     // A thread's serial work: a block row's b rows (one row with BsrThreads::row).
     const bool host = detail::is_host_space_v<ExecutionSpace>;
     const bool rows = detail::bsr_row_threads<ExecutionSpace>(
-        o.threads, static_cast<std::int64_t>(block_rows), C, ExecutionSpace().concurrency());
+        o.threads, b, static_cast<std::int64_t>(block_rows), C, ExecutionSpace().concurrency());
     const double path = static_cast<double>(f.rows.max_row_length) * (rows ? 1 : b);
     e.critical_entries = host || C > 1 ? path : path / 32;
     return e;

@@ -213,18 +213,25 @@ TYPED_TEST(BsrTest, ChunkKernelsMatchTheReferenceOnAnyBackend) {
   check_chunk_kernels<5, Scalar, Exec>();
 }
 
-TEST(BsrThreadsTest, AutomaticSplitsRowsWhileBlockRowsFillUnderAQuarterOfTheDevice) {
+TEST(BsrThreadsTest,
+     AutomaticSplitsRowsWhileBlockRowsFillUnderAQuarterOfTheDeviceBesides3x3Blocks) {
   using spmvkit::detail::bsr_row_threads;
   const std::int64_t gpu = 270336; // an H200's Kokkos concurrency
-  EXPECT_TRUE(bsr_row_threads(false, BsrThreads::automatic, gpu / 4 - 1, 32, gpu));
-  EXPECT_FALSE(bsr_row_threads(false, BsrThreads::automatic, gpu / 4, 32, gpu));
-  EXPECT_FALSE(bsr_row_threads(false, BsrThreads::automatic, 10 * gpu, 32, gpu));
+  for (const int b : {2, 5}) {
+    EXPECT_TRUE(bsr_row_threads(false, BsrThreads::automatic, b, gpu / 4 - 1, 32, gpu)) << b;
+    EXPECT_FALSE(bsr_row_threads(false, BsrThreads::automatic, b, gpu / 4, 32, gpu)) << b;
+    EXPECT_FALSE(bsr_row_threads(false, BsrThreads::automatic, b, 10 * gpu, 32, gpu)) << b;
+  }
+  // 3 x 3 blocks keep a thread per block row however few they are.
+  EXPECT_FALSE(bsr_row_threads(false, BsrThreads::automatic, 3, 1, 32, gpu));
+  EXPECT_FALSE(bsr_row_threads(false, BsrThreads::automatic, 3, gpu / 4 - 1, 32, gpu));
   // Explicit choices hold at any size; plain BSR and hosts have one shape.
-  EXPECT_TRUE(bsr_row_threads(false, BsrThreads::row, 10 * gpu, 32, gpu));
-  EXPECT_FALSE(bsr_row_threads(false, BsrThreads::block_row, 1, 32, gpu));
-  EXPECT_FALSE(bsr_row_threads(false, BsrThreads::row, 1, 1, gpu));
-  EXPECT_FALSE(bsr_row_threads(true, BsrThreads::row, 1, 8, 2));
-  EXPECT_FALSE(bsr_row_threads<Kokkos::DefaultHostExecutionSpace>(BsrThreads::automatic, 1, 8, 2));
+  EXPECT_TRUE(bsr_row_threads(false, BsrThreads::row, 3, 10 * gpu, 32, gpu));
+  EXPECT_FALSE(bsr_row_threads(false, BsrThreads::block_row, 2, 1, 32, gpu));
+  EXPECT_FALSE(bsr_row_threads(false, BsrThreads::row, 3, 1, 1, gpu));
+  EXPECT_FALSE(bsr_row_threads(true, BsrThreads::row, 3, 1, 8, 2));
+  EXPECT_FALSE(
+      bsr_row_threads<Kokkos::DefaultHostExecutionSpace>(BsrThreads::automatic, 2, 1, 8, 2));
 }
 
 TYPED_TEST(BsrTest, ProductsMatchTheReferenceForEveryBlockSize) {

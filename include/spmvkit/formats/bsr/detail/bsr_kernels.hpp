@@ -328,7 +328,7 @@ void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matr
     const BsrThreads threads = is_multi_vector_v<Y> && A.gpu_threads() == BsrThreads::automatic
                                    ? BsrThreads::block_row
                                    : A.gpu_threads();
-    if (bsr_row_threads<ExecutionSpace>(threads, nbr, A.chunk_size(), exec.concurrency())) {
+    if (bsr_row_threads<ExecutionSpace>(threads, B, nbr, A.chunk_size(), exec.concurrency())) {
       // A thread keeps one row sum: unrolled by 4 blocks (B values each) at any B.
       const BsrSpmvSlicedRows<B, 4, Matrix, X, Y> rows{
           A.row_source(), x, y, alpha, beta, nbr, static_cast<int>(p.work_per_team)};

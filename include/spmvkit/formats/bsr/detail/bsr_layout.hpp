@@ -26,8 +26,9 @@ enum class BsrBlockLayout {
 
 /// GPU threads of a block row of chunked BSR (C > 1); hosts and plain BSR ignore it.
 enum class BsrThreads {
-  automatic, ///< for one vector, a thread per row when the block rows fill under a quarter of
-             ///< the device's threads (bsr_row_threads); a thread per block row otherwise
+  automatic, ///< for one vector and b != 3, a thread per row when the block rows fill under a
+             ///< quarter of the device's threads (bsr_row_threads); a thread per block row
+             ///< otherwise
   block_row, ///< a thread per block row: its b row sums in registers, x and the column read once
   row        ///< a thread per row of a block row: b times the threads, for small block counts
 };
@@ -39,21 +40,26 @@ namespace detail {
 /// split measured faster (docs/notes/2026-11-30-bsr-row-threads.md).
 inline constexpr std::int64_t bsr_row_threads_fill_divisor = 4;
 
-/// Whether chunked BSR (chunk_size > 1) on a GPU of `concurrency` threads
-/// runs a thread per row of a block row (BsrThreads::row) rather than one per
-/// block row. Hosts and plain BSR have one kernel shape: false.
-inline bool bsr_row_threads(bool host, BsrThreads threads, std::int64_t num_block_rows,
-                            std::int64_t chunk_size, std::int64_t concurrency) {
+/// Whether chunked BSR (chunk_size > 1) of b x b blocks on a GPU of
+/// `concurrency` threads runs a thread per row of a block row
+/// (BsrThreads::row) rather than one per block row. Hosts and plain BSR have
+/// one kernel shape: false. b = 3 keeps a thread per block row at any size:
+/// its kernel two blocks ahead beat the split at every fill measured
+/// (docs/notes/2026-12-06-bsr-b3-block-rows.md).
+inline bool bsr_row_threads(bool host, BsrThreads threads, int block_size,
+                            std::int64_t num_block_rows, std::int64_t chunk_size,
+                            std::int64_t concurrency) {
   if (host || chunk_size <= 1) return false;
   if (threads != BsrThreads::automatic) return threads == BsrThreads::row;
+  if (block_size == 3) return false;
   return num_block_rows * bsr_row_threads_fill_divisor < concurrency;
 }
 /// The same for ExecutionSpace.
 template <class ExecutionSpace>
-bool bsr_row_threads(BsrThreads threads, std::int64_t num_block_rows, std::int64_t chunk_size,
-                     std::int64_t concurrency) {
-  return bsr_row_threads(is_host_space_v<ExecutionSpace>, threads, num_block_rows, chunk_size,
-                         concurrency);
+bool bsr_row_threads(BsrThreads threads, int block_size, std::int64_t num_block_rows,
+                     std::int64_t chunk_size, std::int64_t concurrency) {
+  return bsr_row_threads(is_host_space_v<ExecutionSpace>, threads, block_size, num_block_rows,
+                         chunk_size, concurrency);
 }
 
 /// Blocks BsrSpmvSliced loads ahead: 4 while B * B (twice that for blocks of
