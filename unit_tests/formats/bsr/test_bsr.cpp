@@ -157,8 +157,8 @@ TYPED_TEST(BsrTest, StoresBlocksInEitherLayout) {
   EXPECT_EQ(BsrFormat::options(C).block_size, 2);
 }
 
-// The GPU's kernels for chunks (a thread per block row, a thread per row of a
-// block row, one block a step) run here on any backend through their functors, in teams of
+// The GPU's kernels for chunks (a thread per block row, and a thread per row
+// of a block row) run here on any backend through their functors, in teams of
 // one thread on hosts, so their indexing is checked where there is no GPU.
 template <int B, class Scalar, class Exec>
 void check_chunk_kernels() {
@@ -183,23 +183,16 @@ void check_chunk_kernels() {
     const int chunks = (M.num_block_rows() + C - 1) / C;
     const int league = (chunks + chunks_per_team - 1) / chunks_per_team;
     const auto alpha = static_cast<Scalar>(-1.5), beta = static_cast<Scalar>(0.5);
-    for (const char* kernel : {"a thread per block row", "a thread per row", "one step"}) {
-      SCOPED_TRACE(std::string(kernel) +
+    for (bool rows : {false, true}) {
+      SCOPED_TRACE(std::string(rows ? "a thread per row" : "a thread per block row") +
                    (layout == BsrBlockLayout::row_major ? ", row-major" : ", column-major"));
-      const std::string k = kernel;
       V y("y", static_cast<std::size_t>(h.rows));
       Kokkos::deep_copy(y, y0);
-      if (k == "a thread per row") {
+      if (rows) {
         Kokkos::parallel_for(
             Policy(Exec(), league, host ? 1 : chunks_per_team * C * B),
             detail::BsrSpmvSlicedRows<B, 4, Matrix, V, V>{M.row_source(), x, y, alpha, beta,
                                                           M.num_block_rows(), chunks_per_team});
-      } else if (k == "one step") {
-        // A block row per thread of the team by rank: the league covers them all.
-        const int team = host ? 1 : chunks_per_team * C;
-        Kokkos::parallel_for(Policy(Exec(), (M.num_block_rows() + team - 1) / team, team),
-                             detail::BsrSpmvSlicedOneStep<B, Matrix, V, V>(
-                                 M.row_source(), x, y, alpha, beta, M.num_block_rows()));
       } else {
         Kokkos::parallel_for(Policy(Exec(), league, host ? 1 : chunks_per_team * C),
                              detail::BsrSpmvSliced<B, 2, Matrix, V, V>{M.row_source(), x, y, alpha,

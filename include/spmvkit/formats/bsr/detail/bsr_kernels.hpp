@@ -177,64 +177,6 @@ struct BsrSpmvSliced {
   }
 };
 
-/// GPU, chunks of C > 1 block rows, b = 3 in single precision with one
-/// vector: BsrSpmvSliced's work one block a step, a thread's block row from
-/// its team rank, the arrays and strides as members. nvcc 13 builds exactly
-/// this form with 96 registers (more loads in flight; 40-56 for the one-loop
-/// form or the arrays read through the row source), and it ran 1.03-1.14x
-/// faster than BsrSpmvSliced at N >= 24 (docs/notes/2026-12-07-bsr-float-one-step.md).
-template <int B, class Matrix, class X, class Y>
-struct BsrSpmvSlicedOneStep {
-  using Scalar = typename Matrix::value_type;
-  using Ordinal = typename Matrix::ordinal_type;
-  using Offset = typename Matrix::offset_type;
-  using Device = typename Matrix::device_type;
-  using Acc = spmv_scalar_t<Matrix, Y>;
-  using Sum = spmv_sum_t<Acc, Y>;
-  using member_type = typename Kokkos::TeamPolicy<typename Matrix::execution_space>::member_type;
-
-  Kokkos::View<const Offset*, Device> chunk_starts;
-  Kokkos::View<const Ordinal*, Device> block_cols;
-  Kokkos::View<const Scalar*, Device> vals;
-  X x;
-  Y y;
-  Acc alpha, beta;
-  std::int64_t num_block_rows, C;
-  int rs, cs;
-
-  BsrSpmvSlicedOneStep(typename Matrix::row_source_type const& source, X const& x_, Y const& y_,
-                       Acc alpha_, Acc beta_, std::int64_t num_block_rows_)
-      : chunk_starts(source.chunk_starts), block_cols(source.block_cols), vals(source.vals), x(x_),
-        y(y_), alpha(alpha_), beta(beta_), num_block_rows(num_block_rows_), C(source.chunk_size),
-        rs(source.strides.row_stride), cs(source.strides.col_stride) {}
-
-  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
-    const std::int64_t I =
-        static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank();
-    if (I >= num_block_rows) return;
-    const std::int64_t s = I / C, lane = I - s * C;
-    const std::int64_t base = chunk_starts(s), width = (chunk_starts(s + 1) - base) / C;
-    Sum sum[B];
-    for (int r = 0; r < B; ++r) sum[r] = 0;
-    Ordinal const* cp = block_cols.data() + base + lane;
-    Scalar const* vp = vals.data() + base * (B * B) + lane;
-    auto block = [&](std::int64_t j) {
-      const std::int64_t col = static_cast<std::int64_t>(load_streaming(cp + j * C)) * B;
-      Scalar const* v = vp + (j * (B * B)) * C;
-      for (int c = 0; c < B; ++c) {
-        const auto xc = x(col + c);
-        for (int r = 0; r < B; ++r)
-          sum[r] += widened_product<Sum>(load_streaming(v + (r * rs + c * cs) * C), xc);
-      }
-    };
-    // Two loops on purpose: the form nvcc built with 96 registers (see above).
-    std::int64_t j = 0;
-    for (; j + 1 <= width; ++j) block(j);
-    for (; j < width; ++j) block(j);
-    for (int r = 0; r < B; ++r) store_row(y, I * B + r, alpha, beta, sum[r]);
-  }
-};
-
 /// GPU, chunks of C > 1 block rows, BsrThreads::row: a thread per row r of a
 /// block row, b times the threads of BsrSpmvSliced for matrices with fewer
 /// block rows than the device holds threads. The C threads of a warp take row
@@ -400,14 +342,6 @@ void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matr
                              rows);
         return;
       }
-    }
-    if constexpr (B == 3 && !is_multi_vector_v<Y> &&
-                  std::is_same_v<spmv_sum_t<spmv_scalar_t<Matrix, Y>, Y>, float>) {
-      Kokkos::parallel_for(
-          "SpMVKit::spmv::bsr_sliced_one_step",
-          Policy(exec, (nbr + p.team_size - 1) / p.team_size, p.team_size, 1),
-          BsrSpmvSlicedOneStep<B, Matrix, X, Y>{A.row_source(), x, y, alpha, beta, nbr});
-      return;
     }
     constexpr int unroll = bsr_sliced_unroll(B, is_multi_vector_v<Y>);
     Kokkos::parallel_for("SpMVKit::spmv::bsr_sliced", Policy(exec, p.league_size, p.team_size, 1),
