@@ -163,6 +163,31 @@ struct SellSpmv {
           Sum sum[RowsPerThread];
           for (int r = 0; r < RowsPerThread; ++r) sum[r] = 0;
           Ordinal j = 0;
+          if constexpr (Columns::relative && is_host_space_v<typename Matrix::execution_space> &&
+                        !is_multi_vector_v<X>) {
+            // Hosts: x through a pointer per row, indexed by the stored offset itself (no add
+            // per entry; docs/notes/2026-12-07-sell-offset16-host-row-pointers.md). x + row
+            // may lie past x where rows outnumber columns; row + offset is a column of x.
+            // The loops below finish any steps left.
+            if (x.stride(0) == 1 && width > 0) {
+              decltype(x.data()) xr[RowsPerThread];
+              for (int r = 0; r < RowsPerThread; ++r) xr[r] = x.data() + row[r];
+              for (; j + Unroll <= width; j += Unroll) {
+                Stored c[Unroll][RowsPerThread];
+                Scalar v[Unroll][RowsPerThread];
+                for (int u = 0; u < Unroll; ++u) {
+                  const Offset slot = base + static_cast<Offset>(j + u) * chunk_size;
+                  for (int r = 0; r < RowsPerThread; ++r) {
+                    c[u][r] = load_streaming(col_ptr + slot + r * threads_per_chunk);
+                    v[u][r] = load_streaming(val_ptr + slot + r * threads_per_chunk);
+                  }
+                }
+                for (int u = 0; u < Unroll; ++u)
+                  for (int r = 0; r < RowsPerThread; ++r)
+                    sum[r] += widened_product<Sum>(v[u][r], xr[r][c[u][r]]);
+              }
+            }
+          }
           for (; j + Unroll <= width; j += Unroll) {
             Ordinal c[Unroll][RowsPerThread];
             Scalar v[Unroll][RowsPerThread];
