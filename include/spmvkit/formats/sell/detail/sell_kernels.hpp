@@ -165,10 +165,8 @@ struct SellSpmv {
           Ordinal j = 0;
           if constexpr (Columns::relative && is_host_space_v<typename Matrix::execution_space> &&
                         !is_multi_vector_v<X>) {
-            // Hosts: x through a pointer per row, indexed by the stored offset itself (no add
-            // per entry; docs/notes/2026-12-07-sell-offset16-host-row-pointers.md). x + row
-            // may lie past x where rows outnumber columns; row + offset is a column of x.
-            // The loops below finish any steps left.
+            // Hosts: x + row indexed by the stored offset, no add per entry; the loops below
+            // finish any steps left (docs/notes/2026-12-07-sell-offset16-host-row-pointers.md).
             if (x.stride(0) == 1 && width > 0) {
               decltype(x.data()) xr[RowsPerThread];
               for (int r = 0; r < RowsPerThread; ++r) xr[r] = x.data() + row[r];
