@@ -217,7 +217,9 @@ struct format_cost<BsrFormat> {
     e.bytes = slots * (static_cast<double>(b) * b * s.scalar + s.ordinal) +
               (std::ceil(block_rows / C) + 1) * s.offset + (C > 1 ? block_rows * s.ordinal : 0.0) +
               detail::vector_bytes(f, s);
-    // A thread's serial work: a block row's b rows (one row with BsrThreads::row).
+    // A thread's serial work: a block row's b rows (one row with BsrThreads::row). A pair of
+    // lanes keeps b: the GPU table was fitted on one lane, and the pair gains little at the
+    // sizes fitted (docs/notes/2026-12-07-bsr-pair-lanes.md).
     const bool host = detail::is_host_space_v<ExecutionSpace>;
     const bool rows = detail::bsr_row_threads<ExecutionSpace>(
         o.threads, b, static_cast<std::int64_t>(block_rows), C, ExecutionSpace().concurrency());

@@ -16,6 +16,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -157,9 +158,10 @@ TYPED_TEST(BsrTest, StoresBlocksInEitherLayout) {
   EXPECT_EQ(BsrFormat::options(C).block_size, 2);
 }
 
-// The GPU's kernels for chunks (a thread per block row, and a thread per row
-// of a block row) run here on any backend through their functors, in teams of
-// one thread on hosts, so their indexing is checked where there is no GPU.
+// The GPU's kernels for chunks (a thread per block row, a thread per row of a
+// block row, and a pair of lanes per block row) run here on any backend through
+// their functors, in teams of one thread on hosts (the pair's two lanes one
+// after the other), so their indexing is checked where there is no GPU.
 template <int B, class Scalar, class Exec>
 void check_chunk_kernels() {
   using V = Kokkos::View<Scalar*, Exec>;
@@ -183,16 +185,24 @@ void check_chunk_kernels() {
     const int chunks = (M.num_block_rows() + C - 1) / C;
     const int league = (chunks + chunks_per_team - 1) / chunks_per_team;
     const auto alpha = static_cast<Scalar>(-1.5), beta = static_cast<Scalar>(0.5);
-    for (bool rows : {false, true}) {
-      SCOPED_TRACE(std::string(rows ? "a thread per row" : "a thread per block row") +
+    for (auto threads : {BsrThreads::block_row, BsrThreads::row, BsrThreads::pair}) {
+      SCOPED_TRACE(std::string(threads == BsrThreads::row    ? "a thread per row"
+                               : threads == BsrThreads::pair ? "a pair of lanes per block row"
+                                                             : "a thread per block row") +
                    (layout == BsrBlockLayout::row_major ? ", row-major" : ", column-major"));
       V y("y", static_cast<std::size_t>(h.rows));
       Kokkos::deep_copy(y, y0);
-      if (rows) {
+      if (threads == BsrThreads::row) {
         Kokkos::parallel_for(
             Policy(Exec(), league, host ? 1 : chunks_per_team * C * B),
             detail::BsrSpmvSlicedRows<B, 4, Matrix, V, V>{M.row_source(), x, y, alpha, beta,
                                                           M.num_block_rows(), chunks_per_team});
+      } else if (threads == BsrThreads::pair) {
+        // Unrolled by 2 of a lane's blocks, so the blocks pair and single steps both run.
+        using Pair = detail::BsrSpmvSlicedPair<B, 2, Matrix, V, V>;
+        Kokkos::parallel_for(
+            Policy(Exec(), league, host ? 1 : chunks_per_team * C, Pair::lanes),
+            Pair{M.row_source(), x, y, alpha, beta, M.num_block_rows(), chunks_per_team});
       } else {
         Kokkos::parallel_for(Policy(Exec(), league, host ? 1 : chunks_per_team * C),
                              detail::BsrSpmvSliced<B, 2, Matrix, V, V>{M.row_source(), x, y, alpha,
@@ -211,6 +221,31 @@ TYPED_TEST(BsrTest, ChunkKernelsMatchTheReferenceOnAnyBackend) {
   check_chunk_kernels<2, Scalar, Exec>();
   check_chunk_kernels<3, Scalar, Exec>();
   check_chunk_kernels<5, Scalar, Exec>();
+}
+
+TEST(BsrThreadsTest, AutomaticPairsLanesFor3x3BlocksWhileBlockRowsFillUnderASixth) {
+  using spmvkit::detail::bsr_pair_threads;
+  using spmvkit::detail::bsr_row_threads;
+  const std::int64_t gpu = 270336; // an H200's Kokkos concurrency
+  EXPECT_TRUE(bsr_pair_threads(false, BsrThreads::automatic, 3, 1, 32, gpu, false));
+  EXPECT_TRUE(bsr_pair_threads(false, BsrThreads::automatic, 3, gpu / 6 - 1, 32, gpu, false));
+  EXPECT_FALSE(bsr_pair_threads(false, BsrThreads::automatic, 3, gpu / 6 + 1, 32, gpu, false));
+  EXPECT_FALSE(bsr_pair_threads(false, BsrThreads::automatic, 3, gpu / 4 - 1, 32, gpu, false));
+  // Other block sizes split rows instead; several vectors keep a thread per block row.
+  for (const int b : {2, 5}) {
+    EXPECT_FALSE(bsr_pair_threads(false, BsrThreads::automatic, b, 1, 32, gpu, false)) << b;
+    EXPECT_FALSE(bsr_row_threads(false, BsrThreads::pair, b, 1, 32, gpu)) << b;
+  }
+  EXPECT_FALSE(bsr_pair_threads(false, BsrThreads::automatic, 3, 1, 32, gpu, true));
+  EXPECT_FALSE(bsr_pair_threads(false, BsrThreads::pair, 3, 1, 32, gpu, true));
+  // Explicit choices hold at any size; plain BSR and hosts have one shape.
+  EXPECT_TRUE(bsr_pair_threads(false, BsrThreads::pair, 2, 10 * gpu, 32, gpu, false));
+  EXPECT_FALSE(bsr_pair_threads(false, BsrThreads::block_row, 3, 1, 32, gpu, false));
+  EXPECT_FALSE(bsr_pair_threads(false, BsrThreads::row, 3, 1, 32, gpu, false));
+  EXPECT_FALSE(bsr_pair_threads(false, BsrThreads::pair, 3, 1, 1, gpu, false));
+  EXPECT_FALSE(bsr_pair_threads(true, BsrThreads::pair, 3, 1, 8, 2, false));
+  EXPECT_FALSE(bsr_pair_threads<Kokkos::DefaultHostExecutionSpace>(BsrThreads::automatic, 3, 1, 8,
+                                                                   2, false));
 }
 
 TEST(BsrThreadsTest,
@@ -262,10 +297,16 @@ TYPED_TEST(BsrTest, SeveralColumnsAndMixedPrecisionMatchTheReference) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   using Other = std::conditional_t<std::is_same_v<Scalar, double>, float, double>;
-  for (int b : {3, 5, 8}) {
-    SCOPED_TRACE("b = " + std::to_string(b));
+  // A pair of lanes, asked for, serves one vector; several take a thread per block row.
+  for (auto const& [b, threads] :
+       {std::pair{3, BsrThreads::automatic}, std::pair{5, BsrThreads::automatic},
+        std::pair{8, BsrThreads::automatic}, std::pair{3, BsrThreads::pair},
+        std::pair{5, BsrThreads::pair}}) {
+    SCOPED_TRACE("b = " + std::to_string(b) + (threads == BsrThreads::pair ? ", pair" : ""));
     const HostCrs h = blocked_crs(31, 31, b, 12, 300 + b);
-    const auto B = make_bsr(Exec(), make_device_crs<Scalar, Exec>(h));
+    BsrOptions o;
+    o.threads = threads;
+    const auto B = make_bsr(Exec(), make_device_crs<Scalar, Exec>(h), o);
     ASSERT_EQ(B.block_size(), b);
     // Mixed precision: vectors of the other type, sums in the wider one.
     using VO = Kokkos::View<Other*, Exec>;

@@ -402,7 +402,9 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
 /// - Host: teams of one thread over consecutive block rows, sized like the
 ///   CRS row kernel's (about 32 teams per thread, at least ~16K entries each).
 /// - GPU, chunks (C > 1): a thread per block row, 128 threads per team
-///   (128 / C chunks; one chunk when C > 128), as SELL-C's teams.
+///   (128 / C chunks; one chunk when C > 128), as SELL-C's teams; with
+///   `lanes` per block row (BsrThreads::pair: 2), 128 / lanes block rows, so
+///   that a team keeps 128 threads.
 /// - GPU, plain BSR (C = 1): a group of G vector lanes per block row, 128
 ///   threads per team. A lane keeps one piece of every block it visits
 ///   (pieces_per_block pieces of a block: entries for b <= 4, block rows
@@ -413,7 +415,7 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
 template <class ExecutionSpace>
 LaunchParameters bsr_launch_parameters(ExecutionSpace const& exec, std::int64_t num_block_rows,
                                        std::int64_t num_blocks, int b, int pieces_per_block,
-                                       std::int64_t chunk_size) {
+                                       std::int64_t chunk_size, int lanes = 1) {
   LaunchParameters p;
   const double entries = static_cast<double>(num_blocks) * b * b;
   if (num_block_rows == 0) return p;
@@ -434,7 +436,7 @@ LaunchParameters bsr_launch_parameters(ExecutionSpace const& exec, std::int64_t 
           "spmvkit::spmv: BSR chunk size C = " + std::to_string(chunk_size) +
           " exceeds 1024 threads per team on this backend");
     }
-    p.work_per_team = std::max<std::int64_t>(1, 128 / chunk_size); // chunks per team
+    p.work_per_team = std::max<std::int64_t>(1, 128 / lanes / chunk_size); // chunks per team
     p.team_size = static_cast<int>(p.work_per_team * chunk_size);
     const std::int64_t chunks = (num_block_rows + chunk_size - 1) / chunk_size;
     p.league_size = (chunks + p.work_per_team - 1) / p.work_per_team;

@@ -492,8 +492,8 @@ struct BsrFormat {
   using matrix_type = BsrMatrix<Scalar, ExecutionSpace, Ordinal, Offset>;
 
   /// "bsr", plus "_b<b>" for a given block size, "_c<C>" for a given chunk
-  /// size, "_cm" for column-major blocks and "_pad<min_fill>" when padding is
-  /// allowed.
+  /// size, "_cm" for column-major blocks, "_brows", "_rows" or "_pair" for
+  /// given GPU threads and "_pad<min_fill>" when padding is allowed.
   static std::string name(options_type const& o) {
     std::string s = family;
     if (o.block_size != 0) s += "_b" + std::to_string(o.block_size);
@@ -501,6 +501,7 @@ struct BsrFormat {
     if (o.layout == BsrBlockLayout::column_major) s += "_cm";
     if (o.threads == BsrThreads::block_row) s += "_brows";
     if (o.threads == BsrThreads::row) s += "_rows";
+    if (o.threads == BsrThreads::pair) s += "_pair";
     if (o.allow_padding) {
       char fill[32];
       std::snprintf(fill, sizeof(fill), "_pad%g", o.min_fill);

@@ -112,7 +112,9 @@ struct BsrSpmvHost {
 /// block at vals[(j * B * B + q) * C]): adds rows r0 .. r0 + NR - 1 of each
 /// block times x into sum. Steps are unrolled by Unroll with their block
 /// columns loaded first, so a thread has that many blocks' loads in flight.
-template <int B, int NR, int Unroll, class Sum, class Scalar, class Ordinal, class X>
+/// With Step > 1 it visits every Step-th block: `width` counts the visited
+/// blocks, cols and vals point at the first.
+template <int B, int NR, int Unroll, int Step = 1, class Sum, class Scalar, class Ordinal, class X>
 KOKKOS_FORCEINLINE_FUNCTION void bsr_sliced_row_sums(Ordinal const* cols, Scalar const* vals,
                                                      std::int64_t C, std::int64_t width, int r0,
                                                      BsrStrides st, X const& x, Sum (&sum)[NR]) {
@@ -127,10 +129,11 @@ KOKKOS_FORCEINLINE_FUNCTION void bsr_sliced_row_sums(Ordinal const* cols, Scalar
   std::int64_t j = 0;
   for (; j + Unroll <= width; j += Unroll) {
     Ordinal col[Unroll];
-    for (int u = 0; u < Unroll; ++u) col[u] = load_streaming(cols + (j + u) * C) * B;
-    for (int u = 0; u < Unroll; ++u) block(col[u], vals + (j + u) * (B * B) * C);
+    for (int u = 0; u < Unroll; ++u) col[u] = load_streaming(cols + (j + u) * Step * C) * B;
+    for (int u = 0; u < Unroll; ++u) block(col[u], vals + (j + u) * Step * (B * B) * C);
   }
-  for (; j < width; ++j) block(load_streaming(cols + j * C) * B, vals + j * (B * B) * C);
+  for (; j < width; ++j)
+    block(load_streaming(cols + j * Step * C) * B, vals + j * Step * (B * B) * C);
 }
 
 /// GPU, chunks of C > 1 block rows (the default, C = 32): a thread per block
@@ -173,6 +176,61 @@ struct BsrSpmvSliced {
                                         source.vals.data() + at.value(0, 0, B * B), C, width, 0,
                                         source.strides, x, sum);
       for (int r = 0; r < B; ++r) store_row(y, I * B + r, alpha, beta, sum[r]);
+    });
+  }
+};
+
+/// GPU, chunks of C > 1 block rows, BsrThreads::pair, one vector: two vector
+/// lanes per block row, lane v walking blocks v, v + 2, ... of BsrSpmvSliced's
+/// layout, so each load of entry q is two coalesced runs per warp; the lanes'
+/// B sums are added in a fixed order at the end. Twice the threads of
+/// BsrSpmvSliced, each with half the serial walk, for matrices whose block rows
+/// leave the device's threads mostly idle.
+template <int B, int Unroll, class Matrix, class X, class Y>
+struct BsrSpmvSlicedPair {
+  static constexpr int lanes = 2;
+  // Teams of 128 threads, at least 4 of them on a multiprocessor: unbounded, nvcc gave b = 3 more
+  // registers than that allows and the pair ran slower than one lane
+  // (docs/notes/2026-12-07-bsr-pair-lanes.md).
+  using launch_bounds = Kokkos::LaunchBounds<128, 4>;
+  using Scalar = typename Matrix::value_type;
+  using Acc = spmv_scalar_t<Matrix, Y>;
+  using Sum = spmv_sum_t<Acc, Y>;
+  using member_type = typename Kokkos::TeamPolicy<typename Matrix::execution_space>::member_type;
+  static_assert(!is_multi_vector_v<Y>, "BsrThreads::pair takes one vector");
+
+  typename Matrix::row_source_type source;
+  X x;
+  Y y;
+  Acc alpha, beta;
+  std::int64_t num_block_rows;
+  int chunks_per_team;
+
+  KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
+    const std::int64_t C = source.chunk_size;
+    const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * chunks_per_team * C;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, chunks_per_team * C), [&](std::int64_t t) {
+      const std::int64_t I = first + t;
+      if (I >= num_block_rows) return;
+      const BsrSlot at = source.at(I);
+      const std::int64_t s = I / C;
+      const std::int64_t width = (source.chunk_starts(s + 1) - source.chunk_starts(s)) / C;
+      Lanes<Sum, B> sums;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, lanes),
+          [&](int v, Lanes<Sum, B>& part) {
+            Sum sum[B];
+            for (int r = 0; r < B; ++r) sum[r] = 0;
+            bsr_sliced_row_sums<B, B, Unroll, lanes>(
+                source.block_cols.data() + at.slot(0) + v * C,
+                source.vals.data() + at.value(0, 0, B * B) + v * (B * B) * C, C,
+                (width - v + lanes - 1) / lanes, 0, source.strides, x, sum);
+            for (int r = 0; r < B; ++r) part.v[r] += sum[r];
+          },
+          sums);
+      Kokkos::single(Kokkos::PerThread(team), [&]() {
+        for (int r = 0; r < B; ++r) store_row(y, I * B + r, alpha, beta, sums.v[r]);
+      });
     });
   }
 };
@@ -324,6 +382,32 @@ void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matr
       host(std::integral_constant<int, bsr_host_plain_column_major>{});
     }
   } else if (A.chunk_size() > 1) {
+    constexpr int unroll = bsr_sliced_unroll(B, is_multi_vector_v<Y>);
+    if constexpr (!is_multi_vector_v<Y>) {
+      if (bsr_pair_threads<ExecutionSpace>(A.gpu_threads(), B, nbr, A.chunk_size(),
+                                           exec.concurrency(), false)) {
+        using Pair = BsrSpmvSlicedPair<B, unroll, Matrix, X, Y>;
+        const LaunchParameters q =
+            bsr_launch_parameters(exec, nbr, A.num_blocks(), B, 1, A.chunk_size(), Pair::lanes);
+        const Pair pair{A.row_source(),
+                        x,
+                        y,
+                        alpha,
+                        beta,
+                        static_cast<std::int64_t>(nbr),
+                        static_cast<int>(q.work_per_team)};
+        using PairPolicy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>,
+                                              typename Pair::launch_bounds>;
+        // Chunks of over 64 block rows exceed the bound's 128 threads: a thread per block row.
+        const int cap =
+            PairPolicy(exec, 1, 1, Pair::lanes).team_size_max(pair, Kokkos::ParallelForTag());
+        if (q.team_size <= cap) {
+          Kokkos::parallel_for("SpMVKit::spmv::bsr_sliced_pair",
+                               PairPolicy(exec, q.league_size, q.team_size, Pair::lanes), pair);
+          return;
+        }
+      }
+    }
     // automatic splits rows for one vector only: several columns were not measured so.
     const BsrThreads threads = is_multi_vector_v<Y> && A.gpu_threads() == BsrThreads::automatic
                                    ? BsrThreads::block_row
@@ -343,7 +427,6 @@ void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matr
         return;
       }
     }
-    constexpr int unroll = bsr_sliced_unroll(B, is_multi_vector_v<Y>);
     Kokkos::parallel_for("SpMVKit::spmv::bsr_sliced", Policy(exec, p.league_size, p.team_size, 1),
                          BsrSpmvSliced<B, unroll, Matrix, X, Y>{A.row_source(), x, y, alpha, beta,
                                                                 nbr,

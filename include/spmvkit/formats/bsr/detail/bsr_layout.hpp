@@ -26,11 +26,14 @@ enum class BsrBlockLayout {
 
 /// GPU threads of a block row of chunked BSR (C > 1); hosts and plain BSR ignore it.
 enum class BsrThreads {
-  automatic, ///< for one vector and b != 3, a thread per row when the block rows fill under a
-             ///< quarter of the device's threads (bsr_row_threads); a thread per block row
-             ///< otherwise
+  automatic, ///< for one vector and few block rows: a pair of lanes per block row for b = 3
+             ///< (under a sixth of the device's threads, bsr_pair_threads), a thread per row
+             ///< for other b (under a quarter, bsr_row_threads); else a thread per block row
   block_row, ///< a thread per block row: its b row sums in registers, x and the column read once
-  row        ///< a thread per row of a block row: b times the threads, for small block counts
+  row,       ///< a thread per row of a block row: b times the threads, for small block counts
+  pair       ///< two lanes per block row, each walking every other block, their b sums added
+             ///< at the end: twice the threads, for small block counts (one vector; several
+             ///< take block_row)
 };
 
 namespace detail {
@@ -43,9 +46,9 @@ inline constexpr std::int64_t bsr_row_threads_fill_divisor = 4;
 /// Whether chunked BSR (chunk_size > 1) of b x b blocks on a GPU of
 /// `concurrency` threads runs a thread per row of a block row
 /// (BsrThreads::row) rather than one per block row. Hosts and plain BSR have
-/// one kernel shape: false. b = 3 keeps a thread per block row at any size:
-/// its kernel two blocks ahead beat the split at every fill measured
-/// (docs/notes/2026-12-06-bsr-b3-block-rows.md).
+/// one kernel shape: false. b = 3 never splits rows: its kernel two blocks
+/// ahead beat the split at every fill measured
+/// (docs/notes/2026-12-06-bsr-b3-block-rows.md); bsr_pair_threads instead.
 inline bool bsr_row_threads(bool host, BsrThreads threads, int block_size,
                             std::int64_t num_block_rows, std::int64_t chunk_size,
                             std::int64_t concurrency) {
@@ -54,6 +57,30 @@ inline bool bsr_row_threads(bool host, BsrThreads threads, int block_size,
   if (block_size == 3) return false;
   return num_block_rows * bsr_row_threads_fill_divisor < concurrency;
 }
+/// automatic pairs lanes (b = 3) while the block rows number under
+/// 1 / bsr_pair_threads_fill_divisor of the device's threads: pairs ran
+/// faster at a sixth and below, slower at a quarter
+/// (docs/notes/2026-12-07-bsr-pair-lanes.md).
+inline constexpr std::int64_t bsr_pair_threads_fill_divisor = 6;
+
+/// Whether chunked BSR on a GPU of `concurrency` threads runs a pair of lanes
+/// per block row (BsrThreads::pair). automatic takes it for b = 3 only, which
+/// never splits rows; several vectors keep a thread per block row.
+inline bool bsr_pair_threads(bool host, BsrThreads threads, int block_size,
+                             std::int64_t num_block_rows, std::int64_t chunk_size,
+                             std::int64_t concurrency, bool several_columns) {
+  if (host || chunk_size <= 1 || several_columns) return false;
+  if (threads != BsrThreads::automatic) return threads == BsrThreads::pair;
+  return block_size == 3 && num_block_rows * bsr_pair_threads_fill_divisor < concurrency;
+}
+/// The same for ExecutionSpace.
+template <class ExecutionSpace>
+bool bsr_pair_threads(BsrThreads threads, int block_size, std::int64_t num_block_rows,
+                      std::int64_t chunk_size, std::int64_t concurrency, bool several_columns) {
+  return bsr_pair_threads(is_host_space_v<ExecutionSpace>, threads, block_size, num_block_rows,
+                          chunk_size, concurrency, several_columns);
+}
+
 /// The same for ExecutionSpace.
 template <class ExecutionSpace>
 bool bsr_row_threads(BsrThreads threads, int block_size, std::int64_t num_block_rows,
