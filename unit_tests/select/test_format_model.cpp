@@ -49,13 +49,30 @@ TEST(FormatModel, ShippedHostTablesAreWellFormed) {
     std::set<std::string> names;
     for (KernelCost const* c = t->costs; c->variant != nullptr; ++c) {
       EXPECT_TRUE(names.insert(c->variant).second) << c->variant << " twice at " << t->threads;
-      for (double v : {c->launch_seconds, c->seconds_per_byte, c->seconds_per_critical_entry}) {
+      for (double v : {c->launch_seconds, c->seconds_per_byte, c->seconds_per_critical_entry,
+                       c->seconds_per_byte_critical}) {
         EXPECT_TRUE(std::isfinite(v) && v >= 0) << c->variant << " at " << t->threads;
       }
     }
     EXPECT_FALSE(names.empty()) << "empty host table at " << t->threads << " threads";
   }
   EXPECT_GE(count, 1);
+}
+
+// The fourth constant scales with bytes times the serial path (host ELL's column streams), so
+// two matrices of equal bytes differ by their widths; without it the prediction is the three terms.
+TEST(FormatModel, PredictionAddsBytesTimesPathWhereFitted) {
+  using spmvkit::KernelCost;
+  using spmvkit::SpmvEstimate;
+  SpmvEstimate narrow, wide;
+  narrow.bytes = wide.bytes = 1e6;
+  narrow.critical_entries = 7;
+  wide.critical_entries = 27;
+  const KernelCost three{"ell", 1e-6, 1e-10, 1e-8};
+  const KernelCost four{"ell", 1e-6, 1e-10, 1e-8, 1e-12};
+  EXPECT_DOUBLE_EQ(spmvkit::predict_seconds(three, narrow), 1e-6 + 1e-4 + 7e-8);
+  EXPECT_DOUBLE_EQ(spmvkit::predict_seconds(four, narrow), 1e-6 + 1e-4 + 7e-8 + 7e-6);
+  EXPECT_DOUBLE_EQ(spmvkit::predict_seconds(four, wide), 1e-6 + 1e-4 + 27e-8 + 27e-6);
 }
 
 } // namespace

@@ -57,6 +57,9 @@ struct KernelCost {
   double launch_seconds;             ///< fixed cost of one SpMV
   double seconds_per_byte;           ///< inverse of the variant's effective bandwidth
   double seconds_per_critical_entry; ///< cost of one entry on the serial path
+  /// per byte and entry of the serial path: a rate that falls as the path grows (host ELL's
+  /// strips read its w columns as w streams at once); 0 where not fitted
+  double seconds_per_byte_critical = 0;
 };
 
 /// A host table of fitted constants and the thread count it was fitted at: a

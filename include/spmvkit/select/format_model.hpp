@@ -8,8 +8,10 @@
 /// of format_list that has a cost estimate (select/format_costs.hpp), ranked.
 ///
 ///     seconds = launch + seconds_per_byte * bytes + seconds_per_critical_entry * critical_entries
+///               + seconds_per_byte_critical * bytes * critical_entries
 ///
-/// with three constants per variant (named by F::name(options)) and backend
+/// with three constants per variant, the fourth for host ELL and ELL-R only
+/// (named by F::name(options)), and backend
 /// family (host threads, GPU), fitted by measurement: `scripts/fit_format_model.py`
 /// reads a `spmvkit_perf` JSON run (every spmv row carries its variant's
 /// `model_bytes` and `model_critical` counters), fits the constants by
@@ -101,7 +103,8 @@ std::vector<typename F::options_type> model_variants() {
 /// Seconds of one SpMV predicted from an estimate and a variant's constants.
 inline double predict_seconds(KernelCost const& c, SpmvEstimate const& e) {
   return c.launch_seconds + c.seconds_per_byte * e.bytes +
-         c.seconds_per_critical_entry * e.critical_entries;
+         c.seconds_per_critical_entry * e.critical_entries +
+         c.seconds_per_byte_critical * e.bytes * e.critical_entries;
 }
 
 /// Every variant of format_list that the model can predict on ExecutionSpace for a
