@@ -136,6 +136,23 @@ KOKKOS_FORCEINLINE_FUNCTION void bsr_sliced_row_sums(Ordinal const* cols, Scalar
     block(load_streaming(cols + j * Step * C) * B, vals + j * Step * (B * B) * C);
 }
 
+/// The chunked kernels' walk over a team's block rows (chunks_per_team chunks
+/// of C, a team thread each): body(I, at, width) for each block row I below
+/// num_block_rows, `at` its slots and `width` its chunk's blocks.
+template <class Source, class Team, class Bound, class Body>
+KOKKOS_FORCEINLINE_FUNCTION void bsr_chunk_block_rows(Team const& team, Source const& source,
+                                                      int chunks_per_team, Bound num_block_rows,
+                                                      Body const& body) {
+  const std::int64_t C = source.chunk_size;
+  const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * chunks_per_team * C;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, chunks_per_team * C), [&](std::int64_t t) {
+    const std::int64_t I = first + t;
+    if (I >= num_block_rows) return;
+    const std::int64_t s = I / C;
+    body(I, source.at(I), (source.chunk_starts(s + 1) - source.chunk_starts(s)) / C);
+  });
+}
+
 /// GPU, chunks of C > 1 block rows (the default, C = 32): a thread per block
 /// row walks its chunk's width, each step one block: its B x entries and the
 /// B x B values, entry q of the C block rows' j-th blocks in C consecutive
@@ -163,20 +180,16 @@ struct BsrSpmvSliced {
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const std::int64_t C = source.chunk_size;
-    const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * chunks_per_team * C;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, chunks_per_team * C), [&](std::int64_t t) {
-      const std::int64_t I = first + t;
-      if (I >= num_block_rows) return;
-      const BsrSlot at = source.at(I);
-      const std::int64_t s = I / C;
-      const std::int64_t width = (source.chunk_starts(s + 1) - source.chunk_starts(s)) / C;
-      Sum sum[B];
-      for (int r = 0; r < B; ++r) sum[r] = 0;
-      bsr_sliced_row_sums<B, B, Unroll>(source.block_cols.data() + at.slot(0),
-                                        source.vals.data() + at.value(0, 0, B * B), C, width, 0,
-                                        source.strides, x, sum);
-      for (int r = 0; r < B; ++r) store_row(y, I * B + r, alpha, beta, sum[r]);
-    });
+    bsr_chunk_block_rows(team, source, chunks_per_team, num_block_rows,
+                         [&](std::int64_t I, BsrSlot const& at, std::int64_t width) {
+                           Sum sum[B];
+                           for (int r = 0; r < B; ++r) sum[r] = 0;
+                           bsr_sliced_row_sums<B, B, Unroll>(source.block_cols.data() + at.slot(0),
+                                                             source.vals.data() +
+                                                                 at.value(0, 0, B * B),
+                                                             C, width, 0, source.strides, x, sum);
+                           for (int r = 0; r < B; ++r) store_row(y, I * B + r, alpha, beta, sum[r]);
+                         });
   }
 };
 
@@ -208,30 +221,26 @@ struct BsrSpmvSlicedPair {
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const std::int64_t C = source.chunk_size;
-    const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * chunks_per_team * C;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, chunks_per_team * C), [&](std::int64_t t) {
-      const std::int64_t I = first + t;
-      if (I >= num_block_rows) return;
-      const BsrSlot at = source.at(I);
-      const std::int64_t s = I / C;
-      const std::int64_t width = (source.chunk_starts(s + 1) - source.chunk_starts(s)) / C;
-      Lanes<Sum, B> sums;
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, lanes),
-          [&](int v, Lanes<Sum, B>& part) {
-            Sum sum[B];
-            for (int r = 0; r < B; ++r) sum[r] = 0;
-            bsr_sliced_row_sums<B, B, Unroll, lanes>(
-                source.block_cols.data() + at.slot(0) + v * C,
-                source.vals.data() + at.value(0, 0, B * B) + v * (B * B) * C, C,
-                (width - v + lanes - 1) / lanes, 0, source.strides, x, sum);
-            for (int r = 0; r < B; ++r) part.v[r] += sum[r];
-          },
-          sums);
-      Kokkos::single(Kokkos::PerThread(team), [&]() {
-        for (int r = 0; r < B; ++r) store_row(y, I * B + r, alpha, beta, sums.v[r]);
-      });
-    });
+    bsr_chunk_block_rows(team, source, chunks_per_team, num_block_rows,
+                         [&](std::int64_t I, BsrSlot const& at, std::int64_t width) {
+                           Lanes<Sum, B> sums;
+                           Kokkos::parallel_reduce(
+                               Kokkos::ThreadVectorRange(team, lanes),
+                               [&](int v, Lanes<Sum, B>& part) {
+                                 Sum sum[B];
+                                 for (int r = 0; r < B; ++r) sum[r] = 0;
+                                 bsr_sliced_row_sums<B, B, Unroll, lanes>(
+                                     source.block_cols.data() + at.slot(0) + v * C,
+                                     source.vals.data() + at.value(0, 0, B * B) + v * (B * B) * C,
+                                     C, (width - v + lanes - 1) / lanes, 0, source.strides, x, sum);
+                                 for (int r = 0; r < B; ++r) part.v[r] += sum[r];
+                               },
+                               sums);
+                           Kokkos::single(Kokkos::PerThread(team), [&]() {
+                             for (int r = 0; r < B; ++r)
+                               store_row(y, I * B + r, alpha, beta, sums.v[r]);
+                           });
+                         });
   }
 };
 
