@@ -11,6 +11,8 @@ is
     seconds = launch + seconds_per_byte * model_bytes + seconds_per_critical_entry * model_critical
               [+ seconds_per_byte_critical * model_bytes * model_critical]
 
+(the bracketed term for host ELL and ELL-R only, STREAM_VARIANTS)
+
 and the constants of each variant are fitted by non-negative least squares on the relative
 error (every matrix counts alike, small or large), separately for the GPU run and for each
 thread count of the host runs (the context's `concurrency`): a host table per thread count,

@@ -51,7 +51,8 @@ struct SpmvEstimate {
 
 /// The fitted constants of one format variant on one backend family
 /// (select/format_model.hpp): seconds = launch_seconds + seconds_per_byte *
-/// bytes + seconds_per_critical_entry * critical_entries.
+/// bytes + seconds_per_critical_entry * critical_entries +
+/// seconds_per_byte_critical * bytes * critical_entries.
 struct KernelCost {
   char const* variant;               ///< F::name(options) of the variant
   double launch_seconds;             ///< fixed cost of one SpMV

@@ -10,8 +10,8 @@
 ///     seconds = launch + seconds_per_byte * bytes + seconds_per_critical_entry * critical_entries
 ///               + seconds_per_byte_critical * bytes * critical_entries
 ///
-/// with three constants per variant, the fourth for host ELL and ELL-R only
-/// (named by F::name(options)), and backend
+/// with constants per variant (named by F::name(options); the fourth fitted
+/// for host ELL and ELL-R only) and backend
 /// family (host threads, GPU), fitted by measurement: `scripts/fit_format_model.py`
 /// reads a `spmvkit_perf` JSON run (every spmv row carries its variant's
 /// `model_bytes` and `model_critical` counters), fits the constants by

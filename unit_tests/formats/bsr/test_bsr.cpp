@@ -229,6 +229,7 @@ TEST(BsrThreadsTest, AutomaticPairsLanesFor3x3BlocksWhileBlockRowsFillUnderASixt
   const std::int64_t gpu = 270336; // an H200's Kokkos concurrency
   EXPECT_TRUE(bsr_pair_threads(false, BsrThreads::automatic, 3, 1, 32, gpu, false));
   EXPECT_TRUE(bsr_pair_threads(false, BsrThreads::automatic, 3, gpu / 6 - 1, 32, gpu, false));
+  EXPECT_FALSE(bsr_pair_threads(false, BsrThreads::automatic, 3, gpu / 6, 32, gpu, false));
   EXPECT_FALSE(bsr_pair_threads(false, BsrThreads::automatic, 3, gpu / 6 + 1, 32, gpu, false));
   EXPECT_FALSE(bsr_pair_threads(false, BsrThreads::automatic, 3, gpu / 4 - 1, 32, gpu, false));
   // Other block sizes split rows instead; several vectors keep a thread per block row.

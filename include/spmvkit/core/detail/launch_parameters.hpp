@@ -401,10 +401,9 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
 /// chunks of chunk_size block rows.
 /// - Host: teams of one thread over consecutive block rows, sized like the
 ///   CRS row kernel's (about 32 teams per thread, at least ~16K entries each).
-/// - GPU, chunks (C > 1): a thread per block row, 128 threads per team
-///   (128 / C chunks; one chunk when C > 128), as SELL-C's teams; with
-///   `lanes` per block row (BsrThreads::pair: 2), 128 / lanes block rows, so
-///   that a team keeps 128 threads.
+/// - GPU, chunks (C > 1): `lanes` threads per block row (1; BsrThreads::pair:
+///   2), 128 threads per team as SELL-C's teams: 128 / (lanes C) chunks, one
+///   when C is larger.
 /// - GPU, plain BSR (C = 1): a group of G vector lanes per block row, 128
 ///   threads per team. A lane keeps one piece of every block it visits
 ///   (pieces_per_block pieces of a block: entries for b <= 4, block rows

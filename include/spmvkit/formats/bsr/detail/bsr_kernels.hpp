@@ -202,9 +202,8 @@ struct BsrSpmvSliced {
 template <int B, int Unroll, class Matrix, class X, class Y>
 struct BsrSpmvSlicedPair {
   static constexpr int lanes = 2;
-  // Teams of 128 threads, at least 4 of them on a multiprocessor: unbounded, nvcc gave b = 3 more
-  // registers than that allows and the pair ran slower than one lane
-  // (docs/notes/2026-12-07-bsr-pair-lanes.md).
+  // At least 4 teams of 128 threads a multiprocessor: unbounded, nvcc gave b = 3 more registers
+  // and the pair ran slower than one lane (docs/notes/2026-12-07-bsr-pair-lanes.md).
   using launch_bounds = Kokkos::LaunchBounds<128, 4>;
   using Scalar = typename Matrix::value_type;
   using Acc = spmv_scalar_t<Matrix, Y>;
