@@ -58,8 +58,8 @@ inline bool bsr_row_threads(bool host, BsrThreads threads, int block_size,
   return num_block_rows * bsr_row_threads_fill_divisor < concurrency;
 }
 /// automatic pairs lanes (b = 3) while the block rows number under
-/// 1 / bsr_pair_threads_fill_divisor of the device's threads: pairs ran
-/// faster at 1 / 7.8 of them, slower at 1 / 4 (docs/notes/2026-12-07-bsr-pair-lanes.md).
+/// 1 / bsr_pair_threads_fill_divisor of the device's threads, where pairs
+/// measured faster than one lane (docs/notes/2026-12-07-bsr-pair-lanes.md).
 inline constexpr std::int64_t bsr_pair_threads_fill_divisor = 6;
 
 /// Whether chunked BSR on a GPU of `concurrency` threads runs a pair of lanes
