@@ -310,6 +310,57 @@ KOKKOS_FORCEINLINE_FUNCTION T load_streaming(T const* p) {
 #endif
 }
 
+/// How far ahead (bytes) host kernels prefetch the matrix entries they stream: on the Intel
+/// development VM the hardware prefetchers alone left host SpMV well below the copy rate
+/// (docs/notes/2026-12-07-host-software-prefetch.md).
+inline constexpr std::uintptr_t host_prefetch_distance = 4096;
+
+// Software prefetch in host code compiled by GCC or Clang; nothing in device code.
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) &&                                 \
+    !defined(__SYCL_DEVICE_ONLY__) && (defined(__GNUC__) || defined(__clang__))
+#define SPMVKIT_HOST_PREFETCH_ENABLED 1
+#else
+#define SPMVKIT_HOST_PREFETCH_ENABLED 0
+#endif
+
+/// Host kernels: prefetches the cache lines of [begin, end) `distance` bytes ahead, where the
+/// same thread's walk of that stream will be then. A hint: it never faults, also past an
+/// allocation's end.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void
+host_prefetch_ahead(T const* begin, T const* end,
+                    std::uintptr_t distance = host_prefetch_distance) {
+#if SPMVKIT_HOST_PREFETCH_ENABLED
+  constexpr std::uintptr_t line = 64;
+  std::uintptr_t p = (reinterpret_cast<std::uintptr_t>(begin) & ~(line - 1)) + distance;
+  const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(end) + distance;
+  for (; p < e; p += line) __builtin_prefetch(reinterpret_cast<void const*>(p));
+#else
+  (void)begin;
+  (void)end;
+  (void)distance;
+#endif
+}
+
+/// A host thread's walk along one array from `begin`: through(end) prefetches the lines up to
+/// `end` + host_prefetch_distance that it has not prefetched yet, so each line once, and a
+/// short row costs a compare, not a prefetch per row (rows of a few entries share a line).
+template <class T>
+struct HostPrefetchCursor {
+  std::uintptr_t next;
+  KOKKOS_FORCEINLINE_FUNCTION explicit HostPrefetchCursor(T const* begin)
+      : next((reinterpret_cast<std::uintptr_t>(begin) & ~std::uintptr_t(63)) +
+             host_prefetch_distance) {}
+  KOKKOS_FORCEINLINE_FUNCTION void through(T const* end) {
+#if SPMVKIT_HOST_PREFETCH_ENABLED
+    const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(end) + host_prefetch_distance;
+    for (; next < e; next += 64) __builtin_prefetch(reinterpret_cast<void const*>(next));
+#else
+    (void)end;
+#endif
+  }
+};
+
 /// y = beta * y + alpha * Ax for one row, with beta == 0 known at compile time (a kernel that
 /// tests beta once, not per row). beta == 0 never reads y, so NaN or garbage in y is overwritten
 /// (BLAS semantics). Formed in Scalar (the accumulation type) and rounded once to y's type.

@@ -72,6 +72,8 @@ struct BsrSpmvHost {
         // docs/notes/2026-11-29-bsr-host-kk-bsrmatrix.md).
         Ordinal const* const bc = cols + at.slot(0);
         Scalar const* v = vals + at.value(0, 0, B * B);
+        host_prefetch_ahead(v, v + n * B * B);
+        host_prefetch_ahead(bc, bc + n);
         for (std::int64_t j = 0; j < n; ++j, v += B * B) {
           const Ordinal col = bc[j] * B;
           Sum part[B];

@@ -265,9 +265,13 @@ struct CrsSpmv {
     const auto rows = block_rows(block);
     const std::int64_t first = rows.first, last = rows.second;
     const int blocks = Blocked::value ? column_blocks(x) : 1;
+    HostPrefetchCursor<Scalar> ahead_v(v.data() + starts(first));
+    HostPrefetchCursor<Ordinal> ahead_c(c.data() + starts(first));
     for (std::int64_t row = first; row < last; ++row) {
       const Offset begin = starts(row);
       const Offset end = starts(row + 1);
+      ahead_v.through(v.data() + end);
+      ahead_c.through(c.data() + end);
       // Several blocks of columns: the row's entries come from L1 for every block after the
       // first, and x's and y's rows are read whole.
       for (int cb = 0; cb < blocks; ++cb) {

@@ -489,12 +489,18 @@ struct MergePathSpmv {
     } else {
       const auto xs = host_columns(x);
       Sum sum = 0;
+      HostPrefetchCursor<Scalar> ahead_v(v + j0);
+      HostPrefetchCursor<Ordinal> ahead_c(c + j0);
       for (Ordinal r = i0; r < i1; ++r) {
         const Offset end = rows.row_end(r, k, j1);
+        ahead_v.through(v + end);
+        ahead_c.through(c + end);
         for (; k < end; ++k) sum += widened_product<Sum>(v[k], xs(c[k]));
         emit(r, sum);
         sum = 0;
       }
+      ahead_v.through(v + j1);
+      ahead_c.through(c + j1);
       for (; k < j1; ++k) sum += widened_product<Sum>(v[k], xs(c[k]));
       if constexpr (is_multi_vector_v<Y>) {
         for (int l = 0; l < lanes; ++l) carries(t * lanes + l) = static_cast<Carry>(sum.v[l]);

@@ -100,8 +100,15 @@ struct CsrkSpmv {
     }
     if constexpr (Mapping == CsrkMapping::rows_in_order) {
       const std::int64_t first_row = super_rows(sr_begin);
+      // Host teams are one thread: the rows in order, their entries prefetched ahead.
+      HostPrefetchCursor<Scalar> ahead_v(vals.data() + row_starts(first_row));
+      HostPrefetchCursor<Ordinal> ahead_c(cols.data() + row_starts(first_row));
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, super_rows(sr_end) - first_row),
-                           [&](std::int64_t r) { row_product(first_row + r); });
+                           [&](std::int64_t r) {
+                             ahead_v.through(vals.data() + row_starts(first_row + r + 1));
+                             ahead_c.through(cols.data() + row_starts(first_row + r + 1));
+                             row_product(first_row + r);
+                           });
     } else {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, sr_slots * row_slots), [&](int t) {
         const int z = t / row_slots, slot = t % row_slots;

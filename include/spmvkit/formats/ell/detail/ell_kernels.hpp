@@ -37,6 +37,9 @@ namespace spmvkit::detail {
 /// entries are read once and loaded as streaming data so that x keeps the
 /// cache. The last strip, when n is not a multiple of RowsPerThread, runs row
 /// by row.
+/// How many strips ahead a host ELL strip prefetches its column streams.
+inline constexpr std::uintptr_t host_ell_prefetch_strips = 8;
+
 template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
 struct EllSpmv {
   using Scalar = typename Matrix::value_type;
@@ -78,6 +81,18 @@ struct EllSpmv {
     }
     Ordinal const* const col_ptr = cols.data() + first_row;
     Scalar const* const val_ptr = vals.data() + first_row;
+    if constexpr (Rows > 1 && is_host_space_v<typename Matrix::execution_space>) {
+      // A host strip reads one short run in each of `longest` column streams, more than the
+      // hardware prefetchers follow at once: the same runs host_ell_prefetch_strips strips
+      // ahead (the whole distance of the other kernels would leave the thread's strips).
+      for (Ordinal j = 0; j < longest; ++j) {
+        const Offset slot = static_cast<Offset>(j) * num_rows;
+        host_prefetch_ahead(val_ptr + slot, val_ptr + slot + Rows,
+                            host_ell_prefetch_strips * Rows * sizeof(Scalar));
+        host_prefetch_ahead(col_ptr + slot, col_ptr + slot + Rows,
+                            host_ell_prefetch_strips * Rows * sizeof(Ordinal));
+      }
+    }
     const auto xs = host_columns_on<typename Matrix::execution_space>(x);
     Sum sum[Rows];
     for (int r = 0; r < Rows; ++r) sum[r] = 0;

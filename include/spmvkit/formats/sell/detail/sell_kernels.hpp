@@ -107,9 +107,15 @@ struct SellSpmv {
     Stored const* const col_ptr = cols.data();
     Scalar const* const val_ptr = vals.data();
     const int blocks = Blocked::value ? column_blocks(x) : 1;
+    if (first >= last) return;
+    HostPrefetchCursor<Scalar> ahead_v(val_ptr + chunk_starts(first));
+    HostPrefetchCursor<Stored> ahead_c(col_ptr + chunk_starts(first));
     for (Ordinal chunk = static_cast<Ordinal>(first); chunk < last; ++chunk) {
       const Offset base = chunk_starts(chunk);
       const Ordinal width = chunk_widths(chunk);
+      const Offset end = base + static_cast<Offset>(width) * c;
+      ahead_v.through(val_ptr + end);
+      ahead_c.through(col_ptr + end);
       for (int r = 0; r < c; ++r) {
         const Ordinal stored_row = chunk * c + r;
         if (stored_row >= num_rows) break;
@@ -132,6 +138,15 @@ struct SellSpmv {
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const int threads_per_chunk = host_whole_chunk ? 1 : chunk_size / RowsPerThread;
     const Ordinal first_chunk = static_cast<Ordinal>(team.league_rank()) * chunks_per_team;
+    // Host whole chunks: the team's one thread walks its chunks' slots in order.
+    HostPrefetchCursor<Scalar> ahead_v(vals.data());
+    HostPrefetchCursor<Stored> ahead_c(cols.data());
+    if constexpr (host_whole_chunk && is_host_space_v<typename Matrix::execution_space>) {
+      if (first_chunk < num_chunks) {
+        ahead_v = HostPrefetchCursor<Scalar>(vals.data() + chunk_starts(first_chunk));
+        ahead_c = HostPrefetchCursor<Stored>(cols.data() + chunk_starts(first_chunk));
+      }
+    }
     Kokkos::parallel_for(
         Kokkos::TeamThreadRange(team, chunks_per_team * threads_per_chunk), [&](int t) {
           const Ordinal chunk = first_chunk + t / threads_per_chunk;
@@ -159,6 +174,11 @@ struct SellSpmv {
           }
           Stored const* const col_ptr = cols.data();
           Scalar const* const val_ptr = vals.data();
+          if constexpr (host_whole_chunk && is_host_space_v<typename Matrix::execution_space>) {
+            const Offset end = base + static_cast<Offset>(width) * chunk_size;
+            ahead_v.through(val_ptr + end);
+            ahead_c.through(col_ptr + end);
+          }
           const auto xs = host_columns_on<typename Matrix::execution_space>(x);
           Sum sum[RowsPerThread];
           for (int r = 0; r < RowsPerThread; ++r) sum[r] = 0;
