@@ -97,6 +97,17 @@ inline bool huge_page_advice_enabled() {
   return enabled;
 }
 
+/// Whether host kernels may prefetch the entries they stream: yes unless the environment
+/// variable SPMVKIT_HOST_PREFETCH is 0 (read once; for hosts whose hardware prefetchers do better
+/// alone, and for A/B runs of one binary).
+inline bool host_prefetch_enabled() {
+  static const bool enabled = [] {
+    char const* v = std::getenv("SPMVKIT_HOST_PREFETCH");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return enabled;
+}
+
 /// Advises Linux to back a large, still untouched host View with transparent
 /// huge pages (MADV_HUGEPAGE on its 2 MiB-aligned interior), so that its first
 /// touch faults once per 2 MiB, not per 4 KiB

@@ -345,12 +345,14 @@ host_prefetch_ahead(T const* begin, T const* end,
 /// A host thread's walk along one array from `begin`: through(end) prefetches the lines up to
 /// `end` + host_prefetch_distance that it has not prefetched yet, so each line once, and a
 /// short row costs a compare, not a prefetch per row (rows of a few entries share a line).
+/// A cursor made with `on` false never prefetches (its line is past every address).
 template <class T>
 struct HostPrefetchCursor {
   std::uintptr_t next;
-  KOKKOS_FORCEINLINE_FUNCTION explicit HostPrefetchCursor(T const* begin)
-      : next((reinterpret_cast<std::uintptr_t>(begin) & ~std::uintptr_t(63)) +
-             host_prefetch_distance) {}
+  KOKKOS_FORCEINLINE_FUNCTION HostPrefetchCursor(T const* begin, bool on)
+      : next(on ? (reinterpret_cast<std::uintptr_t>(begin) & ~std::uintptr_t(63)) +
+                      host_prefetch_distance
+                : ~std::uintptr_t(0)) {}
   KOKKOS_FORCEINLINE_FUNCTION void through(T const* end) {
 #if SPMVKIT_HOST_PREFETCH_ENABLED
     const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(end) + host_prefetch_distance;

@@ -69,7 +69,19 @@ struct LaunchParameters {
   /// row kernels crs_rows_launch_parameters): the row kernels then take one team per thread, the
   /// merge path its tiles (at most 32).
   bool static_schedule = false;
+  /// Host: the kernel prefetches the entries it streams (host_prefetch_worthwhile).
+  bool host_prefetch = false;
 };
+
+/// Rows of at most this many entries on average take no software prefetch on hosts: their
+/// per-row work, not the entry stream, bounds them, and the prefetches slowed road graphs
+/// (docs/notes/2026-12-07-host-software-prefetch.md).
+inline constexpr std::int64_t host_prefetch_min_row_entries = 4;
+
+/// Whether a host kernel over `entries` stored entries in `rows` rows prefetches them.
+inline bool host_prefetch_worthwhile(std::int64_t entries, std::int64_t rows) {
+  return host_prefetch_enabled() && entries >= host_prefetch_min_row_entries * rows;
+}
 
 /// Host launches over at most this many entries (the merge path: path items) take a static
 /// schedule: below it Kokkos' dynamic schedule costs more per launch than the product takes;
@@ -237,6 +249,7 @@ LaunchParameters merge_path_parameters(std::int64_t num_rows, std::int64_t nnz) 
     // Paths of at most 2^19 items (32 tiles) take a static schedule, as the row kernels do
     // (host_static_max_entries); the tiles, and so the sums, stay as they are.
     p.static_schedule = path <= host_static_max_entries;
+    p.host_prefetch = host_prefetch_worthwhile(nnz, num_rows);
   } else {
     p.team_size = merge_path_gpu_team_size;
     p.items_per_thread = merge_path_gpu_items_per_thread;
@@ -349,6 +362,9 @@ LaunchParameters launch_parameters(ExecutionSpace const& exec, KernelKind kind,
                                    1, std::max<std::int64_t>(1, num_rows));
       p.league_size = (num_rows + p.work_per_team - 1) / p.work_per_team;
     }
+    // SELL prefetches a chunk at a time, so short rows cost it no more than long ones.
+    p.host_prefetch = kind == KernelKind::sell ? host_prefetch_enabled()
+                                               : host_prefetch_worthwhile(nnz, num_rows);
     if (nnz <= host_static_max_entries) {
       const std::int64_t units = kind == KernelKind::sell ? num_chunks
                                  : kind == KernelKind::column_major_rows
@@ -425,6 +441,7 @@ LaunchParameters bsr_launch_parameters(ExecutionSpace const& exec, std::int64_t 
     p.work_per_team = std::clamp<std::int64_t>(static_cast<std::int64_t>(target / per_block_row), 1,
                                                num_block_rows);
     p.league_size = (num_block_rows + p.work_per_team - 1) / p.work_per_team;
+    p.host_prefetch = host_prefetch_enabled(); // block rows of b x b blocks are never short
     if (entries <= static_cast<double>(host_static_max_entries)) {
       split_per_thread(p, num_block_rows, threads);
     }

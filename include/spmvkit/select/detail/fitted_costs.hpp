@@ -16,26 +16,26 @@ namespace spmvkit::detail {
 // clang-format off
 
 // Fitted on Intel(R) Xeon(R) Processor (OpenMP, 2 threads), Kokkos 3.4.01,
-// run of 2026-12-07T03:03:01Z .. 2026-12-07T03:26:43Z (2 runs), SpMVKit dc43d33;
+// run of 2026-12-07T06:54:54Z .. 2026-12-07T07:04:23Z (2 runs), SpMVKit cd5569b;
 // 23 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cd2d_N256, cd3d_N24, cd3d_N32, cd3d_N64, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, usroads-48.
 // Held out: bcsstk16, cage10, cd2d_N512, cd3d_N48, ct2010, email-Enron, fem_N96, goodwin, rmat_s20_e16, soc-Slashdot0902.
 // bsr* rows: fitted on AMD EPYC (OpenMP, 2 threads), run of 2026-11-29T15:59:10Z, SpMVKit 9fa74cb; 5 matrices: elasticity_N12, elasticity_N16, elasticity_N24, elasticity_N32, elasticity_N8.
 inline constexpr KernelCost fitted_host_costs_t2[] = {
     {"bsr", 1.335118e-10, 2.847131e-11, 3.244337e-08}, // 10 points, relative error median 0.02, max 0.09
-    {"coo", 0.000000e+00, 6.064844e-11, 2.321914e-10}, // 46 points, relative error median 0.20, max 0.56
-    {"crs_balanced", 0.000000e+00, 6.424183e-11, 2.806162e-11}, // 46 points, relative error median 0.15, max 0.47
-    {"crs_row_per_thread", 0.000000e+00, 5.517603e-11, 0.000000e+00}, // 46 points, relative error median 0.16, max 0.54
-    {"crs_vector", 0.000000e+00, 5.547271e-11, 0.000000e+00}, // 46 points, relative error median 0.14, max 0.53
-    {"ell", 4.412426e-06, 3.201937e-11, 0.000000e+00, 1.412376e-12}, // 32 points, relative error median 0.14, max 0.34
-    {"ellr", 0.000000e+00, 3.087362e-11, 8.364165e-09, 2.261093e-12}, // 32 points, relative error median 0.12, max 0.58
-    {"sell_c32_s1", 0.000000e+00, 5.572783e-11, 0.000000e+00}, // 46 points, relative error median 0.06, max 0.43
-    {"sell_c4_s1", 0.000000e+00, 5.770235e-11, 0.000000e+00}, // 46 points, relative error median 0.09, max 0.51
-    {"sell_c64_s1", 0.000000e+00, 6.917971e-11, 2.202425e-08}, // 46 points, relative error median 0.05, max 0.34
-    {"sell_c8_s1", 0.000000e+00, 6.188423e-11, 3.111203e-10}, // 46 points, relative error median 0.09, max 0.66
-    {"sell_offset16_c32_s1", 0.000000e+00, 6.333610e-11, 0.000000e+00}, // 30 points, relative error median 0.02, max 0.30
-    {"sell_offset16_c4_s1", 0.000000e+00, 6.178295e-11, 1.243913e-09}, // 30 points, relative error median 0.04, max 0.39
-    {"sell_offset16_c64_s1", 0.000000e+00, 7.972400e-11, 1.941675e-08}, // 30 points, relative error median 0.04, max 0.31
-    {"sell_offset16_c8_s1", 0.000000e+00, 6.078112e-11, 1.482749e-09}, // 30 points, relative error median 0.05, max 0.42
+    {"coo", 0.000000e+00, 4.733477e-11, 3.597116e-10}, // 46 points, relative error median 0.21, max 0.66
+    {"crs_balanced", 0.000000e+00, 4.724283e-11, 1.651555e-10}, // 46 points, relative error median 0.22, max 0.58
+    {"crs_row_per_thread", 0.000000e+00, 4.272832e-11, 0.000000e+00}, // 46 points, relative error median 0.18, max 0.61
+    {"crs_vector", 0.000000e+00, 4.242374e-11, 0.000000e+00}, // 46 points, relative error median 0.16, max 0.61
+    {"ell", 0.000000e+00, 3.153138e-11, 0.000000e+00, 8.547216e-13}, // 32 points, relative error median 0.08, max 0.36
+    {"ellr", 0.000000e+00, 3.320074e-11, 1.677073e-07, 9.759894e-13}, // 32 points, relative error median 0.12, max 0.68
+    {"sell_c32_s1", 0.000000e+00, 5.441380e-11, 8.476225e-09}, // 46 points, relative error median 0.14, max 0.39
+    {"sell_c4_s1", 0.000000e+00, 4.430209e-11, 0.000000e+00}, // 46 points, relative error median 0.13, max 0.49
+    {"sell_c64_s1", 0.000000e+00, 6.316321e-11, 2.183993e-08}, // 46 points, relative error median 0.12, max 0.35
+    {"sell_c8_s1", 0.000000e+00, 4.559583e-11, 3.219523e-09}, // 46 points, relative error median 0.14, max 0.44
+    {"sell_offset16_c32_s1", 0.000000e+00, 6.118447e-11, 1.522602e-08}, // 30 points, relative error median 0.07, max 0.28
+    {"sell_offset16_c4_s1", 3.011763e-08, 4.655829e-11, 0.000000e+00}, // 30 points, relative error median 0.06, max 0.49
+    {"sell_offset16_c64_s1", 0.000000e+00, 7.439264e-11, 3.723004e-08}, // 30 points, relative error median 0.04, max 0.21
+    {"sell_offset16_c8_s1", 0.000000e+00, 4.722439e-11, 1.553950e-09}, // 30 points, relative error median 0.05, max 0.38
     {nullptr, 0, 0, 0},
 };
 

@@ -48,6 +48,7 @@ struct BsrSpmvHost {
   Acc alpha, beta;
   Ordinal num_block_rows;
   std::int64_t block_rows_per_team;
+  bool prefetch = false; ///< prefetch the block rows' blocks ahead (LaunchParameters)
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const std::int64_t first = team.league_rank() * block_rows_per_team;
@@ -72,8 +73,10 @@ struct BsrSpmvHost {
         // docs/notes/2026-11-29-bsr-host-kk-bsrmatrix.md).
         Ordinal const* const bc = cols + at.slot(0);
         Scalar const* v = vals + at.value(0, 0, B * B);
-        host_prefetch_ahead(v, v + n * B * B);
-        host_prefetch_ahead(bc, bc + n);
+        if (prefetch) {
+          host_prefetch_ahead(v, v + n * B * B);
+          host_prefetch_ahead(bc, bc + n);
+        }
         for (std::int64_t j = 0; j < n; ++j, v += B * B) {
           const Ordinal col = bc[j] * B;
           Sum part[B];
@@ -380,9 +383,10 @@ void launch_bsr(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matr
   if (p.league_size == 0) return;
   if constexpr (is_host_space_v<ExecutionSpace>) {
     auto host = [&](auto mode) {
-      parallel_for_teams("SpMVKit::spmv::bsr", exec, p,
-                         BsrSpmvHost<B, decltype(mode)::value, Matrix, X, Y>{
-                             A.row_source(), x, y, alpha, beta, nbr, p.work_per_team});
+      parallel_for_teams(
+          "SpMVKit::spmv::bsr", exec, p,
+          BsrSpmvHost<B, decltype(mode)::value, Matrix, X, Y>{
+              A.row_source(), x, y, alpha, beta, nbr, p.work_per_team, p.host_prefetch});
     };
     if (A.chunk_size() != 1) {
       host(std::integral_constant<int, bsr_host_generic>{});

@@ -235,13 +235,23 @@ struct CrsSpmv {
   /// (balanced_first_row) rather than of rows_per_team rows, so a stretch of hub rows is not one
   /// thread's alone.
   std::int64_t balanced_blocks = 0;
+  /// Host: prefetch the rows' entries ahead (LaunchParameters::host_prefetch).
+  bool prefetch = false;
 
   static constexpr bool host_shape = true;
 
   /// Host shape (launch_parameters.hpp's HostBlock): the block's rows in a plain loop.
   KOKKOS_INLINE_FUNCTION void operator()(HostBlock block) const {
     with_beta_known(alpha, beta, [&](Acc a, Acc b, auto zero) {
-      with_blocks_known(x, [&](auto blocked) { host_rows(block.index, a, b, zero, blocked); });
+      with_blocks_known(x, [&](auto blocked) {
+        // Without prefetch the row loop is compiled without it: the cursor's test per row cost
+        // road graphs' short rows (docs/notes/2026-12-07-host-software-prefetch.md).
+        if (prefetch) {
+          host_rows(block.index, a, b, zero, blocked, std::true_type());
+        } else {
+          host_rows(block.index, a, b, zero, blocked, std::false_type());
+        }
+      });
     });
   }
 
@@ -256,22 +266,24 @@ struct CrsSpmv {
     return {first, first + rows_per_team < num_rows ? first + rows_per_team : num_rows};
   }
 
-  template <class BetaZero, class Blocked>
-  KOKKOS_INLINE_FUNCTION void host_rows(std::int64_t block, Acc a, Acc b, BetaZero zero,
-                                        Blocked) const {
+  template <class BetaZero, class Blocked, class Prefetch>
+  KOKKOS_INLINE_FUNCTION void host_rows(std::int64_t block, Acc a, Acc b, BetaZero zero, Blocked,
+                                        Prefetch) const {
     const auto starts = row_starts;
     const auto c = cols;
     const auto v = vals;
     const auto rows = block_rows(block);
     const std::int64_t first = rows.first, last = rows.second;
     const int blocks = Blocked::value ? column_blocks(x) : 1;
-    HostPrefetchCursor<Scalar> ahead_v(v.data() + starts(first));
-    HostPrefetchCursor<Ordinal> ahead_c(c.data() + starts(first));
+    HostPrefetchCursor<Scalar> ahead_v(v.data() + starts(first), Prefetch::value);
+    HostPrefetchCursor<Ordinal> ahead_c(c.data() + starts(first), Prefetch::value);
     for (std::int64_t row = first; row < last; ++row) {
       const Offset begin = starts(row);
       const Offset end = starts(row + 1);
-      ahead_v.through(v.data() + end);
-      ahead_c.through(c.data() + end);
+      if constexpr (Prefetch::value) {
+        ahead_v.through(v.data() + end);
+        ahead_c.through(c.data() + end);
+      }
       // Several blocks of columns: the row's entries come from L1 for every block after the
       // first, and x's and y's rows are read whole.
       for (int cb = 0; cb < blocks; ++cb) {
@@ -319,8 +331,8 @@ crs_row_kernel(LaunchParameters const& p, spmv_scalar_t<Matrix, Y> alpha, Matrix
                X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y) {
   const std::int64_t balanced =
       is_host_space_v<ExecutionSpace> && p.static_schedule ? p.league_size : 0;
-  return {A.row_starts(), A.column_indices(), A.values(),      x,       y, alpha,
-          beta,           A.num_rows(),       p.work_per_team, balanced};
+  return {A.row_starts(),  A.column_indices(), A.values(),     x, y, alpha, beta, A.num_rows(),
+          p.work_per_team, balanced,           p.host_prefetch};
 }
 
 /// The balanced CRS kernel (merge_path.hpp) over the matrix's kept tile plan.

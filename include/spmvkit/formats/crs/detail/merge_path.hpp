@@ -391,6 +391,8 @@ struct MergePathSpmv {
   std::int64_t num_rows;
   /// The last tile to finish adds the carries, instead of a second launch.
   bool carries_in_kernel;
+  /// Host shape: prefetch the tile's entries ahead (LaunchParameters::host_prefetch).
+  bool prefetch = false;
 
   /// Scratch of the staged shape: products (a block of columns: values and
   /// columns) and row ends of a tile, two buffers of partial sums per lane
@@ -453,14 +455,22 @@ struct MergePathSpmv {
   /// rows. The first row may have begun in an earlier tile, the last may go
   /// on in later ones (this tile's carry).
   KOKKOS_INLINE_FUNCTION void operator()(MergePathDirect, std::int64_t t) const {
-    with_blocks_known(x, [&](auto blocked) { direct(t, blocked); });
+    with_blocks_known(x, [&](auto blocked) {
+      if constexpr (is_host_space_v<ExecutionSpace>) {
+        if (prefetch) {
+          direct(t, blocked, std::true_type());
+          return;
+        }
+      }
+      direct(t, blocked, std::false_type());
+    });
   }
 
   /// The host shape's tile; with several blocks of columns (Blocked), each row's entries are
   /// walked once per block (from cache after the first where the row fits) and the tile keeps a
   /// carry per column (y.blocks == x.blocks: the fix-ups read K x y.blocks carries per tile).
-  template <class Blocked>
-  KOKKOS_INLINE_FUNCTION void direct(std::int64_t t, Blocked) const {
+  template <class Blocked, class Prefetch>
+  KOKKOS_INLINE_FUNCTION void direct(std::int64_t t, Blocked, Prefetch) const {
     const Ordinal i0 = tile_rows(t), i1 = tile_rows(t + 1);
     const Offset j0 = tile_nnz(t), j1 = tile_nnz(t + 1);
     Scalar const* const v = vals.data();
@@ -489,18 +499,22 @@ struct MergePathSpmv {
     } else {
       const auto xs = host_columns(x);
       Sum sum = 0;
-      HostPrefetchCursor<Scalar> ahead_v(v + j0);
-      HostPrefetchCursor<Ordinal> ahead_c(c + j0);
+      HostPrefetchCursor<Scalar> ahead_v(v + j0, Prefetch::value);
+      HostPrefetchCursor<Ordinal> ahead_c(c + j0, Prefetch::value);
       for (Ordinal r = i0; r < i1; ++r) {
         const Offset end = rows.row_end(r, k, j1);
-        ahead_v.through(v + end);
-        ahead_c.through(c + end);
+        if constexpr (Prefetch::value) {
+          ahead_v.through(v + end);
+          ahead_c.through(c + end);
+        }
         for (; k < end; ++k) sum += widened_product<Sum>(v[k], xs(c[k]));
         emit(r, sum);
         sum = 0;
       }
-      ahead_v.through(v + j1);
-      ahead_c.through(c + j1);
+      if constexpr (Prefetch::value) {
+        ahead_v.through(v + j1);
+        ahead_c.through(c + j1);
+      }
       for (; k < j1; ++k) sum += widened_product<Sum>(v[k], xs(c[k]));
       if constexpr (is_multi_vector_v<Y>) {
         for (int l = 0; l < lanes; ++l) carries(t * lanes + l) = static_cast<Carry>(sum.v[l]);
@@ -797,7 +811,8 @@ void spmv_merge_path(
                   static_cast<int>(p.work_per_team),
                   plan.num_tiles,
                   num_rows,
-                  in_kernel};
+                  in_kernel,
+                  p.host_prefetch};
   if (p.staged) {
     Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(
         exec, plan.num_tiles, p.team_size, 1);

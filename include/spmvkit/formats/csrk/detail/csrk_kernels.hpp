@@ -62,6 +62,7 @@ struct CsrkSpmv {
   Ordinal num_super_rows;
   int sr_slots;
   int row_slots;
+  bool prefetch = false; ///< host: prefetch the rows' entries ahead (host_prefetch_worthwhile)
 
   // y(row_permutation(row)) = beta y(...) + alpha sum. Overwrite (beta = 0)
   // is a template argument so that the beta = 0 loop never reads y (which
@@ -101,8 +102,8 @@ struct CsrkSpmv {
     if constexpr (Mapping == CsrkMapping::rows_in_order) {
       const std::int64_t first_row = super_rows(sr_begin);
       // Host teams are one thread: the rows in order, their entries prefetched ahead.
-      HostPrefetchCursor<Scalar> ahead_v(vals.data() + row_starts(first_row));
-      HostPrefetchCursor<Ordinal> ahead_c(cols.data() + row_starts(first_row));
+      HostPrefetchCursor<Scalar> ahead_v(vals.data() + row_starts(first_row), prefetch);
+      HostPrefetchCursor<Ordinal> ahead_c(cols.data() + row_starts(first_row), prefetch);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, super_rows(sr_end) - first_row),
                            [&](std::int64_t r) {
                              ahead_v.through(vals.data() + row_starts(first_row + r + 1));
@@ -157,7 +158,8 @@ void launch_csrk(ExecutionSpace const& exec, RowGroupsShape const& shape, std::i
           A.row_starts(), A.column_indices(), A.values(), A.row_permutation(), A.super_rows(),
           A.super_super_rows(), x, y, alpha, beta,
           static_cast<typename Matrix::ordinal_type>(A.num_super_rows()), shape.super_row_slots,
-          shape.row_slots});
+          shape.row_slots,
+          is_host_space_v<ExecutionSpace> && host_prefetch_worthwhile(A.nnz(), A.num_rows())});
 }
 
 /// y = beta y + alpha A x for a CSR-k matrix A with the given mapping and

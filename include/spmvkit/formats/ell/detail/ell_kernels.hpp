@@ -62,13 +62,14 @@ struct EllSpmv {
   Ordinal num_rows;
   Ordinal width;
   int strips_per_team;
+  bool prefetch = false; ///< host: prefetch the strips' column runs ahead (LaunchParameters)
 
   // Rows first_row .. first_row + Rows - 1 (all below num_rows), column by
   // column: ELL to the full width; ELL-R to the longest of these rows, each
   // row's terms past its own length skipped. Every row is long enough up to
   // the shortest, so only the columns between shortest and longest test the
   // lengths (none on a GPU, Rows = 1, nor in a strip of equal rows).
-  template <int Rows>
+  template <int Rows, bool Prefetch = false>
   KOKKOS_FORCEINLINE_FUNCTION void walk(Ordinal first_row) const {
     Ordinal length[Rows];
     Ordinal shortest = width, longest = width;
@@ -81,7 +82,7 @@ struct EllSpmv {
     }
     Ordinal const* const col_ptr = cols.data() + first_row;
     Scalar const* const val_ptr = vals.data() + first_row;
-    if constexpr (Rows > 1 && is_host_space_v<typename Matrix::execution_space>) {
+    if constexpr (Prefetch) {
       // A host strip reads one short run in each of `longest` column streams, more than the
       // hardware prefetchers follow at once: the same runs host_ell_prefetch_strips strips
       // ahead (the whole distance of the other kernels would leave the thread's strips).
@@ -135,7 +136,12 @@ struct EllSpmv {
       const std::int64_t first_row = (first_strip + s) * RowsPerThread;
       if (first_row >= num_rows) return;
       if (first_row + RowsPerThread <= num_rows) {
-        walk<RowsPerThread>(static_cast<Ordinal>(first_row));
+        // Compiled apart: the prefetch loop in the walk slowed strips that skip it.
+        if (RowsPerThread > 1 && is_host_space_v<typename Matrix::execution_space> && prefetch) {
+          walk<RowsPerThread, true>(static_cast<Ordinal>(first_row));
+        } else {
+          walk<RowsPerThread>(static_cast<Ordinal>(first_row));
+        }
       } else {
         for (auto row = static_cast<Ordinal>(first_row); row < num_rows; ++row) walk<1>(row);
       }
@@ -151,7 +157,8 @@ void launch_ell(ExecutionSpace const& exec, LaunchParameters const& p,
   parallel_for_teams(std::string(Width::label) + "spmv", exec, p,
                      EllSpmv<RowsPerThread, Unroll, Matrix, X, Y>{
                          A.column_indices(), A.values(), A.row_lengths(), x, y, alpha, beta,
-                         A.num_rows(), A.width(), static_cast<int>(p.work_per_team)});
+                         A.num_rows(), A.width(), static_cast<int>(p.work_per_team),
+                         p.host_prefetch});
 }
 
 template <class ExecutionSpace, class Matrix, class X, class Y>

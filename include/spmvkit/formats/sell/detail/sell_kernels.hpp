@@ -58,6 +58,7 @@ struct SellSpmv {
   Ordinal num_chunks;
   int chunk_size;
   int chunks_per_team;
+  bool prefetch = false; ///< host: prefetch the chunks' slots ahead (LaunchParameters)
 
   // Rows past num_rows (the tail of the last chunk) count as row 0, as in FillSell.
   KOKKOS_FORCEINLINE_FUNCTION Ordinal original_row(Ordinal stored_row) const {
@@ -108,8 +109,8 @@ struct SellSpmv {
     Scalar const* const val_ptr = vals.data();
     const int blocks = Blocked::value ? column_blocks(x) : 1;
     if (first >= last) return;
-    HostPrefetchCursor<Scalar> ahead_v(val_ptr + chunk_starts(first));
-    HostPrefetchCursor<Stored> ahead_c(col_ptr + chunk_starts(first));
+    HostPrefetchCursor<Scalar> ahead_v(val_ptr + chunk_starts(first), prefetch);
+    HostPrefetchCursor<Stored> ahead_c(col_ptr + chunk_starts(first), prefetch);
     for (Ordinal chunk = static_cast<Ordinal>(first); chunk < last; ++chunk) {
       const Offset base = chunk_starts(chunk);
       const Ordinal width = chunk_widths(chunk);
@@ -139,14 +140,12 @@ struct SellSpmv {
     const int threads_per_chunk = host_whole_chunk ? 1 : chunk_size / RowsPerThread;
     const Ordinal first_chunk = static_cast<Ordinal>(team.league_rank()) * chunks_per_team;
     // Host whole chunks: the team's one thread walks its chunks' slots in order.
-    HostPrefetchCursor<Scalar> ahead_v(vals.data());
-    HostPrefetchCursor<Stored> ahead_c(cols.data());
-    if constexpr (host_whole_chunk && is_host_space_v<typename Matrix::execution_space>) {
-      if (first_chunk < num_chunks) {
-        ahead_v = HostPrefetchCursor<Scalar>(vals.data() + chunk_starts(first_chunk));
-        ahead_c = HostPrefetchCursor<Stored>(cols.data() + chunk_starts(first_chunk));
-      }
-    }
+    const bool ahead = host_whole_chunk && is_host_space_v<typename Matrix::execution_space> &&
+                       prefetch && first_chunk < num_chunks;
+    HostPrefetchCursor<Scalar> ahead_v(vals.data() + (ahead ? chunk_starts(first_chunk) : 0),
+                                       ahead);
+    HostPrefetchCursor<Stored> ahead_c(cols.data() + (ahead ? chunk_starts(first_chunk) : 0),
+                                       ahead);
     Kokkos::parallel_for(
         Kokkos::TeamThreadRange(team, chunks_per_team * threads_per_chunk), [&](int t) {
           const Ordinal chunk = first_chunk + t / threads_per_chunk;
@@ -258,7 +257,7 @@ void launch_sell(ExecutionSpace const& exec, LaunchParameters const& p,
                      SellSpmv<RowsPerThread, Unroll, Matrix, X, Y>{
                          A.chunk_starts(), A.chunk_widths(), A.stored_columns(), A.values(),
                          A.row_permutation(), x, y, alpha, beta, A.num_rows(), A.num_chunks(),
-                         A.chunk_size(), static_cast<int>(p.work_per_team)});
+                         A.chunk_size(), static_cast<int>(p.work_per_team), p.host_prefetch});
 }
 
 template <class ExecutionSpace, class Matrix, class X, class Y>
