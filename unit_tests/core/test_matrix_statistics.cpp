@@ -230,4 +230,32 @@ TYPED_TEST(MatrixStatisticsTest, CrsRowLaunchesStaticWhereRowsAreAlike) {
   }
 }
 
+// Host kernels prefetch where rows average at least host_prefetch_min_row_entries entries (the
+// row kernels, ELL strips, the merge path), SELL and BSR at any length, unless
+// SPMVKIT_HOST_PREFETCH=0; GPU launches never do.
+TYPED_TEST(MatrixStatisticsTest, HostPrefetchWhereRowsAreLongEnough) {
+  using Exec = typename TypeParam::execution_space;
+  constexpr bool host = detail::is_host_space_v<Exec>;
+  const bool on = host && detail::host_prefetch_enabled();
+  const std::int64_t rows = 100000, short_nnz = detail::host_prefetch_min_row_entries * rows - 1,
+                     long_nnz = detail::host_prefetch_min_row_entries * rows;
+  for (auto kind : {detail::KernelKind::crs_row_per_thread, detail::KernelKind::crs_vector,
+                    detail::KernelKind::column_major_rows}) {
+    EXPECT_FALSE(detail::launch_parameters(Exec(), kind, rows, short_nnz).host_prefetch);
+    EXPECT_EQ(detail::launch_parameters(Exec(), kind, rows, long_nnz).host_prefetch, on);
+  }
+  EXPECT_EQ(
+      detail::launch_parameters(Exec(), detail::KernelKind::sell, rows, rows, 8).host_prefetch, on);
+  EXPECT_FALSE(detail::merge_path_parameters<Exec>(rows, short_nnz).host_prefetch);
+  EXPECT_EQ(detail::merge_path_parameters<Exec>(rows, long_nnz).host_prefetch, on);
+  EXPECT_EQ(detail::bsr_launch_parameters(Exec(), rows, rows, 3, 9, 1).host_prefetch, on);
+  // A cursor made off never prefetches: its next line lies past every address.
+  const double data[4] = {1, 2, 3, 4};
+  EXPECT_EQ(detail::HostPrefetchCursor<double>(data, false).next, ~std::uintptr_t(0));
+  const auto c = detail::HostPrefetchCursor<double>(data + 1, true);
+  EXPECT_EQ(c.next % 64, 0u);
+  EXPECT_EQ(c.next, (reinterpret_cast<std::uintptr_t>(data + 1) & ~std::uintptr_t(63)) +
+                        detail::host_prefetch_distance);
+}
+
 } // namespace
