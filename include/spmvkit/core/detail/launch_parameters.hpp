@@ -73,9 +73,9 @@ struct LaunchParameters {
   bool host_prefetch = false;
 };
 
-/// Rows of at most this many entries on average take no software prefetch on hosts: their
-/// per-row work, not the entry stream, bounds them, and the prefetches slowed road graphs
-/// (docs/notes/2026-12-07-host-software-prefetch.md).
+/// Rows of fewer than this many stored entries on average (ELL: its width) take no software
+/// prefetch on hosts: their per-row work, not the entry stream, bounds them, and the prefetches
+/// slowed road graphs (docs/notes/2026-12-07-host-software-prefetch.md).
 inline constexpr std::int64_t host_prefetch_min_row_entries = 4;
 
 /// Whether a host kernel over `entries` stored entries in `rows` rows prefetches them.

@@ -15,6 +15,9 @@
 
 namespace spmvkit::detail {
 
+/// How many strips ahead a host ELL strip prefetches its column streams.
+inline constexpr std::uintptr_t host_ell_prefetch_strips = 8;
+
 /// SpMV on an n x w column-major block (entry j of row i at j * n + i) for
 /// every width policy. A team covers strips_per_team strips of RowsPerThread
 /// consecutive rows, one strip per thread:
@@ -37,9 +40,6 @@ namespace spmvkit::detail {
 /// entries are read once and loaded as streaming data so that x keeps the
 /// cache. The last strip, when n is not a multiple of RowsPerThread, runs row
 /// by row.
-/// How many strips ahead a host ELL strip prefetches its column streams.
-inline constexpr std::uintptr_t host_ell_prefetch_strips = 8;
-
 template <int RowsPerThread, int Unroll, class Matrix, class X, class Y>
 struct EllSpmv {
   using Scalar = typename Matrix::value_type;
