@@ -441,7 +441,7 @@ LaunchParameters bsr_launch_parameters(ExecutionSpace const& exec, std::int64_t 
     p.work_per_team = std::clamp<std::int64_t>(static_cast<std::int64_t>(target / per_block_row), 1,
                                                num_block_rows);
     p.league_size = (num_block_rows + p.work_per_team - 1) / p.work_per_team;
-    p.host_prefetch = host_prefetch_enabled(); // block rows of b x b blocks are never short
+    p.host_prefetch = host_prefetch_enabled(); // a block row at a time, 1 x 1 blocks included
     if (entries <= static_cast<double>(host_static_max_entries)) {
       split_per_thread(p, num_block_rows, threads);
     }
