@@ -323,23 +323,27 @@ inline constexpr std::uintptr_t host_prefetch_distance = 4096;
 #define SPMVKIT_HOST_PREFETCH_ENABLED 0
 #endif
 
+/// Prefetches the cache lines from the one holding `next` up to `end` (addresses as integers;
+/// a hint: it never faults, also past an allocation's end) and returns the line after the last.
+KOKKOS_FORCEINLINE_FUNCTION std::uintptr_t host_prefetch_lines(std::uintptr_t next,
+                                                               std::uintptr_t end) {
+  constexpr std::uintptr_t line = 64;
+#if SPMVKIT_HOST_PREFETCH_ENABLED
+  for (; next < end; next += line) __builtin_prefetch(reinterpret_cast<void const*>(next));
+#else
+  (void)end;
+#endif
+  return next;
+}
+
 /// Host kernels: prefetches the cache lines of [begin, end) `distance` bytes ahead, where the
-/// same thread's walk of that stream will be then. A hint: it never faults, also past an
-/// allocation's end.
+/// same thread's walk of that stream will be then.
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION void
 host_prefetch_ahead(T const* begin, T const* end,
                     std::uintptr_t distance = host_prefetch_distance) {
-#if SPMVKIT_HOST_PREFETCH_ENABLED
-  constexpr std::uintptr_t line = 64;
-  std::uintptr_t p = (reinterpret_cast<std::uintptr_t>(begin) & ~(line - 1)) + distance;
-  const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(end) + distance;
-  for (; p < e; p += line) __builtin_prefetch(reinterpret_cast<void const*>(p));
-#else
-  (void)begin;
-  (void)end;
-  (void)distance;
-#endif
+  host_prefetch_lines((reinterpret_cast<std::uintptr_t>(begin) & ~std::uintptr_t(63)) + distance,
+                      reinterpret_cast<std::uintptr_t>(end) + distance);
 }
 
 /// A host thread's walk along one array from `begin`: through(end) prefetches the lines up to
@@ -354,12 +358,8 @@ struct HostPrefetchCursor {
                       host_prefetch_distance
                 : ~std::uintptr_t(0)) {}
   KOKKOS_FORCEINLINE_FUNCTION void through(T const* end) {
-#if SPMVKIT_HOST_PREFETCH_ENABLED
-    const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(end) + host_prefetch_distance;
-    for (; next < e; next += 64) __builtin_prefetch(reinterpret_cast<void const*>(next));
-#else
-    (void)end;
-#endif
+    next =
+        host_prefetch_lines(next, reinterpret_cast<std::uintptr_t>(end) + host_prefetch_distance);
   }
 };
 
