@@ -4,6 +4,7 @@
 // 3 x 3 block pattern BSR detects, symmetry and definiteness, rigid-body
 // modes in the kernel of the unconstrained rows, second-order convergence of
 // the discretisation error, and the bad inputs.
+#include "env_guard.hpp"
 #include "test_utils.hpp"
 
 #include <spmvkit/formats/bsr/bsr_matrix.hpp>
@@ -162,6 +163,24 @@ TEST(ElasticityBadInput, NamesTheValue) {
   // 3 N (N+1)^2 rows beyond int, before anything is allocated.
   EXPECT_THROW((make_elasticity<CrsFormat, double>(Exec(), 1000)), std::length_error);
   EXPECT_THROW((make_elasticity<CrsFormat, double>(Exec(), 30000)), std::length_error);
+}
+
+// A problem whose values alone exceed the memory limit is refused by size, before the
+// format allocates anything (a host allocation past memory fails only at first touch).
+TEST(ElasticityBadInput, BeyondTheMemoryLimitBeforeAllocating) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  // N = 8: 9 * 22 * 25^2 = 123,750 values, 990,000 bytes in double.
+  EnvGuard env("SPMVKIT_MEMORY_LIMIT", "989999");
+  try {
+    make_elasticity<BsrFormat, double>(Exec(), 8);
+    ADD_FAILURE() << "N = 8 built under a 989,999-byte limit";
+  } catch (std::length_error const& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "spmvkit::make_elasticity: N = 8 needs 990000 bytes for its 123750 values alone, "
+              "more than the limit of 989999 bytes (SPMVKIT_MEMORY_LIMIT)");
+  }
+  EnvGuard fits("SPMVKIT_MEMORY_LIMIT", "990000");
+  EXPECT_EQ((make_elasticity<BsrFormat, double>(Exec(), 8).nnz()), 123750);
 }
 
 } // namespace

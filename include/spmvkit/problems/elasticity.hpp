@@ -23,6 +23,7 @@
 /// space from a row source, like the FEM Poisson problem.
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
+#include <spmvkit/core/memory_limit.hpp>
 #include <spmvkit/formats/crs/crs_matrix.hpp>
 #include <spmvkit/problems/detail/elasticity_kernels.hpp>
 
@@ -94,8 +95,9 @@ using elasticity_vector_t =
 /// Assembles the stiffness matrix in any format on `exec` from its row
 /// source (Format::from_rows). Throws what Elasticity throws,
 /// std::length_error when the problem does not fit Ordinal (rows) or Offset
-/// (nonzeros), both before anything large is allocated, and what
-/// Format::from_rows throws.
+/// (nonzeros) or when its values alone exceed the memory limit of exec's space
+/// (memory_limit: SPMVKIT_MEMORY_LIMIT, else the free memory), all before
+/// anything large is allocated, and what Format::from_rows throws.
 ///
 /// Usage: `make_elasticity<BsrFormat, double>(exec, 32)`.
 template <class Format, class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>
@@ -106,6 +108,17 @@ make_elasticity(ExecutionSpace const& exec, std::int64_t N, ElasticityMaterial c
   const Elasticity p(N, material);
   detail::checked_index<Ordinal>(p.num_rows, "unknowns 3N(N+1)^2", where);
   detail::checked_index<Offset>(p.nnz, "nonzeros 9(3N-2)(3N+1)^2", where);
+  // Every format stores each value at least once; a host allocation beyond memory would
+  // only fail at first touch, under the kernel's OOM killer.
+  const auto values_bytes =
+      static_cast<std::uint64_t>(p.nnz) * static_cast<std::uint64_t>(sizeof(Scalar));
+  const MemoryLimit limit = memory_limit<typename ExecutionSpace::memory_space>(0, "option", where);
+  if (!limit.admits(values_bytes)) {
+    throw std::length_error(std::string(where) + ": N = " + std::to_string(N) + " needs " +
+                            std::to_string(values_bytes) + " bytes for its " +
+                            std::to_string(p.nnz) + " values alone, more than the limit of " +
+                            std::to_string(limit.bytes) + " bytes (" + limit.source + ")");
+  }
   using Device = Kokkos::Device<ExecutionSpace, typename ExecutionSpace::memory_space>;
   Kokkos::View<double*, Device> element("SpMVKit::elasticity::element_stiffness", 24 * 24);
   auto host = Kokkos::create_mirror_view(element);

@@ -440,6 +440,17 @@ TYPED_TEST(BsrTest, RejectsBadOptionsAndUnsortedRows) {
   EXPECT_THROW(Bsr(4, 4, 0, 2, BsrBlockLayout::row_major, 0, Offsets("s", 2), Ordinals(),
                    Ordinals("c", 0), Values("v", 0)),
                std::invalid_argument);
+  // b = 0 means "detect" only in BsrOptions; a matrix never has it.
+  for (int b : {0, 9}) {
+    try {
+      Bsr(8, 8, 0, b, BsrBlockLayout::row_major, 1, Offsets("s", 2), Ordinals(), Ordinals("c", 0),
+          Values("v", 0));
+      ADD_FAILURE() << "block size " << b << " accepted";
+    } catch (std::invalid_argument const& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "spmvkit::BsrMatrix: block size " + std::to_string(b) + " is outside 1..8");
+    }
+  }
 }
 
 // Chunks of C block rows: padded to their widest block row, the entries of a
