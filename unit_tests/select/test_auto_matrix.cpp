@@ -111,6 +111,28 @@ TYPED_TEST(SelectTest, BlockFeaturesAndTheBsrEstimate) {
   EXPECT_EQ(make_auto_matrix(Exec(), E8, o).selection().format, "bsr");
 }
 
+// ELL-R's estimate: its entries and row lengths where a thread walks one row (GPUs); on the
+// host a strip of column_major_host_rows_per_thread rows reads to its longest row, so the
+// padding of SELL at that chunk size is counted.
+TYPED_TEST(SelectTest, EllrEstimateCountsWhatItsWalkReads) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  const auto A = make_fem_poisson_crs<Scalar>(Exec(), 6); // rows of 8 to 27 entries
+  const auto f = compute_features(Exec(), A);
+  const TypeSizes sizes{static_cast<int>(sizeof(Scalar)), 4, 4};
+  const auto e = format_cost<EllrFormat>::estimate<Exec>(f, EllOptions{}, sizes);
+  ASSERT_TRUE(e);
+  const auto read = static_cast<double>(
+      detail::is_host_space_v<Exec> ? f.sell_padded(detail::column_major_host_rows_per_thread)
+                                    : f.rows.nnz);
+  EXPECT_DOUBLE_EQ(e->bytes, read * (sizeof(Scalar) + 4) + f.rows.num_rows * 4.0 +
+                                 detail::vector_bytes(f, sizes));
+  if (detail::is_host_space_v<Exec>) {
+    EXPECT_GT(read, static_cast<double>(f.rows.nnz));
+  }
+  EXPECT_DOUBLE_EQ(e->critical_entries, static_cast<double>(f.rows.max_row_length));
+}
+
 TYPED_TEST(SelectTest, SellOffset16EligibilityAtTheInt16Limits) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

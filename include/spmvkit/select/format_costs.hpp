@@ -11,7 +11,7 @@
 /// variant and backend:
 ///
 /// - `bytes`: the variant's byte model (the F::bytes of the matrix it would
-///   build), padding included;
+///   build), padding included; host ELL-R counts the padding its strips read;
 /// - `critical_entries`: the entries on the longest serial path of the
 ///   kernel, the work one thread (or one group of lanes) must do alone. For a
 ///   kernel that owns whole rows it is the longest row (divided by its lanes);
@@ -162,9 +162,15 @@ struct format_cost<BasicEllFormat<Width>> {
                                    ? o.max_padded_entries
                                    : detail::default_ell_padding_limit(n, f.rows.nnz);
     if (padded > limit) return std::nullopt;
+    // A host ELL-R strip of column_major_host_rows_per_thread rows reads to its longest row, so
+    // it moves the lines of SELL-C-1's padding at that C, not only its entries.
+    const double read =
+        detail::is_host_space_v<ExecutionSpace> && Width::stops_at_row_length
+            ? static_cast<double>(f.sell_padded(detail::column_major_host_rows_per_thread))
+            : static_cast<double>(f.rows.nnz);
     SpmvEstimate e;
-    e.bytes = Width::matrix_bytes(static_cast<double>(n), static_cast<double>(f.rows.nnz),
-                                  static_cast<double>(padded), s.scalar, s.ordinal) +
+    e.bytes = Width::matrix_bytes(static_cast<double>(n), read, static_cast<double>(padded),
+                                  s.scalar, s.ordinal) +
               detail::vector_bytes(f, s);
     e.critical_entries = static_cast<double>(f.rows.max_row_length);
     return e;

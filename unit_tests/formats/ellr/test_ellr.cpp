@@ -47,8 +47,9 @@ TYPED_TEST(EllrTest, SameLayoutAsEll) {
   }
 }
 
-// The point of ELL-R: padding is never read. NaN planted in every padding
-// slot leaves ELL-R's product untouched and turns ELL's rows with padding NaN.
+// The point of ELL-R: padding never enters a sum (host strips read it and drop
+// its terms). NaN planted in every padding slot leaves ELL-R's product
+// untouched and turns ELL's rows with padding NaN.
 TYPED_TEST(EllrTest, StopsEachRowAtItsLength) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;

@@ -118,12 +118,15 @@ struct EllSpmv {
                                        xs(load_streaming(col_ptr + slot + r)));
     }
     if constexpr (Width::stops_at_row_length && Rows > 1) {
+      // Padding holds 0 at a valid column (FillEll), so its terms are computed like ELL's and
+      // dropped by a select: a branch per entry mispredicted on rows of mixed lengths.
       for (; j < longest; ++j) {
         const Offset slot = static_cast<Offset>(j) * num_rows;
-        for (int r = 0; r < Rows; ++r)
-          if (j < length[r])
-            sum[r] += widened_product<Sum>(load_streaming(val_ptr + slot + r),
-                                           xs(load_streaming(col_ptr + slot + r)));
+        for (int r = 0; r < Rows; ++r) {
+          const Sum term = widened_product<Sum>(load_streaming(val_ptr + slot + r),
+                                                xs(load_streaming(col_ptr + slot + r)));
+          sum[r] = j < length[r] ? sum[r] + term : sum[r];
+        }
       }
     }
     for (int r = 0; r < Rows; ++r) store_row(y, first_row + r, alpha, beta, sum[r]);
