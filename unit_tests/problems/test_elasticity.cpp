@@ -181,6 +181,11 @@ TEST(ElasticityBadInput, BeyondTheMemoryLimitBeforeAllocating) {
   }
   EnvGuard fits("SPMVKIT_MEMORY_LIMIT", "990000");
   EXPECT_EQ((make_elasticity<BsrFormat, double>(Exec(), 8).nnz()), 123750);
+  // N = 250: 3.8e9 values (30 GB) with 64-bit offsets, refused by size under a 1 GB limit, not
+  // by a failed (or, on Linux hosts, overcommitted) allocation.
+  EnvGuard small("SPMVKIT_MEMORY_LIMIT", "1000000000");
+  EXPECT_THROW((make_elasticity<CrsFormat, double, Exec, int, std::int64_t>(Exec(), 250)),
+               std::length_error);
 }
 
 } // namespace

@@ -97,7 +97,8 @@ using elasticity_vector_t =
 /// std::length_error when the problem does not fit Ordinal (rows) or Offset
 /// (nonzeros) or when its values alone exceed the memory limit of exec's space
 /// (memory_limit: SPMVKIT_MEMORY_LIMIT, else the free memory), all before
-/// anything large is allocated, and what Format::from_rows throws.
+/// anything large is allocated, std::invalid_argument when SPMVKIT_MEMORY_LIMIT
+/// is not a positive byte count, and what Format::from_rows throws.
 ///
 /// Usage: `make_elasticity<BsrFormat, double>(exec, 32)`.
 template <class Format, class Scalar, class ExecutionSpace, class Ordinal = int, class Offset = int>

@@ -11,7 +11,8 @@
 /// variant and backend:
 ///
 /// - `bytes`: the variant's byte model (the F::bytes of the matrix it would
-///   build), padding included; host ELL-R counts the padding its strips read;
+///   build), padding included; host ELL-R, unlike its F::bytes, counts the
+///   padding its strips read;
 /// - `critical_entries`: the entries on the longest serial path of the
 ///   kernel, the work one thread (or one group of lanes) must do alone. For a
 ///   kernel that owns whole rows it is the longest row (divided by its lanes);
@@ -163,7 +164,8 @@ struct format_cost<BasicEllFormat<Width>> {
                                    : detail::default_ell_padding_limit(n, f.rows.nnz);
     if (padded > limit) return std::nullopt;
     // A host ELL-R strip of column_major_host_rows_per_thread rows reads to its longest row, so
-    // it moves the lines of SELL-C-1's padding at that C, not only its entries.
+    // it moves the lines of SELL-C-1's padding at that C, not only its entries (a partial last
+    // strip, walked row by row, and the narrower strips of several vectors are priced alike).
     const double read =
         detail::is_host_space_v<ExecutionSpace> && Width::stops_at_row_length
             ? static_cast<double>(f.sell_padded(detail::column_major_host_rows_per_thread))

@@ -47,9 +47,9 @@ TYPED_TEST(EllrTest, SameLayoutAsEll) {
   }
 }
 
-// The point of ELL-R: padding never enters a sum (host strips read it and drop
-// its terms). NaN planted in every padding slot leaves ELL-R's product
-// untouched and turns ELL's rows with padding NaN.
+// The point of ELL-R: padding never enters a sum (host strips compute its
+// terms and drop them). NaN planted in every padding slot leaves ELL-R's
+// product untouched and turns ELL's rows with padding NaN.
 TYPED_TEST(EllrTest, StopsEachRowAtItsLength) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -77,6 +77,17 @@ TYPED_TEST(EllrTest, StopsEachRowAtItsLength) {
   spmv(Exec(), Scalar(1), E, x, Scalar(0), y);
   auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
   for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(std::isnan(yh(i)), lengths(i) < w) << "row " << i;
+
+  // Nor does a padding column: arrays built by hand may leave it far out of range.
+  auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), clean.column_indices());
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = lengths(i); j < w; ++j) cols(j * n + i) = 1 << 30;
+  typename EllMatrix<Scalar, Exec>::ordinals_type wild("wild", cols.extent(0));
+  Kokkos::deep_copy(wild, cols);
+  const EllrMatrix<Scalar, Exec> W(n, h.cols, h.nnz(), w, wild, poisoned, clean.row_lengths());
+  Kokkos::deep_copy(y, Scalar(0));
+  spmv(Exec(), Scalar(1), W, x, Scalar(0), y);
+  EXPECT_TRUE(matches_reference<Scalar>(y, reference_spmv<Scalar>(h, 1.0, xh, 0.0, xh)));
 }
 
 TYPED_TEST(EllrTest, ByteModelCountsTheEntriesAndRowLengths) {

@@ -89,8 +89,8 @@ public:
 
   /// Takes ownership of already-built arrays (n * width entries each, and n
   /// row lengths); use make_ell() / make_ellr() to convert a CrsMatrix.
-  /// Padding slots must hold a valid column, as detail::FillEll writes them:
-  /// ELL multiplies them, and ELL-R's host strips read them (their terms dropped).
+  /// ELL multiplies its padding slots, so they must hold a valid column, as
+  /// detail::FillEll writes them; ELL-R never indexes x with them.
   BasicEllMatrix(std::int64_t num_rows, std::int64_t num_cols, std::int64_t nnz, std::int64_t width,
                  ordinals_type column_indices, values_type values, ordinals_type row_lengths)
       : num_rows_(detail::checked_index<Ordinal>(num_rows, "num_rows", Width::class_name)),

@@ -20,7 +20,8 @@ namespace detail {
 /// Width policy of ELL-R: each row walks row_lengths()(row) entries. On a GPU
 /// a thread whose row is done idles while the longer rows of its warp go on,
 /// and the padding slots are never requested; on the host a thread walks its
-/// strip's rows one after the other (detail::EllSpmv).
+/// strip of rows column by column to the strip's longest row and drops the
+/// shorter rows' padded terms (detail::EllSpmv).
 struct EllRowLengths {
   static constexpr char const* family = "ellr";
   static constexpr char const* class_name = "spmvkit::EllrMatrix";

@@ -73,11 +73,15 @@ struct EllSpmv {
   KOKKOS_FORCEINLINE_FUNCTION void walk(Ordinal first_row) const {
     Ordinal length[Rows];
     Ordinal shortest = width, longest = width;
+    int widest = 0; // a row as long as the strip's longest: a real column at every j < longest
     if constexpr (Width::stops_at_row_length) {
       for (int r = 0; r < Rows; ++r) {
         length[r] = lengths(first_row + r);
         shortest = r == 0 || length[r] < shortest ? length[r] : shortest;
-        longest = r == 0 || length[r] > longest ? length[r] : longest;
+        if (r == 0 || length[r] > longest) {
+          longest = length[r];
+          widest = r;
+        }
       }
     }
     Ordinal const* const col_ptr = cols.data() + first_row;
@@ -118,14 +122,18 @@ struct EllSpmv {
                                        xs(load_streaming(col_ptr + slot + r)));
     }
     if constexpr (Width::stops_at_row_length && Rows > 1) {
-      // Padding holds 0 at a valid column (FillEll), so its terms are computed like ELL's and
-      // dropped by a select: a branch per entry mispredicted on rows of mixed lengths.
+      // Every term is computed and a padded one dropped by a select: a branch per entry
+      // mispredicted on rows of mixed lengths. A padded slot reads x at the widest row's column,
+      // so padding that a caller's arrays leave invalid is never used as an index.
       for (; j < longest; ++j) {
         const Offset slot = static_cast<Offset>(j) * num_rows;
+        const Ordinal real = load_streaming(col_ptr + slot + widest);
         for (int r = 0; r < Rows; ++r) {
-          const Sum term = widened_product<Sum>(load_streaming(val_ptr + slot + r),
-                                                xs(load_streaming(col_ptr + slot + r)));
-          sum[r] = j < length[r] ? sum[r] + term : sum[r];
+          const bool stored = j < length[r];
+          const Ordinal c = load_streaming(col_ptr + slot + r);
+          const Sum term =
+              widened_product<Sum>(load_streaming(val_ptr + slot + r), xs(stored ? c : real));
+          sum[r] = stored ? sum[r] + term : sum[r];
         }
       }
     }
