@@ -327,8 +327,8 @@ inline constexpr std::uintptr_t host_prefetch_distance = 4096;
 /// a hint: it never faults, also past an allocation's end) and returns the line after the last.
 KOKKOS_FORCEINLINE_FUNCTION std::uintptr_t host_prefetch_lines(std::uintptr_t next,
                                                                std::uintptr_t end) {
-  constexpr std::uintptr_t line = 64;
 #if SPMVKIT_HOST_PREFETCH_ENABLED
+  constexpr std::uintptr_t line = 64;
   for (; next < end; next += line) __builtin_prefetch(reinterpret_cast<void const*>(next));
 #else
   (void)end;
