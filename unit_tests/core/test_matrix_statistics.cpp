@@ -230,6 +230,63 @@ TYPED_TEST(MatrixStatisticsTest, CrsRowLaunchesStaticWhereRowsAreAlike) {
   }
 }
 
+// SELL's and ELL's launches: as the CRS row kernels', static at any size on hosts where the
+// longest row is below 8 times the mean (one block per thread: SELL's weighted by its kernel,
+// ELL's equal shares of strips), dynamic above host_static_max_entries where it is not; the
+// longest row is read only there, never on GPUs.
+TYPED_TEST(MatrixStatisticsTest, SellAndEllLaunchesStaticWhereRowsAreAlike) {
+  using Exec = typename TypeParam::execution_space;
+  const std::int64_t threads = std::max<std::int64_t>(1, Exec().concurrency());
+  const std::int64_t rows = 1000000, nnz = 10000000; // mean 10, above host_static_max_entries
+  for (auto kind : {detail::KernelKind::sell, detail::KernelKind::column_major_rows}) {
+    const int C = kind == detail::KernelKind::sell ? 8 : 1;
+    for (std::int64_t longest : {79, 80, 5000}) { // 7.9x, 8x and 500x the mean
+      int reads = 0;
+      auto longest_row = [&] {
+        ++reads;
+        return longest;
+      };
+      const auto p = detail::padded_rows_launch_parameters(Exec(), kind, rows, nnz + rows, nnz, C,
+                                                           longest_row);
+      const auto plain = detail::launch_parameters(Exec(), kind, rows, nnz + rows, C);
+      SCOPED_TRACE("C = " + std::to_string(C) + ", longest row " + std::to_string(longest));
+      if constexpr (detail::is_host_space_v<Exec>) {
+        EXPECT_EQ(reads, 1);
+        const bool alike = longest < 80;
+        EXPECT_EQ(p.static_schedule, alike);
+        EXPECT_FALSE(plain.static_schedule);
+        if (alike) {
+          const std::int64_t units =
+              kind == detail::KernelKind::sell
+                  ? (rows + C - 1) / C
+                  : (rows + plain.rows_per_thread - 1) / plain.rows_per_thread;
+          const std::int64_t share = (units + threads - 1) / threads;
+          EXPECT_EQ(p.work_per_team, share);
+          EXPECT_EQ(p.league_size, (units + share - 1) / share);
+        } else {
+          EXPECT_EQ(p.league_size, plain.league_size);
+          EXPECT_EQ(p.work_per_team, plain.work_per_team);
+        }
+        EXPECT_EQ(p.rows_per_thread, plain.rows_per_thread);
+      } else {
+        EXPECT_EQ(reads, 0);
+        EXPECT_EQ(p.league_size, plain.league_size);
+        EXPECT_EQ(p.team_size, plain.team_size);
+      }
+    }
+    // At most host_static_max_entries: static anyway, without reading the longest row.
+    int reads = 0;
+    const auto small =
+        detail::padded_rows_launch_parameters(Exec(), kind, 1000, detail::host_static_max_entries,
+                                              detail::host_static_max_entries, C, [&] {
+                                                ++reads;
+                                                return std::int64_t(5000);
+                                              });
+    EXPECT_EQ(reads, 0);
+    EXPECT_EQ(small.static_schedule, detail::is_host_space_v<Exec>);
+  }
+}
+
 // Host kernels prefetch where rows average at least host_prefetch_min_row_entries entries (the
 // row kernels, ELL strips, the merge path), SELL and BSR at any length, unless
 // SPMVKIT_HOST_PREFETCH=0; GPU launches never do.

@@ -424,3 +424,98 @@ TYPED_TEST(SellTest, SellOffset16PaddingOfEmptyRowsPastTheLastColumn) {
 }
 
 } // namespace
+
+// longest_row() is the longest row of the source (the widest chunk), kept after the first call;
+// a static host launch of 16 blocks walks chunk shares of equal weighted rows plus slots
+// (balanced_first_unit over the chunk starts: contiguous, covering every chunk once), GPU teams
+// chunks_per_team chunks; and a product past host_static_max_entries over alike rows, the static
+// launch on hosts, matches the CRS product.
+TYPED_TEST(SellTest, LongestRowAndWeightedHostBlocks) {
+  using Scalar = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using V = Kokkos::View<Scalar*, Exec>;
+  for (auto const& matrix : layout_matrices()) {
+    // Not a structured binding: C++17 lambdas cannot capture those.
+    std::string const& name = matrix.first;
+    HostCrs const& h = matrix.second;
+    std::int64_t longest = 0;
+    for (std::int64_t r = 0; r < h.rows; ++r) {
+      longest = std::max<std::int64_t>(longest, h.row_starts[static_cast<std::size_t>(r) + 1] -
+                                                    h.row_starts[static_cast<std::size_t>(r)]);
+    }
+    const auto A = make_device_crs<Scalar, Exec>(h);
+    for (int C : {1, 4, 32}) {
+      for (std::int64_t sigma : {std::int64_t(1), std::int64_t(64)}) {
+        for_each_sell_format<Scalar, Exec>([&](std::string const& format, auto make) {
+          SCOPED_TRACE(name + " " + format + " C=" + std::to_string(C) +
+                       " sigma=" + std::to_string(sigma));
+          const auto S = make(A, C, sigma);
+          EXPECT_EQ(S.longest_row(), longest);
+          EXPECT_EQ(S.longest_row(), longest); // kept
+          using Kernel = detail::SellSpmv<1, 1, std::decay_t<decltype(S)>, V, V>;
+          detail::LaunchParameters p;
+          detail::split_per_thread(p, S.num_chunks(), 16);
+          const V x("x", h.cols), y("y", h.rows);
+          const Kernel k{S.chunk_starts(),
+                         S.chunk_widths(),
+                         S.stored_columns(),
+                         S.values(),
+                         S.row_permutation(),
+                         x,
+                         y,
+                         Scalar(1),
+                         Scalar(0),
+                         S.num_rows(),
+                         S.num_chunks(),
+                         S.chunk_size(),
+                         static_cast<int>(p.work_per_team),
+                         false,
+                         detail::is_host_space_v<Exec> ? p.league_size : 0};
+          auto starts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), S.chunk_starts());
+          std::int64_t next = 0;
+          for (std::int64_t b = 0; b < p.league_size; ++b) {
+            const auto chunks = k.block_chunks(b);
+            if constexpr (detail::is_host_space_v<Exec>) {
+              ASSERT_EQ(chunks.first, next) << "block " << b;
+              ASSERT_EQ(chunks.second,
+                        detail::balanced_first_unit(starts, S.num_chunks(), b + 1, p.league_size,
+                                                    detail::host_row_weight * C))
+                  << "block " << b;
+              next = chunks.second;
+            } else {
+              ASSERT_EQ(chunks.first, b * p.work_per_team) << "block " << b;
+            }
+          }
+          if (detail::is_host_space_v<Exec>) {
+            EXPECT_EQ(next, S.num_chunks());
+          }
+        });
+      }
+    }
+  }
+  // FEM N = 32: 753,571 entries, rows of 8 to 27 entries.
+  const auto F = make_fem_poisson_crs<Scalar, Exec>(Exec(), 32);
+  ASSERT_GT(static_cast<std::int64_t>(F.nnz()), detail::host_static_max_entries);
+  const V x = random_vector<V>(F.num_cols(), 5, "x");
+  V by_crs("by_crs", F.num_rows());
+  spmv(Exec(), Scalar(1), F, x, Scalar(0), by_crs, CrsKernel::row_per_thread);
+  auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), by_crs);
+  const double tol = std::is_same_v<Scalar, float> ? 1e-4 : 1e-12;
+  for (int C : {8, 32}) {
+    for_each_sell_format<Scalar, Exec>([&](std::string const& format, auto make) {
+      SCOPED_TRACE(format + " C=" + std::to_string(C));
+      const auto S = make(F, C, 1);
+      const auto p = detail::padded_rows_launch_parameters(Exec(), detail::KernelKind::sell,
+                                                           S.num_rows(), S.nnz(), S.nnz(), C,
+                                                           [&] { return S.longest_row(); });
+      EXPECT_EQ(p.static_schedule, detail::is_host_space_v<Exec>);
+      V y("y", F.num_rows());
+      Kokkos::deep_copy(y, std::numeric_limits<Scalar>::quiet_NaN());
+      spmv(Exec(), Scalar(1), S, x, Scalar(0), y);
+      auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+      for (std::int64_t i = 0; i < F.num_rows(); ++i) {
+        ASSERT_NEAR(s(i), r(i), tol * (1 + std::abs(r(i)))) << "row " << i;
+      }
+    });
+  }
+}

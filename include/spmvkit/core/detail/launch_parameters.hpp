@@ -41,8 +41,8 @@ struct LaunchParameters {
   std::int64_t league_size = 0;
   int team_size = 1;
   int vector_length = 1;
-  /// Rows (CRS) or chunks (SELL) handled by one team (host static CRS launches: a share of
-  /// weighted rows plus entries instead, crs_kernels.hpp's balanced_first_row).
+  /// Rows (CRS) or chunks (SELL) handled by one team (host static CRS and SELL launches: a share
+  /// of weighted rows or chunks plus entries instead, balanced_first_unit).
   std::int64_t work_per_team = 1;
   /// SELL: rows of a chunk handled by one thread; column_major_rows: rows of
   /// the strip one thread walks (both compile-time in the kernel).
@@ -86,8 +86,8 @@ inline bool host_prefetch_worthwhile(std::int64_t entries, std::int64_t rows) {
 /// Host launches over at most this many entries (the merge path: path items) take a static
 /// schedule: below it Kokkos' dynamic schedule costs more per launch than the product takes;
 /// larger launches keep dynamic ones, which balance
-/// (docs/notes/2026-11-30-host-static-schedule.md), except the CRS row kernels' where rows are
-/// alike (crs_rows_launch_parameters).
+/// (docs/notes/2026-11-30-host-static-schedule.md), except those of the CRS row kernels, SELL and
+/// ELL where rows are alike (crs_rows_launch_parameters, padded_rows_launch_parameters).
 inline constexpr std::int64_t host_static_max_entries = std::int64_t(1) << 19;
 
 /// `units` of work (rows, chunks, strips, block rows) as one team per thread, in order.
@@ -95,6 +95,37 @@ inline void split_per_thread(LaunchParameters& p, std::int64_t units, std::int64
   p.static_schedule = true;
   p.work_per_team = std::max<std::int64_t>(1, (units + threads - 1) / threads);
   p.league_size = (units + p.work_per_team - 1) / p.work_per_team;
+}
+
+/// What a row costs on a host beside its entries, in entries (its offsets, its y store, and on
+/// graph rows a cold line of x); measured in
+/// docs/notes/2026-12-04-host-crs-entry-balanced-blocks.md.
+inline constexpr std::int64_t host_row_weight = 8;
+
+/// The first unit (CRS row, SELL chunk) of block `block` of `blocks` with units split into equal
+/// shares of weighted units plus stored entries: the smallest u with unit_weight * u + starts(u) -
+/// starts(0) >= block * (unit_weight * units + entries) / blocks, `starts` being the units' entry
+/// offsets (units + 1 of them).
+template <class Starts>
+KOKKOS_INLINE_FUNCTION std::int64_t balanced_first_unit(Starts const& starts, std::int64_t units,
+                                                        std::int64_t block, std::int64_t blocks,
+                                                        std::int64_t unit_weight) {
+  if (block <= 0 || units == 0) return 0;
+  if (block >= blocks) return units;
+  const std::int64_t base = static_cast<std::int64_t>(starts(0));
+  const std::int64_t path = unit_weight * units + (static_cast<std::int64_t>(starts(units)) - base);
+  // block * path / blocks without forming block * path (nothing above path or blocks^2).
+  const std::int64_t target = path / blocks * block + path % blocks * block / blocks;
+  std::int64_t lo = 0, hi = units;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (unit_weight * mid + (static_cast<std::int64_t>(starts(mid)) - base) < target) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
 }
 
 /// Team `index` of a launch, for kernels with a host shape: on host backends such a kernel walks
@@ -534,6 +565,38 @@ LaunchParameters crs_rows_launch_parameters(ExecutionSpace const& exec, KernelKi
     }
   } else {
     (void)statistics;
+  }
+  return p;
+}
+
+/// host_rows_alike from the longest row alone (SELL: its widest chunk; ELL: its width).
+inline bool host_rows_alike(std::int64_t longest_row, std::int64_t nnz, std::int64_t num_rows) {
+  return static_cast<double>(longest_row) * static_cast<double>(num_rows) <
+         crs_balanced_min_max_over_mean * static_cast<double>(nnz);
+}
+
+/// SELL's (KernelKind::sell) and ELL's (KernelKind::column_major_rows) launch over `entries`
+/// walked entries, `nnz` of them nonzeros. On hosts, where rows are alike (host_rows_alike), one
+/// static block per thread at any size, as the CRS row kernels' launch: SELL's kernel weighs its
+/// blocks by chunk entries (balanced_first_unit), ELL's blocks are equal shares of strips. On 16
+/// cores the dynamic launch made them 2-3.5x slower where the matrix fits the L2 caches
+/// (docs/notes/2026-12-07-host-sell-ell-static-blocks.md).
+/// `longest_row()` is called only for host launches above host_static_max_entries.
+template <class ExecutionSpace, class LongestRow>
+LaunchParameters padded_rows_launch_parameters(ExecutionSpace const& exec, KernelKind kind,
+                                               std::int64_t num_rows, std::int64_t entries,
+                                               std::int64_t nnz, int chunk_size,
+                                               LongestRow const& longest_row) {
+  LaunchParameters p = launch_parameters(exec, kind, num_rows, entries, chunk_size);
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    if (!p.static_schedule && num_rows > 0 && host_rows_alike(longest_row(), nnz, num_rows)) {
+      const std::int64_t rows_per_unit = kind == KernelKind::sell ? chunk_size : p.rows_per_thread;
+      split_per_thread(p, (num_rows + rows_per_unit - 1) / rows_per_unit,
+                       std::max<std::int64_t>(1, exec.concurrency()));
+    }
+  } else {
+    (void)nnz;
+    (void)longest_row;
   }
   return p;
 }

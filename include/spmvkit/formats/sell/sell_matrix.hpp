@@ -12,6 +12,7 @@
 /// public face of SELL and of every SELL encoding; the kernels, the layout and
 /// the conversion work are in detail/.
 #include <spmvkit/core/detail/kept_transpose.hpp>
+#include <spmvkit/core/detail/kept_value.hpp>
 #include <spmvkit/core/detail/launch_parameters.hpp>
 #include <spmvkit/core/format_concept.hpp>
 #include <spmvkit/core/memory.hpp>
@@ -23,6 +24,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -214,6 +216,23 @@ public:
   /// num_rows true row lengths, in the original row numbering (padding excluded).
   ordinals_type const& row_lengths() const { return row_lengths_; }
 
+  /// Entries of the longest row (the widest chunk's width; 0 without rows), computed on exec by
+  /// the first call (one reduction over the chunk widths, which fences exec) and kept, shared by
+  /// copies. Host SpMV launches read it to tell alike rows
+  /// (docs/notes/2026-12-07-host-sell-ell-static-blocks.md); it only steers how rows are shared
+  /// among threads, never the result.
+  std::int64_t longest_row(ExecutionSpace const& exec = ExecutionSpace()) const {
+    return kept_longest_row_->get([&] {
+      std::int64_t widest = 0;
+      Kokkos::parallel_reduce("SpMVKit::SellMatrix::longest_row",
+                              Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                                  exec, 0, static_cast<std::int64_t>(chunk_widths_.extent(0))),
+                              detail::WidestChunk<ordinals_type>{chunk_widths_},
+                              Kokkos::Max<std::int64_t>(widest));
+      return std::max<std::int64_t>(widest, 0); // Max starts at the lowest value: no chunks
+    });
+  }
+
   /// Frees the transposed twin that the first transposed product
   /// (spmv with SpmvMode::transpose) built and kept; call it after changing
   /// the values or the structure in place, so that the next transposed
@@ -225,6 +244,8 @@ public:
 private:
   std::shared_ptr<detail::KeptTranspose> kept_transpose_ =
       std::make_shared<detail::KeptTranspose>();
+  std::shared_ptr<detail::KeptValue<std::int64_t>> kept_longest_row_ =
+      std::make_shared<detail::KeptValue<std::int64_t>>();
   Ordinal num_rows_ = 0;
   Ordinal num_cols_ = 0;
   Offset nnz_ = 0;

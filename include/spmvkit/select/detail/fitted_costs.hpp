@@ -40,28 +40,28 @@ inline constexpr KernelCost fitted_host_costs_t2[] = {
 };
 
 // Fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), Kokkos 3.4.01,
-// run of 2026-12-04T12:17:16Z .. 2026-12-04T12:23:06Z (2 runs), SpMVKit eb54176;
+// run of 2026-12-07T12:20:47Z .. 2026-12-07T12:24:24Z (2 runs), SpMVKit 3a44514;
 // 24 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cd2d_N256, cd3d_N24, cd3d_N32, cd3d_N64, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, rmat_s20_e16, usroads-48.
-// Held out: bcsstk16, cage10, cd2d_N512, cd3d_N48, ct2010, email-Enron, fem_N96, goodwin, rmat_s21_e16, soc-Slashdot0902.
+// Held out: bcsstk16, cage10, cd2d_N512, cd3d_N48, ct2010, email-Enron, fem_N96, goodwin, soc-Slashdot0902.
 // bsr* rows: fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), run of 2026-11-30T00:37:53Z, SpMVKit 0650a01; 3 matrices: elasticity_N16, elasticity_N32, elasticity_N48.
 inline constexpr KernelCost fitted_host_costs_t16[] = {
     {"bsr", 0.000000e+00, 8.465602e-12, 0.000000e+00}, // 6 points, relative error median 0.23, max 0.51
     {"bsr_c8", 0.000000e+00, 9.648560e-12, 0.000000e+00}, // 6 points, relative error median 0.14, max 0.35
     {"bsr_cm", 0.000000e+00, 8.746956e-12, 0.000000e+00}, // 6 points, relative error median 0.23, max 0.50
-    {"coo", 0.000000e+00, 1.134517e-11, 6.818101e-09}, // 48 points, relative error median 0.31, max 0.68
-    {"crs_balanced", 0.000000e+00, 1.121614e-11, 7.245996e-09}, // 48 points, relative error median 0.29, max 0.67
-    {"crs_row_per_thread", 2.767584e-06, 1.580725e-11, 1.109102e-08}, // 48 points, relative error median 0.18, max 0.49
-    {"crs_vector", 2.904847e-06, 1.581702e-11, 1.075127e-08}, // 48 points, relative error median 0.18, max 0.53
-    {"ell", 0.000000e+00, 1.942816e-11, 4.421097e-07}, // 32 points, relative error median 0.29, max 0.65
-    {"ellr", 0.000000e+00, 2.194409e-11, 3.701405e-07}, // 32 points, relative error median 0.23, max 0.83
-    {"sell_c32_s1", 3.404213e-06, 1.480227e-11, 5.762288e-08}, // 48 points, relative error median 0.13, max 0.36
-    {"sell_c4_s1", 3.607889e-06, 1.514312e-11, 1.006509e-08}, // 48 points, relative error median 0.18, max 0.53
-    {"sell_c64_s1", 2.989053e-06, 1.625915e-11, 1.061925e-07}, // 48 points, relative error median 0.11, max 0.33
-    {"sell_c8_s1", 3.489512e-06, 1.530042e-11, 2.125545e-08}, // 48 points, relative error median 0.15, max 0.49
-    {"sell_offset16_c32_s1", 4.428521e-06, 1.533957e-11, 3.762893e-08}, // 30 points, relative error median 0.07, max 0.32
-    {"sell_offset16_c4_s1", 5.019222e-06, 1.553209e-11, 1.131845e-09}, // 30 points, relative error median 0.08, max 0.44
-    {"sell_offset16_c64_s1", 4.198741e-06, 1.771952e-11, 7.975283e-08}, // 30 points, relative error median 0.11, max 0.25
-    {"sell_offset16_c8_s1", 5.188543e-06, 1.550922e-11, 7.220017e-09}, // 30 points, relative error median 0.08, max 0.29
+    {"coo", 1.104435e-05, 1.120537e-11, 0.000000e+00}, // 48 points, relative error median 0.28, max 0.66
+    {"crs_balanced", 7.751353e-06, 1.141847e-11, 0.000000e+00}, // 48 points, relative error median 0.27, max 0.72
+    {"crs_row_per_thread", 2.433031e-06, 8.828983e-12, 1.570535e-08}, // 48 points, relative error median 0.22, max 0.64
+    {"crs_vector", 2.178550e-06, 9.322741e-12, 1.155618e-08}, // 48 points, relative error median 0.23, max 0.61
+    {"ell", 4.420968e-06, 8.143195e-12, 0.000000e+00, 1.001248e-13}, // 32 points, relative error median 0.16, max 0.66
+    {"ellr", 4.324675e-06, 9.489037e-12, 0.000000e+00, 9.544666e-14}, // 32 points, relative error median 0.13, max 0.50
+    {"sell_c32_s1", 2.672586e-06, 1.025010e-11, 2.339002e-08}, // 48 points, relative error median 0.13, max 0.59
+    {"sell_c4_s1", 2.305372e-06, 9.025010e-12, 1.142335e-08}, // 48 points, relative error median 0.21, max 0.62
+    {"sell_c64_s1", 2.230767e-06, 1.133806e-11, 6.083982e-08}, // 48 points, relative error median 0.12, max 0.50
+    {"sell_c8_s1", 2.573708e-06, 8.955991e-12, 1.215699e-08}, // 48 points, relative error median 0.17, max 0.65
+    {"sell_offset16_c32_s1", 3.597552e-06, 1.495561e-11, 1.272408e-08}, // 30 points, relative error median 0.13, max 0.39
+    {"sell_offset16_c4_s1", 3.612820e-06, 9.906478e-12, 0.000000e+00}, // 30 points, relative error median 0.11, max 0.59
+    {"sell_offset16_c64_s1", 3.304298e-06, 1.586649e-11, 6.576135e-08}, // 30 points, relative error median 0.10, max 0.38
+    {"sell_offset16_c8_s1", 3.709283e-06, 9.435033e-12, 1.246170e-09}, // 30 points, relative error median 0.10, max 0.36
     {nullptr, 0, 0, 0},
 };
 

@@ -144,34 +144,12 @@ struct CrsDiagonal {
   }
 };
 
-/// What a row costs on a host beside its entries, in entries (its offsets, its y store, and on
-/// graph rows a cold line of x); measured in
-/// docs/notes/2026-12-04-host-crs-entry-balanced-blocks.md.
-inline constexpr std::int64_t host_row_weight = 8;
-
 /// The first row of block `block` of `blocks` with rows split into equal shares of weighted
-/// rows plus entries: the smallest r with host_row_weight * r + starts(r) - starts(0) >=
-/// block * (host_row_weight * num_rows + nnz) / blocks.
+/// rows plus entries (balanced_first_unit with host_row_weight per row).
 template <class Starts>
 KOKKOS_INLINE_FUNCTION std::int64_t balanced_first_row(Starts const& starts, std::int64_t num_rows,
                                                        std::int64_t block, std::int64_t blocks) {
-  if (block <= 0 || num_rows == 0) return 0;
-  if (block >= blocks) return num_rows;
-  const std::int64_t base = static_cast<std::int64_t>(starts(0));
-  const std::int64_t path =
-      host_row_weight * num_rows + (static_cast<std::int64_t>(starts(num_rows)) - base);
-  // block * path / blocks without forming block * path (nothing above path or blocks^2).
-  const std::int64_t target = path / blocks * block + path % blocks * block / blocks;
-  std::int64_t lo = 0, hi = num_rows;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (host_row_weight * mid + (static_cast<std::int64_t>(starts(mid)) - base) < target) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+  return balanced_first_unit(starts, num_rows, block, blocks, host_row_weight);
 }
 
 /// A row's sum on a host in four interleaved partial sums, combined as (s0 + s1) + (s2 + s3) and

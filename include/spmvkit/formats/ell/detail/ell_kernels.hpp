@@ -181,7 +181,8 @@ void spmv_ell(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matrix
                                   ? static_cast<std::int64_t>(A.nnz())
                                   : static_cast<std::int64_t>(A.stored_entries());
   const LaunchParameters p =
-      launch_parameters(exec, KernelKind::column_major_rows, A.num_rows(), walked);
+      padded_rows_launch_parameters(exec, KernelKind::column_major_rows, A.num_rows(), walked,
+                                    A.nnz(), 1, [&] { return std::int64_t(A.width()); });
   if (p.league_size == 0) return; // no rows
   // GPU builds instantiate the one-row-per-thread kernel alone.
   if constexpr (is_host_space_v<ExecutionSpace>) {

@@ -59,6 +59,24 @@ struct SellSpmv {
   int chunk_size;
   int chunks_per_team;
   bool prefetch = false; ///< host: prefetch the chunks' slots ahead (LaunchParameters)
+  /// Host static launches: this many blocks of equal weighted chunks plus entries
+  /// (balanced_first_unit) rather than of chunks_per_team chunks.
+  std::int64_t balanced_blocks = 0;
+
+  /// The chunks [first, last) of team or host block `block`.
+  KOKKOS_INLINE_FUNCTION Kokkos::pair<std::int64_t, std::int64_t>
+  block_chunks(std::int64_t block) const {
+    if constexpr (is_host_space_v<typename Matrix::execution_space>) {
+      if (balanced_blocks > 0) {
+        const std::int64_t weight = host_row_weight * chunk_size;
+        return {balanced_first_unit(chunk_starts, num_chunks, block, balanced_blocks, weight),
+                balanced_first_unit(chunk_starts, num_chunks, block + 1, balanced_blocks, weight)};
+      }
+    }
+    const std::int64_t first = block * chunks_per_team;
+    return {first, first + chunks_per_team < num_chunks ? first + chunks_per_team
+                                                        : std::int64_t(num_chunks)};
+  }
 
   // Rows past num_rows (the tail of the last chunk) count as row 0, as in FillSell.
   KOKKOS_FORCEINLINE_FUNCTION Ordinal original_row(Ordinal stored_row) const {
@@ -102,9 +120,7 @@ struct SellSpmv {
   KOKKOS_INLINE_FUNCTION void host_chunks(std::int64_t block, Acc a, Acc b, BetaZero zero,
                                           Blocked) const {
     const int c = chunk_size;
-    const std::int64_t first = block * chunks_per_team;
-    const std::int64_t last =
-        first + chunks_per_team < num_chunks ? first + chunks_per_team : std::int64_t(num_chunks);
+    const auto [first, last] = block_chunks(block);
     Stored const* const col_ptr = cols.data();
     Scalar const* const val_ptr = vals.data();
     const int blocks = Blocked::value ? column_blocks(x) : 1;
@@ -138,7 +154,14 @@ struct SellSpmv {
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const {
     const int threads_per_chunk = host_whole_chunk ? 1 : chunk_size / RowsPerThread;
-    const Ordinal first_chunk = static_cast<Ordinal>(team.league_rank()) * chunks_per_team;
+    // GPUs: every team walks chunks_per_team chunks (the last may run past num_chunks).
+    Ordinal first_chunk = static_cast<Ordinal>(team.league_rank()) * chunks_per_team;
+    int team_chunks = chunks_per_team;
+    if constexpr (is_host_space_v<typename Matrix::execution_space>) {
+      const auto chunks = block_chunks(team.league_rank());
+      first_chunk = static_cast<Ordinal>(chunks.first);
+      team_chunks = static_cast<int>(chunks.second - chunks.first);
+    }
     // Host whole chunks: the team's one thread walks its chunks' slots in order.
     const bool ahead = host_whole_chunk && is_host_space_v<typename Matrix::execution_space> &&
                        prefetch && first_chunk < num_chunks;
@@ -147,7 +170,7 @@ struct SellSpmv {
     HostPrefetchCursor<Stored> ahead_c(cols.data() + (ahead ? chunk_starts(first_chunk) : 0),
                                        ahead);
     Kokkos::parallel_for(
-        Kokkos::TeamThreadRange(team, chunks_per_team * threads_per_chunk), [&](int t) {
+        Kokkos::TeamThreadRange(team, team_chunks * threads_per_chunk), [&](int t) {
           const Ordinal chunk = first_chunk + t / threads_per_chunk;
           if (chunk >= num_chunks) return;
           const int lane = t % threads_per_chunk;
@@ -257,7 +280,8 @@ void launch_sell(ExecutionSpace const& exec, LaunchParameters const& p,
                      SellSpmv<RowsPerThread, Unroll, Matrix, X, Y>{
                          A.chunk_starts(), A.chunk_widths(), A.stored_columns(), A.values(),
                          A.row_permutation(), x, y, alpha, beta, A.num_rows(), A.num_chunks(),
-                         A.chunk_size(), static_cast<int>(p.work_per_team), p.host_prefetch});
+                         A.chunk_size(), static_cast<int>(p.work_per_team), p.host_prefetch,
+                         is_host_space_v<ExecutionSpace> && p.static_schedule ? p.league_size : 0});
 }
 
 template <class ExecutionSpace, class Matrix, class X, class Y>
@@ -272,7 +296,8 @@ void spmv_sell(ExecutionSpace const& exec, spmv_scalar_t<Matrix, Y> alpha, Matri
     }
   }
   const LaunchParameters p =
-      launch_parameters(exec, KernelKind::sell, A.num_rows(), A.nnz(), A.chunk_size());
+      padded_rows_launch_parameters(exec, KernelKind::sell, A.num_rows(), A.nnz(), A.nnz(),
+                                    A.chunk_size(), [&] { return A.longest_row(exec); });
   // Only host backends walk whole chunks per thread; GPU builds instantiate
   // the one-row-per-thread kernel alone.
   if constexpr (is_host_space_v<ExecutionSpace>) {

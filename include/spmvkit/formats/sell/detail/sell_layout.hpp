@@ -18,6 +18,15 @@
 namespace spmvkit {
 namespace detail {
 
+/// The widest chunk (BasicSellMatrix::longest_row), as a max reduction over the chunk widths.
+template <class Widths>
+struct WidestChunk {
+  Widths widths;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, std::int64_t& w) const {
+    if (static_cast<std::int64_t>(widths(c)) > w) w = static_cast<std::int64_t>(widths(c));
+  }
+};
+
 /// Sorts each window of sigma rows by decreasing length, ties by increasing
 /// row index. The keys are unique, so the result is deterministic whatever the
 /// backend. Heapsort: in place, O(sigma log sigma) per window, no scratch.
