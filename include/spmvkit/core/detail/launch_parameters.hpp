@@ -66,8 +66,9 @@ struct LaunchParameters {
   /// fit, down to single columns).
   std::int64_t block_x_bytes = std::numeric_limits<std::int64_t>::max();
   /// Host: a static schedule rather than a dynamic one (host_static_max_entries, and for the CRS
-  /// row kernels crs_rows_launch_parameters): the row kernels then take one team per thread, the
-  /// merge path its tiles (at most 32).
+  /// row kernels, SELL and ELL crs_rows_launch_parameters and padded_rows_launch_parameters): the
+  /// row kernels, SELL and ELL then take one team per thread, the merge path its tiles (at most
+  /// 32).
   bool static_schedule = false;
   /// Host: the kernel prefetches the entries it streams (host_prefetch_worthwhile).
   bool host_prefetch = false;
@@ -589,10 +590,13 @@ LaunchParameters padded_rows_launch_parameters(ExecutionSpace const& exec, Kerne
                                                LongestRow const& longest_row) {
   LaunchParameters p = launch_parameters(exec, kind, num_rows, entries, chunk_size);
   if constexpr (is_host_space_v<ExecutionSpace>) {
-    if (!p.static_schedule && num_rows > 0 && host_rows_alike(longest_row(), nnz, num_rows)) {
+    const std::int64_t threads = std::max<std::int64_t>(1, exec.concurrency());
+    // The kernels count a team's rows in int (TeamThreadRange, ELL's strips per team).
+    const bool fits_int = (num_rows + threads - 1) / threads <= std::numeric_limits<int>::max();
+    if (!p.static_schedule && num_rows > 0 && fits_int &&
+        host_rows_alike(longest_row(), nnz, num_rows)) {
       const std::int64_t rows_per_unit = kind == KernelKind::sell ? chunk_size : p.rows_per_thread;
-      split_per_thread(p, (num_rows + rows_per_unit - 1) / rows_per_unit,
-                       std::max<std::int64_t>(1, exec.concurrency()));
+      split_per_thread(p, (num_rows + rows_per_unit - 1) / rows_per_unit, threads);
     }
   } else {
     (void)nnz;

@@ -16,9 +16,9 @@
 namespace spmvkit::detail {
 
 /// SELL-C-σ SpMV for every column encoding. A team covers `chunks_per_team`
-/// chunks; each of its threads owns RowsPerThread rows of one chunk, lanes
-/// lane, lane + T, lane + 2T, ... (T = C / RowsPerThread threads per chunk).
-/// On a GPU RowsPerThread = 1 and T = C, so a warp reads one chunk column in
+/// chunks (host static launches: a weighted share, block_chunks); each of its threads owns
+/// RowsPerThread rows of one chunk, lanes lane, lane + T, lane + 2T, ... (T = C / RowsPerThread
+/// threads per chunk). On a GPU RowsPerThread = 1 and T = C, so a warp reads one chunk column in
 /// one coalesced sweep. On the host one thread owns the whole chunk
 /// (RowsPerThread = C) and reads it contiguously, keeping C accumulators in
 /// registers.
