@@ -147,12 +147,15 @@ struct EllSpmv {
       const std::int64_t first_row = (first_strip + s) * RowsPerThread;
       if (first_row >= num_rows) return;
       if (first_row + RowsPerThread <= num_rows) {
-        // Compiled apart: the prefetch loop in the walk slowed strips that skip it.
-        if (RowsPerThread > 1 && is_host_space_v<typename Matrix::execution_space> && prefetch) {
-          walk<RowsPerThread, true>(static_cast<Ordinal>(first_row));
-        } else {
-          walk<RowsPerThread>(static_cast<Ordinal>(first_row));
+        // Compiled apart: the prefetch loop in the walk slowed strips that skip it. GPU builds
+        // and one-row strips never prefetch, so they compile the plain walk alone.
+        if constexpr (RowsPerThread > 1 && is_host_space_v<typename Matrix::execution_space>) {
+          if (prefetch) {
+            walk<RowsPerThread, true>(static_cast<Ordinal>(first_row));
+            return;
+          }
         }
+        walk<RowsPerThread>(static_cast<Ordinal>(first_row));
       } else {
         for (auto row = static_cast<Ordinal>(first_row); row < num_rows; ++row) walk<1>(row);
       }
