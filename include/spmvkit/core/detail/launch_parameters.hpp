@@ -591,8 +591,10 @@ LaunchParameters padded_rows_launch_parameters(ExecutionSpace const& exec, Kerne
   LaunchParameters p = launch_parameters(exec, kind, num_rows, entries, chunk_size);
   if constexpr (is_host_space_v<ExecutionSpace>) {
     const std::int64_t threads = std::max<std::int64_t>(1, exec.concurrency());
-    // The kernels count a team's rows in int (TeamThreadRange, ELL's strips per team).
-    const bool fits_int = (num_rows + threads - 1) / threads <= std::numeric_limits<int>::max();
+    // The kernels count a team's rows in int (TeamThreadRange, ELL's strips per team), and a
+    // weighted share may hold far more than rows / threads of them: all rows must fit, with a
+    // chunk (C <= 1024) to spare.
+    const bool fits_int = num_rows <= std::int64_t(std::numeric_limits<int>::max()) - 1024;
     if (!p.static_schedule && num_rows > 0 && fits_int &&
         host_rows_alike(longest_row(), nnz, num_rows)) {
       const std::int64_t rows_per_unit = kind == KernelKind::sell ? chunk_size : p.rows_per_thread;
