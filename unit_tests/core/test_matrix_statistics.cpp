@@ -162,12 +162,38 @@ TYPED_TEST(MatrixStatisticsTest, AutomaticRuleOnSyntheticStatistics) {
   }
 }
 
+// A launch against the plain launch_parameters of the same work: on hosts where rows are alike,
+// one block per thread over `units` units; otherwise the plain launch's shape. `reads` counts the
+// calls of the statistics (CRS) or of the longest row (SELL, ELL): once on hosts, never on GPUs.
+template <class Exec>
+void expect_launch(detail::LaunchParameters const& p, detail::LaunchParameters const& plain,
+                   bool alike, std::int64_t units, int reads) {
+  const std::int64_t threads = std::max<std::int64_t>(1, Exec().concurrency());
+  if constexpr (detail::is_host_space_v<Exec>) {
+    EXPECT_EQ(reads, 1);
+    EXPECT_EQ(p.static_schedule, alike);
+    EXPECT_FALSE(plain.static_schedule);
+    if (alike) {
+      const std::int64_t share = (units + threads - 1) / threads;
+      EXPECT_EQ(p.work_per_team, share);
+      EXPECT_EQ(p.league_size, (units + share - 1) / share);
+      return;
+    }
+  } else {
+    EXPECT_EQ(reads, 0);
+  }
+  EXPECT_EQ(p.league_size, plain.league_size);
+  EXPECT_EQ(p.work_per_team, plain.work_per_team);
+  EXPECT_EQ(p.team_size, plain.team_size);
+  EXPECT_EQ(p.vector_length, plain.vector_length);
+  EXPECT_EQ(p.rows_per_thread, plain.rows_per_thread);
+}
+
 // The CRS row kernels' launch: on hosts, static at any size where rows are alike (one weighted
 // block per thread), dynamic above host_static_max_entries where they are not, and static below
 // it without reading the statistics; GPUs never read them.
 TYPED_TEST(MatrixStatisticsTest, CrsRowLaunchesStaticWhereRowsAreAlike) {
   using Exec = typename TypeParam::execution_space;
-  const std::int64_t threads = std::max<std::int64_t>(1, Exec().concurrency());
   MatrixStatistics s;
   s.num_rows = 1000000;
   s.nnz = 10000000; // above host_static_max_entries
@@ -184,23 +210,8 @@ TYPED_TEST(MatrixStatisticsTest, CrsRowLaunchesStaticWhereRowsAreAlike) {
       const auto p =
           detail::crs_rows_launch_parameters(Exec(), kind, s.num_rows, s.nnz, statistics);
       const auto plain = detail::launch_parameters(Exec(), kind, s.num_rows, s.nnz);
-      if constexpr (detail::is_host_space_v<Exec>) {
-        EXPECT_EQ(reads, 1);
-        const bool alike = max_row < 8 * 10;
-        EXPECT_EQ(p.static_schedule, alike) << "longest row " << max_row;
-        EXPECT_FALSE(plain.static_schedule);
-        if (alike) {
-          EXPECT_EQ(p.league_size, threads);
-          EXPECT_EQ(p.work_per_team, (s.num_rows + threads - 1) / threads);
-        } else {
-          EXPECT_EQ(p.league_size, plain.league_size);
-          EXPECT_EQ(p.work_per_team, plain.work_per_team);
-        }
-      } else {
-        EXPECT_EQ(reads, 0);
-        EXPECT_EQ(p.league_size, plain.league_size);
-        EXPECT_EQ(p.vector_length, plain.vector_length);
-      }
+      SCOPED_TRACE("longest row " + std::to_string(max_row));
+      expect_launch<Exec>(p, plain, max_row < 8 * 10, s.num_rows, reads);
     }
     // At most host_static_max_entries: static anyway, and the statistics are not read.
     s.max_row_length = 5000;
@@ -236,7 +247,6 @@ TYPED_TEST(MatrixStatisticsTest, CrsRowLaunchesStaticWhereRowsAreAlike) {
 // longest row is read only there, never on GPUs.
 TYPED_TEST(MatrixStatisticsTest, SellAndEllLaunchesStaticWhereRowsAreAlike) {
   using Exec = typename TypeParam::execution_space;
-  const std::int64_t threads = std::max<std::int64_t>(1, Exec().concurrency());
   const std::int64_t rows = 1000000, nnz = 10000000; // mean 10, above host_static_max_entries
   for (auto kind : {detail::KernelKind::sell, detail::KernelKind::column_major_rows}) {
     // C = 3: SELL's units (chunks of C rows) differ from ELL's strips of 8 rows.
@@ -251,29 +261,10 @@ TYPED_TEST(MatrixStatisticsTest, SellAndEllLaunchesStaticWhereRowsAreAlike) {
                                                            longest_row);
       const auto plain = detail::launch_parameters(Exec(), kind, rows, nnz + rows, C);
       SCOPED_TRACE("C = " + std::to_string(C) + ", longest row " + std::to_string(longest));
-      if constexpr (detail::is_host_space_v<Exec>) {
-        EXPECT_EQ(reads, 1);
-        const bool alike = longest < 80;
-        EXPECT_EQ(p.static_schedule, alike);
-        EXPECT_FALSE(plain.static_schedule);
-        if (alike) {
-          const std::int64_t units =
-              kind == detail::KernelKind::sell
-                  ? (rows + C - 1) / C
-                  : (rows + plain.rows_per_thread - 1) / plain.rows_per_thread;
-          const std::int64_t share = (units + threads - 1) / threads;
-          EXPECT_EQ(p.work_per_team, share);
-          EXPECT_EQ(p.league_size, (units + share - 1) / share);
-        } else {
-          EXPECT_EQ(p.league_size, plain.league_size);
-          EXPECT_EQ(p.work_per_team, plain.work_per_team);
-        }
-        EXPECT_EQ(p.rows_per_thread, plain.rows_per_thread);
-      } else {
-        EXPECT_EQ(reads, 0);
-        EXPECT_EQ(p.league_size, plain.league_size);
-        EXPECT_EQ(p.team_size, plain.team_size);
-      }
+      const std::int64_t units = kind == detail::KernelKind::sell
+                                     ? (rows + C - 1) / C
+                                     : (rows + plain.rows_per_thread - 1) / plain.rows_per_thread;
+      expect_launch<Exec>(p, plain, longest < 80, units, reads);
     }
     // At most host_static_max_entries: static anyway, without reading the longest row.
     int reads = 0;

@@ -451,7 +451,7 @@ TYPED_TEST(SellTest, LongestRowAndWeightedHostBlocks) {
                        " sigma=" + std::to_string(sigma));
           const auto S = make(A, C, sigma);
           EXPECT_EQ(S.longest_row(), longest);
-          EXPECT_EQ(S.longest_row(), longest); // kept
+          EXPECT_EQ(S.longest_row(), longest); // the kept value, on a second call
           using Kernel = detail::SellSpmv<1, 1, std::decay_t<decltype(S)>, V, V>;
           detail::LaunchParameters p;
           detail::split_per_thread(p, S.num_chunks(), 16);

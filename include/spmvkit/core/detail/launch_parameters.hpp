@@ -579,8 +579,8 @@ inline bool host_rows_alike(std::int64_t longest_row, std::int64_t nnz, std::int
 /// SELL's (KernelKind::sell) and ELL's (KernelKind::column_major_rows) launch over `entries`
 /// walked entries, `nnz` of them nonzeros. On hosts, where rows are alike (host_rows_alike), one
 /// static block per thread at any size, as the CRS row kernels' launch: SELL's kernel weighs its
-/// blocks by chunk entries (balanced_first_unit), ELL's blocks are equal shares of strips. On 16
-/// cores the dynamic launch made them 2-3.5x slower where the matrix fits the L2 caches
+/// blocks by chunk entries (balanced_first_unit), ELL's blocks are equal shares of strips. The
+/// dynamic launch lost most where the matrix fits the threads' L2 caches together
 /// (docs/notes/2026-12-07-host-sell-ell-static-blocks.md).
 /// `longest_row()` is called only for host launches above host_static_max_entries.
 template <class ExecutionSpace, class LongestRow>
