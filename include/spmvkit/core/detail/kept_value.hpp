@@ -5,6 +5,7 @@
 
 // A value a matrix computes about its structure on first use and keeps, shared by the matrix's
 // copies (they share its arrays): e.g. SELL's longest row, read by host launches.
+#include <atomic>
 #include <mutex>
 #include <utility>
 
@@ -16,17 +17,19 @@ public:
   /// The kept value, computed by `compute()` on the first call.
   template <class Compute>
   T get(Compute&& compute) {
+    // Host launches read it on every product: after the first, no lock is taken.
+    if (kept_.load(std::memory_order_acquire)) return value_;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!kept_) {
+    if (!kept_.load(std::memory_order_relaxed)) {
       value_ = std::forward<Compute>(compute)();
-      kept_ = true;
+      kept_.store(true, std::memory_order_release);
     }
     return value_;
   }
 
 private:
   std::mutex mutex_;
-  bool kept_ = false;
+  std::atomic<bool> kept_{false};
   T value_{};
 };
 
