@@ -102,6 +102,8 @@ void model_counters(benchmark::State& state, SpmvSetup<Scalar>& s,
     if (auto const e = implementation.estimate(f)) {
       state.counters["model_bytes"] = e->bytes;
       state.counters["model_critical"] = e->critical_entries;
+      state.counters["model_rows"] = e->rows;
+      state.counters["model_row_spread"] = e->row_spread;
     }
   }
   if (auto const* c = s.runner().selection_costs()) {

@@ -498,10 +498,10 @@ std::function<std::optional<SpmvEstimate>(MatrixFeatures const&)>
 estimate_of(typename F::options_type const& o) {
   if constexpr (format_cost<F>::available) {
     return [o](MatrixFeatures const& f) {
-      return format_cost<F>::template estimate<Exec>(f, o,
-                                                     TypeSizes{static_cast<int>(sizeof(Scalar)),
-                                                               static_cast<int>(sizeof(int)),
-                                                               static_cast<int>(sizeof(int))});
+      return estimate_cost<F, Exec>(f, o,
+                                    TypeSizes{static_cast<int>(sizeof(Scalar)),
+                                              static_cast<int>(sizeof(int)),
+                                              static_cast<int>(sizeof(int))});
     };
   } else {
     return {};

@@ -10,8 +10,11 @@ is
 
     seconds = launch + seconds_per_byte * model_bytes + seconds_per_critical_entry * model_critical
               [+ seconds_per_byte_critical * model_bytes * model_critical]
+              {+ seconds_per_row * model_rows + seconds_per_row_spread * model_row_spread}
 
-(the bracketed term for host ELL and ELL-R only, STREAM_VARIANTS)
+(the bracketed term for host ELL and ELL-R only, STREAM_VARIANTS; the braced terms, the matrix's
+rows and rows times the standard deviation of its row lengths, for host tables only; runs older
+than those counters give them from `rows` and `f_row_variance`)
 
 and the constants of each variant are fitted by non-negative least squares on the relative
 error (every matrix counts alike, small or large), separately for the GPU run and for each
@@ -77,7 +80,7 @@ FOOTER = """// clang-format on
 
 def nnls_relative(X, t):
     """min sum(((X c - t) / t)^2) over c >= 0, by trying every set of free coefficients (three
-    or four unknowns: 7 or 15 non-empty subsets)."""
+    to six unknowns: at most 63 non-empty subsets)."""
     A = X / t[:, None]
     b = np.ones_like(t)
     best = (np.inf, np.zeros(X.shape[1]))
@@ -100,9 +103,20 @@ def nnls_relative(X, t):
 STREAM_VARIANTS = ("ell",)
 
 
+def row_terms(r):
+    """The matrix's row terms of a spmv row: model_rows and model_row_spread, or for runs older
+    than those counters the same from rows and f_row_variance."""
+    if "model_rows" in r.row:
+        return r.get("model_rows"), r.get("model_row_spread")
+    rows = r.get("rows")
+    return rows, rows * np.sqrt(max(0.0, r.get("f_row_variance")))
+
+
 def row_text(variant, c):
-    """One table row: three constants, and the fourth where it was fitted and is not zero."""
-    extra = f", {c[3]:.6e}" if len(c) > 3 and c[3] != 0 else ""
+    """One table row: three constants, then as many of the others as reach the last non-zero one
+    (KernelCost's members in order: per byte and critical entry, per row, per row spread)."""
+    last = max([i for i in range(3, len(c)) if c[i] != 0], default=2)
+    extra = "".join(f", {c[i]:.6e}" for i in range(3, last + 1))
     return f"    {{\"{variant}\", {c[0]:.6e}, {c[1]:.6e}, {c[2]:.6e}{extra}}}, "
 
 
@@ -171,7 +185,7 @@ def fit_rows(context, rows, holdout, only="", host=False):
             continue
         matrices.add(r.matrix)
         by_variant.setdefault(r.format, []).append(
-            (r.get("model_bytes"), r.get("model_critical"), r.get("time_s")))
+            (r.get("model_bytes"), r.get("model_critical"), r.get("time_s")) + row_terms(r))
     streams = (lambda v: host and v.startswith(STREAM_VARIANTS))
     table = []
     for variant, data in sorted(by_variant.items()):
@@ -179,14 +193,21 @@ def fit_rows(context, rows, holdout, only="", host=False):
         if len(d) < 3:
             print(f"fit_format_model: {variant}: {len(d)} points, not fitted", file=sys.stderr)
             continue
-        X = np.column_stack([np.ones(len(d)), d[:, 0], d[:, 1]] +
-                            ([d[:, 0] * d[:, 1]] if streams(variant) else []))
-        c = nnls_relative(X, d[:, 2])
+        # Columns in KernelCost's order; a term a variant does not fit is a zero column, which
+        # nnls_relative leaves at zero.
+        zero = np.zeros(len(d))
+        X = np.column_stack([np.ones(len(d)), d[:, 0], d[:, 1],
+                             d[:, 0] * d[:, 1] if streams(variant) else zero] +
+                            ([d[:, 3], d[:, 4]] if host else []))
+        free = [i for i in range(X.shape[1]) if np.any(X[:, i] != 0)]
+        c = np.zeros(X.shape[1])
+        c[free] = nnls_relative(X[:, free], d[:, 2])
         pred = X @ c
         err = np.abs(pred - d[:, 2]) / d[:, 2]
         table.append((variant, c, len(d), float(np.median(err)), float(np.max(err))))
         print(f"{variant:24s} n={len(d):3d} launch={c[0]:.3e} s/B={c[1]:.3e} "
-              f"s/crit={c[2]:.3e}" + (f" s/(B crit)={c[3]:.3e}" if len(c) > 3 else "") +
+              f"s/crit={c[2]:.3e} s/(B crit)={c[3]:.3e}" +
+              (f" s/row={c[4]:.3e} s/spread={c[5]:.3e}" if host else "") +
               f" median rel err {np.median(err):.2f} max {np.max(err):.2f}", file=sys.stderr)
     return context, sorted(matrices), table
 

@@ -24,12 +24,13 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perf import results as perf_results  # noqa: E402
 
-ROW = re.compile(r'\{"([^"]+)",\s*([-0-9.e+]+),\s*([-0-9.e+]+),\s*([-0-9.e+]+)'
-                 r'(?:,\s*([-0-9.e+]+))?\}')
+NUMBER = r',\s*([-0-9.e+]+)'
+ROW = re.compile(r'\{"([^"]+)"' + 3 * NUMBER + 3 * f'(?:{NUMBER})?' + r'\}')
 
 
 def read_table(path, name):
-    """{variant: [launch, per byte, per critical entry, per byte and critical entry]}."""
+    """{variant: [launch, per byte, per critical entry, per byte and critical entry, per row,
+    per row spread]} (KernelCost's members; those a row leaves out are 0)."""
     with open(path) as f:
         text = f.read()
     start = text.find(f"{name}[]")
@@ -38,10 +39,18 @@ def read_table(path, name):
     end = text.find("{nullptr", start)
     table = {}
     for m in ROW.finditer(text[start:end]):
-        table[m.group(1)] = [float(m.group(i)) if m.group(i) else 0.0 for i in range(2, 6)]
+        table[m.group(1)] = [float(m.group(i)) if m.group(i) else 0.0 for i in range(2, 8)]
     if not table:
         sys.exit(f"score_format_model: table {name} of {path} has no rows")
     return table
+
+
+def row_terms(r):
+    """The matrix's row terms (as scripts/fit_format_model.py reads them)."""
+    if "model_rows" in r.row:
+        return r.get("model_rows"), r.get("model_row_spread")
+    rows = r.get("rows")
+    return rows, rows * math.sqrt(max(0.0, r.get("f_row_variance")))
 
 
 def geomean(values):
@@ -66,7 +75,8 @@ def score(table, paths, holdout, verbose=False):
         def predicted(f):
             r, c = formats[f][0], table[f]
             b, w = r.get("model_bytes"), r.get("model_critical")
-            return c[0] + c[1] * b + c[2] * w + c[3] * b * w
+            rows, spread = row_terms(r)
+            return c[0] + c[1] * b + c[2] * w + c[3] * b * w + c[4] * rows + c[5] * spread
 
         chosen = min(candidates, key=predicted)
         oracle = min(candidates, key=lambda f: times[f])

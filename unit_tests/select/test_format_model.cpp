@@ -49,8 +49,9 @@ TEST(FormatModel, ShippedHostTablesAreWellFormed) {
     std::set<std::string> names;
     for (KernelCost const* c = t->costs; c->variant != nullptr; ++c) {
       EXPECT_TRUE(names.insert(c->variant).second) << c->variant << " twice at " << t->threads;
-      for (double v : {c->launch_seconds, c->seconds_per_byte, c->seconds_per_critical_entry,
-                       c->seconds_per_byte_critical}) {
+      for (double v :
+           {c->launch_seconds, c->seconds_per_byte, c->seconds_per_critical_entry,
+            c->seconds_per_byte_critical, c->seconds_per_row, c->seconds_per_row_spread}) {
         EXPECT_TRUE(std::isfinite(v) && v >= 0) << c->variant << " at " << t->threads;
       }
     }
@@ -73,6 +74,39 @@ TEST(FormatModel, PredictionAddsBytesTimesPathWhereFitted) {
   EXPECT_DOUBLE_EQ(spmvkit::predict_seconds(three, narrow), 1e-6 + 1e-4 + 7e-8);
   EXPECT_DOUBLE_EQ(spmvkit::predict_seconds(four, narrow), 1e-6 + 1e-4 + 7e-8 + 7e-6);
   EXPECT_DOUBLE_EQ(spmvkit::predict_seconds(four, wide), 1e-6 + 1e-4 + 27e-8 + 27e-6);
+}
+
+// The row terms are the matrix's, added to every variant's estimate by estimate_cost(): its rows
+// and its rows times the standard deviation of their lengths. A table without their constants
+// predicts as before.
+TEST(FormatModel, PredictionAddsRowTermsWhereFitted) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  spmvkit::MatrixFeatures f;
+  f.rows.num_rows = f.rows.num_cols = 1000;
+  f.rows.nnz = 7000;
+  f.rows.mean_row_length = 7;
+  f.rows.max_row_length = 12;
+  f.rows.row_length_variance = 4;
+  const spmvkit::CrsOptions o(spmvkit::CrsKernel::row_per_thread);
+  const auto e = spmvkit::estimate_cost<spmvkit::CrsFormat, Host>(f, o, spmvkit::TypeSizes{});
+  const auto plain =
+      spmvkit::format_cost<spmvkit::CrsFormat>::estimate<Host>(f, o, spmvkit::TypeSizes{});
+  ASSERT_TRUE(e && plain);
+  EXPECT_DOUBLE_EQ(e->rows, 1000);
+  EXPECT_DOUBLE_EQ(e->row_spread, 2000); // 1000 rows x a deviation of 2
+  EXPECT_DOUBLE_EQ(e->bytes, plain->bytes);
+  EXPECT_DOUBLE_EQ(e->critical_entries, 12);
+  EXPECT_EQ(plain->rows, 0); // format_cost alone leaves them out
+
+  const KernelCost without{"crs_row_per_thread", 1e-6, 1e-10, 1e-8};
+  const KernelCost with{"crs_row_per_thread", 1e-6, 1e-10, 1e-8, 0, 1e-9, 1e-10};
+  const double base = 1e-6 + 1e-10 * e->bytes + 12e-8;
+  EXPECT_DOUBLE_EQ(spmvkit::predict_seconds(without, *e), base);
+  EXPECT_DOUBLE_EQ(spmvkit::predict_seconds(with, *e), base + 1e-6 + 2e-7);
+
+  // Rows of equal length: no spread term.
+  f.rows.row_length_variance = 0;
+  EXPECT_DOUBLE_EQ((spmvkit::estimate_cost<spmvkit::CrsFormat, Host>(f, o, {})->row_spread), 0);
 }
 
 } // namespace

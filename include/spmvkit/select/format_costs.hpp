@@ -19,6 +19,12 @@
 ///   for kernels that split rows it is about zero. This is the term that makes
 ///   a hub row of 10^5 entries cost what it costs.
 ///
+/// and two terms of the matrix alone, the same for every variant
+/// (estimate_cost() adds them): `rows`, and `row_spread`, the rows times the
+/// standard deviation of their lengths. Host row loops pay per row and more
+/// where lengths vary (loop exits the branch predictor misses); the host
+/// tables fit a constant for each, the GPU table none.
+///
 /// A format without a specialisation is never chosen by the model; tune mode
 /// (AutoOptions) still times it when asked. A specialisation returns an
 /// empty optional for options it cannot estimate. Two formats have none on
@@ -31,6 +37,7 @@
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/select/matrix_features.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -48,12 +55,15 @@ struct TypeSizes {
 struct SpmvEstimate {
   double bytes = 0;            ///< byte model of the variant, padding included
   double critical_entries = 0; ///< entries on the longest serial path
+  double rows = 0;             ///< rows of the matrix
+  double row_spread = 0;       ///< rows times the standard deviation of the row lengths
 };
 
 /// The fitted constants of one format variant on one backend family
 /// (select/format_model.hpp): seconds = launch_seconds + seconds_per_byte *
 /// bytes + seconds_per_critical_entry * critical_entries +
-/// seconds_per_byte_critical * bytes * critical_entries.
+/// seconds_per_byte_critical * bytes * critical_entries + seconds_per_row *
+/// rows + seconds_per_row_spread * row_spread.
 struct KernelCost {
   char const* variant;               ///< F::name(options) of the variant
   double launch_seconds;             ///< fixed cost of one SpMV
@@ -62,6 +72,8 @@ struct KernelCost {
   /// per byte and entry of the serial path: a rate that falls as the path grows (host ELL's
   /// strips read its w columns as w streams at once); 0 where not fitted
   double seconds_per_byte_critical = 0;
+  double seconds_per_row = 0;        ///< per row (host tables; 0 where not fitted)
+  double seconds_per_row_spread = 0; ///< per row and unit of row-length deviation (host tables)
 };
 
 /// A host table of fitted constants and the thread count it was fitted at: a
@@ -240,6 +252,20 @@ struct format_cost<BsrFormat> {
     return e;
   }
 };
+
+/// The estimate of variant o of format F (format_cost<F>::estimate) with the
+/// matrix's row terms (rows, row_spread); empty where F has none for o.
+template <class F, class ExecutionSpace>
+std::optional<SpmvEstimate> estimate_cost(MatrixFeatures const& f,
+                                          typename F::options_type const& o, TypeSizes s) {
+  static_assert(format_cost<F>::available, "spmvkit::estimate_cost: F has no cost estimate");
+  auto e = format_cost<F>::template estimate<ExecutionSpace>(f, o, s);
+  if (e) {
+    e->rows = static_cast<double>(f.rows.num_rows);
+    e->row_spread = e->rows * std::sqrt(std::max(0.0, f.rows.row_length_variance));
+  }
+  return e;
+}
 
 } // namespace spmvkit
 

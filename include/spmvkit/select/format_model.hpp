@@ -9,9 +9,10 @@
 ///
 ///     seconds = launch + seconds_per_byte * bytes + seconds_per_critical_entry * critical_entries
 ///               + seconds_per_byte_critical * bytes * critical_entries
+///               + seconds_per_row * rows + seconds_per_row_spread * row_spread
 ///
 /// with constants per variant (named by F::name(options); the fourth fitted
-/// for host ELL and ELL-R only) and backend
+/// for host ELL and ELL-R only, the last two for host tables) and backend
 /// family (host threads, GPU), fitted by measurement: `scripts/fit_format_model.py`
 /// reads a `spmvkit_perf` JSON run (every spmv row carries its variant's
 /// `model_bytes` and `model_critical` counters), fits the constants by
@@ -104,7 +105,8 @@ std::vector<typename F::options_type> model_variants() {
 inline double predict_seconds(KernelCost const& c, SpmvEstimate const& e) {
   return c.launch_seconds + c.seconds_per_byte * e.bytes +
          c.seconds_per_critical_entry * e.critical_entries +
-         c.seconds_per_byte_critical * e.bytes * e.critical_entries;
+         c.seconds_per_byte_critical * e.bytes * e.critical_entries + c.seconds_per_row * e.rows +
+         c.seconds_per_row_spread * e.row_spread;
 }
 
 /// Every variant of format_list that the model can predict on ExecutionSpace for a
@@ -123,7 +125,7 @@ std::vector<FormatPrediction> predict_formats(MatrixFeatures const& f, TypeSizes
     if constexpr (format_cost<F>::available) {
       auto const variants = model_variants<F, ExecutionSpace>();
       for (std::size_t i = 0; i < variants.size(); ++i) {
-        auto const e = format_cost<F>::template estimate<ExecutionSpace>(f, variants[i], sizes);
+        auto const e = estimate_cost<F, ExecutionSpace>(f, variants[i], sizes);
         if (!e) continue;
         const std::string name = F::name(variants[i]);
         KernelCost const* c = detail::find_cost<ExecutionSpace>(name, costs);

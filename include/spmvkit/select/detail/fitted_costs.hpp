@@ -40,7 +40,7 @@ inline constexpr KernelCost fitted_host_costs_t2[] = {
 };
 
 // Fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), Kokkos 3.4.01,
-// run of 2026-12-07T12:20:47Z .. 2026-12-07T12:24:24Z (2 runs), SpMVKit 3a44514;
+// run of 2026-12-07T12:20:47Z .. 2026-12-07T16:12:25Z (4 runs), SpMVKit 3a44514;
 // 24 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cd2d_N256, cd3d_N24, cd3d_N32, cd3d_N64, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, rmat_s20_e16, usroads-48.
 // Held out: bcsstk16, cage10, cd2d_N512, cd3d_N48, ct2010, email-Enron, fem_N96, goodwin, soc-Slashdot0902.
 // bsr* rows: fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), run of 2026-11-30T00:37:53Z, SpMVKit 0650a01; 3 matrices: elasticity_N16, elasticity_N32, elasticity_N48.
@@ -48,20 +48,20 @@ inline constexpr KernelCost fitted_host_costs_t16[] = {
     {"bsr", 0.000000e+00, 8.465602e-12, 0.000000e+00}, // 6 points, relative error median 0.23, max 0.51
     {"bsr_c8", 0.000000e+00, 9.648560e-12, 0.000000e+00}, // 6 points, relative error median 0.14, max 0.35
     {"bsr_cm", 0.000000e+00, 8.746956e-12, 0.000000e+00}, // 6 points, relative error median 0.23, max 0.50
-    {"coo", 1.104435e-05, 1.120537e-11, 0.000000e+00}, // 48 points, relative error median 0.28, max 0.66
-    {"crs_balanced", 7.751353e-06, 1.141847e-11, 0.000000e+00}, // 48 points, relative error median 0.27, max 0.72
-    {"crs_row_per_thread", 2.433031e-06, 8.828983e-12, 1.570535e-08}, // 48 points, relative error median 0.22, max 0.64
-    {"crs_vector", 2.178550e-06, 9.322741e-12, 1.155618e-08}, // 48 points, relative error median 0.23, max 0.61
-    {"ell", 4.420968e-06, 8.143195e-12, 0.000000e+00, 1.001248e-13}, // 32 points, relative error median 0.16, max 0.66
-    {"ellr", 4.324675e-06, 9.489037e-12, 0.000000e+00, 9.544666e-14}, // 32 points, relative error median 0.13, max 0.50
-    {"sell_c32_s1", 2.672586e-06, 1.025010e-11, 2.339002e-08}, // 48 points, relative error median 0.13, max 0.59
-    {"sell_c4_s1", 2.305372e-06, 9.025010e-12, 1.142335e-08}, // 48 points, relative error median 0.21, max 0.62
-    {"sell_c64_s1", 2.230767e-06, 1.133806e-11, 6.083982e-08}, // 48 points, relative error median 0.12, max 0.50
-    {"sell_c8_s1", 2.573708e-06, 8.955991e-12, 1.215699e-08}, // 48 points, relative error median 0.17, max 0.65
-    {"sell_offset16_c32_s1", 3.597552e-06, 1.495561e-11, 1.272408e-08}, // 30 points, relative error median 0.13, max 0.39
-    {"sell_offset16_c4_s1", 3.612820e-06, 9.906478e-12, 0.000000e+00}, // 30 points, relative error median 0.11, max 0.59
-    {"sell_offset16_c64_s1", 3.304298e-06, 1.586649e-11, 6.576135e-08}, // 30 points, relative error median 0.10, max 0.38
-    {"sell_offset16_c8_s1", 3.709283e-06, 9.435033e-12, 1.246170e-09}, // 30 points, relative error median 0.10, max 0.36
+    {"coo", 1.344860e-05, 7.316702e-12, 0.000000e+00, 0.000000e+00, 5.969729e-10, 1.696150e-11}, // 96 points, relative error median 0.18, max 0.74
+    {"crs_balanced", 9.168861e-06, 7.471228e-12, 0.000000e+00, 0.000000e+00, 4.741839e-10, 1.180912e-11}, // 96 points, relative error median 0.17, max 0.92
+    {"crs_row_per_thread", 3.656392e-06, 6.409984e-12, 5.514464e-09, 0.000000e+00, 3.538774e-10, 1.418537e-11}, // 96 points, relative error median 0.14, max 0.60
+    {"crs_vector", 3.465104e-06, 6.599790e-12, 4.107867e-09, 0.000000e+00, 3.545262e-10, 1.323600e-11}, // 96 points, relative error median 0.14, max 0.60
+    {"ell", 4.798005e-06, 6.386640e-12, 0.000000e+00, 1.807789e-13, 1.835191e-10}, // 64 points, relative error median 0.21, max 0.85
+    {"ellr", 4.072622e-06, 5.667373e-12, 8.424349e-09, 2.097710e-13, 3.400106e-10}, // 64 points, relative error median 0.18, max 0.60
+    {"sell_c32_s1", 3.540444e-06, 1.037052e-11, 1.756244e-08, 0.000000e+00, 0.000000e+00, 3.355533e-11}, // 96 points, relative error median 0.15, max 0.64
+    {"sell_c4_s1", 3.701299e-06, 6.855716e-12, 3.297985e-09, 0.000000e+00, 2.202380e-10, 2.617989e-11}, // 96 points, relative error median 0.13, max 0.58
+    {"sell_c64_s1", 2.757692e-06, 1.170495e-11, 6.524804e-08, 0.000000e+00, 2.272053e-11, 2.452209e-11}, // 96 points, relative error median 0.15, max 0.82
+    {"sell_c8_s1", 3.764857e-06, 7.708372e-12, 5.249348e-09, 0.000000e+00, 1.079940e-10, 2.897691e-11}, // 96 points, relative error median 0.14, max 0.60
+    {"sell_offset16_c32_s1", 3.537889e-06, 1.027368e-11, 9.082472e-09, 0.000000e+00, 2.663054e-10, 2.246555e-10}, // 60 points, relative error median 0.13, max 0.50
+    {"sell_offset16_c4_s1", 3.735102e-06, 6.839614e-12, 0.000000e+00, 0.000000e+00, 3.952911e-10, 4.233956e-11}, // 60 points, relative error median 0.11, max 0.40
+    {"sell_offset16_c64_s1", 3.135068e-06, 1.353619e-11, 8.164749e-08, 0.000000e+00, 2.293318e-10, 8.836579e-11}, // 60 points, relative error median 0.12, max 0.35
+    {"sell_offset16_c8_s1", 3.943549e-06, 7.586150e-12, 2.150624e-10, 0.000000e+00, 2.123062e-10, 4.032311e-11}, // 60 points, relative error median 0.11, max 0.36
     {nullptr, 0, 0, 0},
 };
 
