@@ -3,8 +3,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Score a fitted cost table on spmvkit_perf runs, without rebuilding: for every matrix and
 precision of the runs, the choice the table would make (the variant of lowest predicted seconds,
-from the run's own model_bytes and model_critical of each measured variant the table has a row
-for) is scored with that variant's measured median time, against the oracle (the fastest of
+from the run's own cost terms, model_bytes, model_critical and the row terms, of each measured
+variant the table has a row for) is scored with that variant's measured median time, against the oracle (the fastest of
 those variants in the same run) and against Kokkos Kernels native (kk_native).
 
     python3 scripts/score_format_model.py include/spmvkit/select/detail/fitted_costs.hpp \\

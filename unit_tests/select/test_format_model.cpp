@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 SpMVKit contributors
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// select/format_model.hpp: the choice of the host table by thread count, and the shape of the
-// generated tables (select/detail/fitted_costs.hpp). The ranking itself is tested through
-// make_auto_matrix in test_auto_matrix.cpp.
+// select/format_model.hpp: the choice of the host table by thread count, the shape of the
+// generated tables (select/detail/fitted_costs.hpp) and the terms of a prediction. The ranking
+// itself is tested through make_auto_matrix in test_auto_matrix.cpp.
 #include <gtest/gtest.h>
 
 #include <spmvkit/select/format_model.hpp>
@@ -96,7 +96,7 @@ TEST(FormatModel, PredictionAddsRowTermsWhereFitted) {
   EXPECT_DOUBLE_EQ(e->row_spread, 2000); // 1000 rows x a deviation of 2
   EXPECT_DOUBLE_EQ(e->bytes, plain->bytes);
   EXPECT_DOUBLE_EQ(e->critical_entries, 12);
-  EXPECT_EQ(plain->rows, 0); // format_cost alone leaves them out
+  EXPECT_DOUBLE_EQ(plain->rows, 0); // format_cost alone leaves them out
 
   const KernelCost without{"crs_row_per_thread", 1e-6, 1e-10, 1e-8};
   const KernelCost with{"crs_row_per_thread", 1e-6, 1e-10, 1e-8, 0, 1e-9, 1e-10};

@@ -6,9 +6,9 @@
 /// \file
 /// What one SpMV of a format variant would cost, estimated from a matrix's
 /// features (select/matrix_features.hpp) without converting it: the
-/// format_cost trait. The estimate has two terms that the model
-/// (select/format_model.hpp) turns into seconds with constants fitted per
-/// variant and backend:
+/// format_cost trait. The estimate has two terms of the variant that the
+/// model (select/format_model.hpp) turns into seconds with constants fitted
+/// per variant and backend:
 ///
 /// - `bytes`: the variant's byte model (the F::bytes of the matrix it would
 ///   build), padding included; host ELL-R, unlike its F::bytes, counts the
@@ -21,9 +21,9 @@
 ///
 /// and two terms of the matrix alone, the same for every variant
 /// (estimate_cost() adds them): `rows`, and `row_spread`, the rows times the
-/// standard deviation of their lengths. Host row loops pay per row and more
-/// where lengths vary (loop exits the branch predictor misses); the host
-/// tables fit a constant for each, the GPU table none.
+/// standard deviation of their lengths. Host row loops pay per row, and more
+/// where lengths vary (likely the loop exits the branch predictor misses); a
+/// host table may fit a constant for each (the 16-thread one does).
 ///
 /// A format without a specialisation is never chosen by the model; tune mode
 /// (AutoOptions) still times it when asked. A specialisation returns an

@@ -15,7 +15,8 @@
 /// for host ELL and ELL-R only, the last two for host tables) and backend
 /// family (host threads, GPU), fitted by measurement: `scripts/fit_format_model.py`
 /// reads a `spmvkit_perf` JSON run (every spmv row carries its variant's
-/// `model_bytes` and `model_critical` counters), fits the constants by
+/// `model_bytes`, `model_critical`, `model_rows` and `model_row_spread`
+/// counters), fits the constants by
 /// non-negative least squares on relative error, and writes
 /// select/detail/fitted_costs.hpp. docs/format_selection.md tells how to refit
 /// on another machine. A variant without constants for the backend is left to

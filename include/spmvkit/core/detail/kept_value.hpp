@@ -17,7 +17,7 @@ public:
   /// The kept value, computed by `compute()` on the first call.
   template <class Compute>
   T get(Compute&& compute) {
-    // Host launches read it on every product: after the first, no lock is taken.
+    // Host launches above the static-launch size read it on every product: no lock once kept.
     if (kept_.load(std::memory_order_acquire)) return value_;
     std::lock_guard<std::mutex> lock(mutex_);
     if (!kept_.load(std::memory_order_relaxed)) {
