@@ -229,6 +229,9 @@ def host_groups(paths):
             dates = first.setdefault("_dates", [first.get("spmvkit_date", "?")])
             dates.append(context.get("spmvkit_date", "?"))
             first["spmvkit_date"] = f"{dates[0]} .. {dates[-1]} ({len(dates)} runs)"
+            hashes = first.setdefault("_hashes", [first.get("spmvkit_git_hash", "?")[:12]])
+            if context.get("spmvkit_git_hash", "?")[:12] not in hashes:
+                hashes.append(context.get("spmvkit_git_hash", "?")[:12])
         else:
             groups[threads] = (dict(context), list(rows))
     return groups
@@ -296,7 +299,8 @@ def table_text(name, fitted, holdout):
     lines = [
         f"// Fitted on {context.get('device_name', '?')} ({context.get('execution_space', '?')}, "
         f"{context.get('concurrency', '?')} threads), Kokkos {context.get('kokkos_version', '?')},",
-        f"// run of {context.get('spmvkit_date', '?')}, SpMVKit {context.get('spmvkit_git_hash', '?')[:12]};",
+        f"// run of {context.get('spmvkit_date', '?')}, SpMVKit "
+        f"{', '.join(context.get('_hashes', [context.get('spmvkit_git_hash', '?')[:12]]))};",
         f"// {len(matrices)} matrices: {', '.join(matrices)}.",
         f"// Held out: {', '.join(sorted(holdout)) or 'none'}.",
         f"inline constexpr KernelCost {name}[] = {{",

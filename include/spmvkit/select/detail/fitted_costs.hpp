@@ -41,7 +41,7 @@ inline constexpr KernelCost fitted_host_costs_t2[] = {
 };
 
 // Fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), Kokkos 3.4.01,
-// run of 2026-12-07T12:20:47Z .. 2026-12-07T16:12:25Z (4 runs), SpMVKit 3a44514;
+// run of 2026-12-07T12:20:47Z .. 2026-12-07T16:12:25Z (4 runs), SpMVKit 3a44514, 977bcf1;
 // 24 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cd2d_N256, cd3d_N24, cd3d_N32, cd3d_N64, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, rmat_s20_e16, usroads-48.
 // Held out: bcsstk16, cage10, cd2d_N512, cd3d_N48, ct2010, email-Enron, fem_N96, goodwin, soc-Slashdot0902.
 // bsr* rows: fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), run of 2026-11-30T00:37:53Z, SpMVKit 0650a01; 3 matrices: elasticity_N16, elasticity_N32, elasticity_N48.
