@@ -104,15 +104,6 @@ def nnls_relative(X, t):
 STREAM_VARIANTS = ("ell",)
 
 
-def row_terms(r):
-    """The matrix's row terms of a spmv row: model_rows and model_row_spread, or for runs older
-    than those counters the same from rows and f_row_variance."""
-    if "model_rows" in r.row:
-        return r.get("model_rows"), r.get("model_row_spread")
-    rows = r.get("rows")
-    return rows, rows * np.sqrt(max(0.0, r.get("f_row_variance")))
-
-
 def row_text(variant, c):
     """One table row: three constants, then as many of the others as reach the last non-zero one
     (KernelCost's members in order: per byte and critical entry, per row, per row spread)."""
@@ -186,7 +177,7 @@ def fit_rows(context, rows, holdout, only="", host=False):
             continue
         matrices.add(r.matrix)
         by_variant.setdefault(r.format, []).append(
-            (r.get("model_bytes"), r.get("model_critical"), r.get("time_s")) + row_terms(r))
+            (r.get("model_bytes"), r.get("model_critical"), r.get("time_s")) + perf_results.model_row_terms(r))
     streams = (lambda v: host and v.startswith(STREAM_VARIANTS))
     table = []
     for variant, data in sorted(by_variant.items()):

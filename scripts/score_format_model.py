@@ -4,8 +4,9 @@
 """Score a fitted cost table on spmvkit_perf runs, without rebuilding: for every matrix and
 precision of the runs, the choice the table would make (the variant of lowest predicted seconds,
 from the run's own cost terms, model_bytes, model_critical and the row terms, of each measured
-variant the table has a row for) is scored with that variant's measured median time, against the oracle (the fastest of
-those variants in the same run) and against Kokkos Kernels native (kk_native).
+variant the table has a row for) is scored with that variant's measured median time, against the
+oracle (the fastest of those variants in the same run) and against Kokkos Kernels native
+(kk_native).
 
     python3 scripts/score_format_model.py include/spmvkit/select/detail/fitted_costs.hpp \\
         fitted_host_costs_t16 t16_double.json t16_float.json --holdout cage10,ct2010 [-v]
@@ -45,14 +46,6 @@ def read_table(path, name):
     return table
 
 
-def row_terms(r):
-    """The matrix's row terms (as scripts/fit_format_model.py reads them)."""
-    if "model_rows" in r.row:
-        return r.get("model_rows"), r.get("model_row_spread")
-    rows = r.get("rows")
-    return rows, rows * math.sqrt(max(0.0, r.get("f_row_variance")))
-
-
 def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
@@ -75,7 +68,7 @@ def score(table, paths, holdout, verbose=False):
         def predicted(f):
             r, c = formats[f][0], table[f]
             b, w = r.get("model_bytes"), r.get("model_critical")
-            rows, spread = row_terms(r)
+            rows, spread = perf_results.model_row_terms(r)
             return c[0] + c[1] * b + c[2] * w + c[3] * b * w + c[4] * rows + c[5] * spread
 
         chosen = min(candidates, key=predicted)

@@ -16,6 +16,7 @@ only, family and options are recovered from the known format names of that time
 """
 
 import json
+import math
 import re
 import statistics
 from collections import defaultdict
@@ -186,6 +187,16 @@ def load(paths):
                         merged[key] = statistics.median(r.get(key, value) for r in runs)
                 kept.append(merged)
     return context, Results(kept), kept
+
+
+def model_row_terms(r):
+    """The format model's row terms of a spmv row (select/format_costs.hpp, estimate_cost): the
+    matrix's rows and rows times the standard deviation of its row lengths; for runs older than
+    the model_rows counters, the same from rows and f_row_variance."""
+    if "model_rows" in r.row:
+        return r.get("model_rows"), r.get("model_row_spread")
+    rows = r.get("rows")
+    return rows, rows * math.sqrt(max(0.0, r.get("f_row_variance")))
 
 
 def precisions_of(results):
