@@ -11,12 +11,16 @@
 #include "spmv_setup.hpp"
 
 #include <benchmark/benchmark.h>
+#include <spmvkit/core/memory_limit.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <map>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -58,6 +62,147 @@ template SpmvSetup<double>& spmv_setup<double>(Options const&, MatrixSource cons
                                                Implementation<double> const&);
 template SpmvSetup<float>& spmv_setup<float>(Options const&, MatrixSource const&,
                                              Implementation<float> const&);
+
+namespace {
+
+/// --rounds: every selected implementation of one matrix, built at once and timed in
+/// interleaved rounds, so that the machine's drift over seconds (a shared host's neighbours,
+/// clocks) falls on all of them alike instead of on whichever ran at a bad moment.
+template <class Scalar>
+class SpmvRounds {
+public:
+  struct Entry {
+    std::unique_ptr<SpmvSetup<Scalar>> setup;
+    std::string skipped; // why the format cannot hold the matrix (Unrepresentable, length_error)
+    std::string failed;  // any other error while building it
+    int copies = 1;
+    std::vector<double> times; // one per round: the median of that round's calls
+    std::vector<int> calls;    // timed calls per round
+    std::size_t next = 0;      // the round the next repetition reports
+    int cursor = 0;            // the next copy: the one used longest ago
+  };
+
+  SpmvRounds(Options const& o, MatrixSource const& source) {
+    const auto impls = spmv_implementations<Scalar>(&o);
+    const auto chosen = select_implementations(o.formats, impls, "--formats");
+    // All implementations and their rotated copies are held at once. They share half of the
+    // memory free now (a copy counted as the bytes one product moves), and fewer copies are
+    // rotated where that is short, rather than sending the host into swap or the OOM killer.
+    const MemoryLimit limit = memory_limit<Exec::memory_space>();
+    double left = limit.known() ? 0.5 * static_cast<double>(limit.bytes)
+                                : std::numeric_limits<double>::infinity();
+    auto pending = static_cast<double>(std::count(chosen.begin(), chosen.end(), true));
+    std::string cut;
+    for (std::size_t i = 0; i < impls.size(); ++i) {
+      if (!chosen[i]) continue;
+      Entry& e = entries_[impls[i].name];
+      try {
+        e.setup = std::make_unique<SpmvSetup<Scalar>>(o, source, impls[i]);
+        const int wanted = e.setup->rotation();
+        const double per_copy = std::max(1.0, e.setup->bytes());
+        const double fit = std::floor(std::max(0.0, left) / pending / per_copy);
+        e.copies = static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(wanted)));
+        if (e.copies < wanted) {
+          cut +=
+              " " + impls[i].name + " " + std::to_string(e.copies) + "/" + std::to_string(wanted);
+        }
+        e.setup->ensure_copies(e.copies);
+        left -= e.copies * per_copy;
+      } catch (Unrepresentable const& x) {
+        e.setup.reset();
+        e.skipped = x.what();
+      } catch (std::length_error const& x) {
+        e.setup.reset();
+        e.skipped = x.what();
+      } catch (std::exception const& x) {
+        e.setup.reset();
+        e.failed = x.what();
+      }
+      pending -= 1;
+    }
+    if (!cut.empty()) {
+      std::fprintf(stderr,
+                   "spmvkit_perf: --rounds: %s: fewer rotated copies, to hold every implementation "
+                   "in half of the %.0f MiB available (%s); copies/wanted:%s\n",
+                   source.name.c_str(), static_cast<double>(limit.bytes) / (1 << 20),
+                   limit.source.c_str(), cut.c_str());
+    }
+    run(o);
+  }
+
+  Entry& entry(std::string const& name) { return entries_.at(name); }
+
+private:
+  void run(Options const& o) {
+    std::vector<Entry*> ready;
+    for (auto& named : entries_) {
+      if (named.second.setup && named.second.setup->ok()) ready.push_back(&named.second);
+    }
+    // Each call takes the copy used longest ago (the cursor goes round the copies across the
+    // warm-ups and rounds), so that no timed call finds its matrix in cache from a warm-up.
+    auto call = [](Entry& e) {
+      e.setup->apply(e.cursor);
+      e.cursor = e.cursor + 1 == e.copies ? 0 : e.cursor + 1;
+    };
+    // One untimed pass over every copy first: page faults and first touch out of the rounds.
+    for (Entry* e : ready) {
+      for (int i = 0; i < std::max(o.warmup, e->copies); ++i) call(*e);
+      Kokkos::fence();
+    }
+    std::mt19937_64 shuffle(o.seed);
+    std::vector<double> batch;
+    for (int round = 0; round < o.rounds; ++round) {
+      std::shuffle(ready.begin(), ready.end(), shuffle);
+      for (Entry* e : ready) {
+        // Threads and caches warm again after the previous implementation.
+        for (int i = 0; i < o.warmup; ++i) call(*e);
+        Kokkos::fence();
+        batch.clear();
+        double spent = 0;
+        while (batch.empty() || (spent < o.min_time && batch.size() < max_calls)) {
+          Kokkos::fence();
+          Kokkos::Timer timer;
+          call(*e);
+          Kokkos::fence();
+          const double t = timer.seconds();
+          batch.push_back(t);
+          spent += t;
+        }
+        e->times.push_back(median(batch));
+        e->calls.push_back(static_cast<int>(batch.size()));
+      }
+    }
+  }
+
+  static constexpr std::size_t max_calls = 1000000;
+  std::map<std::string, Entry> entries_;
+};
+
+/// The rounds of one matrix, measured when its first spmv benchmark asks and kept while the
+/// same matrix's benchmarks follow (they are registered matrix by matrix).
+template <class Scalar>
+SpmvRounds<Scalar>& spmv_rounds(Options const& options, MatrixSource const& source) {
+  static std::unique_ptr<SpmvRounds<Scalar>> rounds;
+  static std::string key;
+  static bool registered = false;
+  if (!registered) {
+    registered = true;
+    register_cleanup([] {
+      rounds.reset();
+      key.clear();
+    });
+  }
+  const std::string k = source.name + "|" + source.path;
+  if (!rounds || key != k) {
+    rounds.reset(); // free the previous matrix's implementations first
+    key.clear();
+    rounds = std::make_unique<SpmvRounds<Scalar>>(options, source);
+    key = k;
+  }
+  return *rounds;
+}
+
+} // namespace
 
 namespace {
 
@@ -121,10 +266,43 @@ void bandwidth_counters(benchmark::State& state, Options const& o, double gbs) {
   state.counters["frac_read"] = gbs / yardstick_gbs(o, Yardstick::read);
 }
 
+/// The spmv row's counters for time t of one SpMV.
+template <class Scalar>
+void spmv_counters(benchmark::State& state, Options const& o, SpmvSetup<Scalar>& s,
+                   Implementation<Scalar> const& implementation, double t, int copies) {
+  const std::string built = s.runner().built_label();
+  state.SetLabel(implementation.label + (built.empty() ? "" : ";" + built));
+  state.counters["time_s"] = t;
+  bandwidth_counters(state, o, s.bytes() / t * 1e-9);
+  state.counters["GFlop/s"] = 2.0 * static_cast<double>(s.nnz()) / t * 1e-9;
+  state.counters["bytes"] = s.bytes();
+  state.counters["rotation"] = copies;
+  state.counters["check_rel_err"] = s.relative_error();
+  common_counters(state, s);
+  model_counters(state, s, implementation);
+}
+
+/// One repetition of spmv under --rounds: round r's time (the median of its calls), measured
+/// beside every other implementation of the matrix (SpmvRounds); repetition r reports round r.
+template <class Scalar>
+void bm_spmv_round(benchmark::State& state, Options const& o, std::string const& name,
+                   MatrixSource const& source, Implementation<Scalar> const& implementation) {
+  auto& e = spmv_rounds<Scalar>(o, source).entry(implementation.name);
+  if (!e.skipped.empty()) return skip(state, name, e.skipped.c_str());
+  if (!e.failed.empty()) return fail(state, name + ": " + e.failed);
+  if (!e.setup->ok()) return fail(state, name + ": " + e.setup->error());
+  const std::size_t r = e.next++ % e.times.size();
+  for (auto _ : state) state.SetIterationTime(e.times[r]);
+  spmv_counters(state, o, *e.setup, implementation, e.times[r], e.copies);
+  state.counters["round"] = static_cast<double>(r);
+  state.counters["round_calls"] = e.calls[r];
+}
+
 template <class Scalar>
 void bm_spmv(benchmark::State& state, Options const& o, std::string const& name,
              MatrixSource const& source, Implementation<Scalar> const& implementation) {
   try {
+    if (o.rounds > 0) return bm_spmv_round(state, o, name, source, implementation);
     auto& s = spmv_setup<Scalar>(o, source, implementation);
     if (!s.ok()) return fail(state, name + ": " + s.error());
     const int copies = s.rotation();
@@ -145,17 +323,7 @@ void bm_spmv(benchmark::State& state, Options const& o, std::string const& name,
       times.push_back(t);
       k = k + 1 == copies ? 0 : k + 1;
     }
-    const double t = median(times);
-    const std::string built = s.runner().built_label();
-    state.SetLabel(implementation.label + (built.empty() ? "" : ";" + built));
-    state.counters["time_s"] = t;
-    bandwidth_counters(state, o, s.bytes() / t * 1e-9);
-    state.counters["GFlop/s"] = 2.0 * static_cast<double>(s.nnz()) / t * 1e-9;
-    state.counters["bytes"] = s.bytes();
-    state.counters["rotation"] = copies;
-    state.counters["check_rel_err"] = s.relative_error();
-    common_counters(state, s);
-    model_counters(state, s, implementation);
+    spmv_counters(state, o, s, implementation, median(times), copies);
   } catch (Unrepresentable const& e) {
     skip(state, name, e.what());
   } catch (std::length_error const& e) {
@@ -475,11 +643,17 @@ void register_matrix_benchmarks(std::shared_ptr<const Options> const& options,
     auto const& impl = impls[i];
     if (source.in_sweep && o.has_family("spmv")) {
       const std::string name = prefix<Scalar>("spmv", source) + impl.name;
-      configure(benchmark::RegisterBenchmark(name.c_str(),
+      auto* b = benchmark::RegisterBenchmark(name.c_str(),
                                              [options, name, source, impl](benchmark::State& st) {
                                                bm_spmv<Scalar>(st, *options, name, source, impl);
-                                             }),
-                benchmark::kMicrosecond, o.repetitions);
+                                             });
+      if (o.rounds > 0) {
+        // The rounds were timed beforehand (SpmvRounds): each repetition reports one.
+        b->UseManualTime()->Iterations(1)->Repetitions(o.rounds)->ReportAggregatesOnly(true)->Unit(
+            benchmark::kMicrosecond);
+      } else {
+        configure(b, benchmark::kMicrosecond, o.repetitions);
+      }
     }
     if constexpr (std::is_same_v<Scalar, float>) {
       // Mixed precision: the float matrix with double vectors, beside spmv/double/....

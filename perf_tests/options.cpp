@@ -261,6 +261,16 @@ std::vector<OptionSpec> make_table() {
                "1", integer(&Options::cg_repetitions, 1, 1000)});
   t.push_back({"--min-time", "SECONDS", "seconds per repetition (Google Benchmark MinTime)", "0.1",
                "0.002", number(&Options::min_time, 0, 3600, true)});
+  t.push_back({"--rounds",
+               "INT",
+               "spmv: 0 times each implementation on its own (--repetitions of --min-time); R > 0 "
+               "builds every --formats implementation of a matrix at once and times them in R "
+               "rounds, each in a new random order, each implementation for --min-time seconds "
+               "(after --warmup calls) per round; the round's time is the median of its calls, "
+               "and the benchmark reports R repetitions, one per round",
+               "0",
+               {},
+               integer(&Options::rounds, 0, 100000)});
   t.push_back({"--warmup", "INT", "untimed calls before timing (at least one per rotated copy)",
                "5", "2", integer(&Options::warmup, 0, 1000000)});
   t.push_back({"--max-rotation", "INT", "most rotated copies of (matrix, x, y)", "512", "4",
