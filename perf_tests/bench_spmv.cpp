@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -74,15 +75,16 @@ public:
   struct Entry {
     std::unique_ptr<SpmvSetup<Scalar>> setup;
     std::string skipped; // why the format cannot hold the matrix (Unrepresentable, length_error)
-    std::string failed;  // any other error while building it
+    std::string failed;  // any other error while building or timing it
     int copies = 1;
+    std::string cut;           // "copies/wanted" where memory cut the rotated copies, else empty
     std::vector<double> times; // one per round: the median of that round's calls
     std::vector<int> calls;    // timed calls per round
     std::size_t next = 0;      // the round the next repetition reports
     int cursor = 0;            // the next copy: the one used longest ago
   };
 
-  SpmvRounds(Options const& o, MatrixSource const& source) {
+  SpmvRounds(Options const& o, MatrixSource const& source) : rounds_(o.rounds) {
     const auto impls = spmv_implementations<Scalar>(&o);
     const auto chosen = select_implementations(o.formats, impls, "--formats");
     // All implementations and their rotated copies are held at once. They share half of the
@@ -103,8 +105,8 @@ public:
         const double fit = std::floor(std::max(0.0, left) / pending / per_copy);
         e.copies = static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(wanted)));
         if (e.copies < wanted) {
-          cut +=
-              " " + impls[i].name + " " + std::to_string(e.copies) + "/" + std::to_string(wanted);
+          e.cut = std::to_string(e.copies) + "/" + std::to_string(wanted);
+          cut += " " + impls[i].name + " " + e.cut;
         }
         e.setup->ensure_copies(e.copies);
         left -= e.copies * per_copy;
@@ -127,13 +129,18 @@ public:
                    source.name.c_str(), static_cast<double>(limit.bytes) / (1 << 20),
                    limit.source.c_str(), cut.c_str());
     }
-    run(o);
+    // The orders differ from matrix to matrix, and --rounds-seed changes them alone.
+    run(o, o.rounds_seed ^ std::hash<std::string>{}(source.name));
   }
 
   Entry& entry(std::string const& name) { return entries_.at(name); }
 
+  /// Counts one reported repetition; true once every implementation reported every round, when
+  /// the matrix's storage may go.
+  bool reported_all() { return ++reported_ >= entries_.size() * static_cast<std::size_t>(rounds_); }
+
 private:
-  void run(Options const& o) {
+  void run(Options const& o, std::uint64_t seed) {
     std::vector<Entry*> ready;
     for (auto& named : entries_) {
       if (named.second.setup && named.second.setup->ok()) ready.push_back(&named.second);
@@ -144,62 +151,98 @@ private:
       e.setup->apply(e.cursor);
       e.cursor = e.cursor + 1 == e.copies ? 0 : e.cursor + 1;
     };
+    // An implementation that throws while timed fails alone; the others go on.
+    auto guarded = [&ready](Entry* e, auto&& work) {
+      try {
+        work();
+      } catch (std::exception const& x) {
+        e->failed = std::string("while timed: ") + x.what();
+        e->setup.reset();
+        ready.erase(std::find(ready.begin(), ready.end(), e));
+      }
+    };
     // One untimed pass over every copy first: page faults and first touch out of the rounds.
-    for (Entry* e : ready) {
-      for (int i = 0; i < std::max(o.warmup, e->copies); ++i) call(*e);
-      Kokkos::fence();
+    for (Entry* e : std::vector<Entry*>(ready)) {
+      guarded(e, [&] {
+        for (int i = 0; i < std::max(o.warmup, e->copies); ++i) call(*e);
+        Kokkos::fence();
+      });
     }
-    std::mt19937_64 shuffle(o.seed);
+    std::mt19937_64 shuffle(seed);
     std::vector<double> batch;
     for (int round = 0; round < o.rounds; ++round) {
       std::shuffle(ready.begin(), ready.end(), shuffle);
-      for (Entry* e : ready) {
-        // Threads and caches warm again after the previous implementation.
-        for (int i = 0; i < o.warmup; ++i) call(*e);
-        Kokkos::fence();
-        batch.clear();
-        double spent = 0;
-        while (batch.empty() || (spent < o.min_time && batch.size() < max_calls)) {
+      for (Entry* e : std::vector<Entry*>(ready)) {
+        guarded(e, [&] {
+          // Threads and caches warm again after the previous implementation.
+          for (int i = 0; i < o.warmup; ++i) call(*e);
           Kokkos::fence();
-          Kokkos::Timer timer;
-          call(*e);
-          Kokkos::fence();
-          const double t = timer.seconds();
-          batch.push_back(t);
-          spent += t;
-        }
-        e->times.push_back(median(batch));
-        e->calls.push_back(static_cast<int>(batch.size()));
+          batch.clear();
+          double spent = 0;
+          while (batch.empty() || (spent < o.min_time && batch.size() < max_calls)) {
+            Kokkos::fence();
+            Kokkos::Timer timer;
+            call(*e);
+            Kokkos::fence();
+            const double t = timer.seconds();
+            batch.push_back(t);
+            spent += t;
+          }
+          e->times.push_back(median(batch));
+          e->calls.push_back(static_cast<int>(batch.size()));
+        });
       }
     }
   }
 
   static constexpr std::size_t max_calls = 1000000;
+  int rounds_ = 0;
+  std::size_t reported_ = 0;
   std::map<std::string, Entry> entries_;
 };
 
-/// The rounds of one matrix, measured when its first spmv benchmark asks and kept while the
-/// same matrix's benchmarks follow (they are registered matrix by matrix).
+/// The rounds of the matrix being reported, per precision: measured when its first spmv
+/// benchmark asks, released once all its benchmarks reported (or when another matrix asks).
+template <class Scalar>
+struct RoundsCache {
+  std::unique_ptr<SpmvRounds<Scalar>> rounds;
+  std::string key;
+  std::string failed; // the matrix whose rounds could not be set up, and why
+  std::string why;
+
+  static RoundsCache& get() {
+    static RoundsCache cache;
+    static bool registered = false;
+    if (!registered) {
+      registered = true;
+      register_cleanup([] { cache.release(); });
+    }
+    return cache;
+  }
+  void release() {
+    rounds.reset();
+    key.clear();
+  }
+};
+
 template <class Scalar>
 SpmvRounds<Scalar>& spmv_rounds(Options const& options, MatrixSource const& source) {
-  static std::unique_ptr<SpmvRounds<Scalar>> rounds;
-  static std::string key;
-  static bool registered = false;
-  if (!registered) {
-    registered = true;
-    register_cleanup([] {
-      rounds.reset();
-      key.clear();
-    });
-  }
+  auto& cache = RoundsCache<Scalar>::get();
   const std::string k = source.name + "|" + source.path;
-  if (!rounds || key != k) {
-    rounds.reset(); // free the previous matrix's implementations first
-    key.clear();
-    rounds = std::make_unique<SpmvRounds<Scalar>>(options, source);
-    key = k;
+  // Once per matrix: its other benchmarks fail with the same reason, without building again.
+  if (cache.failed == k) throw std::runtime_error(cache.why);
+  if (!cache.rounds || cache.key != k) {
+    cache.release(); // free the previous matrix's implementations first
+    try {
+      cache.rounds = std::make_unique<SpmvRounds<Scalar>>(options, source);
+    } catch (std::exception const& e) {
+      cache.failed = k;
+      cache.why = std::string("--rounds: ") + e.what();
+      throw std::runtime_error(cache.why);
+    }
+    cache.key = k;
   }
-  return *rounds;
+  return *cache.rounds;
 }
 
 } // namespace
@@ -269,9 +312,10 @@ void bandwidth_counters(benchmark::State& state, Options const& o, double gbs) {
 /// The spmv row's counters for time t of one SpMV.
 template <class Scalar>
 void spmv_counters(benchmark::State& state, Options const& o, SpmvSetup<Scalar>& s,
-                   Implementation<Scalar> const& implementation, double t, int copies) {
+                   Implementation<Scalar> const& implementation, double t, int copies,
+                   std::string const& more_label = "") {
   const std::string built = s.runner().built_label();
-  state.SetLabel(implementation.label + (built.empty() ? "" : ";" + built));
+  state.SetLabel(implementation.label + (built.empty() ? "" : ";" + built) + more_label);
   state.counters["time_s"] = t;
   bandwidth_counters(state, o, s.bytes() / t * 1e-9);
   state.counters["GFlop/s"] = 2.0 * static_cast<double>(s.nnz()) / t * 1e-9;
@@ -287,15 +331,24 @@ void spmv_counters(benchmark::State& state, Options const& o, SpmvSetup<Scalar>&
 template <class Scalar>
 void bm_spmv_round(benchmark::State& state, Options const& o, std::string const& name,
                    MatrixSource const& source, Implementation<Scalar> const& implementation) {
-  auto& e = spmv_rounds<Scalar>(o, source).entry(implementation.name);
-  if (!e.skipped.empty()) return skip(state, name, e.skipped.c_str());
-  if (!e.failed.empty()) return fail(state, name + ": " + e.failed);
-  if (!e.setup->ok()) return fail(state, name + ": " + e.setup->error());
-  const std::size_t r = e.next++ % e.times.size();
-  for (auto _ : state) state.SetIterationTime(e.times[r]);
-  spmv_counters(state, o, *e.setup, implementation, e.times[r], e.copies);
-  state.counters["round"] = static_cast<double>(r);
-  state.counters["round_calls"] = e.calls[r];
+  auto& rounds = spmv_rounds<Scalar>(o, source);
+  auto& e = rounds.entry(implementation.name);
+  if (!e.skipped.empty()) {
+    skip(state, name, e.skipped.c_str());
+  } else if (!e.failed.empty()) {
+    fail(state, name + ": " + e.failed);
+  } else if (!e.setup->ok()) {
+    fail(state, name + ": " + e.setup->error());
+  } else {
+    const std::size_t r = e.next++ % e.times.size();
+    for (auto _ : state) state.SetIterationTime(e.times[r]);
+    // Fewer copies than the cache wants (memory): a small matrix may be timed partly in cache.
+    spmv_counters(state, o, *e.setup, implementation, e.times[r], e.copies,
+                  e.cut.empty() ? "" : ";rotation_cut=" + e.cut);
+    state.counters["round"] = static_cast<double>(r);
+    state.counters["round_calls"] = e.calls[r];
+  }
+  if (rounds.reported_all()) RoundsCache<Scalar>::get().release();
 }
 
 template <class Scalar>

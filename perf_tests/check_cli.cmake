@@ -26,6 +26,8 @@ expect(2 "--fem-n: '8x' is not an integer" --fem-n=16,8x)
 expect(2 "--min-time: 'fast' is not a number" --min-time=fast)
 expect(2 "--warmup: needs a value" --warmup)
 expect(2 "--rounds: -1 is out of range \\[0, 100000\\]" --rounds=-1)
+expect(2 "--rounds: not with --benchmark_enable_random_interleaving" --rounds=3
+       --benchmark_enable_random_interleaving=true)
 expect(2 "--smoke: takes no value" --smoke=yes)
 expect(2 "--precision: unknown 'half'" --precision=half)
 expect(2 "unknown option '--no-such-option=1'" --no-such-option=1)

@@ -271,6 +271,12 @@ std::vector<OptionSpec> make_table() {
                "0",
                {},
                integer(&Options::rounds, 0, 100000)});
+  t.push_back({"--rounds-seed",
+               "INT",
+               "seed of the rounds' random orders (mixed with each matrix's name)",
+               "1",
+               {},
+               integer(&Options::rounds_seed, 0, std::int64_t(1) << 62)});
   t.push_back({"--warmup", "INT", "untimed calls before timing (at least one per rotated copy)",
                "5", "2", integer(&Options::warmup, 0, 1000000)});
   t.push_back({"--max-rotation", "INT", "most rotated copies of (matrix, x, y)", "512", "4",
@@ -644,9 +650,17 @@ std::shared_ptr<const Options> parse_options(int& argc, char** argv) {
   o.command_line = cmd.str();
 
   int out = 1;
+  bool interleaving = false; // Google Benchmark's --benchmark_enable_random_interleaving
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--benchmark_", 0) == 0 || arg.rfind("--kokkos", 0) == 0) {
+      const std::string interleave = "--benchmark_enable_random_interleaving";
+      if (arg.rfind(interleave, 0) == 0) {
+        const std::string value =
+            arg.size() > interleave.size() ? arg.substr(interleave.size()) : "";
+        interleaving = !(value == "=false" || value == "=0" || value == "=no" || value == "=f" ||
+                         value == "=n" || value == "=off");
+      }
       argv[out++] = argv[i];
       continue;
     }
@@ -676,6 +690,12 @@ std::shared_ptr<const Options> parse_options(int& argc, char** argv) {
       }
       apply(*spec, o, arg.substr(eq + 1));
     }
+  }
+  if (o.rounds > 0 && interleaving) {
+    // Google Benchmark would mix the matrices' repetitions, and each switch would rebuild and
+    // time a matrix's rounds again.
+    throw OptionError("spmvkit_perf: --rounds: not with --benchmark_enable_random_interleaving "
+                      "(the rounds interleave a matrix's implementations already)");
   }
   argc = out;
   argv[argc] = nullptr;

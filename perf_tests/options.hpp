@@ -55,6 +55,7 @@ struct Options {
   int repetitions = 0;
   double min_time = 0;            // seconds per repetition (Google Benchmark MinTime)
   int rounds = 0;                 // spmv: interleaved rounds of every implementation (0: off)
+  std::uint64_t rounds_seed = 0;  // the rounds' random orders
   int warmup = 0;                 // untimed SpMVs before timing (at least one per rotated copy)
   int max_rotation = 0;           // upper bound on rotated (matrix, x, y) copies
   double rotation_factor = 0;     // rotate until the copies exceed this many times the LLC
