@@ -87,40 +87,42 @@ public:
   SpmvRounds(Options const& o, MatrixSource const& source) : rounds_(o.rounds) {
     const auto impls = spmv_implementations<Scalar>(&o);
     const auto chosen = select_implementations(o.formats, impls, "--formats");
-    // All implementations and their rotated copies are held at once. They share half of the
-    // memory free now (a copy counted as the bytes one product moves), and fewer copies are
-    // rotated where that is short, rather than sending the host into swap or the OOM killer.
+    // All implementations and their rotated copies are held at once, in half of the memory free
+    // now (a copy counted as the bytes one product moves). Where that is short, every
+    // implementation rotates through the same smaller number of bytes, so that none is timed
+    // more in cache than another, rather than sending the host into swap or the OOM killer.
     const MemoryLimit limit = memory_limit<Exec::memory_space>();
     double left = limit.known() ? 0.5 * static_cast<double>(limit.bytes)
                                 : std::numeric_limits<double>::infinity();
-    auto pending = static_cast<double>(std::count(chosen.begin(), chosen.end(), true));
-    std::string cut;
     for (std::size_t i = 0; i < impls.size(); ++i) {
       if (!chosen[i]) continue;
       Entry& e = entries_[impls[i].name];
-      try {
+      capture(e, [&] {
         e.setup = std::make_unique<SpmvSetup<Scalar>>(o, source, impls[i]);
-        const int wanted = e.setup->rotation();
-        const double per_copy = std::max(1.0, e.setup->bytes());
-        const double fit = std::floor(std::max(0.0, left) / pending / per_copy);
-        e.copies = static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(wanted)));
-        if (e.copies < wanted) {
-          e.cut = std::to_string(e.copies) + "/" + std::to_string(wanted);
-          cut += " " + impls[i].name + " " + e.cut;
+        left -= std::max(1.0, e.setup->bytes());
+      });
+    }
+    std::vector<Entry*> built; // and checked: a setup that failed its check is not timed
+    for (auto& named : entries_) {
+      if (named.second.setup && named.second.setup->ok()) built.push_back(&named.second);
+    }
+    const double wanted_bytes = o.rotation_factor * static_cast<double>(device_info().llc_bytes);
+    const double share =
+        built.empty() ? 0 : std::max(0.0, left) / static_cast<double>(built.size());
+    std::string cut;
+    for (Entry* e : built) {
+      capture(*e, [&] {
+        const int wanted = e->setup->rotation();
+        const double per_copy = std::max(1.0, e->setup->bytes());
+        // Copy 0 exists; the rest share the memory left, the same bytes for everyone.
+        const double fit = 1.0 + std::floor(std::min(wanted_bytes, share) / per_copy);
+        e->copies = static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(wanted)));
+        if (e->copies < wanted) {
+          e->cut = std::to_string(e->copies) + "/" + std::to_string(wanted);
+          cut += " " + name_of(*e) + " " + e->cut;
         }
-        e.setup->ensure_copies(e.copies);
-        left -= e.copies * per_copy;
-      } catch (Unrepresentable const& x) {
-        e.setup.reset();
-        e.skipped = x.what();
-      } catch (std::length_error const& x) {
-        e.setup.reset();
-        e.skipped = x.what();
-      } catch (std::exception const& x) {
-        e.setup.reset();
-        e.failed = x.what();
-      }
-      pending -= 1;
+        e->setup->ensure_copies(e->copies);
+      });
     }
     if (!cut.empty()) {
       std::fprintf(stderr,
@@ -140,6 +142,31 @@ public:
   bool reported_all() { return ++reported_ >= entries_.size() * static_cast<std::size_t>(rounds_); }
 
 private:
+  /// Runs a step of an implementation's set-up; a format that cannot hold the matrix is
+  /// skipped, any other error fails that implementation alone.
+  template <class Step>
+  static void capture(Entry& e, Step&& step) {
+    try {
+      step();
+    } catch (Unrepresentable const& x) {
+      e.setup.reset();
+      e.skipped = x.what();
+    } catch (std::length_error const& x) {
+      e.setup.reset();
+      e.skipped = x.what();
+    } catch (std::exception const& x) {
+      e.setup.reset();
+      e.failed = x.what();
+    }
+  }
+
+  std::string name_of(Entry const& e) const {
+    for (auto const& named : entries_) {
+      if (&named.second == &e) return named.first;
+    }
+    return "?";
+  }
+
   void run(Options const& o, std::uint64_t seed) {
     std::vector<Entry*> ready;
     for (auto& named : entries_) {
