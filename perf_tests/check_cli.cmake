@@ -28,6 +28,7 @@ expect(2 "--warmup: needs a value" --warmup)
 expect(2 "--rounds: -1 is out of range \\[0, 100000\\]" --rounds=-1)
 expect(2 "--rounds: not with --benchmark_enable_random_interleaving" --rounds=3
        --benchmark_enable_random_interleaving=true)
+expect(2 "--rounds: not with --benchmark_min_warmup_time" --rounds=3 --benchmark_min_warmup_time=0.5)
 expect(2 "--smoke: takes no value" --smoke=yes)
 expect(2 "--precision: unknown 'half'" --precision=half)
 expect(2 "unknown option '--no-such-option=1'" --no-such-option=1)

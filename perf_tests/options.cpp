@@ -7,6 +7,7 @@
 #include "perf_common.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -630,6 +631,20 @@ bool wants_help(int argc, char** argv) {
   return false;
 }
 
+namespace {
+
+/// Google Benchmark's reading of a boolean flag: empty is false; otherwise false only for
+/// "false", "no", "off", "f", "n" (any case) and "0".
+bool gb_flag_true(std::string value) {
+  std::transform(value.begin(), value.end(), value.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (value.empty()) return false;
+  return !(value == "false" || value == "no" || value == "off" || value == "f" || value == "n" ||
+           value == "0");
+}
+
+} // namespace
+
 std::shared_ptr<const Options> parse_options(int& argc, char** argv) {
   auto const& table = option_table();
   Options o;
@@ -650,17 +665,22 @@ std::shared_ptr<const Options> parse_options(int& argc, char** argv) {
   o.command_line = cmd.str();
 
   int out = 1;
-  bool interleaving = false; // Google Benchmark's --benchmark_enable_random_interleaving
+  // Google Benchmark flags that --rounds cannot follow (they change how often a benchmark's
+  // function is called): their values as Google Benchmark reads them, the environment first.
+  auto env = [](char const* name) {
+    char const* v = std::getenv(name);
+    return v ? std::string(v) : std::string();
+  };
+  std::string interleaving = env("BENCHMARK_ENABLE_RANDOM_INTERLEAVING");
+  std::string warmup_time = env("BENCHMARK_MIN_WARMUP_TIME");
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--benchmark_", 0) == 0 || arg.rfind("--kokkos", 0) == 0) {
-      const std::string interleave = "--benchmark_enable_random_interleaving";
-      if (arg.rfind(interleave, 0) == 0) {
-        const std::string value =
-            arg.size() > interleave.size() ? arg.substr(interleave.size()) : "";
-        interleaving = !(value == "=false" || value == "=0" || value == "=no" || value == "=f" ||
-                         value == "=n" || value == "=off");
-      }
+      const auto eq = arg.find('=');
+      const std::string name = arg.substr(0, eq);
+      const std::string value = eq == std::string::npos ? "true" : arg.substr(eq + 1);
+      if (name == "--benchmark_enable_random_interleaving") interleaving = value;
+      if (name == "--benchmark_min_warmup_time") warmup_time = value;
       argv[out++] = argv[i];
       continue;
     }
@@ -691,11 +711,17 @@ std::shared_ptr<const Options> parse_options(int& argc, char** argv) {
       apply(*spec, o, arg.substr(eq + 1));
     }
   }
-  if (o.rounds > 0 && interleaving) {
-    // Google Benchmark would mix the matrices' repetitions, and each switch would rebuild and
-    // time a matrix's rounds again.
-    throw OptionError("spmvkit_perf: --rounds: not with --benchmark_enable_random_interleaving "
-                      "(the rounds interleave a matrix's implementations already)");
+  if (o.rounds > 0 && o.has_family("spmv")) {
+    // Random interleaving would mix the matrices' repetitions, and a warm-up would call the
+    // benchmark beyond its rounds: either would rebuild and time a matrix's rounds again.
+    if (gb_flag_true(interleaving)) {
+      throw OptionError("spmvkit_perf: --rounds: not with --benchmark_enable_random_interleaving "
+                        "(the rounds interleave a matrix's implementations already)");
+    }
+    if (!warmup_time.empty() && std::strtod(warmup_time.c_str(), nullptr) > 0) {
+      throw OptionError("spmvkit_perf: --rounds: not with --benchmark_min_warmup_time (the "
+                        "rounds warm every implementation up already)");
+    }
   }
   argc = out;
   argv[argc] = nullptr;
