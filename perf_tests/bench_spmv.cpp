@@ -73,6 +73,7 @@ template <class Scalar>
 class SpmvRounds {
 public:
   struct Entry {
+    std::string name; // the implementation's
     std::unique_ptr<SpmvSetup<Scalar>> setup;
     std::string skipped; // why the format cannot hold the matrix (Unrepresentable, length_error)
     std::string failed;  // any other error while building or timing it
@@ -97,6 +98,7 @@ public:
     for (std::size_t i = 0; i < impls.size(); ++i) {
       if (!chosen[i]) continue;
       Entry& e = entries_[impls[i].name];
+      e.name = impls[i].name;
       capture(e, [&] {
         e.setup = std::make_unique<SpmvSetup<Scalar>>(o, source, impls[i]);
         left -= std::max(1.0, e.setup->bytes());
@@ -119,7 +121,7 @@ public:
         e->copies = static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(wanted)));
         if (e->copies < wanted) {
           e->cut = std::to_string(e->copies) + "/" + std::to_string(wanted);
-          cut += " " + name_of(*e) + " " + e->cut;
+          cut += " " + e->name + " " + e->cut;
         }
         e->setup->ensure_copies(e->copies);
       });
@@ -132,7 +134,7 @@ public:
                    limit.source.c_str(), cut.c_str());
     }
     // The orders differ from matrix to matrix, and --rounds-seed changes them alone.
-    run(o, o.rounds_seed ^ std::hash<std::string>{}(source.name));
+    run(o, o.rounds_seed ^ std::hash<std::string>{}(source.name), built);
   }
 
   Entry& entry(std::string const& name) { return entries_.at(name); }
@@ -160,18 +162,11 @@ private:
     }
   }
 
-  std::string name_of(Entry const& e) const {
-    for (auto const& named : entries_) {
-      if (&named.second == &e) return named.first;
-    }
-    return "?";
-  }
-
-  void run(Options const& o, std::uint64_t seed) {
-    std::vector<Entry*> ready;
-    for (auto& named : entries_) {
-      if (named.second.setup && named.second.setup->ok()) ready.push_back(&named.second);
-    }
+  /// Times the implementations built and checked (`ready`; one that fails in the copies step
+  /// has no setup left and is dropped here).
+  void run(Options const& o, std::uint64_t seed, std::vector<Entry*> ready) {
+    ready.erase(std::remove_if(ready.begin(), ready.end(), [](Entry* e) { return !e->setup; }),
+                ready.end());
     // Each call takes the copy used longest ago (the cursor goes round the copies across the
     // warm-ups and rounds), so that no timed call finds its matrix in cache from a warm-up.
     auto call = [](Entry& e) {
