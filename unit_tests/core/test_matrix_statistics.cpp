@@ -298,6 +298,17 @@ TYPED_TEST(MatrixStatisticsTest, HostPrefetchWhereRowsAreLongEnough) {
   EXPECT_FALSE(detail::merge_path_parameters<Exec>(rows, short_nnz).host_prefetch);
   EXPECT_EQ(detail::merge_path_parameters<Exec>(rows, long_nnz).host_prefetch, on);
   EXPECT_EQ(detail::bsr_launch_parameters(Exec(), rows, rows, 3, 9, 1).host_prefetch, on);
+  // The CRS row kernels prefetch at each row's end where a row's values fill less than a line on
+  // average, through a cursor from a line up (in FP64 8 entries, in FP32 16).
+  using detail::HostRowPrefetch;
+  constexpr std::int64_t line = detail::host_prefetch_short_row_bytes;
+  EXPECT_EQ(detail::host_row_prefetch(false, 100 * rows, rows, 8), HostRowPrefetch::none);
+  for (std::int64_t bytes : {4, 8, 16}) {
+    EXPECT_EQ(detail::host_row_prefetch(true, line / bytes * rows - 1, rows, bytes),
+              HostRowPrefetch::row_end);
+    EXPECT_EQ(detail::host_row_prefetch(true, line / bytes * rows, rows, bytes),
+              HostRowPrefetch::lines);
+  }
   // A cursor made off never prefetches: its next line lies past every address.
   const double data[4] = {1, 2, 3, 4};
   EXPECT_EQ(detail::HostPrefetchCursor<double>(data, false).next, ~std::uintptr_t(0));

@@ -346,6 +346,21 @@ host_prefetch_ahead(T const* begin, T const* end,
                       reinterpret_cast<std::uintptr_t>(end) + distance);
 }
 
+/// Host row kernels on short rows: prefetches the line host_prefetch_distance bytes past `end`
+/// (a row's end), once per row and with no test. Where rows fill less than a line, consecutive
+/// rows' ends reach every line; HostPrefetchCursor's test, true every few rows at no fixed
+/// rhythm, cost more than the prefetch saved there
+/// (docs/notes/2026-12-07-host-crs-short-row-prefetch.md).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void host_prefetch_past(T const* end) {
+#if SPMVKIT_HOST_PREFETCH_ENABLED
+  __builtin_prefetch(reinterpret_cast<void const*>(reinterpret_cast<std::uintptr_t>(end) +
+                                                   host_prefetch_distance));
+#else
+  (void)end;
+#endif
+}
+
 /// A host thread's walk along one array from `begin`: through(end) prefetches the lines up to
 /// `end` + host_prefetch_distance that it has not prefetched yet, so each line once, and a
 /// short row costs a compare, not a prefetch per row (rows of a few entries share a line).

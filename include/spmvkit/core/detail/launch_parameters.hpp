@@ -84,6 +84,30 @@ inline bool host_prefetch_worthwhile(std::int64_t entries, std::int64_t rows) {
   return host_prefetch_enabled() && entries >= host_prefetch_min_row_entries * rows;
 }
 
+/// How a host CRS row kernel prefetches its entries (host_row_prefetch).
+enum class HostRowPrefetch {
+  none,    ///< no software prefetch
+  row_end, ///< one line past each row's end (host_prefetch_past)
+  lines,   ///< every line once, through a HostPrefetchCursor per stream
+};
+
+/// Rows whose values average fewer bytes than this prefetch at each row's end rather than through
+/// a cursor: on road and mesh graphs (rows of 5-7 entries) the cursor's test slowed the CRS row
+/// kernels by 15-30% on the 16-core host and the development VM, a prefetch per row did not
+/// (docs/notes/2026-12-07-host-crs-short-row-prefetch.md).
+inline constexpr std::int64_t host_prefetch_short_row_bytes = 64;
+
+/// The CRS row kernels' prefetch for `entries` stored values of `value_bytes` each in `rows` rows,
+/// `prefetch` being the launch's host_prefetch.
+inline HostRowPrefetch host_row_prefetch(bool prefetch, std::int64_t entries, std::int64_t rows,
+                                         std::int64_t value_bytes) {
+  if (!prefetch) return HostRowPrefetch::none;
+  return static_cast<double>(entries) * static_cast<double>(value_bytes) <
+                 static_cast<double>(host_prefetch_short_row_bytes) * static_cast<double>(rows)
+             ? HostRowPrefetch::row_end
+             : HostRowPrefetch::lines;
+}
+
 /// Host launches over at most this many entries (the merge path: path items) take a static
 /// schedule: below it Kokkos' dynamic schedule costs more per launch than the product takes;
 /// larger launches keep dynamic ones, which balance

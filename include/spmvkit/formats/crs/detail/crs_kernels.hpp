@@ -213,21 +213,29 @@ struct CrsSpmv {
   /// (balanced_first_row) rather than of rows_per_team rows, so a stretch of hub rows is not one
   /// thread's alone.
   std::int64_t balanced_blocks = 0;
-  /// Host: prefetch the rows' entries ahead (LaunchParameters::host_prefetch).
-  bool prefetch = false;
+  /// Host: how the rows' entries are prefetched (host_row_prefetch).
+  HostRowPrefetch prefetch = HostRowPrefetch::none;
 
   static constexpr bool host_shape = true;
+  template <HostRowPrefetch M>
+  using prefetch_mode = std::integral_constant<HostRowPrefetch, M>;
 
   /// Host shape (launch_parameters.hpp's HostBlock): the block's rows in a plain loop.
   KOKKOS_INLINE_FUNCTION void operator()(HostBlock block) const {
     with_beta_known(alpha, beta, [&](Acc a, Acc b, auto zero) {
       with_blocks_known(x, [&](auto blocked) {
-        // Without prefetch the row loop is compiled without it: the cursor's test per row cost
-        // road graphs' short rows (docs/notes/2026-12-07-host-software-prefetch.md).
-        if (prefetch) {
-          host_rows(block.index, a, b, zero, blocked, std::true_type());
-        } else {
-          host_rows(block.index, a, b, zero, blocked, std::false_type());
+        // One row loop per prefetch mode, so that a mode's code is not in the others' loops: the
+        // cursor's test per row cost road graphs' short rows
+        // (docs/notes/2026-12-07-host-software-prefetch.md).
+        switch (prefetch) {
+        case HostRowPrefetch::lines:
+          host_rows(block.index, a, b, zero, blocked, prefetch_mode<HostRowPrefetch::lines>());
+          break;
+        case HostRowPrefetch::row_end:
+          host_rows(block.index, a, b, zero, blocked, prefetch_mode<HostRowPrefetch::row_end>());
+          break;
+        default:
+          host_rows(block.index, a, b, zero, blocked, prefetch_mode<HostRowPrefetch::none>());
         }
       });
     });
@@ -253,14 +261,18 @@ struct CrsSpmv {
     const auto rows = block_rows(block);
     const std::int64_t first = rows.first, last = rows.second;
     const int blocks = Blocked::value ? column_blocks(x) : 1;
-    HostPrefetchCursor<Scalar> ahead_v(v.data() + starts(first), Prefetch::value);
-    HostPrefetchCursor<Ordinal> ahead_c(c.data() + starts(first), Prefetch::value);
+    constexpr bool cursor = Prefetch::value == HostRowPrefetch::lines;
+    HostPrefetchCursor<Scalar> ahead_v(v.data() + starts(first), cursor);
+    HostPrefetchCursor<Ordinal> ahead_c(c.data() + starts(first), cursor);
     for (std::int64_t row = first; row < last; ++row) {
       const Offset begin = starts(row);
       const Offset end = starts(row + 1);
-      if constexpr (Prefetch::value) {
+      if constexpr (cursor) {
         ahead_v.through(v.data() + end);
         ahead_c.through(c.data() + end);
+      } else if constexpr (Prefetch::value == HostRowPrefetch::row_end) {
+        host_prefetch_past(v.data() + end);
+        host_prefetch_past(c.data() + end);
       }
       // Several blocks of columns: the row's entries come from L1 for every block after the
       // first, and x's and y's rows are read whole.
@@ -309,8 +321,11 @@ crs_row_kernel(LaunchParameters const& p, spmv_scalar_t<Matrix, Y> alpha, Matrix
                X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y) {
   const std::int64_t balanced =
       is_host_space_v<ExecutionSpace> && p.static_schedule ? p.league_size : 0;
-  return {A.row_starts(),  A.column_indices(), A.values(),     x, y, alpha, beta, A.num_rows(),
-          p.work_per_team, balanced,           p.host_prefetch};
+  const HostRowPrefetch prefetch = host_row_prefetch(
+      p.host_prefetch, static_cast<std::int64_t>(A.nnz()), static_cast<std::int64_t>(A.num_rows()),
+      static_cast<std::int64_t>(sizeof(typename Matrix::value_type)));
+  return {A.row_starts(), A.column_indices(), A.values(),      x,        y,       alpha,
+          beta,           A.num_rows(),       p.work_per_team, balanced, prefetch};
 }
 
 /// The balanced CRS kernel (merge_path.hpp) over the matrix's kept tile plan.
