@@ -83,13 +83,25 @@ TYPED_TEST(MatrixStatisticsTest, ComputedOnceAndKeptWithTheMatrix) {
   using Scalar = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   using V = Kokkos::View<Scalar*, Exec>;
-  const auto A = make_device_crs<Scalar, Exec>(random_crs(300, 300, 10, 0.1, 0, 4));
+  // Rows of under 4 entries on average: no host prefetch, whose choice between one prefetch per
+  // row and a cursor reads the hub mass (host_row_prefetch).
+  const auto A = make_device_crs<Scalar, Exec>(random_crs(300, 300, 5, 0.1, 0, 4));
+  ASSERT_LT(A.nnz(), detail::host_prefetch_min_row_entries * A.num_rows());
   const auto copy = A;
   EXPECT_FALSE(A.analysis().has_statistics());
   const V x = random_vector<V>(300, 1, "x");
   V y("y", 300);
   spmv(Exec(), Scalar(1), A, x, Scalar(0), y, CrsKernel::row_per_thread);
   EXPECT_FALSE(A.analysis().has_statistics()) << "an explicit kernel needs no statistics";
+  // Rows of 4 to 8 entries (under a line of values in FP32 and FP64): a host launch that prefetches
+  // computes the statistics once, for the hub mass; GPU launches never prefetch.
+  const auto B = make_device_crs<Scalar, Exec>(random_crs(300, 300, 11, 0.0, 0, 5));
+  ASSERT_GE(B.nnz(), detail::host_prefetch_min_row_entries * B.num_rows());
+  ASSERT_LT(B.nnz() * static_cast<std::int64_t>(sizeof(Scalar)),
+            detail::host_prefetch_short_row_bytes * B.num_rows());
+  spmv(Exec(), Scalar(1), B, x, Scalar(0), y, CrsKernel::row_per_thread);
+  EXPECT_EQ(B.analysis().has_statistics(),
+            detail::is_host_space_v<Exec> && detail::host_prefetch_enabled());
   spmv(Exec(), Scalar(1), A, x, Scalar(0), y);
   EXPECT_TRUE(copy.analysis().has_statistics());
   EXPECT_EQ(copy.statistics().nnz, A.nnz());
@@ -299,14 +311,18 @@ TYPED_TEST(MatrixStatisticsTest, HostPrefetchWhereRowsAreLongEnough) {
   EXPECT_EQ(detail::merge_path_parameters<Exec>(rows, long_nnz).host_prefetch, on);
   EXPECT_EQ(detail::bsr_launch_parameters(Exec(), rows, rows, 3, 9, 1).host_prefetch, on);
   // The CRS row kernels prefetch at each row's end where a row's values fill less than a line on
-  // average, through a cursor from a line up (in FP64 8 entries, in FP32 16).
+  // average (in FP64 under 8 entries, in FP32 under 16) and hub rows hold under 5% of the
+  // entries; through a cursor otherwise.
   using detail::HostRowPrefetch;
   constexpr std::int64_t line = detail::host_prefetch_short_row_bytes;
-  EXPECT_EQ(detail::host_row_prefetch(false, 100 * rows, rows, 8), HostRowPrefetch::none);
+  constexpr double hubs = detail::host_prefetch_row_end_max_hub_mass;
+  EXPECT_EQ(detail::host_row_prefetch(false, 5 * rows, rows, 8, 0.0), HostRowPrefetch::none);
   for (std::int64_t bytes : {4, 8, 16}) {
-    EXPECT_EQ(detail::host_row_prefetch(true, line / bytes * rows - 1, rows, bytes),
+    EXPECT_EQ(detail::host_row_prefetch(true, line / bytes * rows - 1, rows, bytes, 0.0),
               HostRowPrefetch::row_end);
-    EXPECT_EQ(detail::host_row_prefetch(true, line / bytes * rows, rows, bytes),
+    EXPECT_EQ(detail::host_row_prefetch(true, line / bytes * rows, rows, bytes, 0.0),
+              HostRowPrefetch::lines);
+    EXPECT_EQ(detail::host_row_prefetch(true, line / bytes * rows - 1, rows, bytes, hubs),
               HostRowPrefetch::lines);
   }
   // A cursor made off never prefetches: its next line lies past every address.

@@ -347,9 +347,9 @@ host_prefetch_ahead(T const* begin, T const* end,
 }
 
 /// Host row kernels on short rows: prefetches the line host_prefetch_distance bytes past `end`
-/// (a row's end), once per row and with no test. Where rows fill less than a line, consecutive
-/// rows' ends reach every line; HostPrefetchCursor's test, true every few rows at no fixed
-/// rhythm, cost more than the prefetch saved there
+/// (a row's end), once per row and with no test. Rows shorter than a line each end in a new line
+/// or the last one, so their ends reach every line; HostPrefetchCursor's test, true every few
+/// rows at no fixed rhythm, cost more than the prefetch saved there
 /// (docs/notes/2026-12-07-host-crs-short-row-prefetch.md).
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION void host_prefetch_past(T const* end) {

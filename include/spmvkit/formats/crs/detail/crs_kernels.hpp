@@ -226,7 +226,7 @@ struct CrsSpmv {
       with_blocks_known(x, [&](auto blocked) {
         // One row loop per prefetch mode, so that a mode's code is not in the others' loops: the
         // cursor's test per row cost road graphs' short rows
-        // (docs/notes/2026-12-07-host-software-prefetch.md).
+        // (docs/notes/2026-12-07-host-crs-short-row-prefetch.md).
         switch (prefetch) {
         case HostRowPrefetch::lines:
           host_rows(block.index, a, b, zero, blocked, prefetch_mode<HostRowPrefetch::lines>());
@@ -234,8 +234,9 @@ struct CrsSpmv {
         case HostRowPrefetch::row_end:
           host_rows(block.index, a, b, zero, blocked, prefetch_mode<HostRowPrefetch::row_end>());
           break;
-        default:
+        case HostRowPrefetch::none:
           host_rows(block.index, a, b, zero, blocked, prefetch_mode<HostRowPrefetch::none>());
+          break;
         }
       });
     });
@@ -321,9 +322,15 @@ crs_row_kernel(LaunchParameters const& p, spmv_scalar_t<Matrix, Y> alpha, Matrix
                X const& x, spmv_scalar_t<Matrix, Y> beta, Y const& y) {
   const std::int64_t balanced =
       is_host_space_v<ExecutionSpace> && p.static_schedule ? p.league_size : 0;
-  const HostRowPrefetch prefetch = host_row_prefetch(
-      p.host_prefetch, static_cast<std::int64_t>(A.nnz()), static_cast<std::int64_t>(A.num_rows()),
-      static_cast<std::int64_t>(sizeof(typename Matrix::value_type)));
+  HostRowPrefetch prefetch = HostRowPrefetch::none;
+  if constexpr (is_host_space_v<ExecutionSpace>) {
+    if (p.host_prefetch) { // the statistics are computed once per matrix and kept
+      prefetch = host_row_prefetch(true, static_cast<std::int64_t>(A.nnz()),
+                                   static_cast<std::int64_t>(A.num_rows()),
+                                   static_cast<std::int64_t>(sizeof(typename Matrix::value_type)),
+                                   A.statistics(ExecutionSpace()).hub_mass);
+    }
+  }
   return {A.row_starts(), A.column_indices(), A.values(),      x,        y,       alpha,
           beta,           A.num_rows(),       p.work_per_team, balanced, prefetch};
 }

@@ -391,8 +391,8 @@ struct MergePathSpmv {
   std::int64_t num_rows;
   /// The last tile to finish adds the carries, instead of a second launch.
   bool carries_in_kernel;
-  /// Host shape: how the tile's entries are prefetched (host_row_prefetch).
-  HostRowPrefetch prefetch = HostRowPrefetch::none;
+  /// Host shape: prefetch the tile's entries ahead (LaunchParameters::host_prefetch).
+  bool prefetch = false;
 
   /// Scratch of the staged shape: products (a block of columns: values and
   /// columns) and row ends of a tile, two buffers of partial sums per lane
@@ -456,18 +456,13 @@ struct MergePathSpmv {
   /// on in later ones (this tile's carry).
   KOKKOS_INLINE_FUNCTION void operator()(MergePathDirect, std::int64_t t) const {
     with_blocks_known(x, [&](auto blocked) {
-      using Mode = HostRowPrefetch;
       if constexpr (is_host_space_v<ExecutionSpace>) {
-        if (prefetch == Mode::lines) {
-          direct(t, blocked, std::integral_constant<Mode, Mode::lines>());
-          return;
-        }
-        if (prefetch == Mode::row_end) {
-          direct(t, blocked, std::integral_constant<Mode, Mode::row_end>());
+        if (prefetch) {
+          direct(t, blocked, std::true_type());
           return;
         }
       }
-      direct(t, blocked, std::integral_constant<Mode, Mode::none>());
+      direct(t, blocked, std::false_type());
     });
   }
 
@@ -504,23 +499,19 @@ struct MergePathSpmv {
     } else {
       const auto xs = host_columns(x);
       Sum sum = 0;
-      constexpr bool cursor = Prefetch::value == HostRowPrefetch::lines;
-      HostPrefetchCursor<Scalar> ahead_v(v + j0, cursor);
-      HostPrefetchCursor<Ordinal> ahead_c(c + j0, cursor);
+      HostPrefetchCursor<Scalar> ahead_v(v + j0, Prefetch::value);
+      HostPrefetchCursor<Ordinal> ahead_c(c + j0, Prefetch::value);
       for (Ordinal r = i0; r < i1; ++r) {
         const Offset end = rows.row_end(r, k, j1);
-        if constexpr (cursor) {
+        if constexpr (Prefetch::value) {
           ahead_v.through(v + end);
           ahead_c.through(c + end);
-        } else if constexpr (Prefetch::value == HostRowPrefetch::row_end) {
-          host_prefetch_past(v + end);
-          host_prefetch_past(c + end);
         }
         for (; k < end; ++k) sum += widened_product<Sum>(v[k], xs(c[k]));
         emit(r, sum);
         sum = 0;
       }
-      if constexpr (cursor) {
+      if constexpr (Prefetch::value) {
         ahead_v.through(v + j1);
         ahead_c.through(c + j1);
       }
@@ -821,9 +812,7 @@ void spmv_merge_path(
                   plan.num_tiles,
                   num_rows,
                   in_kernel,
-                  host_row_prefetch(p.host_prefetch, static_cast<std::int64_t>(vals.extent(0)),
-                                    static_cast<std::int64_t>(num_rows),
-                                    static_cast<std::int64_t>(sizeof(Scalar)))};
+                  p.host_prefetch};
   if (p.staged) {
     Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(
         exec, plan.num_tiles, p.team_size, 1);

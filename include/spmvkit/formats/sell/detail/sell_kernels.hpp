@@ -251,8 +251,19 @@ struct SellSpmv {
             }
           }
           if (plain_rows) {
-            for (int r = 0; r < RowsPerThread; ++r)
-              store_row(y, first_stored_row + r * threads_per_chunk, alpha, beta, sum[r]);
+            // beta's test once, not per row: tested per row, GCC 12 kept SellOffset16-4's float
+            // sums on the stack through the loop above, 1.5-1.7x slower on the AMD development VM
+            // (docs/notes/2026-12-07-host-crs-short-row-prefetch.md).
+            const Acc a = alpha, b = beta; // locals: a store to y cannot change them
+            if (b == Acc(0)) {
+              for (int r = 0; r < RowsPerThread; ++r)
+                store_row(y, first_stored_row + r * threads_per_chunk, a, b, sum[r],
+                          std::true_type{});
+            } else {
+              for (int r = 0; r < RowsPerThread; ++r)
+                store_row(y, first_stored_row + r * threads_per_chunk, a, b, sum[r],
+                          std::false_type{});
+            }
             return;
           }
           for (int r = 0; r < RowsPerThread; ++r) {
