@@ -91,22 +91,23 @@ enum class HostRowPrefetch {
   lines,   ///< every line once, through a HostPrefetchCursor per stream
 };
 
-/// Rows whose values average fewer bytes than this prefetch at each row's end rather than through
-/// a cursor: on road and mesh graphs (rows of 5-6 entries) the cursor's test slowed the CRS row
-/// loop by 6-46% on the 16-core host and the development VM, one prefetch per row did not
-/// (docs/notes/2026-12-07-host-crs-short-row-prefetch.md).
+/// Rows whose values (or column indices, if wider) average fewer bytes than this prefetch at each
+/// row's end rather than through a cursor: on road and mesh graphs (rows of 5-6 entries) the
+/// cursor's test slowed the CRS row loop by 6-46% on the 16-core host and the development VM, one
+/// prefetch per row did not (docs/notes/2026-12-07-host-crs-short-row-prefetch.md).
 inline constexpr std::int64_t host_prefetch_short_row_bytes = 64;
 /// ... unless hub rows (MatrixStatistics::hub_mass) hold at least this share of the entries: a
 /// hub row spans many lines, and one prefetch at its end would leave them to the hardware.
 inline constexpr double host_prefetch_row_end_max_hub_mass = 0.05;
 
-/// The CRS row kernels' prefetch for `entries` stored values of `value_bytes` each in `rows` rows
-/// with `hub_mass` of them in hub rows, `prefetch` being the launch's host_prefetch.
+/// The CRS row kernels' prefetch for `entries` stored entries in `rows` rows, `entry_bytes` being
+/// the wider of a value and a column index, with `hub_mass` of them in hub rows; `prefetch` is
+/// the launch's host_prefetch.
 inline HostRowPrefetch host_row_prefetch(bool prefetch, std::int64_t entries, std::int64_t rows,
-                                         std::int64_t value_bytes, double hub_mass) {
+                                         std::int64_t entry_bytes, double hub_mass) {
   if (!prefetch) return HostRowPrefetch::none;
   const bool short_rows =
-      static_cast<double>(entries) * static_cast<double>(value_bytes) <
+      static_cast<double>(entries) * static_cast<double>(entry_bytes) <
       static_cast<double>(host_prefetch_short_row_bytes) * static_cast<double>(rows);
   return short_rows && hub_mass < host_prefetch_row_end_max_hub_mass ? HostRowPrefetch::row_end
                                                                      : HostRowPrefetch::lines;

@@ -11,6 +11,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -325,10 +327,13 @@ crs_row_kernel(LaunchParameters const& p, spmv_scalar_t<Matrix, Y> alpha, Matrix
   HostRowPrefetch prefetch = HostRowPrefetch::none;
   if constexpr (is_host_space_v<ExecutionSpace>) {
     if (p.host_prefetch) { // the statistics are computed once per matrix and kept
-      prefetch = host_row_prefetch(true, static_cast<std::int64_t>(A.nnz()),
-                                   static_cast<std::int64_t>(A.num_rows()),
-                                   static_cast<std::int64_t>(sizeof(typename Matrix::value_type)),
-                                   A.statistics(ExecutionSpace()).hub_mass);
+      // The wider stream decides: float values with 64-bit column indices fill a line of
+      // indices in half the entries.
+      constexpr std::size_t entry_bytes =
+          std::max(sizeof(typename Matrix::value_type), sizeof(typename Matrix::ordinal_type));
+      prefetch = host_row_prefetch(
+          true, static_cast<std::int64_t>(A.nnz()), static_cast<std::int64_t>(A.num_rows()),
+          static_cast<std::int64_t>(entry_bytes), A.statistics(ExecutionSpace()).hub_mass);
     }
   }
   return {A.row_starts(), A.column_indices(), A.values(),      x,        y,       alpha,
