@@ -92,9 +92,9 @@ enum class HostRowPrefetch {
 };
 
 /// Rows whose values (or column indices, if wider) average fewer bytes than this prefetch at each
-/// row's end rather than through a cursor: on road and mesh graphs (rows of 5-6 entries) the
-/// cursor's test slowed the CRS row loop by 6-46% on the 16-core host and the development VM, one
-/// prefetch per row did not (docs/notes/2026-12-07-host-crs-short-row-prefetch.md).
+/// row's end rather than through a cursor: on road and mesh graphs the cursor's test, taken every
+/// few rows at no fixed rhythm, slowed the CRS row loop; one prefetch per row did not
+/// (docs/notes/2026-12-07-host-crs-short-row-prefetch.md).
 inline constexpr std::int64_t host_prefetch_short_row_bytes = 64;
 /// ... unless hub rows (MatrixStatistics::hub_mass) hold at least this share of the entries: a
 /// hub row spans many lines, and one prefetch at its end would leave them to the hardware.

@@ -252,7 +252,7 @@ struct SellSpmv {
           }
           if (plain_rows) {
             // beta's test once, not per row: tested per row, GCC 12 kept SellOffset16-4's float
-            // sums on the stack through the loop above, 1.5-1.7x slower on the AMD development VM
+            // sums on the stack through the loop above
             // (docs/notes/2026-12-07-host-crs-short-row-prefetch.md).
             const Acc a = alpha, b = beta; // locals: a store to y cannot change them
             if (b == Acc(0)) {
