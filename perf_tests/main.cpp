@@ -12,6 +12,7 @@
 #include "perf_common.hpp"
 #include "petsc_anchor.hpp"
 
+#include <spmvkit/select/detail/host_cpu.hpp>
 #include <spmvkit/version.hpp>
 
 #include <benchmark/benchmark.h>
@@ -35,6 +36,9 @@ void add_context(spmvkit::perf::Options const& o) {
   benchmark::AddCustomContext("device_name", device_info().name);
   benchmark::AddCustomContext("device_is_host", device_is_host ? "true" : "false");
   benchmark::AddCustomContext("concurrency", std::to_string(Exec().concurrency()));
+  // fit_format_model.py keys the host tables by thread count and this vendor.
+  benchmark::AddCustomContext(
+      "host_cpu_vendor", spmvkit::detail::host_cpu_vendor_name(spmvkit::detail::host_cpu_vendor()));
   benchmark::AddCustomContext("llc_bytes", std::to_string(device_info().llc_bytes));
   benchmark::AddCustomContext("copy_elements", std::to_string(yardstick_elements(o)));
   benchmark::AddCustomContext("precision", precisions);

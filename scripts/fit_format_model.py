@@ -18,17 +18,18 @@ than those counters give them from `rows` and `f_row_variance`)
 
 and the constants of each variant are fitted by non-negative least squares on the relative
 error (every matrix counts alike, small or large), separately for the GPU run and for each
-thread count of the host runs (the context's `concurrency`): a host table per thread count,
-fitted_host_costs_t<N>, listed in fitted_host_tables, of which the model takes the one nearest
-to the execution space's concurrency (select/format_model.hpp). Matrices named in --holdout are
-left out of the fit so that the evaluation (scripts/perf/selection.py) can be run on matrices the
-model has not seen.
+thread count and CPU vendor of the host runs (the context's `concurrency` and `host_cpu_vendor`,
+or for older runs the vendor in `device_name`): a host table fitted_host_costs_t<N>[_<vendor>]
+each, listed in fitted_host_tables, of which the model takes the one nearest to the execution
+space's concurrency, this host's vendor first among those as near (select/format_model.hpp).
+Matrices named in --holdout are left out of the fit so that the evaluation
+(scripts/perf/selection.py) can be run on matrices the model has not seen.
 
     python3 scripts/fit_format_model.py --host cpu.json --gpu gpu_a.json gpu_b.json \\
         --holdout bcsstk14,cage10 --out include/spmvkit/select/detail/fitted_costs.hpp
 
-A backend (or host thread count) without a run keeps the table of the existing header (--keep) or
-gets none, in which case make_auto_matrix() falls back to CRS there (and says so). With --keep, a
+A backend (or host thread count and vendor) without a run keeps the table of the existing header
+(--keep) or gets none, in which case make_auto_matrix() falls back to CRS there (and says so). With --keep, a
 refitted table also keeps the existing rows that --only fitted on their own runs (bsr, on runs of
 blocked matrices) when its run did not measure them; other rows of the old table are dropped.
 
@@ -117,13 +118,12 @@ def fit(paths, holdout, only=""):
     return fit_rows(context, rows, holdout, only)
 
 
-def merge_rows(path, name, fitted, only):
-    """Table `name` of the existing header with the rows of `fitted` (variants starting with
-    `only`) put in: same-named rows replaced, the others kept, a comment saying where they came
-    from."""
-    text = existing_table(path, name)
+def merge_rows(text, name, fitted, only):
+    """Table `name` of the existing header (its text) with the rows of `fitted` (variants starting
+    with `only`) put in: same-named rows replaced, the others kept, a comment saying where they
+    came from."""
     if text is None:
-        sys.exit(f"fit_format_model: --only: {path} has no table {name} to put rows into")
+        sys.exit(f"fit_format_model: --only: the header has no table {name} to put rows into")
     context, matrices, table = fitted
     lines = text.rstrip("\n").split("\n")
     keep = [ln for ln in lines if not re.match(r'\s*\{"' + re.escape(only), ln)
@@ -145,21 +145,20 @@ def merge_rows(path, name, fitted, only):
 
 def main_only(a, holdout):
     parts = [HEADER]
-    threads = existing_host_threads(a.out)
+    tables = existing_host_tables(a.out)
     host = host_groups(a.host or [])
-    tables = {}
-    for t in threads:
-        name = f"fitted_host_costs_t{t}"
-        tables[t] = (merge_rows(a.out, name, fit_rows(*host[t], holdout, a.only, True), a.only)
-                     if t in host else existing_table(a.out, name))
-    for t in host:
-        if t not in tables:
-            sys.exit(f"fit_format_model: --only: no host table for {t} threads to put rows into")
-    for t in sorted(tables):
-        parts.append(tables[t])
+    for k in host:
+        if k not in tables:
+            sys.exit(f"fit_format_model: --only: no host table {host_table_name(k)} to put rows "
+                     "into")
+        tables[k] = merge_rows(tables[k], host_table_name(k),
+                               fit_rows(*host[k], holdout, a.only, True), a.only)
+    for k in sorted(tables, key=host_key_order):
+        parts.append(tables[k])
     parts.append(host_directory(tables))
-    parts.append(merge_rows(a.out, "fitted_gpu_costs", fit(a.gpu, holdout, a.only), a.only)
-                 if a.gpu else existing_table(a.out, "fitted_gpu_costs"))
+    gpu = existing_table(a.out, "fitted_gpu_costs")
+    parts.append(merge_rows(gpu, "fitted_gpu_costs", fit(a.gpu, holdout, a.only), a.only)
+                 if a.gpu else gpu)
     with open(a.out, "w") as f:
         f.write("\n".join(parts) + FOOTER)
     print(f"fit_format_model: wrote {a.out} ({a.only}* rows)", file=sys.stderr)
@@ -204,17 +203,46 @@ def fit_rows(context, rows, holdout, only="", host=False):
     return context, sorted(matrices), table
 
 
+# The CPU vendors a host table can be fitted on (select/format_costs.hpp's HostCpuVendor).
+VENDORS = ("intel", "amd")
+
+
+def vendor_of_device(name):
+    """The vendor of a CPU model name (runs before the `host_cpu_vendor` context); "" if neither."""
+    return "amd" if "AMD" in name else "intel" if "Intel" in name else ""
+
+
+def run_vendor(context):
+    """A host run's CPU vendor: its `host_cpu_vendor` context, else from its device name."""
+    v = context.get("host_cpu_vendor")
+    if v is not None:
+        return v if v in VENDORS else ""
+    return vendor_of_device(context.get("device_name", ""))
+
+
+def host_key_order(key):
+    """Host tables in increasing thread count, then in HostCpuVendor's order (any, intel, amd)."""
+    return key[0], (("",) + VENDORS).index(key[1])
+
+
+def host_table_name(key):
+    """fitted_host_costs_t<threads>[_<vendor>] of a (threads, vendor) key."""
+    threads, vendor = key
+    return f"fitted_host_costs_t{threads}" + (f"_{vendor}" if vendor else "")
+
+
 def host_groups(paths):
-    """The host runs grouped by thread count: {threads: (context, rows)}. One file is one run, so
-    its context's concurrency holds for all its rows."""
+    """The host runs grouped by thread count and CPU vendor: {(threads, vendor): (context, rows)}.
+    One file is one run, so its context's concurrency and vendor hold for all its rows."""
     groups = {}
     for path in paths:
         context, rows, _ = perf_results.load([path])
         threads = int(context.get("concurrency", 0))
         if threads < 1:
             sys.exit(f"fit_format_model: {path}: no thread count (context 'concurrency')")
-        if threads in groups:
-            first, all_rows = groups[threads]
+        key = (threads, run_vendor(context))
+        if key in groups:
+            first, all_rows = groups[key]
             all_rows.extend(rows)
             # The provenance line names every run: the first's date .. the last's, and the count.
             dates = first.setdefault("_dates", [first.get("spmvkit_date", "?")])
@@ -224,22 +252,36 @@ def host_groups(paths):
             if context.get("spmvkit_git_hash", "?")[:12] not in hashes:
                 hashes.append(context.get("spmvkit_git_hash", "?")[:12])
         else:
-            groups[threads] = (dict(context), list(rows))
+            groups[key] = (dict(context), list(rows))
     return groups
 
 
-def existing_host_threads(path):
-    """The thread counts of the host tables of an existing header."""
+def existing_host_tables(path):
+    """{(threads, vendor): text} of the host tables of an existing header. A table named without
+    a vendor (headers before vendors) takes the vendor of its `Fitted on` line, and its name."""
     if not os.path.exists(path):
-        return []
-    return sorted(int(t) for t in re.findall(r"KernelCost fitted_host_costs_t(\d+)\[\]",
-                                             open(path).read()))
+        return {}
+    tables = {}
+    pattern = r"KernelCost (fitted_host_costs_t(\d+)(?:_([a-z]+))?)\[\]"
+    for m in re.finditer(pattern, open(path).read()):
+        name, threads, vendor = m.group(1), int(m.group(2)), m.group(3) or ""
+        text = existing_table(path, name)
+        if not vendor:
+            fitted_on = re.search(r"// Fitted on ([^\n(]*)", text)
+            vendor = vendor_of_device(fitted_on.group(1)) if fitted_on else ""
+            text = text.replace(f"KernelCost {name}[]",
+                                f"KernelCost {host_table_name((threads, vendor))}[]")
+        tables[(threads, vendor)] = text
+    return tables
 
 
-def host_directory(threads):
-    lines = ["// The host tables by thread count; the model takes the nearest (format_model.hpp).",
+def host_directory(keys):
+    lines = ["// The host tables by thread count and CPU vendor; the model takes the nearest count,",
+             "// this host's vendor first among tables as near (format_model.hpp).",
              "inline constexpr HostCostTable fitted_host_tables[] = {"]
-    lines += [f"    {{{t}, fitted_host_costs_t{t}}}," for t in sorted(threads)]
+    for k in sorted(keys, key=host_key_order):
+        vendor = f", HostCpuVendor::{k[1]}" if k[1] else ""
+        lines.append(f"    {{{k[0]}, {host_table_name(k)}{vendor}}},")
     lines += ["    {0, nullptr},", "};"]
     return "\n".join(lines) + "\n"
 
@@ -307,7 +349,8 @@ def table_text(name, fitted, holdout):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--host", nargs="+",
-                    help="spmvkit_perf JSON files of host (OpenMP) runs, one table per thread count")
+                    help="spmvkit_perf JSON files of host (OpenMP) runs, one table per thread count "
+                    "and CPU vendor")
     ap.add_argument("--gpu", nargs="+", help="spmvkit_perf JSON files of GPU runs")
     ap.add_argument("--holdout", default="", help="matrix names left out of the fit")
     ap.add_argument("--keep", action="store_true",
@@ -324,19 +367,16 @@ def main():
         main_only(a, holdout)
         return
     parts = [HEADER]
-    fitted = {t: fit_rows(c, rows, holdout, host=True)
-              for t, (c, rows) in host_groups(a.host or []).items()}
-    tables = {}
-    if a.keep:
-        for t in existing_host_threads(a.out):
-            if t not in fitted:
-                tables[t] = existing_table(a.out, f"fitted_host_costs_t{t}")
-    for t, f in fitted.items():
-        tables[t] = table_text(f"fitted_host_costs_t{t}", f, holdout)
+    fitted = {k: fit_rows(c, rows, holdout, host=True)
+              for k, (c, rows) in host_groups(a.host or []).items()}
+    old = existing_host_tables(a.out) if a.keep else {}
+    tables = {k: text for k, text in old.items() if k not in fitted}
+    for k, f in fitted.items():
+        tables[k] = table_text(host_table_name(k), f, holdout)
         if a.keep:
-            tables[t] = keep_unmeasured(tables[t], existing_table(a.out, f"fitted_host_costs_t{t}"))
-    for t in sorted(tables):
-        parts.append(tables[t])
+            tables[k] = keep_unmeasured(tables[k], old.get(k))
+    for k in sorted(tables, key=host_key_order):
+        parts.append(tables[k])
     parts.append(host_directory(tables))
     if a.gpu:
         gpu = table_text("fitted_gpu_costs", fit(a.gpu, holdout), holdout)

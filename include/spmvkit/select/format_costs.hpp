@@ -76,12 +76,21 @@ struct KernelCost {
   double seconds_per_row_spread = 0; ///< per row and unit of row-length deviation (host tables)
 };
 
-/// A host table of fitted constants and the thread count it was fitted at: a
-/// host's constants depend on how many threads share its caches and memory
-/// channels, so there is one table per measured thread count.
+/// The CPU vendor a host table was fitted on (HostCostTable::vendor).
+enum class HostCpuVendor {
+  any,   ///< fitted on no vendor in particular, or the host's is not known
+  intel, ///< GenuineIntel
+  amd,   ///< AuthenticAMD
+};
+
+/// A host table of fitted constants, the thread count and the CPU vendor it was fitted at: a
+/// host's constants depend on how many threads share its caches and memory channels, and on its
+/// cores (the same kernels rank differently on Intel and AMD cores), so there is one table per
+/// measured thread count and vendor.
 struct HostCostTable {
-  int threads;             ///< concurrency() of the fitting run; 0 ends a list
-  KernelCost const* costs; ///< its table, ended by a null variant
+  int threads;                               ///< concurrency() of the fitting run; 0 ends a list
+  KernelCost const* costs;                   ///< its table, ended by a null variant
+  HostCpuVendor vendor = HostCpuVendor::any; ///< the fitting run's CPU vendor
 };
 
 /// Trait: the cost estimate of format F. Not specialised: no estimate.

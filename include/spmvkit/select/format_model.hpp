@@ -25,6 +25,7 @@
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/select/detail/fitted_costs.hpp>
+#include <spmvkit/select/detail/host_cpu.hpp>
 #include <spmvkit/select/format_costs.hpp>
 #include <spmvkit/select/matrix_features.hpp>
 
@@ -47,27 +48,33 @@ struct FormatPrediction {
 
 namespace detail {
 
-/// The host table fitted at the thread count nearest to `threads` in ratio
-/// (the larger over the smaller, ties to the larger count), nullptr when
-/// `tables` is empty. `tables` is in increasing thread count, ended by {0, nullptr}.
-inline KernelCost const* host_cost_table(int threads, HostCostTable const* tables) {
+/// The host table fitted at the thread count nearest to `threads` in ratio (the larger over the
+/// smaller), nullptr when `tables` is empty. Among tables as near, one fitted on `vendor` (not
+/// HostCpuVendor::any) comes first, then the later listed (the larger count). `tables` is in
+/// increasing thread count, ended by {0, nullptr}.
+inline KernelCost const* host_cost_table(int threads, HostCostTable const* tables,
+                                         HostCpuVendor vendor = HostCpuVendor::any) {
   KernelCost const* best = nullptr;
   double best_distance = 0;
+  bool best_matches = false;
   const double t = threads < 1 ? 1.0 : static_cast<double>(threads);
   for (; tables->costs != nullptr; ++tables) {
     const double table_threads = static_cast<double>(tables->threads);
     const double d = table_threads > t ? table_threads / t : t / table_threads;
-    if (best == nullptr || d <= best_distance) {
+    const bool matches = vendor != HostCpuVendor::any && tables->vendor == vendor;
+    if (best == nullptr || d < best_distance ||
+        (d == best_distance && (matches || !best_matches))) {
       best = tables->costs;
       best_distance = d;
+      best_matches = matches;
     }
   }
   return best;
 }
 
 /// The fitted constants of variant on the backend family of ExecutionSpace (the
-/// host table nearest to its concurrency, or the GPU table), nullptr if it has
-/// none. The tables end with a null name.
+/// host table nearest to its concurrency, of this host's CPU vendor where two are as near, or the
+/// GPU table), nullptr if it has none. The tables end with a null name.
 template <class ExecutionSpace>
 KernelCost const* find_cost(std::string const& variant, std::vector<KernelCost> const& costs) {
   if (!costs.empty()) {
@@ -78,7 +85,7 @@ KernelCost const* find_cost(std::string const& variant, std::vector<KernelCost> 
   }
   KernelCost const* table =
       is_host_space_v<ExecutionSpace>
-          ? host_cost_table(ExecutionSpace().concurrency(), fitted_host_tables)
+          ? host_cost_table(ExecutionSpace().concurrency(), fitted_host_tables, host_cpu_vendor())
           : fitted_gpu_costs;
   if (table == nullptr) return nullptr;
   for (; table->variant != nullptr; ++table) {

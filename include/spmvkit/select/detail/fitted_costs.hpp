@@ -21,7 +21,7 @@ namespace spmvkit::detail {
 // 23 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cd2d_N256, cd3d_N24, cd3d_N32, cd3d_N64, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, usroads-48.
 // Held out: bcsstk16, cage10, cd2d_N512, cd3d_N48, ct2010, email-Enron, fem_N96, goodwin, rmat_s20_e16, soc-Slashdot0902.
 // bsr* rows: fitted on AMD EPYC (OpenMP, 2 threads), run of 2026-11-29T15:59:10Z, SpMVKit 9fa74cb; 5 matrices: elasticity_N12, elasticity_N16, elasticity_N24, elasticity_N32, elasticity_N8.
-inline constexpr KernelCost fitted_host_costs_t2[] = {
+inline constexpr KernelCost fitted_host_costs_t2_intel[] = {
     {"bsr", 1.335118e-10, 2.847131e-11, 3.244337e-08}, // 10 points, relative error median 0.02, max 0.09
     {"coo", 0.000000e+00, 4.733477e-11, 3.597116e-10}, // 46 points, relative error median 0.21, max 0.66
     {"crs_balanced", 0.000000e+00, 4.724283e-11, 1.651555e-10}, // 46 points, relative error median 0.22, max 0.58
@@ -40,12 +40,36 @@ inline constexpr KernelCost fitted_host_costs_t2[] = {
     {nullptr, 0, 0, 0},
 };
 
+// Fitted on AMD EPYC (OpenMP, 2 threads), Kokkos 3.4.01,
+// run of 2026-12-08T01:40:37Z .. 2026-12-08T01:59:42Z (4 runs), SpMVKit 08f789d;
+// 23 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cd2d_N256, cd3d_N24, cd3d_N32, cd3d_N64, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, usroads-48.
+// Held out: bcsstk16, cage10, cd2d_N512, cd3d_N48, ct2010, email-Enron, fem_N96, goodwin, rmat_s20_e16, soc-Slashdot0902.
+// bsr* rows: fitted on AMD EPYC (OpenMP, 2 threads), run of 2026-12-08T02:06:34Z, SpMVKit 08f789d; 5 matrices: elasticity_N12, elasticity_N16, elasticity_N24, elasticity_N32, elasticity_N8.
+inline constexpr KernelCost fitted_host_costs_t2_amd[] = {
+    {"bsr", 1.302017e-10, 3.294265e-11, 3.163901e-08, 0.000000e+00, 0.000000e+00, 2.651958e-10}, // 10 points, relative error median 0.04, max 0.10
+    {"coo", 9.159403e-06, 3.236005e-11, 0.000000e+00, 0.000000e+00, 2.626394e-09, 1.445892e-10}, // 92 points, relative error median 0.24, max 0.67
+    {"crs_balanced", 7.694451e-06, 2.478493e-11, 0.000000e+00, 0.000000e+00, 1.710641e-09, 9.750359e-11}, // 92 points, relative error median 0.19, max 0.67
+    {"crs_row_per_thread", 4.417585e-06, 2.685621e-11, 0.000000e+00, 0.000000e+00, 1.066316e-09, 9.657613e-11}, // 92 points, relative error median 0.18, max 0.67
+    {"crs_vector", 4.650481e-06, 2.159407e-11, 0.000000e+00, 0.000000e+00, 1.319521e-09, 1.026723e-10}, // 92 points, relative error median 0.19, max 0.68
+    {"ell", 2.969646e-06, 3.178690e-11, 0.000000e+00, 0.000000e+00, 5.678085e-10, 8.634619e-10}, // 64 points, relative error median 0.13, max 0.48
+    {"ellr", 6.716656e-06, 2.098321e-11, 0.000000e+00, 8.425353e-14, 1.675531e-09, 1.358928e-09}, // 64 points, relative error median 0.12, max 0.59
+    {"sell_c32_s1", 4.541110e-06, 4.229461e-11, 2.728530e-09, 0.000000e+00, 6.265538e-12, 1.582776e-10}, // 92 points, relative error median 0.09, max 0.51
+    {"sell_c4_s1", 4.552331e-06, 2.516506e-11, 0.000000e+00, 0.000000e+00, 8.403524e-10, 9.878718e-11}, // 92 points, relative error median 0.11, max 0.63
+    {"sell_c64_s1", 3.825520e-06, 4.849547e-11, 6.691056e-09, 0.000000e+00, 0.000000e+00, 1.751203e-10}, // 92 points, relative error median 0.10, max 0.46
+    {"sell_c8_s1", 4.437430e-06, 2.329491e-11, 3.562305e-10, 0.000000e+00, 6.526561e-10, 1.367094e-10}, // 92 points, relative error median 0.11, max 0.61
+    {"sell_offset16_c32_s1", 4.000615e-06, 2.813900e-11, 0.000000e+00, 0.000000e+00, 1.861332e-09, 1.226320e-09}, // 60 points, relative error median 0.15, max 0.44
+    {"sell_offset16_c4_s1", 4.409685e-06, 2.460882e-11, 0.000000e+00, 0.000000e+00, 1.341708e-09, 1.749855e-10}, // 60 points, relative error median 0.15, max 0.61
+    {"sell_offset16_c64_s1", 4.215022e-06, 4.449298e-11, 1.764185e-08, 0.000000e+00, 1.186772e-09, 9.435367e-10}, // 60 points, relative error median 0.10, max 0.34
+    {"sell_offset16_c8_s1", 4.177918e-06, 2.383827e-11, 0.000000e+00, 0.000000e+00, 9.772388e-10, 2.600470e-10}, // 60 points, relative error median 0.15, max 0.63
+    {nullptr, 0, 0, 0},
+};
+
 // Fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), Kokkos 3.4.01,
 // run of 2026-12-07T12:20:47Z .. 2026-12-07T16:12:25Z (4 runs), SpMVKit 3a44514, 977bcf1;
 // 24 matrices: 1138_bus, FEM_3D_thermal1, bcsstk08, bcsstk14, bcsstk25, cd2d_N256, cd3d_N24, cd3d_N32, cd3d_N64, coAuthorsDBLP, cvxbqp1, delaunay_n16, ego-Twitter, fem_N16, fem_N32, fem_N48, fem_N64, fidapm08, rmat_s16_e16, rmat_s17_e16, rmat_s18_e16, rmat_s19_e16, rmat_s20_e16, usroads-48.
 // Held out: bcsstk16, cage10, cd2d_N512, cd3d_N48, ct2010, email-Enron, fem_N96, goodwin, soc-Slashdot0902.
 // bsr* rows: fitted on Intel(R) Xeon(R) Processor (OpenMP, 16 threads), run of 2026-11-30T00:37:53Z, SpMVKit 0650a01; 3 matrices: elasticity_N16, elasticity_N32, elasticity_N48.
-inline constexpr KernelCost fitted_host_costs_t16[] = {
+inline constexpr KernelCost fitted_host_costs_t16_intel[] = {
     {"bsr", 0.000000e+00, 8.465602e-12, 0.000000e+00}, // 6 points, relative error median 0.23, max 0.51
     {"bsr_c8", 0.000000e+00, 9.648560e-12, 0.000000e+00}, // 6 points, relative error median 0.14, max 0.35
     {"bsr_cm", 0.000000e+00, 8.746956e-12, 0.000000e+00}, // 6 points, relative error median 0.23, max 0.50
@@ -66,10 +90,12 @@ inline constexpr KernelCost fitted_host_costs_t16[] = {
     {nullptr, 0, 0, 0},
 };
 
-// The host tables by thread count; the model takes the nearest (format_model.hpp).
+// The host tables by thread count and CPU vendor; the model takes the nearest count,
+// this host's vendor first among tables as near (format_model.hpp).
 inline constexpr HostCostTable fitted_host_tables[] = {
-    {2, fitted_host_costs_t2},
-    {16, fitted_host_costs_t16},
+    {2, fitted_host_costs_t2_intel, HostCpuVendor::intel},
+    {2, fitted_host_costs_t2_amd, HostCpuVendor::amd},
+    {16, fitted_host_costs_t16_intel, HostCpuVendor::intel},
     {0, nullptr},
 };
 
