@@ -12,7 +12,7 @@
 #include "perf_common.hpp"
 #include "petsc_anchor.hpp"
 
-#include <spmvkit/select/detail/host_cpu.hpp>
+#include <spmvkit/core/host_cpu.hpp>
 #include <spmvkit/version.hpp>
 
 #include <benchmark/benchmark.h>

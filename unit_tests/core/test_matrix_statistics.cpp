@@ -324,6 +324,22 @@ TYPED_TEST(MatrixStatisticsTest, HostPrefetchWhereRowsAreLongEnough) {
               HostRowPrefetch::lines);
     EXPECT_EQ(detail::host_row_prefetch(true, line / bytes * rows - 1, rows, bytes, hubs),
               HostRowPrefetch::lines);
+    // On AMD hosts rows with hubs take none, long or short; rows without hubs as elsewhere.
+    for (std::int64_t entries : {line / bytes * rows - 1, 4 * line / bytes * rows}) {
+      EXPECT_EQ(detail::host_row_prefetch(true, entries, rows, bytes, hubs, HostCpuVendor::amd),
+                HostRowPrefetch::none);
+      EXPECT_EQ(detail::host_row_prefetch(true, entries, rows, bytes, hubs, HostCpuVendor::intel),
+                HostRowPrefetch::lines);
+    }
+    EXPECT_EQ(detail::host_row_prefetch(true, line / bytes * rows - 1, rows, bytes, hubs / 2,
+                                        HostCpuVendor::amd),
+              HostRowPrefetch::row_end);
+    EXPECT_EQ(
+        detail::host_row_prefetch(true, line / bytes * rows, rows, bytes, 0.0, HostCpuVendor::amd),
+        HostRowPrefetch::lines);
+    EXPECT_EQ(detail::host_row_prefetch(false, line / bytes * rows, rows, bytes, hubs,
+                                        HostCpuVendor::intel),
+              HostRowPrefetch::none);
   }
   // A cursor made off never prefetches: its next line lies past every address.
   const double data[4] = {1, 2, 3, 4};

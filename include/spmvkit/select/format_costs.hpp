@@ -34,6 +34,7 @@
 /// features (name them in AutoOptions::candidates to have them timed). BSR
 /// is estimated for its detected block size only.
 #include <spmvkit/core/detail/launch_parameters.hpp>
+#include <spmvkit/core/host_cpu.hpp>
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/select/matrix_features.hpp>
 
@@ -74,13 +75,6 @@ struct KernelCost {
   double seconds_per_byte_critical = 0;
   double seconds_per_row = 0;        ///< per row (host tables; 0 where not fitted)
   double seconds_per_row_spread = 0; ///< per row and unit of row-length deviation (host tables)
-};
-
-/// The CPU vendor a host table was fitted on (HostCostTable::vendor).
-enum class HostCpuVendor {
-  any,   ///< fitted on no vendor in particular, or the host's is not known
-  intel, ///< GenuineIntel
-  amd,   ///< AuthenticAMD
 };
 
 /// A host table of fitted constants, the thread count and the CPU vendor it was fitted at: a

@@ -22,10 +22,10 @@
 /// on another machine. A variant without constants for the backend is left to
 /// tune mode.
 #include <spmvkit/core/format_concept.hpp>
+#include <spmvkit/core/host_cpu.hpp>
 #include <spmvkit/core/memory.hpp>
 #include <spmvkit/formats/format_list.hpp>
 #include <spmvkit/select/detail/fitted_costs.hpp>
-#include <spmvkit/select/detail/host_cpu.hpp>
 #include <spmvkit/select/format_costs.hpp>
 #include <spmvkit/select/matrix_features.hpp>
 

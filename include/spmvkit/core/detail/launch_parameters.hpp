@@ -3,6 +3,7 @@
 #ifndef SPMVKIT_CORE_DETAIL_LAUNCH_PARAMETERS_HPP
 #define SPMVKIT_CORE_DETAIL_LAUNCH_PARAMETERS_HPP
 
+#include <spmvkit/core/host_cpu.hpp>
 #include <spmvkit/core/matrix_statistics.hpp>
 #include <spmvkit/core/memory.hpp>
 
@@ -101,16 +102,20 @@ inline constexpr std::int64_t host_prefetch_short_row_bytes = 64;
 inline constexpr double host_prefetch_row_end_max_hub_mass = 0.05;
 
 /// The CRS row kernels' prefetch for `entries` stored entries in `rows` rows, `entry_bytes` being
-/// the wider of a value and a column index, with `hub_mass` of them in hub rows; `prefetch` is
-/// the launch's host_prefetch.
+/// the wider of a value and a column index, with `hub_mass` of them in hub rows, on a host of
+/// `vendor`; `prefetch` is the launch's host_prefetch. On AMD hosts rows with hubs take none: there
+/// the power-law graphs ran up to 1.5x slower with the prefetches, where on Intel R-MAT gained
+/// (docs/notes/2026-12-08-host-table-per-cpu-vendor.md).
 inline HostRowPrefetch host_row_prefetch(bool prefetch, std::int64_t entries, std::int64_t rows,
-                                         std::int64_t entry_bytes, double hub_mass) {
+                                         std::int64_t entry_bytes, double hub_mass,
+                                         HostCpuVendor vendor = HostCpuVendor::any) {
   if (!prefetch) return HostRowPrefetch::none;
+  const bool hubs = hub_mass >= host_prefetch_row_end_max_hub_mass;
+  if (hubs && vendor == HostCpuVendor::amd) return HostRowPrefetch::none;
   const bool short_rows =
       static_cast<double>(entries) * static_cast<double>(entry_bytes) <
       static_cast<double>(host_prefetch_short_row_bytes) * static_cast<double>(rows);
-  return short_rows && hub_mass < host_prefetch_row_end_max_hub_mass ? HostRowPrefetch::row_end
-                                                                     : HostRowPrefetch::lines;
+  return short_rows && !hubs ? HostRowPrefetch::row_end : HostRowPrefetch::lines;
 }
 
 /// Host launches over at most this many entries (the merge path: path items) take a static

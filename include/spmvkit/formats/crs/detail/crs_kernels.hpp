@@ -331,9 +331,10 @@ crs_row_kernel(LaunchParameters const& p, spmv_scalar_t<Matrix, Y> alpha, Matrix
       // indices in half the entries.
       constexpr std::size_t entry_bytes =
           std::max(sizeof(typename Matrix::value_type), sizeof(typename Matrix::ordinal_type));
-      prefetch = host_row_prefetch(
-          true, static_cast<std::int64_t>(A.nnz()), static_cast<std::int64_t>(A.num_rows()),
-          static_cast<std::int64_t>(entry_bytes), A.statistics(ExecutionSpace()).hub_mass);
+      prefetch = host_row_prefetch(true, static_cast<std::int64_t>(A.nnz()),
+                                   static_cast<std::int64_t>(A.num_rows()),
+                                   static_cast<std::int64_t>(entry_bytes),
+                                   A.statistics(ExecutionSpace()).hub_mass, host_cpu_vendor());
     }
   }
   return {A.row_starts(), A.column_indices(), A.values(),      x,        y,       alpha,

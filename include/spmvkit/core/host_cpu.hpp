@@ -1,15 +1,26 @@
 // SPDX-FileCopyrightText: 2026 SpMVKit contributors
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#ifndef SPMVKIT_SELECT_DETAIL_HOST_CPU_HPP
-#define SPMVKIT_SELECT_DETAIL_HOST_CPU_HPP
+#ifndef SPMVKIT_CORE_HOST_CPU_HPP
+#define SPMVKIT_CORE_HOST_CPU_HPP
 
-// The host's CPU vendor, which picks among host cost tables fitted at the same thread count
-// (format_model.hpp's host_cost_table).
-#include <spmvkit/select/format_costs.hpp>
-
+/// \file
+/// The host's CPU vendor: it picks among host cost tables fitted at the same thread count
+/// (select/format_model.hpp) and decides where host kernels prefetch
+/// (core/detail/launch_parameters.hpp's host_row_prefetch).
 #include <fstream>
 #include <istream>
 #include <string>
+
+namespace spmvkit {
+
+/// A CPU vendor: of a host cost table's fitting run (HostCostTable::vendor), or of this host.
+enum class HostCpuVendor {
+  any,   ///< no vendor in particular, or not known
+  intel, ///< GenuineIntel
+  amd,   ///< AuthenticAMD
+};
+
+} // namespace spmvkit
 
 namespace spmvkit::detail {
 
