@@ -203,7 +203,7 @@ def fit_rows(context, rows, holdout, only="", host=False):
     return context, sorted(matrices), table
 
 
-# The CPU vendors a host table can be fitted on (select/format_costs.hpp's HostCpuVendor).
+# The CPU vendors a host table can be fitted on (core/host_cpu.hpp's HostCpuVendor).
 VENDORS = ("intel", "amd")
 
 
@@ -222,7 +222,8 @@ def run_vendor(context):
 
 def host_key_order(key):
     """Host tables in increasing thread count, then in HostCpuVendor's order (any, intel, amd)."""
-    return key[0], (("",) + VENDORS).index(key[1])
+    order = ("",) + VENDORS
+    return key[0], order.index(key[1]) if key[1] in order else len(order), key[1]
 
 
 def host_table_name(key):
@@ -271,6 +272,9 @@ def existing_host_tables(path):
             vendor = vendor_of_device(fitted_on.group(1)) if fitted_on else ""
             text = text.replace(f"KernelCost {name}[]",
                                 f"KernelCost {host_table_name((threads, vendor))}[]")
+        if (threads, vendor) in tables:
+            sys.exit(f"fit_format_model: {path}: two host tables for {threads} threads on "
+                     f"'{vendor or 'any'}' CPUs ({name} and another)")
         tables[(threads, vendor)] = text
     return tables
 

@@ -9,7 +9,7 @@ oracle (the fastest of those variants in the same run) and against Kokkos Kernel
 (kk_native).
 
     python3 scripts/score_format_model.py include/spmvkit/select/detail/fitted_costs.hpp \\
-        fitted_host_costs_t16 t16_double.json t16_float.json --holdout cage10,ct2010 [-v]
+        fitted_host_costs_t16_intel t16_double.json t16_float.json --holdout cage10,ct2010 [-v]
 
 The companion of scripts/fit_format_model.py: fit a table on one run (--out a copy of the
 header), score it on another (docs/notes/2026-12-07-host-sell-ell-static-blocks.md). The
@@ -93,7 +93,7 @@ def score(table, paths, holdout, verbose=False):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("header", help="a fitted_costs.hpp (the repository's or a refit's --out)")
-    ap.add_argument("table", help="table name, e.g. fitted_host_costs_t16 or fitted_gpu_costs")
+    ap.add_argument("table", help="table name, e.g. fitted_host_costs_t16_intel or fitted_gpu_costs")
     ap.add_argument("json", nargs="+", help="spmvkit_perf JSON runs to score on")
     ap.add_argument("--holdout", default="", help="matrices left out of the table's fit")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per matrix")

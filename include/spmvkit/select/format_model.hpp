@@ -49,12 +49,13 @@ struct FormatPrediction {
 namespace detail {
 
 /// The host table fitted at the thread count nearest to `threads` in ratio (the larger over the
-/// smaller), nullptr when `tables` is empty. Among tables as near, one fitted on `vendor` (not
-/// HostCpuVendor::any) comes first, then the later listed (the larger count). `tables` is in
-/// increasing thread count, ended by {0, nullptr}.
+/// smaller), nullptr when `tables` is empty. Among tables as near: the one fitted on `vendor` (not
+/// HostCpuVendor::any), then the larger count, then the earlier listed (at one count the generated
+/// list has any, intel, amd: a host of unknown vendor takes the Intel table, as before vendors).
+/// `tables` is in increasing thread count, ended by {0, nullptr}.
 inline KernelCost const* host_cost_table(int threads, HostCostTable const* tables,
                                          HostCpuVendor vendor = HostCpuVendor::any) {
-  KernelCost const* best = nullptr;
+  HostCostTable const* best = nullptr;
   double best_distance = 0;
   bool best_matches = false;
   const double t = threads < 1 ? 1.0 : static_cast<double>(threads);
@@ -62,14 +63,16 @@ inline KernelCost const* host_cost_table(int threads, HostCostTable const* table
     const double table_threads = static_cast<double>(tables->threads);
     const double d = table_threads > t ? table_threads / t : t / table_threads;
     const bool matches = vendor != HostCpuVendor::any && tables->vendor == vendor;
-    if (best == nullptr || d < best_distance ||
-        (d == best_distance && (matches || !best_matches))) {
-      best = tables->costs;
+    const bool better = best == nullptr || d < best_distance ||
+                        (d == best_distance &&
+                         (matches != best_matches ? matches : tables->threads > best->threads));
+    if (better) {
+      best = tables;
       best_distance = d;
       best_matches = matches;
     }
   }
-  return best;
+  return best == nullptr ? nullptr : best->costs;
 }
 
 /// The fitted constants of variant on the backend family of ExecutionSpace (the

@@ -104,7 +104,7 @@ inline constexpr double host_prefetch_row_end_max_hub_mass = 0.05;
 /// The CRS row kernels' prefetch for `entries` stored entries in `rows` rows, `entry_bytes` being
 /// the wider of a value and a column index, with `hub_mass` of them in hub rows, on a host of
 /// `vendor`; `prefetch` is the launch's host_prefetch. On AMD hosts rows with hubs take none: there
-/// the power-law graphs ran up to 1.5x slower with the prefetches, where on Intel R-MAT gained
+/// the power-law graphs ran slower with the prefetches, where on Intel R-MAT gained
 /// (docs/notes/2026-12-08-host-table-per-cpu-vendor.md).
 inline HostRowPrefetch host_row_prefetch(bool prefetch, std::int64_t entries, std::int64_t rows,
                                          std::int64_t entry_bytes, double hub_mass,
